@@ -1,0 +1,47 @@
+"""Plan Studio's core: the plan model, tools, validation, references, execution, planners,
+plan formats and storage. Nothing here imports the UI.
+"""
+
+from ._errors import (
+    NotFound,
+    PlanError,
+    PlanFormatError,
+    PlanInvalid,
+    PlannerError,
+    PlannerUnavailable,
+    PlanStudioError,
+    ReferenceResolutionError,
+    ReferenceSyntaxError,
+    RepairLimitReached,
+    StorageError,
+    ToolArgumentsError,
+    ToolCallError,
+    ToolDefinitionError,
+    ToolExecutionError,
+)
+from ._executor import Event, EventType, Executor, Run, StepRun, StepStatus, Synthesizer
+from ._plan import Plan, PlanMetadata, Step, new_step_id
+from ._registry import Tool, ToolRegistry
+from ._settings import PlannerName, Settings
+from ._templates import Reference, find_references, parse_reference, resolve_params
+from ._validation import Problem, Validator
+from .formats import FORMATS, PlanFormat, dump_plan, load_plan
+
+__all__ = [
+    # model
+    "Plan", "PlanMetadata", "Step", "new_step_id",
+    # tools and settings
+    "Tool", "ToolRegistry", "Settings", "PlannerName",
+    # references
+    "Reference", "find_references", "parse_reference", "resolve_params",
+    # validation and execution
+    "Problem", "Validator", "Event", "EventType", "Executor", "Run", "StepRun", "StepStatus",
+    "Synthesizer",
+    # formats
+    "FORMATS", "PlanFormat", "dump_plan", "load_plan",
+    # errors
+    "PlanStudioError", "ToolDefinitionError", "PlanError", "PlanFormatError",
+    "ReferenceSyntaxError", "PlanInvalid", "ToolCallError", "ToolArgumentsError",
+    "ReferenceResolutionError", "ToolExecutionError", "PlannerError", "PlannerUnavailable",
+    "RepairLimitReached", "StorageError", "NotFound",
+]

@@ -1,0 +1,99 @@
+"""Every error Plan Studio raises on purpose, split by who is at fault.
+
+    PlanStudioError
+    ├── ToolDefinitionError      a tool author's mistake, found when a tool is registered
+    ├── PlanError                the plan text or structure is wrong (user or model at fault)
+    │   ├── PlanFormatError      an import could not be parsed (names the format and place)
+    │   ├── ReferenceSyntaxError a ``${step[N].path}`` reference is malformed
+    │   └── PlanInvalid          the validator found problems; carries them
+    ├── ToolCallError            a failure at run time, while a step runs
+    │   ├── ToolArgumentsError   resolved arguments break the tool's schema
+    │   ├── ReferenceResolutionError  a reference points at data the earlier step did not return
+    │   └── ToolExecutionError   the tool itself raised
+    ├── PlannerError             a planner could not produce a valid plan
+    │   ├── PlannerUnavailable   no model configured, endpoint unreachable, HTTP error, timeout
+    │   └── RepairLimitReached   the model kept returning invalid plans; carries the last problems
+    └── StorageError             the plan store could not read or write
+        └── NotFound             no plan, version or run with that id
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Sequence
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._validation import Problem
+
+
+class PlanStudioError(Exception):
+    """Base class of every error raised by Plan Studio on purpose."""
+
+
+class ToolDefinitionError(PlanStudioError):
+    """A tool function cannot be turned into a tool: the author must fix it."""
+
+
+class PlanError(PlanStudioError):
+    """The plan itself is wrong."""
+
+
+class PlanFormatError(PlanError):
+    """Text could not be read as a plan in the given format."""
+
+    def __init__(self, fmt: str, message: str) -> None:
+        self.format = fmt
+        super().__init__(f"{fmt}: {message}")
+
+
+class ReferenceSyntaxError(PlanError):
+    """A ``${step[N].path}`` reference is malformed."""
+
+
+class PlanInvalid(PlanError):
+    """The validator found problems; ``problems`` lists them by step and field."""
+
+    def __init__(self, problems: Sequence["Problem"]) -> None:
+        self.problems = list(problems)
+        super().__init__("; ".join(str(p) for p in self.problems) or "plan is invalid")
+
+
+class ToolCallError(PlanStudioError):
+    """A step failed while running."""
+
+
+class ToolArgumentsError(ToolCallError):
+    """The resolved arguments do not fit the tool's parameter schema."""
+
+
+class ReferenceResolutionError(ToolCallError):
+    """A reference asked for data that the earlier step's result does not hold."""
+
+
+class ToolExecutionError(ToolCallError):
+    """The tool function raised an exception."""
+
+
+class PlannerError(PlanStudioError):
+    """A planner could not produce a plan."""
+
+
+class PlannerUnavailable(PlannerError):
+    """The planner's model cannot be reached or is not configured."""
+
+
+class RepairLimitReached(PlannerError):
+    """The model's replies stayed invalid after every allowed retry."""
+
+    def __init__(self, attempts: int, problems: Sequence[str]) -> None:
+        self.attempts = attempts
+        self.problems = list(problems)
+        listed = "\n".join(f"- {p}" for p in self.problems)
+        super().__init__(f"no valid plan after {attempts} attempts; last problems:\n{listed}")
+
+
+class StorageError(PlanStudioError):
+    """The plan store could not read or write."""
+
+
+class NotFound(StorageError):
+    """No record with that id."""

@@ -1,0 +1,111 @@
+"""The plan model: what a planner proposes and the user reviews, edits and runs.
+
+This is the domain model; storage keeps it as JSON in its own tables (``core.storage``),
+and each plan format (``core.formats``) reads and writes it.
+
+Step ids are stable across edits, so results, locks and UI state follow a step when
+others are added, removed or moved. ``depends_on`` holds step ids; references in params
+use the seed form ``${step[N].path}`` with N the step's position, and imply a dependency.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from typing import Any, Iterator
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from ._templates import Reference, find_references
+
+__all__ = ["Plan", "Step", "PlanMetadata", "new_step_id"]
+
+
+def new_step_id() -> str:
+    return "s_" + uuid.uuid4().hex[:8]
+
+
+class Step(BaseModel):
+    """One tool call in a plan."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(default_factory=new_step_id, description="Stable id; survives edits and reordering.")
+    tool: str = Field(description="Name of a tool in the registry.")
+    params: dict[str, Any] = Field(default_factory=dict)
+    depends_on: list[str] = Field(default_factory=list, description="Ids of steps that must finish first.")
+    parallel: bool = Field(False, description="May run alongside other steps marked parallel.")
+    note: str | None = None
+    locked: bool = Field(False, description="A re-plan keeps this step as it is.")
+    output_var: str | None = Field(None, description="Name the step's output is known by (Semantic Kernel's setContextVariable).")
+    result_key: str | None = Field(None, description="Appends the output to the final result under this key (Semantic Kernel's appendToResult).")
+
+    def references(self) -> list[Reference]:
+        return find_references(self.params)
+
+
+class PlanMetadata(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    planner: str = "manual"
+    created_at: dt.datetime = Field(default_factory=lambda: dt.datetime.now(dt.timezone.utc).replace(microsecond=0))
+    today: dt.date = Field(default_factory=dt.date.today, description="The date that relative phrases were resolved against.")
+
+
+class Plan(BaseModel):
+    """A goal and the ordered steps that achieve it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    goal: str = ""
+    steps: list[Step] = Field(default_factory=list)
+    metadata: PlanMetadata = Field(default_factory=PlanMetadata)
+
+    @model_validator(mode="after")
+    def _unique_ids(self) -> "Plan":
+        seen: set[str] = set()
+        for n, step in enumerate(self.steps):
+            if step.id in seen:
+                raise ValueError(f"step {n}: id {step.id!r} is used by an earlier step")
+            seen.add(step.id)
+        return self
+
+    # -- lookups ---------------------------------------------------------------------------
+    def index_of(self, step_id: str) -> int:
+        for n, step in enumerate(self.steps):
+            if step.id == step_id:
+                return n
+        raise KeyError(step_id)
+
+    def step(self, step_id: str) -> Step:
+        return self.steps[self.index_of(step_id)]
+
+    def __iter__(self) -> Iterator[Step]:  # type: ignore[override]
+        return iter(self.steps)
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def dependencies_of(self, step_id: str) -> list[str]:
+        """Explicit dependencies plus the steps its references point at, in plan order.
+
+        References to steps that do not exist are left to the validator.
+        """
+        step = self.step(step_id)
+        ids = set(step.depends_on)
+        for ref in step.references():
+            if 0 <= ref.step < len(self.steps):
+                ids.add(self.steps[ref.step].id)
+        ids.discard(step_id)
+        order = {s.id: n for n, s in enumerate(self.steps)}
+        return sorted(ids, key=lambda i: order.get(i, len(order)))
+
+    def edges(self) -> list[tuple[str, str]]:
+        """(from, to) pairs: ``to`` needs ``from``; only between steps that exist."""
+        ids = {s.id for s in self.steps}
+        return [(dep, s.id) for s in self.steps for dep in self.dependencies_of(s.id) if dep in ids]
+
+    def label(self, step_id: str) -> str:
+        """How messages name a step: its position, counted from 0 as references count, and tool."""
+        n = self.index_of(step_id)
+        return f"step {n} ({self.steps[n].tool})"

@@ -1,0 +1,69 @@
+"""Settings, read from the environment once and passed down explicitly.
+
+The model endpoint follows the ``openai`` SDK's own variables, ``OPENAI_API_KEY`` and
+``OPENAI_BASE_URL``, so OpenAI, Azure, Ollama, vLLM and LM Studio all work the same way.
+The key is deliberately not a field: it is read from the environment at the moment a
+client is made, so it can never be dumped, saved or shown with the settings.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from pathlib import Path
+from typing import Literal
+
+import platformdirs
+from pydantic import BaseModel, Field
+
+__all__ = ["Settings", "PlannerName"]
+
+PlannerName = Literal["embedded", "llm"]
+
+_ENV = {
+    "data_dir": "PLAN_STUDIO_DATA_DIR",
+    "db_path": "PLAN_STUDIO_DB",
+    "today": "PLAN_STUDIO_TODAY",
+    "planner": "PLAN_STUDIO_PLANNER",
+    "model": "PLAN_STUDIO_MODEL",
+    "temperature": "PLAN_STUDIO_TEMPERATURE",
+    "max_retries": "PLAN_STUDIO_MAX_RETRIES",
+    "timeout": "PLAN_STUDIO_TIMEOUT",
+}
+
+
+class Settings(BaseModel):
+    data_dir: Path = Field(default_factory=lambda: Path(platformdirs.user_data_dir("plan-studio")))
+    db_path: Path | None = Field(None, description="The plan store; default: <data_dir>/studio.sqlite3")
+    today: dt.date | None = Field(None, description="Pins 'today' for dates and demo data; default: the real date")
+    planner: PlannerName = "embedded"
+    model: str = "gpt-4o-mini"
+    temperature: float = Field(0.1, ge=0, le=2)
+    max_retries: int = Field(3, ge=0, le=10, description="Repair attempts after the first reply")
+    timeout: float = Field(60.0, gt=0, description="Seconds to wait for the model")
+
+    @classmethod
+    def from_env(cls, **overrides: object) -> "Settings":
+        values: dict[str, object] = {k: os.environ[v] for k, v in _ENV.items() if os.environ.get(v)}
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls.model_validate(values)
+
+    @property
+    def store_path(self) -> Path:
+        return self.db_path or self.data_dir / "studio.sqlite3"
+
+    def effective_today(self) -> dt.date:
+        return self.today or dt.date.today()
+
+    @property
+    def base_url(self) -> str | None:
+        return os.environ.get("OPENAI_BASE_URL") or None
+
+    @property
+    def api_key_set(self) -> bool:
+        return bool(os.environ.get("OPENAI_API_KEY"))
+
+    @property
+    def model_configured(self) -> bool:
+        """A model can be called: a key, or a local endpoint that needs none."""
+        return self.api_key_set or self.base_url is not None

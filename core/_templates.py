@@ -1,0 +1,250 @@
+"""References between steps: ``${step[N].path}`` inside a step's params.
+
+A path is a chain of ``.field``, ``[i]`` and ``.*`` / ``[*]`` (map the rest of the path over
+every item of a list), so ``${step[0].data.*.id}`` is "the ``id`` of every row step 0
+returned". References are parsed, never evaluated.
+
+A param whose whole value is one reference takes the referenced value as it is (a list
+stays a list); a reference inside longer text is interpolated as text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, Mapping, Union
+
+from ._errors import ReferenceResolutionError, ReferenceSyntaxError
+
+__all__ = ["Reference", "MAP", "find_references", "parse_reference", "resolve_params",
+           "check_path", "rewrite_step_indexes"]
+
+# ``${step[N]`` opens every reference; the body up to ``}`` is parsed by hand so errors
+# can say exactly what is wrong.
+_OPEN = re.compile(r"\$\{\s*step\s*\[")
+_FULL = re.compile(r"^\s*\$\{[^{}]*\}\s*$")
+_FIELD = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
+
+
+class _Map:
+    """Path segment meaning "for every item of this list"."""
+
+    def __repr__(self) -> str:
+        return "*"
+
+
+MAP = _Map()
+Segment = Union[str, int, _Map]
+
+
+@dataclass(frozen=True)
+class Reference:
+    step: int
+    path: tuple[Segment, ...]
+    text: str  # the source text, ``${...}`` included
+
+    def __str__(self) -> str:
+        return self.text
+
+    @property
+    def path_text(self) -> str:
+        out = []
+        for seg in self.path:
+            if seg is MAP:
+                out.append(".*")
+            elif isinstance(seg, int):
+                out.append(f"[{seg}]")
+            else:
+                out.append(f".{seg}")
+        return "".join(out)
+
+
+def parse_reference(text: str) -> Reference:
+    """Parse one ``${step[N].path}``; raise ``ReferenceSyntaxError`` saying what is wrong."""
+    refs = list(_scan(text))
+    if len(refs) != 1 or not _FULL.match(text):
+        raise ReferenceSyntaxError(f"{text!r} is not a single ${{step[N].path}} reference")
+    return refs[0]
+
+
+def _scan(text: str) -> Iterator[Reference]:
+    pos = 0
+    while (m := _OPEN.search(text, pos)) is not None:
+        end = text.find("}", m.end())
+        if end < 0:
+            raise ReferenceSyntaxError(f"reference at {text[m.start():]!r} has no closing '}}'")
+        body = text[m.end():end]
+        full = text[m.start():end + 1]
+        close = body.find("]")
+        if close < 0:
+            raise ReferenceSyntaxError(f"{full}: missing ']' after the step index")
+        index_text = body[:close].strip()
+        if not index_text.isdigit():
+            raise ReferenceSyntaxError(f"{full}: step index {index_text!r} is not a whole number")
+        yield Reference(int(index_text), _parse_path(body[close + 1:], full), full)
+        pos = end + 1
+
+
+def _parse_path(rest: str, full: str) -> tuple[Segment, ...]:
+    path: list[Segment] = []
+    i = 0
+    while i < len(rest):
+        ch = rest[i]
+        if ch == ".":
+            if rest[i + 1:i + 2] == "*":
+                path.append(MAP)
+                i += 2
+                continue
+            m = _FIELD.match(rest, i + 1)
+            if not m:
+                raise ReferenceSyntaxError(f"{full}: expected a field name after '.' at {rest[i:]!r}")
+            path.append(m.group())
+            i = m.end()
+        elif ch == "[":
+            close = rest.find("]", i)
+            if close < 0:
+                raise ReferenceSyntaxError(f"{full}: missing ']' in {rest[i:]!r}")
+            inner = rest[i + 1:close].strip()
+            if inner == "*":
+                path.append(MAP)
+            elif inner.lstrip("-").isdigit():
+                path.append(int(inner))
+            elif len(inner) >= 2 and inner[0] == inner[-1] and inner[0] in "'\"":
+                path.append(inner[1:-1])
+            else:
+                raise ReferenceSyntaxError(f"{full}: {inner!r} is not an index, '*' or a quoted key")
+            i = close + 1
+        elif ch.isspace():
+            i += 1
+        else:
+            raise ReferenceSyntaxError(f"{full}: unexpected {ch!r} in path")
+    return tuple(path)
+
+
+def _walk_strings(value: Any, fn: Callable[[str], Any]) -> Any:
+    if isinstance(value, str):
+        return fn(value)
+    if isinstance(value, list):
+        return [_walk_strings(v, fn) for v in value]
+    if isinstance(value, dict):
+        return {k: _walk_strings(v, fn) for k, v in value.items()}
+    return value
+
+
+def find_references(value: Any) -> list[Reference]:
+    """Every reference anywhere inside ``value`` (strings inside dicts and lists)."""
+    found: list[Reference] = []
+    _walk_strings(value, lambda s: found.extend(_scan(s)))
+    return found
+
+
+def _follow(value: Any, path: tuple[Segment, ...], ref: Reference) -> Any:
+    for n, seg in enumerate(path):
+        if seg is MAP:
+            if not isinstance(value, list):
+                raise ReferenceResolutionError(
+                    f"{ref}: '*' needs a list at {ref.path_text or 'the result'}, got {type(value).__name__}")
+            return [_follow(item, path[n + 1:], ref) for item in value]
+        if isinstance(seg, int):
+            if not isinstance(value, list) or not -len(value) <= seg < len(value):
+                raise ReferenceResolutionError(f"{ref}: index [{seg}] is out of range")
+            value = value[seg]
+        else:
+            if not isinstance(value, dict) or seg not in value:
+                raise ReferenceResolutionError(f"{ref}: the result has no field {seg!r}")
+            value = value[seg]
+    return value
+
+
+def resolve_params(params: Any, results: Mapping[int, Any]) -> Any:
+    """Replace references in ``params`` with values from earlier steps' ``results``."""
+
+    def one(ref: Reference) -> Any:
+        if ref.step not in results:
+            raise ReferenceResolutionError(f"{ref}: step {ref.step} has no result")
+        return _follow(results[ref.step], ref.path, ref)
+
+    def sub(text: str) -> Any:
+        refs = list(_scan(text))
+        if not refs:
+            return text
+        if len(refs) == 1 and _FULL.match(text):
+            return one(refs[0])
+        out = text
+        for ref in refs:
+            value = one(ref)
+            out = out.replace(ref.text, value if isinstance(value, str) else json.dumps(value, default=str))
+        return out
+
+    return _walk_strings(params, sub)
+
+
+def _schema_options(schema: dict, defs: dict) -> list[dict]:
+    """Flatten ``$ref``, ``anyOf`` and ``oneOf`` into the concrete schemas a value may have."""
+    if "$ref" in schema:
+        name = schema["$ref"].rsplit("/", 1)[-1]
+        return _schema_options(defs.get(name, {}), defs)
+    for key in ("anyOf", "oneOf"):
+        if key in schema:
+            return [o for sub in schema[key] for o in _schema_options(sub, defs)]
+    return [schema]
+
+
+def check_path(schema: dict | None, path: tuple[Segment, ...]) -> str | None:
+    """Say why ``path`` cannot exist in a value of JSON ``schema``; ``None`` when it can.
+
+    An empty or unknown schema (``{}``) accepts any path: only a schema that rules the path
+    out is reported.
+    """
+    if not schema:
+        return None
+    defs = schema.get("$defs", {})
+    current = [schema]
+    walked = ""
+    for seg in path:
+        nxt: list[dict] = []
+        options = [o for s in current for o in _schema_options(s, defs)]
+        if any(not o or o.get("type") is None and "properties" not in o and "items" not in o
+               for o in options):
+            return None  # an untyped branch could hold anything
+        if seg is MAP or isinstance(seg, int):
+            nxt = [o.get("items", {}) for o in options if o.get("type") == "array"]
+            shown = "*" if seg is MAP else f"[{seg}]"
+            if not nxt:
+                return f"{walked or 'the result'} is not a list, so {shown} cannot apply"
+            walked += ".*" if seg is MAP else f"[{seg}]"
+        else:
+            for o in options:
+                props = o.get("properties")
+                if props is not None and seg in props:
+                    nxt.append(props[seg])
+                elif o.get("type") == "object" and props is None:
+                    nxt.append({})
+                elif props is not None and o.get("additionalProperties"):
+                    extra = o["additionalProperties"]
+                    nxt.append(extra if isinstance(extra, dict) else {})
+            if not nxt:
+                fields = sorted({k for o in options for k in (o.get("properties") or {})})
+                where = walked or "the result"
+                have = f" (it has: {', '.join(fields)})" if fields else ""
+                return f"{where} has no field {seg!r}{have}"
+            walked += f".{seg}"
+        if any(not n for n in nxt):
+            return None
+        current = nxt
+    return None
+
+
+def rewrite_step_indexes(params: Any, mapping: Mapping[int, int]) -> Any:
+    """Renumber references after steps move: ``mapping`` maps old index to new index."""
+
+    def sub(text: str) -> str:
+        out = text
+        for ref in _scan(text):
+            if ref.step in mapping:
+                new = ref.text.replace(f"[{ref.step}]", f"[{mapping[ref.step]}]", 1)
+                out = out.replace(ref.text, new)
+        return out
+
+    return _walk_strings(params, sub)

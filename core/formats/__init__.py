@@ -1,0 +1,50 @@
+"""Plan formats: read a plan from text and write it back.
+
+Each format registers a ``PlanFormat``; the UI and the CLI offer whatever is registered.
+"""
+
+from __future__ import annotations
+
+from .._errors import PlanFormatError
+from .._plan import Plan
+from .._registry import ToolRegistry
+from ._base import PlanFormat
+from ._native import dump_native, load_native
+from ._seed import dump_seed, load_seed, plan_from_seed, plan_to_seed
+
+__all__ = ["PlanFormat", "FORMATS", "register_format", "load_plan", "dump_plan",
+           "plan_from_seed", "plan_to_seed"]
+
+FORMATS: dict[str, PlanFormat] = {}
+
+
+def register_format(fmt: PlanFormat) -> PlanFormat:
+    FORMATS[fmt.name] = fmt
+    return fmt
+
+
+def _get(name: str) -> PlanFormat:
+    try:
+        return FORMATS[name]
+    except KeyError:
+        raise PlanFormatError(name, f"unknown format; known: {', '.join(FORMATS)}") from None
+
+
+def load_plan(text: str, fmt: str = "native", registry: ToolRegistry | None = None) -> Plan:
+    f = _get(fmt)
+    if f.load is None:
+        raise PlanFormatError(fmt, "this format can be exported but not imported")
+    if not text.strip():
+        raise PlanFormatError(fmt, "the text is empty")
+    return f.load(text, registry)
+
+
+def dump_plan(plan: Plan, fmt: str = "native", registry: ToolRegistry | None = None) -> str:
+    f = _get(fmt)
+    if f.dump is None:
+        raise PlanFormatError(fmt, "this format can be imported but not exported")
+    return f.dump(plan, registry)
+
+
+register_format(PlanFormat("native", "Plan Studio JSON", ".json", load_native, dump_native))
+register_format(PlanFormat("seed", "Planner Agent JSON (seed)", ".json", load_seed, dump_seed))

@@ -1,0 +1,96 @@
+"""The Planner Agent's JSON, exactly as ``demo-domain.md`` defines it.
+
+``{"steps": [{"tool", "params", "depends_on": [index], "parallel"}], "metadata": {...}}``.
+The goal and the planner's metadata travel in ``metadata``; a step's ``note`` is accepted
+on import (also as ``description`` or ``reason``) so nothing a model wrote is lost.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import ValidationError
+
+from .._errors import PlanFormatError
+from .._plan import Plan, PlanMetadata, Step
+from .._registry import ToolRegistry
+from ._base import load_json
+
+_NOTE_KEYS = ("note", "description", "reason")
+_STEP_KEYS = {"tool", "params", "depends_on", "parallel", "id", "locked", *_NOTE_KEYS}
+
+
+def seed_step_ids(count: int) -> list[str]:
+    """Deterministic ids for imported steps, so the same text gives the same plan."""
+    return [f"s{n + 1}" for n in range(count)]
+
+
+def plan_from_seed(data: Any, goal: str | None = None) -> Plan:
+    """Build a ``Plan`` from already-parsed seed JSON; errors name the step and field."""
+    if isinstance(data, list):
+        data = {"steps": data}
+    if not isinstance(data, dict):
+        raise PlanFormatError("seed", f"expected an object with 'steps', got {type(data).__name__}")
+    raw_steps = data.get("steps")
+    if not isinstance(raw_steps, list):
+        raise PlanFormatError("seed", "'steps' must be a list of steps")
+    metadata = data.get("metadata") or {}
+    if not isinstance(metadata, dict):
+        raise PlanFormatError("seed", "'metadata' must be an object")
+    given_ids = [s.get("id") if isinstance(s, dict) else None for s in raw_steps]
+    ids = [g if isinstance(g, str) and g and given_ids.count(g) == 1 else d
+           for g, d in zip(given_ids, seed_step_ids(len(raw_steps)))]
+    steps = []
+    for n, raw in enumerate(raw_steps):
+        where = f"steps[{n}]"
+        if not isinstance(raw, dict):
+            raise PlanFormatError("seed", f"{where} must be an object, got {type(raw).__name__}")
+        if not isinstance(raw.get("tool"), str) or not raw["tool"].strip():
+            raise PlanFormatError("seed", f"{where}.tool is missing or not a string")
+        unknown = sorted(set(raw) - _STEP_KEYS)
+        if unknown:
+            raise PlanFormatError("seed", f"{where} has unknown fields: {', '.join(unknown)}")
+        params = raw.get("params") or {}
+        if not isinstance(params, dict):
+            raise PlanFormatError("seed", f"{where}.params must be an object")
+        deps_raw = raw.get("depends_on") or []
+        if not isinstance(deps_raw, list):
+            raise PlanFormatError("seed", f"{where}.depends_on must be a list of step indexes")
+        deps = []
+        for k, d in enumerate(deps_raw):
+            if isinstance(d, bool) or not isinstance(d, int):
+                raise PlanFormatError("seed", f"{where}.depends_on[{k}]: {d!r} is not a step index")
+            # Out-of-range indexes stay visible so the validator can name them.
+            deps.append(ids[d] if 0 <= d < len(ids) else f"step[{d}]")
+        note = next((raw[k] for k in _NOTE_KEYS if isinstance(raw.get(k), str)), None)
+        steps.append(Step(id=ids[n], tool=raw["tool"].strip(), params=params, depends_on=deps,
+                          parallel=bool(raw.get("parallel", False)), note=note,
+                          locked=bool(raw.get("locked", False))))
+    meta = dict(metadata)
+    plan_goal = goal if goal is not None else str(meta.pop("goal", "") or "")
+    meta.pop("goal", None)
+    try:
+        return Plan(goal=plan_goal, steps=steps, metadata=PlanMetadata.model_validate(meta))
+    except ValidationError as exc:
+        raise PlanFormatError("seed", f"metadata: {exc.errors()[0]['msg']}") from exc
+
+
+def plan_to_seed(plan: Plan) -> dict[str, Any]:
+    index = {s.id: n for n, s in enumerate(plan.steps)}
+    steps = [{
+        "tool": s.tool,
+        "params": s.params,
+        "depends_on": [index[d] for d in plan.dependencies_of(s.id) if d in index],
+        "parallel": s.parallel,
+    } for s in plan.steps]
+    metadata = {"goal": plan.goal, **plan.metadata.model_dump(mode="json")}
+    return {"steps": steps, "metadata": metadata}
+
+
+def load_seed(text: str, registry: ToolRegistry | None = None) -> Plan:
+    return plan_from_seed(load_json("seed", text))
+
+
+def dump_seed(plan: Plan, registry: ToolRegistry | None = None) -> str:
+    return json.dumps(plan_to_seed(plan), indent=2, ensure_ascii=False)
