@@ -1,0 +1,74 @@
+from core import Plan, Step, Validator
+from core.formats import plan_from_seed
+
+from toy_tools import toy_registry
+
+validator = Validator(toy_registry())
+
+
+def problems(seed_steps):
+    plan = plan_from_seed({"steps": seed_steps})
+    return [(p.step_index, p.field, p.message) for p in validator.validate(plan)]
+
+
+def test_valid_chain_has_no_problems():
+    assert problems([
+        {"tool": "sites_list", "params": {"city": "Berlin"}},
+        {"tool": "visits_list", "params": {"site_id": "${step[0].data.*.id}"}, "depends_on": [0]},
+    ]) == []
+
+
+def test_unknown_tool_suggests_the_closest_name():
+    [(index, field, message)] = problems([{"tool": "site_list", "params": {}}])
+    assert (index, field) == (0, "tool")
+    assert "unknown tool 'site_list'" in message and "did you mean 'sites_list'" in message
+
+
+def test_schema_problems_name_the_field():
+    found = problems([{"tool": "sites_list", "params": {"kind": "huge", "limit": "ten", "colour": "red"}},
+                      {"tool": "visits_list", "params": {}}])
+    fields = {(i, f) for i, f, _ in found}
+    assert fields == {(0, "params.kind"), (0, "params.limit"), (0, "params.colour"), (1, "params.site_id")}
+    messages = {f: m for _, f, m in found}
+    assert "'huge' is not one of the allowed values" in messages["params.kind"]
+    assert "required parameter is missing" in messages["params.site_id"]
+    assert "not a parameter" in messages["params.colour"]
+
+
+def test_reference_to_later_missing_and_impossible_paths():
+    found = problems([
+        {"tool": "visits_list", "params": {"site_id": "${step[1].data.*.id}"}},
+        {"tool": "sites_list", "params": {}},
+        {"tool": "visits_list", "params": {"site_id": "${step[7].data.*.id}"}},
+        {"tool": "visits_list", "params": {"site_id": "${step[1].data.*.name}"}},
+        {"tool": "visits_list", "params": {"site_id": "${step[1].count.*}"}},
+    ])
+    by_step = {i: m for i, _, m in found}
+    assert "comes later" in by_step[0]
+    assert "only 5 steps" in by_step[2]
+    assert "has no field 'name'" in by_step[3] and "(it has: city, id)" in by_step[3]
+    assert "not a list" in by_step[4]
+
+
+def test_cycle_and_bad_dependencies():
+    plan = Plan(steps=[Step(id="a", tool="sites_list", depends_on=["b"]),
+                       Step(id="b", tool="sites_list", depends_on=["a"]),
+                       Step(id="c", tool="sites_list", depends_on=["c", "zz"])])
+    found = [(p.step_id, p.field, p.message) for p in validator.validate(plan)]
+    assert any(f == "depends_on" and "cycle" in m and "step 0 (sites_list)" in m for _, f, m in found)
+    assert ("c", "depends_on", "a step cannot depend on itself") in found
+    assert any(s == "c" and "'zz'" in m for s, _, m in found)
+
+
+def test_seed_index_out_of_range_is_reported():
+    found = problems([{"tool": "sites_list", "params": {}, "depends_on": [4]}])
+    assert found and found[0][1] == "depends_on" and "step[4]" in found[0][2]
+
+
+def test_empty_plan_is_an_error():
+    assert [p.message for p in validator.validate(Plan())] == ["the plan has no steps"]
+
+
+def test_problem_text_names_step_and_field():
+    plan = plan_from_seed({"steps": [{"tool": "sites_list", "params": {"kind": "huge"}}]})
+    assert str(validator.validate(plan)[0]).startswith("step 0 (sites_list) · params.kind: ")
