@@ -1,0 +1,16 @@
+"""Saved plans with all their versions, and runs with each step's result, in SQLite.
+
+    store = PlanStore(settings.store_path)
+    saved = store.save_plan(plan, message="first draft")      # version 1 of a new plan
+    store.save_plan(edited, plan_id=saved.plan_id)            # version 2
+    run = Executor(registry).execute(store.load_plan(saved.plan_id))
+    store.save_run(run, plan_id=saved.plan_id, version=2)
+
+Tables live in ``_tables``, engine and sessions in ``_engine``, the store in ``_store``.
+Failures raise ``core.StorageError``; missing plans, versions and runs raise ``core.NotFound``.
+"""
+
+from ._records import PlanSummary, PlanVersion, RunSummary
+from ._store import PlanStore
+
+__all__ = ["PlanStore", "PlanSummary", "PlanVersion", "RunSummary"]

@@ -1,0 +1,321 @@
+"""The plan store: saved plans with every version, and runs with each step's result.
+
+Every save of a changed plan adds a version; old versions are never rewritten, so any of
+them can be loaded, compared or run again. Plans and runs go in and come out as the domain
+models (``Plan``, ``Run``); the rows in ``_tables`` are an implementation detail.
+
+Database failures surface as ``StorageError`` naming the file and the action; asking for a
+plan, version or run that is not there raises ``NotFound``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import secrets
+import sqlite3
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator
+
+from pydantic import ValidationError
+from sqlalchemy import Engine, and_, delete, func, inspect
+from sqlalchemy.exc import DBAPIError, SQLAlchemyError
+from sqlmodel import Session, SQLModel, select
+
+from .._errors import NotFound, StorageError
+from .._executor import Run, StepRun, StepStatus
+from .._plan import Plan
+from ._engine import make_engine, reading_session, writing_session
+from ._records import PlanSummary, PlanVersion, RunSummary
+from ._tables import PlanRow, PlanVersionRow, RunRow, StepRunRow
+
+__all__ = ["PlanStore"]
+
+_PLAN_ID_BYTES = 4  # 8 hex characters; a clash is checked for and drawn again
+
+_clock_lock = threading.Lock()
+_last_time = dt.datetime.min.replace(tzinfo=dt.timezone.utc)
+
+
+def _now() -> dt.datetime:
+    """The current UTC time, strictly later than any earlier call in this process.
+
+    Lists sort by these stamps; two saves within one clock tick must still keep their order.
+    """
+    global _last_time
+    with _clock_lock:
+        now = dt.datetime.now(dt.timezone.utc)
+        if now <= _last_time:
+            now = _last_time + dt.timedelta(microseconds=1)
+        _last_time = now
+        return now
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, DBAPIError) and exc.orig is not None:
+        return str(exc.orig)
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+def _dump(value: Any) -> str | None:
+    return None if value is None else json.dumps(value, ensure_ascii=False)
+
+
+def _load(text: str | None) -> Any:
+    return None if text is None else json.loads(text)
+
+
+class PlanStore:
+    """Plans, their versions and their runs in one SQLite file."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path).expanduser()
+        try:
+            self._engine: Engine = make_engine(self.path)
+        except OSError as exc:
+            raise StorageError(f"cannot create the plan store at {self.path}: {exc}") from exc
+        self._open()
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def _open(self) -> None:
+        action = "open the plan store"
+        try:
+            # Table creation checks, then creates: under the write lock, so two processes
+            # opening a new file at once do not both create.
+            with self._engine.connect() as connection:
+                connection = connection.execution_options(plan_studio_write=True)
+                with connection.begin():
+                    SQLModel.metadata.create_all(connection)
+                    self._check_columns(connection)
+        except (SQLAlchemyError, sqlite3.Error) as exc:
+            self._engine.dispose()
+            raise StorageError(f"cannot {action} at {self.path}: {_reason(exc)}") from exc
+        except StorageError:
+            self._engine.dispose()
+            raise
+
+    def _check_columns(self, connection: Any) -> None:
+        inspector = inspect(connection)
+        for table in SQLModel.metadata.sorted_tables:
+            present = {c["name"] for c in inspector.get_columns(table.name)}
+            missing = [c.name for c in table.columns if c.name not in present]
+            if missing:
+                raise StorageError(
+                    f"{self.path} is not a Plan Studio store: table {table.name!r} lacks "
+                    f"column(s) {', '.join(missing)}")
+
+    def close(self) -> None:
+        """Release the store's connections; the file stays as it is."""
+        self._engine.dispose()
+
+    def __enter__(self) -> "PlanStore":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"PlanStore({str(self.path)!r})"
+
+    @contextmanager
+    def _session(self, action: str, *, write: bool = False) -> Iterator[Session]:
+        """A session in one transaction, committed when the block ends without an error."""
+        try:
+            with (writing_session if write else reading_session)(self._engine) as session:
+                with session.begin():
+                    yield session
+        except (SQLAlchemyError, sqlite3.Error) as exc:
+            raise StorageError(f"cannot {action} in {self.path}: {_reason(exc)}") from exc
+
+    # -- plans -------------------------------------------------------------------------------
+    def save_plan(self, plan: Plan, *, plan_id: str | None = None, message: str = "") -> PlanVersion:
+        """Save ``plan`` as a new plan (``plan_id`` None) or as the next version of ``plan_id``.
+
+        Saving a plan identical to the latest version returns that version and adds none.
+        """
+        plan_json = plan.model_dump_json()
+        with self._session("save the plan", write=True) as session:
+            now = _now()
+            if plan_id is None:
+                plan_id = self._new_plan_id(session)
+                session.add(PlanRow(id=plan_id, goal=plan.goal, created_at=now, updated_at=now))
+                number = 1
+            else:
+                row = self._plan_row(session, plan_id)
+                latest = self._latest_version_row(session, plan_id)
+                if latest is not None and latest.plan_json == plan_json:
+                    return self._version(latest)
+                number = 1 if latest is None else latest.version + 1
+                row.goal = plan.goal
+                row.updated_at = now
+                session.add(row)
+            version_row = PlanVersionRow(plan_id=plan_id, version=number, created_at=now,
+                                         message=message, planner=plan.metadata.planner,
+                                         plan_json=plan_json)
+            session.add(version_row)
+        return PlanVersion(plan_id=plan_id, version=number, created_at=now, message=message,
+                           plan=Plan.model_validate_json(plan_json))
+
+    def list_plans(self, search: str = "") -> list[PlanSummary]:
+        """Saved plans, most recently updated first; ``search`` matches the goal, ignoring case."""
+        latest = (select(PlanVersionRow.plan_id, func.max(PlanVersionRow.version).label("number"))
+                  .group_by(PlanVersionRow.plan_id).subquery())
+        runs = (select(RunRow.plan_id, func.count().label("count"))
+                .group_by(RunRow.plan_id).subquery())
+        query = (
+            select(PlanRow, latest.c.number, PlanVersionRow.planner,
+                   func.json_array_length(PlanVersionRow.plan_json, "$.steps"),
+                   func.coalesce(runs.c.count, 0))
+            .join(latest, latest.c.plan_id == PlanRow.id)
+            .join(PlanVersionRow, and_(PlanVersionRow.plan_id == PlanRow.id,
+                                       PlanVersionRow.version == latest.c.number))
+            .outerjoin(runs, runs.c.plan_id == PlanRow.id)
+            .order_by(PlanRow.updated_at.desc(), PlanRow.created_at.desc(), PlanRow.id)
+        )
+        needle = search.strip().casefold()
+        if needle:
+            # instr, not LIKE: a search for "50%" or "a_b" means those characters.
+            query = query.where(func.instr(func.casefold(PlanRow.goal), needle) > 0)
+        with self._session("list plans") as session:
+            rows = session.exec(query).all()
+        return [PlanSummary(id=row.id, goal=row.goal, latest_version=number,
+                            created_at=row.created_at, updated_at=row.updated_at,
+                            step_count=steps or 0, run_count=run_count, planner=planner)
+                for row, number, planner, steps, run_count in rows]
+
+    def load_plan(self, plan_id: str, version: int | None = None) -> Plan:
+        """The plan as saved in ``version``, or in its latest version when ``version`` is None."""
+        with self._session("load the plan") as session:
+            self._plan_row(session, plan_id)
+            if version is None:
+                row = self._latest_version_row(session, plan_id)
+            else:
+                row = session.exec(select(PlanVersionRow).where(
+                    PlanVersionRow.plan_id == plan_id, PlanVersionRow.version == version)).first()
+            if row is None:
+                latest = self._latest_version_row(session, plan_id)
+                have = f"versions 1 to {latest.version}" if latest else "no versions"
+                raise NotFound(f"plan {plan_id!r} has no version {version} (it has {have})")
+            return self._parse_plan(row.plan_json, f"plan {plan_id!r} version {row.version}")
+
+    def versions(self, plan_id: str) -> list[PlanVersion]:
+        """Every version of the plan, oldest first."""
+        with self._session("list the plan's versions") as session:
+            self._plan_row(session, plan_id)
+            rows = session.exec(select(PlanVersionRow).where(PlanVersionRow.plan_id == plan_id)
+                                .order_by(PlanVersionRow.version)).all()
+            return [self._version(row) for row in rows]
+
+    def delete_plan(self, plan_id: str) -> None:
+        """Delete the plan with all its versions and runs."""
+        with self._session("delete the plan", write=True) as session:
+            self._plan_row(session, plan_id)
+            session.exec(delete(PlanRow).where(PlanRow.id == plan_id))  # type: ignore[call-overload]
+
+    # -- runs --------------------------------------------------------------------------------
+    def save_run(self, run: Run, *, plan_id: str, version: int) -> None:
+        """Insert the run, or update it if a run with ``run.id`` is saved already, with every step's result."""
+        step_rows = [self._step_row(run.id, position, state)
+                     for position, state in enumerate(run.steps.values())]
+        with self._session("save the run", write=True) as session:
+            self._plan_row(session, plan_id)
+            exists = session.exec(select(PlanVersionRow.id).where(
+                PlanVersionRow.plan_id == plan_id, PlanVersionRow.version == version)).first()
+            if exists is None:
+                raise NotFound(f"plan {plan_id!r} has no version {version}")
+            row = session.get(RunRow, run.id)
+            if row is None:
+                row = RunRow(id=run.id, plan_id=plan_id, version=version, created_at=_now(),
+                             status=run.status, plan_json="")
+            elif row.plan_id != plan_id:
+                raise StorageError(f"run {run.id!r} belongs to plan {row.plan_id!r}, not {plan_id!r}")
+            row.version = version
+            row.started_at = run.started_at
+            row.finished_at = run.finished_at
+            row.status = run.status
+            row.answer = run.answer
+            row.plan_json = run.plan.model_dump_json()
+            session.add(row)
+            session.exec(delete(StepRunRow).where(StepRunRow.run_id == run.id))  # type: ignore[call-overload]
+            session.flush()  # the run row must exist before its steps point at it
+            session.add_all(step_rows)
+
+    def list_runs(self, plan_id: str) -> list[RunSummary]:
+        """The plan's runs, newest first."""
+        with self._session("list the plan's runs") as session:
+            self._plan_row(session, plan_id)
+            runs = session.exec(select(RunRow).where(RunRow.plan_id == plan_id)
+                                .order_by(RunRow.created_at.desc(), RunRow.id)).all()
+            tallies = session.exec(
+                select(StepRunRow.run_id, StepRunRow.status, func.count())
+                .join(RunRow, RunRow.id == StepRunRow.run_id)
+                .where(RunRow.plan_id == plan_id)
+                .group_by(StepRunRow.run_id, StepRunRow.status)).all()
+        order = {status.value: n for n, status in enumerate(StepStatus)}
+        counts: dict[str, dict[str, int]] = {}
+        for run_id, status, count in sorted(tallies, key=lambda t: order.get(t[1], len(order))):
+            counts.setdefault(run_id, {})[status] = count
+        return [RunSummary(id=r.id, plan_id=r.plan_id, version=r.version, started_at=r.started_at,
+                           finished_at=r.finished_at, status=r.status, counts=counts.get(r.id, {}))
+                for r in runs]
+
+    def load_run(self, run_id: str) -> Run:
+        """The run as last saved, with every step's status, arguments, result and error."""
+        with self._session("load the run") as session:
+            row = session.get(RunRow, run_id)
+            if row is None:
+                raise NotFound(f"no run with id {run_id!r}")
+            step_rows = session.exec(select(StepRunRow).where(StepRunRow.run_id == run_id)
+                                     .order_by(StepRunRow.position)).all()
+        where = f"run {run_id!r}"
+        plan = self._parse_plan(row.plan_json, where)
+        try:
+            steps = {s.step_id: StepRun(step_id=s.step_id, status=StepStatus(s.status),
+                                        arguments=_load(s.arguments_json), result=_load(s.result_json),
+                                        error=s.error, started_at=s.started_at, duration_ms=s.duration_ms)
+                     for s in step_rows}
+            return Run(id=row.id, plan=plan, steps=steps, started_at=row.started_at,
+                       finished_at=row.finished_at, answer=row.answer)
+        except (ValueError, ValidationError) as exc:
+            raise StorageError(f"{where} in {self.path} is unreadable: {exc}") from exc
+
+    # -- helpers -----------------------------------------------------------------------------
+    @staticmethod
+    def _new_plan_id(session: Session) -> str:
+        while True:
+            candidate = secrets.token_hex(_PLAN_ID_BYTES)
+            if session.get(PlanRow, candidate) is None:
+                return candidate
+
+    @staticmethod
+    def _plan_row(session: Session, plan_id: str) -> PlanRow:
+        row = session.get(PlanRow, plan_id)
+        if row is None:
+            raise NotFound(f"no plan with id {plan_id!r}")
+        return row
+
+    @staticmethod
+    def _latest_version_row(session: Session, plan_id: str) -> PlanVersionRow | None:
+        return session.exec(select(PlanVersionRow).where(PlanVersionRow.plan_id == plan_id)
+                            .order_by(PlanVersionRow.version.desc()).limit(1)).first()  # type: ignore[attr-defined]
+
+    def _parse_plan(self, text: str, where: str) -> Plan:
+        try:
+            return Plan.model_validate_json(text)
+        except ValidationError as exc:
+            raise StorageError(f"{where} in {self.path} is unreadable: {exc}") from exc
+
+    def _version(self, row: PlanVersionRow) -> PlanVersion:
+        plan = self._parse_plan(row.plan_json, f"plan {row.plan_id!r} version {row.version}")
+        return PlanVersion(plan_id=row.plan_id, version=row.version, created_at=row.created_at,
+                           message=row.message, plan=plan)
+
+    @staticmethod
+    def _step_row(run_id: str, position: int, state: StepRun) -> StepRunRow:
+        data = state.model_dump(mode="json")
+        return StepRunRow(run_id=run_id, step_id=state.step_id, position=position,
+                          status=state.status.value, arguments_json=_dump(data["arguments"]),
+                          result_json=_dump(data["result"]), error=state.error,
+                          started_at=state.started_at, duration_ms=state.duration_ms)

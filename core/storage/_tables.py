@@ -1,0 +1,103 @@
+"""The plan store's tables.
+
+These rows are not the domain model: a plan is kept whole as the JSON that
+``Plan.model_dump_json`` writes and is rebuilt with ``Plan.model_validate_json``, so what
+comes back is exactly what went in, whatever fields the model grows. Columns hold only what
+the store searches, sorts or counts by.
+
+Deleting a plan deletes its versions and runs, and deleting a run deletes its step results,
+through the foreign keys' ``ON DELETE CASCADE`` (the engine turns foreign keys on).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from sqlalchemy import DateTime, UniqueConstraint
+from sqlalchemy.types import TypeDecorator
+from sqlmodel import Field, SQLModel
+
+__all__ = ["UTCDateTime", "PlanRow", "PlanVersionRow", "RunRow", "StepRunRow"]
+
+
+class UTCDateTime(TypeDecorator[dt.datetime]):
+    """A timezone-aware datetime, kept as UTC.
+
+    SQLite has no timezone type and SQLAlchemy writes its datetimes without the offset, so
+    values are converted to UTC on the way in and marked UTC on the way out. A naive value
+    is taken to be UTC already.
+    """
+
+    impl = DateTime
+    cache_ok = True
+
+    def process_bind_param(self, value: dt.datetime | None, dialect: Any) -> dt.datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is not None:
+            value = value.astimezone(dt.timezone.utc)
+        return value.replace(tzinfo=None)
+
+    def process_result_value(self, value: dt.datetime | None, dialect: Any) -> dt.datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=dt.timezone.utc)
+
+
+class PlanRow(SQLModel, table=True):
+    """A saved plan; its content lives in its versions."""
+
+    __tablename__ = "plan"
+
+    id: str = Field(primary_key=True)
+    goal: str = Field(description="The latest version's goal, for listing and search.")
+    created_at: dt.datetime = Field(sa_type=UTCDateTime)
+    updated_at: dt.datetime = Field(sa_type=UTCDateTime, index=True)
+
+
+class PlanVersionRow(SQLModel, table=True):
+    """One saved state of a plan. Versions count from 1 and are never changed."""
+
+    __tablename__ = "plan_version"
+    __table_args__ = (UniqueConstraint("plan_id", "version", name="uq_plan_version"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    plan_id: str = Field(foreign_key="plan.id", ondelete="CASCADE")
+    version: int
+    created_at: dt.datetime = Field(sa_type=UTCDateTime)
+    message: str = ""
+    planner: str
+    plan_json: str
+
+
+class RunRow(SQLModel, table=True):
+    """One execution of a version of a plan."""
+
+    __tablename__ = "run"
+
+    id: str = Field(primary_key=True)
+    plan_id: str = Field(foreign_key="plan.id", ondelete="CASCADE", index=True)
+    version: int
+    created_at: dt.datetime = Field(sa_type=UTCDateTime, description="When the run was first saved; orders runs.")
+    started_at: dt.datetime | None = Field(default=None, sa_type=UTCDateTime)
+    finished_at: dt.datetime | None = Field(default=None, sa_type=UTCDateTime)
+    status: str
+    answer: str | None = None
+    plan_json: str = Field(description="The plan as it was run.")
+
+
+class StepRunRow(SQLModel, table=True):
+    """What happened to one step in one run."""
+
+    __tablename__ = "step_run"
+
+    run_id: str = Field(foreign_key="run.id", ondelete="CASCADE", primary_key=True)
+    step_id: str = Field(primary_key=True)
+    position: int = Field(description="Order of the step in the run's results.")
+    status: str
+    arguments_json: str | None = None
+    result_json: str | None = None
+    error: str | None = None
+    started_at: dt.datetime | None = Field(default=None, sa_type=UTCDateTime)
+    duration_ms: float | None = None
