@@ -22,9 +22,7 @@ from tools.waste._data import (CARRIERS, CATEGORIES, CITIES, FACILITY_TYPES, HIS
 TODAY = dt.date(2025, 10, 12)
 ALL = 100_000
 _REPO = Path(__file__).resolve().parents[1]
-# The contract ships in the repository's docs; the team workspace holds the original.
-DOMAIN_DOC = next((p for p in (_REPO / "docs" / "demo-domain.md", _REPO.parent / "shared" / "demo-domain.md")
-                   if p.exists()), _REPO / "docs" / "demo-domain.md")
+DOMAIN_DOC = _REPO / "docs" / "demo-domain.md"
 
 
 def days_ago(n: int) -> dt.date:

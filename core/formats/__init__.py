@@ -9,11 +9,15 @@ from .._errors import PlanFormatError
 from .._plan import Plan
 from .._registry import ToolRegistry
 from ._base import PlanFormat
+from ._mermaid import dump_mermaid
 from ._native import dump_native, load_native
 from ._seed import dump_seed, load_seed, plan_from_seed, plan_to_seed
+from ._semantic_kernel import dump_sk, load_sk, sk_plugin_name
+from ._teams import SAY_TOOL, dump_teams, load_teams, plan_from_teams, plan_to_teams
 
 __all__ = ["PlanFormat", "FORMATS", "register_format", "load_plan", "dump_plan",
-           "plan_from_seed", "plan_to_seed"]
+           "plan_from_seed", "plan_to_seed", "plan_from_teams", "plan_to_teams",
+           "sk_plugin_name", "SAY_TOOL"]
 
 FORMATS: dict[str, PlanFormat] = {}
 
@@ -48,3 +52,6 @@ def dump_plan(plan: Plan, fmt: str = "native", registry: ToolRegistry | None = N
 
 register_format(PlanFormat("native", "Plan Studio JSON", ".json", load_native, dump_native))
 register_format(PlanFormat("seed", "Planner Agent JSON (seed)", ".json", load_seed, dump_seed))
+register_format(PlanFormat("sk", "Semantic Kernel XML plan", ".xml", load_sk, dump_sk))
+register_format(PlanFormat("teams", "Teams AI DO/SAY plan", ".json", load_teams, dump_teams))
+register_format(PlanFormat("mermaid", "Mermaid flowchart (export only)", ".mmd", None, dump_mermaid))
