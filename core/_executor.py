@@ -94,6 +94,11 @@ class Run(BaseModel):
             return "failed" if failed else "succeeded"
         return "running" if self.started_at else "pending"
 
+    def appended_results(self) -> dict[str, Any]:
+        """Outputs of succeeded steps that asked to be part of the final result (``result_key``)."""
+        return {s.result_key: self.steps[s.id].result for s in self.plan.steps
+                if s.result_key and self.steps[s.id].status == StepStatus.succeeded}
+
     def counts(self) -> dict[str, int]:
         out: dict[str, int] = {}
         for s in self.steps.values():

@@ -71,3 +71,10 @@ def test_synthesizer_streams_text_deltas_before_turn_end():
     deltas = [e.data["text"] for e in events if e.type == "text_delta"]
     assert deltas == ["Found ", "3 steps."] and run.answer == "Found 3 steps."
     assert [e.type for e in events][-2:] == ["text_delta", "turn_end"]
+
+
+def test_appended_results_collect_outputs_marked_for_the_final_result():
+    plan = chain()
+    plan.steps[0].result_key = "RESULT__SITES"
+    run = executor.execute(plan)
+    assert run.appended_results() == {"RESULT__SITES": run.steps["s1"].result}
