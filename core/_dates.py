@@ -1,0 +1,171 @@
+"""Date phrases in goals ("last week", "since Oct 3", "from October 1st to October 10th").
+
+The table of ``demo-domain.md`` with T = today:
+
+    today                          T          .. T
+    yesterday                      T-1        .. T-1
+    last week (past week)          T-7        .. T
+    this week                      Monday of T's week .. T
+    this month                     first of T's month .. T
+    last N days / the last N days  T-N        .. T      (also "past N days")
+    past N weeks / last N weeks    T-7N       .. T
+    last month                     first .. last of the previous month
+    on X (or a bare X)             X          .. X
+    since X                        X          .. T
+    from X to Y, between X and Y   X          .. Y
+
+X and Y are ``October 1st``, ``Oct 1``, ``1 October``, ``the 1st of October`` or
+``2025-10-01`` (an optional year may follow a month name); a missing year is T's year.
+"today" and "yesterday" may stand for X or Y too. Matching ignores case.
+"""
+
+from __future__ import annotations
+
+import calendar
+import datetime as dt
+import re
+from typing import Callable, NamedTuple
+
+__all__ = ["DateRange", "find_dates", "resolve_dates"]
+
+
+class DateRange(NamedTuple):
+    """A resolved phrase: inclusive dates and where the phrase is in the text."""
+
+    date_from: dt.date
+    date_to: dt.date
+    span: tuple[int, int]
+
+
+_MONTHS = {name.lower(): n for n, name in enumerate(calendar.month_name) if name}
+_MONTHS.update({name.lower(): n for n, name in enumerate(calendar.month_abbr) if name})
+_MONTHS["sept"] = 9
+_MONTH = r"(?:" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_DAY = r"\d{1,2}(?:st|nd|rd|th)?"
+_YEAR = r"(?:,?\s+\d{4}\b)?"
+# One point in time: an ISO date, "October 1st[, 2025]", "1 October [2025]", "the 1st of October".
+_POINT = (r"(?:\d{4}-\d{2}-\d{2}"
+          rf"|{_MONTH}\s+{_DAY}(?!\d){_YEAR}"
+          rf"|(?:the\s+)?{_DAY}\s+(?:of\s+)?{_MONTH}{_YEAR}"
+          r"|today|yesterday)")
+
+_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+                 "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fourteen": 14,
+                 "fifteen": 15, "twenty": 20, "thirty": 30, "sixty": 60, "ninety": 90}
+_COUNT = r"(\d+|" + "|".join(_NUMBER_WORDS) + r")"
+
+
+def _parse_point(text: str, today: dt.date) -> dt.date | None:
+    text = text.strip().lower()
+    if text == "today":
+        return today
+    if text == "yesterday":
+        return today - dt.timedelta(days=1)
+    if m := re.fullmatch(r"(\d{4})-(\d{2})-(\d{2})", text):
+        return _safe_date(int(m[1]), int(m[2]), int(m[3]))
+    year = today.year
+    if m := re.search(r"(\d{4})$", text):
+        year = int(m[1])
+        text = text[:m.start()].rstrip(" ,")
+    text = re.sub(r"^the\s+", "", text)
+    words = [w for w in re.split(r"[\s.]+", text) if w and w != "of"]
+    month = next((_MONTHS[w] for w in words if w in _MONTHS), None)
+    day = next((int(re.match(r"\d+", w)[0]) for w in words if re.match(r"\d", w)), None)
+    if month is None or day is None:
+        return None
+    return _safe_date(year, month, day)
+
+
+def _safe_date(year: int, month: int, day: int) -> dt.date | None:
+    try:
+        return dt.date(year, month, day)
+    except ValueError:  # "February 30th" is no date; the phrase is left alone
+        return None
+
+
+def _count(text: str) -> int:
+    return int(text) if text.isdigit() else _NUMBER_WORDS[text.lower()]
+
+
+def _previous_month(today: dt.date) -> tuple[dt.date, dt.date]:
+    last = today.replace(day=1) - dt.timedelta(days=1)
+    return last.replace(day=1), last
+
+
+Resolver = Callable[[re.Match[str], dt.date], "tuple[dt.date, dt.date] | None"]
+
+
+def _range(m: re.Match[str], today: dt.date) -> tuple[dt.date, dt.date] | None:
+    end = _parse_point(m["y"], today)
+    start = _parse_point(m["x"], today)
+    # "between Oct 1 and Oct 5, 2024": a year given once belongs to both ends.
+    if start and end and not re.search(r"\d{4}", m["x"]) and re.search(r"\d{4}", m["y"]):
+        start = _safe_date(end.year, start.month, start.day) or start
+    return (start, end) if start and end else None
+
+
+def _since(m: re.Match[str], today: dt.date) -> tuple[dt.date, dt.date] | None:
+    start = _parse_point(m["x"], today)
+    return (start, today) if start else None
+
+
+def _day(m: re.Match[str], today: dt.date) -> tuple[dt.date, dt.date] | None:
+    day = _parse_point(m["x"], today)
+    return (day, day) if day else None
+
+
+def _last_n(m: re.Match[str], today: dt.date) -> tuple[dt.date, dt.date] | None:
+    n = _count(m["n"])
+    unit = m["unit"].lower()
+    if unit.startswith("day"):
+        return today - dt.timedelta(days=n), today
+    if unit.startswith("week"):
+        return today - dt.timedelta(days=7 * n), today
+    month = today.month - n
+    year = today.year + (month - 1) // 12
+    month = (month - 1) % 12 + 1
+    day = min(today.day, calendar.monthrange(year, month)[1])
+    return dt.date(year, month, day), today
+
+
+def _fixed(resolve: Callable[[dt.date], tuple[dt.date, dt.date]]) -> Resolver:
+    return lambda m, today: resolve(today)
+
+
+# Longer phrases first: "from X to Y" must win over a bare X, "last 2 weeks" over "last week".
+_PATTERNS: list[tuple[re.Pattern[str], Resolver]] = [(re.compile(p, re.IGNORECASE), r) for p, r in [
+    (rf"\bbetween\s+(?P<x>{_POINT})\s+and\s+(?P<y>{_POINT})\b", _range),
+    (rf"\b(?:from\s+)?(?P<x>{_POINT})\s+(?:to|until|till|through|thru|-)\s+(?P<y>{_POINT})\b", _range),
+    (rf"\b(?:since|starting(?:\s+from)?|as\s+of)\s+(?P<x>{_POINT})\b", _since),
+    (rf"\b(?:the\s+)?(?:last|past|previous)\s+(?P<n>{_COUNT[1:-1]})\s+(?P<unit>days?|weeks?|months?)\b", _last_n),
+    (r"\b(?:the\s+)?(?:last|past|previous)\s+week\b", _fixed(lambda t: (t - dt.timedelta(days=7), t))),
+    (r"\bthis\s+week\b", _fixed(lambda t: (t - dt.timedelta(days=t.weekday()), t))),
+    (r"\bthis\s+month\b", _fixed(lambda t: (t.replace(day=1), t))),
+    (r"\b(?:the\s+)?(?:last|previous)\s+month\b", _fixed(_previous_month)),
+    (r"\btoday\b", _fixed(lambda t: (t, t))),
+    (r"\byesterday\b", _fixed(lambda t: (t - dt.timedelta(days=1), t - dt.timedelta(days=1)))),
+    (rf"\b(?:on\s+)?(?P<x>{_POINT})\b", _day),
+]]
+
+
+def find_dates(text: str, today: dt.date) -> list[DateRange]:
+    """Every date phrase in ``text``, in order, none overlapping another."""
+    taken: list[tuple[int, int]] = []
+    found: list[DateRange] = []
+    for pattern, resolve in _PATTERNS:
+        for m in pattern.finditer(text):
+            start, end = m.span()
+            if any(start < e and s < end for s, e in taken):
+                continue
+            dates = resolve(m, today)
+            if dates is None:
+                continue
+            taken.append((start, end))
+            found.append(DateRange(dates[0], dates[1], (start, end)))
+    return sorted(found, key=lambda r: r.span)
+
+
+def resolve_dates(text: str, today: dt.date) -> DateRange | None:
+    """The first date phrase in ``text`` as ``(date_from, date_to, span)``, or ``None``."""
+    found = find_dates(text, today)
+    return found[0] if found else None

@@ -1,0 +1,92 @@
+"""The demo domain's phrase vocabulary, as ``demo-domain.md`` ("From goal to plan") states it.
+
+Everything the embedded planner can read from the registry (entity nouns from tool names,
+enum values, boolean parameters, link parameters, date parameters, example values in
+parameter descriptions) it reads from there. What no schema can say lives here, in one
+table that mirrors the contract: synonyms ("landfills", "contaminated", "incinerators"),
+the cue words that pick a parameter ("going to X", "carried by X", "first N"), the cities
+the demo data has, and the words that join or chain parts of a goal.
+"""
+
+from __future__ import annotations
+
+# The seven cities of the demo data; the location parameter's description names only some.
+CITIES: tuple[str, ...] = ("Berlin", "Hannover", "Munich", "Hamburg", "Leipzig", "Dresden", "Cologne")
+CITY_ALIASES: dict[str, str] = {"hanover": "Hannover", "münchen": "Munich", "muenchen": "Munich",
+                                "köln": "Cologne", "koeln": "Cologne"}
+
+# Phrases meaning a parameter value, keyed by parameter name. Enum values and the words of
+# a boolean parameter's name are found without this table; these are the other ways to say them.
+VALUE_PHRASES: dict[str, dict[object, tuple[str, ...]]] = {
+    "has_contaminants": {
+        True: ("contaminated", "contamination", "with contaminants", "with contamination",
+               "containing contaminants", "that have contaminants", "that had contaminants"),
+        False: ("uncontaminated", "clean", "without contaminants", "contaminant-free",
+                "free of contaminants", "with no contaminants"),
+    },
+    "near_capacity": {
+        True: ("near capacity", "near full capacity", "at capacity", "close to capacity",
+               "nearly full", "almost full", "near their capacity", "over capacity",
+               "near-capacity"),
+    },
+    "status": {
+        "in_transit": ("in transit", "in-transit", "on the way", "en route", "underway"),
+    },
+    "result": {
+        "failed": ("failed", "failing", "fail", "failures"),
+        "passed": ("passed", "passing", "pass"),
+    },
+}
+
+# Facility kinds: "<word> [kind noun]" names facilities of that type ("recycling plants",
+# "landfills", "incinerators"). A kind noun after an enum value of a tool's ``type``
+# parameter turns the phrase into a mention of that tool.
+KIND_WORDS: dict[str, tuple[str, ...]] = {
+    "incineration": ("incinerators", "incinerator"),
+    "composting": ("composters", "composter", "compost sites", "compost site"),
+    "recycling": ("recyclers", "recycler"),
+    "landfill": ("dumps", "dump sites"),
+}
+KIND_NOUNS: tuple[str, ...] = ("plants", "plant", "sites", "site", "centers", "center", "centres",
+                               "centre", "facilities", "facility", "stations", "station",
+                               "yards", "yard")
+
+# Values that are plain adjectives only count next to their parameter's noun:
+# "high-risk", "high risk", "risk level high" (the noun of ``risk_level`` is "risk").
+QUALIFIED_VALUES: frozenset[str] = frozenset({"low", "medium", "high"})
+
+# Cue phrases that put the following name into a parameter.
+DESTINATION_CUES: tuple[str, ...] = ("going to", "destined for", "headed to", "heading to",
+                                     "bound for", "shipped to", "sent to", "destination")
+CARRIER_CUES: tuple[str, ...] = ("carried by", "with carrier", "by carrier", "carrier",
+                                 "transported by", "hauled by", "shipped by", "shipped with",
+                                 "shipped via", "delivered by")
+LIMIT_CUES: tuple[str, ...] = ("limit to", "limited to", "limit", "first", "top", "at most",
+                               "max", "maximum", "only the first", "latest", "last")
+
+# Words that join independent parts of a goal, and those that make a part use the one before.
+SEPARATORS: tuple[str, ...] = (",", ";", "and then", "and", "then", "plus", "as well as", "also",
+                               "along with", "together with", "after that", "afterwards", "next")
+THEN_WORDS: tuple[str, ...] = ("then", "after that", "afterwards", "next")
+LINK_CUES: tuple[str, ...] = ("their", "its", "those", "these", "them", "each of them",
+                              "for each", "for them", "details", "detail", "check for",
+                              "check them for", "look for", "corresponding", "related",
+                              "associated", "matching")
+
+# Follow-up goals ("the same for Munich", "and for Hamburg?") and re-plan feedback.
+FOLLOW_UP_CUES: tuple[str, ...] = ("same", "again", "instead", "too", "as well", "similarly",
+                                   "likewise")
+FOLLOW_UP_OPENERS: tuple[str, ...] = ("and", "but", "what about", "how about", "now", "only",
+                                      "also", "same", "just", "use", "make it", "switch to")
+REMOVE_VERBS: tuple[str, ...] = ("drop", "remove", "delete", "skip", "exclude", "omit",
+                                 "get rid of", "take out", "leave out", "without", "no")
+ADD_VERBS: tuple[str, ...] = ("add", "also", "include", "plus", "append", "as well")
+# Names for parameters in feedback such as "remove the date filter" or "no limit".
+PARAM_NOUNS: dict[str, tuple[str, ...]] = {
+    "date": ("date_from", "date_to"),
+    "dates": ("date_from", "date_to"),
+    "date range": ("date_from", "date_to"),
+    "time": ("date_from", "date_to"),
+    "city": ("location", "destination"),
+    "cities": ("location", "destination"),
+}

@@ -1,0 +1,192 @@
+"""What the embedded planner knows about the tools, read from the registry.
+
+Entity nouns come from tool names (``facilities_list`` names facilities), filters from the
+parameter schemas (enums, booleans, dates, a ``limit``), links between tools from
+parameters named after another tool's entity (``facility_id``, ``shipment_ids``), and
+example values from "e.g." lists in parameter descriptions. Only tools that read (a
+list/get/search verb in the name) and need no argument are planned with.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from .._registry import Tool, ToolRegistry
+from . import _embedded_phrases as phrases
+
+__all__ = ["ToolInfo", "Vocabulary", "singular", "plural"]
+
+_READ_VERBS = {"list", "get", "search", "find", "fetch", "query", "read", "show", "lookup", "all"}
+_NOT_PARAM_NOUNS = {"id", "ids", "from", "to", "has", "is", "level", "list", "limit", "date", "type", "near"}
+
+
+def singular(word: str) -> str:
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if re.search(r"(ss|sh|ch|x)es$", word):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def plural(word: str) -> str:
+    if word.endswith("s"):
+        return word
+    if re.search(r"[^aeiou]y$", word):
+        return word[:-1] + "ies"
+    if re.search(r"(sh|ch|x)$", word):
+        return word + "es"
+    return word + "s"
+
+
+def _options(schema: dict[str, Any]) -> list[dict[str, Any]]:
+    return list(schema.get("anyOf") or schema.get("oneOf") or [schema])
+
+
+@dataclass
+class ToolInfo:
+    """One plannable tool as the planner sees it."""
+
+    name: str
+    entity: str  # plural, lowercase, e.g. "facilities"
+    entity_singular: str
+    params: list[str]
+    enums: dict[str, list[str]] = field(default_factory=dict)
+    bools: list[str] = field(default_factory=list)
+    date_from: str | None = None
+    date_to: str | None = None
+    limit: str | None = None
+    city_params: dict[str, str] = field(default_factory=dict)  # "location"/"destination" -> param
+    known_values: dict[str, list[str]] = field(default_factory=dict)
+    links: dict[str, str] = field(default_factory=dict)  # other tool -> param holding its ids
+    id_path: str = "data.*.id"
+    param_nouns: dict[str, str] = field(default_factory=dict)  # "carrier" -> "carrier"
+
+    @property
+    def forms(self) -> tuple[str, ...]:
+        return (self.entity, self.entity_singular)
+
+
+class Vocabulary:
+    """Every plannable tool of a registry, with the words that name them and their filters."""
+
+    def __init__(self, registry: ToolRegistry) -> None:
+        self.tools: dict[str, ToolInfo] = {}
+        for tool in registry:
+            info = _describe(tool)
+            if info is not None:
+                self.tools[info.name] = info
+        for info in self.tools.values():
+            for other in self.tools.values():
+                if other.name == info.name:
+                    continue
+                stem = other.entity_singular.replace(" ", "_")
+                for pname in (f"{stem}_id", f"{stem}_ids"):
+                    if pname in info.params:
+                        info.links[other.name] = pname
+        self.cities: dict[str, str] = {c.lower(): c for c in phrases.CITIES}
+        self.cities.update(phrases.CITY_ALIASES)
+        for info in self.tools.values():
+            for param in info.city_params.values():
+                for value in info.known_values.get(param, []):
+                    self.cities.setdefault(value.lower(), value)
+
+    def by_name(self, name: str) -> ToolInfo:
+        return self.tools[name]
+
+    def describe(self) -> str:
+        """The entities the planner knows, for error messages."""
+        return ", ".join(f"{t.entity} ({t.name})" for t in self.tools.values())
+
+    def enum_values(self) -> dict[tuple[str, str], list[str]]:
+        """(param, value) -> tools whose ``param`` enum allows ``value``."""
+        out: dict[tuple[str, str], list[str]] = {}
+        for info in self.tools.values():
+            for param, values in info.enums.items():
+                for value in values:
+                    out.setdefault((param, value), []).append(info.name)
+        return out
+
+    def bool_params(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for info in self.tools.values():
+            for param in info.bools:
+                out.setdefault(param, []).append(info.name)
+        return out
+
+    def known_values(self) -> dict[str, tuple[str, str]]:
+        """Lowercased example value -> (param, value), for non-city string parameters."""
+        out: dict[str, tuple[str, str]] = {}
+        for info in self.tools.values():
+            for param, values in info.known_values.items():
+                if param in info.city_params.values():
+                    continue
+                for value in values:
+                    out.setdefault(value.lower(), (param, value))
+        return out
+
+    def param_nouns(self) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for info in self.tools.values():
+            for noun, param in info.param_nouns.items():
+                out.setdefault(noun, param)
+        return out
+
+
+def _describe(tool: Tool) -> ToolInfo | None:
+    words = tool.name.lower().split("_")
+    nouns = [w for w in words if w not in _READ_VERBS]
+    if len(nouns) == len(words) or not nouns or tool.required:
+        return None
+    entity = " ".join(nouns[:-1] + [plural(nouns[-1])])
+    info = ToolInfo(name=tool.name, entity=entity,
+                    entity_singular=" ".join(nouns[:-1] + [singular(nouns[-1])]),
+                    params=tool.param_names, id_path=_id_path(tool.returns))
+    for pname, schema in tool.parameters.get("properties", {}).items():
+        opts = _options(schema)
+        types = {o.get("type") for o in opts}
+        description = schema.get("description") or ""
+        enum = [v for o in opts for v in o.get("enum", []) if isinstance(v, str)]
+        if enum:
+            info.enums[pname] = enum
+        if "boolean" in types:
+            info.bools.append(pname)
+        if any(o.get("format") == "date" for o in opts):
+            if pname.endswith("from") or pname.startswith("start"):
+                info.date_from = pname
+            elif pname.endswith("to") or pname.startswith("end"):
+                info.date_to = pname
+        if pname == "limit" and "integer" in types:
+            info.limit = pname
+        if "string" in types and not enum and re.search(r"\bcity\b", description, re.IGNORECASE):
+            kind = ("destination" if "destination" in pname or "going to" in description.lower()
+                    else "location")
+            info.city_params.setdefault(kind, pname)
+        examples = re.search(r"\be\.g\.,?\s*([^.;)]+)", description)
+        if examples and "string" in types:
+            values = [v.strip() for v in re.split(r",|\bor\b|\band\b", examples.group(1)) if v.strip()]
+            info.known_values[pname] = values
+        for noun in pname.split("_"):
+            if noun not in _NOT_PARAM_NOUNS and len(noun) > 2:
+                info.param_nouns.setdefault(noun, pname)
+                info.param_nouns.setdefault(plural(noun), pname)
+    return info
+
+
+def _id_path(returns: dict[str, Any]) -> str:
+    """The path to every row's id in a tool's result (``data.*.id`` for the demo tools)."""
+    defs = returns.get("$defs", {})
+
+    def resolve(schema: dict[str, Any]) -> dict[str, Any]:
+        if "$ref" in schema:
+            return resolve(defs.get(schema["$ref"].rsplit("/", 1)[-1], {}))
+        return schema
+
+    for name, prop in resolve(returns).get("properties", {}).items():
+        prop = resolve(prop)
+        if prop.get("type") == "array" and "id" in resolve(prop.get("items", {})).get("properties", {}):
+            return f"{name}.*.id"
+    return "data.*.id"
