@@ -23,6 +23,7 @@ from ._executor import Event, EventType, Executor, Run, StepRun, StepStatus, Syn
 from ._plan import Plan, PlanMetadata, Step, new_step_id
 from ._registry import Tool, ToolRegistry
 from ._settings import PlannerName, Settings
+from ._synthesis import ModelSynthesizer, make_synthesizer, offline_summary
 from ._templates import Reference, find_references, parse_reference, resolve_params
 from ._validation import Problem, Validator
 from .formats import FORMATS, PlanFormat, dump_plan, load_plan
@@ -36,7 +37,7 @@ __all__ = [
     "Reference", "find_references", "parse_reference", "resolve_params",
     # validation and execution
     "Problem", "Validator", "Event", "EventType", "Executor", "Run", "StepRun", "StepStatus",
-    "Synthesizer",
+    "Synthesizer", "offline_summary", "ModelSynthesizer", "make_synthesizer",
     # formats
     "FORMATS", "PlanFormat", "dump_plan", "load_plan",
     # errors

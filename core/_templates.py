@@ -23,6 +23,7 @@ __all__ = ["Reference", "MAP", "find_references", "parse_reference", "resolve_pa
 # ``${step[N]`` opens every reference; the body up to ``}`` is parsed by hand so errors
 # can say exactly what is wrong.
 _OPEN = re.compile(r"\$\{\s*step\s*\[")
+_INDEX = re.compile(r"(\$\{\s*step\s*\[\s*)(\d+)(\s*\])")
 _FULL = re.compile(r"^\s*\$\{[^{}]*\}\s*$")
 _FIELD = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
 
@@ -239,12 +240,9 @@ def check_path(schema: dict | None, path: tuple[Segment, ...]) -> str | None:
 def rewrite_step_indexes(params: Any, mapping: Mapping[int, int]) -> Any:
     """Renumber references after steps move: ``mapping`` maps old index to new index."""
 
-    def sub(text: str) -> str:
-        out = text
-        for ref in _scan(text):
-            if ref.step in mapping:
-                new = ref.text.replace(f"[{ref.step}]", f"[{mapping[ref.step]}]", 1)
-                out = out.replace(ref.text, new)
-        return out
+    def renumber(m: re.Match[str]) -> str:
+        old = int(m.group(2))
+        return f"{m.group(1)}{mapping.get(old, old)}{m.group(3)}"
 
-    return _walk_strings(params, sub)
+    # One pass over the text, so a reference renumbered to N is never renumbered again.
+    return _walk_strings(params, lambda text: _INDEX.sub(renumber, text))

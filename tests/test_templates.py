@@ -70,3 +70,8 @@ def test_rewrite_step_indexes():
     params = {"a": "${step[2].data.*.id}", "b": "${step[0].count} and ${step[2].count}"}
     assert rewrite_step_indexes(params, {2: 1}) == {"a": "${step[1].data.*.id}",
                                                     "b": "${step[0].count} and ${step[1].count}"}
+
+
+def test_rewrite_step_indexes_in_one_pass():
+    params = {"q": "${step[0].data} and ${step[1].data}"}
+    assert rewrite_step_indexes(params, {0: 1, 1: 2}) == {"q": "${step[1].data} and ${step[2].data}"}

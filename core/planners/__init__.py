@@ -1,5 +1,24 @@
 """Planners turn a goal into a plan: the offline embedded planner and the LLM planner."""
 
-from ._base import PlanContext, Planner
+from __future__ import annotations
 
-__all__ = ["PlanContext", "Planner"]
+from typing import TYPE_CHECKING
+
+from .._registry import ToolRegistry
+from .._settings import Settings
+from ._base import PlanContext, Planner
+from ._embedded import EmbeddedPlanner
+from ._llm import LLMPlanner
+from ._manual import render_manual
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..llm import ModelClient
+
+__all__ = ["EmbeddedPlanner", "LLMPlanner", "PlanContext", "Planner", "make_planner", "render_manual"]
+
+
+def make_planner(settings: Settings, registry: ToolRegistry, client: "ModelClient | None" = None) -> Planner:
+    """The planner ``settings.planner`` names: "embedded" (offline) or "llm"."""
+    if settings.planner == "embedded":
+        return EmbeddedPlanner(registry)
+    return LLMPlanner(registry, settings, client=client)

@@ -1,0 +1,68 @@
+"""Prints how fast the offline path is: plan, validate, run, save, load.
+
+    .venv/bin/python benchmarks/bench.py [--repeat N]
+
+Figures, not assertions: compare them across commits on the same machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable
+
+from core import Executor, Settings, Validator
+from core.planners import EmbeddedPlanner
+from core.storage import PlanStore
+from tools import build_registry
+
+GOALS = [
+    "Get contaminated shipments from Berlin facilities",
+    "Get failed inspections at landfills in Munich last month",
+    "Get pending shipments going to Leipzig carried by GreenLine, first 20",
+    "Get shipments, facilities, and inspections",
+]
+
+
+def timed(label: str, fn: Callable[[], object], repeat: int) -> None:
+    samples = []
+    for _ in range(repeat):
+        began = time.perf_counter()
+        fn()
+        samples.append((time.perf_counter() - began) * 1000)
+    print(f"{label:<34} median {statistics.median(samples):8.3f} ms   min {min(samples):8.3f} ms   n={repeat}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=50)
+    repeat = parser.parse_args().repeat
+    today = dt.date(2025, 10, 12)
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = Settings(data_dir=Path(tmp), today=today)
+        began = time.perf_counter()
+        registry = build_registry(settings)
+        registry.get("facilities_list").call({})  # generates the demo database
+        print(f"{'registry + demo data (cold)':<34} {1000 * (time.perf_counter() - began):8.3f} ms")
+        planner = EmbeddedPlanner(registry)
+        validator = Validator(registry)
+        executor = Executor(registry)
+        store = PlanStore(Path(tmp) / "bench.sqlite3")
+        plans = [planner.plan(g, today=today) for g in GOALS]
+        timed("plan (embedded, 4 goals)", lambda: [planner.plan(g, today=today) for g in GOALS], repeat)
+        timed("validate (4 plans)", lambda: [validator.validate(p) for p in plans], repeat)
+        timed("run all (4 plans)", lambda: [executor.execute(p) for p in plans], repeat)
+        saved = store.save_plan(plans[0])
+        timed("save new version", lambda: store.save_plan(plans[0].model_copy(update={"goal": str(time.perf_counter())}),
+                                                          plan_id=saved.plan_id), repeat)
+        timed("load latest version", lambda: store.load_plan(saved.plan_id), repeat)
+        run = executor.execute(plans[0])
+        timed("save run", lambda: store.save_run(run, plan_id=saved.plan_id, version=1), repeat)
+
+
+if __name__ == "__main__":
+    main()

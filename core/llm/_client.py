@@ -1,0 +1,246 @@
+"""``ModelClient``: chat and streaming calls to an OpenAI-compatible endpoint.
+
+It wraps ``openai.OpenAI`` with the SDK's own configuration (``OPENAI_API_KEY``,
+``OPENAI_BASE_URL``), so OpenAI, Azure-style proxies, Ollama, vLLM and LM Studio all work.
+The SDK's own retries are off: the planner's repair loop is the only retry, so one planner
+attempt is one request and tests can count them.
+
+Every failure becomes ``PlannerUnavailable`` with a message a user can act on (the status
+and the endpoint's own words, a timeout with its length, a refused connection with the
+address). The key is never kept by this class, never shown by ``repr`` and scrubbed from
+every message, in case an endpoint echoes it back.
+
+``openai`` is imported on first use: importing ``core`` must stay fast for the offline path.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
+from urllib.parse import urlsplit, urlunsplit
+
+from .._errors import PlannerUnavailable
+from .._settings import Settings
+
+if TYPE_CHECKING:  # pragma: no cover
+    import openai
+
+__all__ = ["ModelClient", "Message", "NOT_CONFIGURED", "DEFAULT_BASE_URL", "PLACEHOLDER_KEY"]
+
+# One chat message: {"role": "system" | "user" | "assistant", "content": text}.
+Message = Mapping[str, str]
+
+NOT_CONFIGURED = ("No model configured: set OPENAI_API_KEY (and OPENAI_BASE_URL for a local or "
+                  "compatible server), or use the embedded planner.")
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+# Local servers (Ollama, vLLM, LM Studio) ignore the key, but the SDK will not start without one.
+PLACEHOLDER_KEY = "not-needed"
+
+# Words an endpoint uses when it rejects ``response_format`` rather than the request itself.
+_REFUSAL_HINTS = ("response_format", "response format", "json_schema", "json schema",
+                  "structured output", "not supported", "unsupported", "not implemented")
+# Anything shaped like an OpenAI key is scrubbed from messages, not only the configured one.
+_KEY_SHAPE = re.compile(r"\bsk-[A-Za-z0-9_\-]{6,}")
+_DETAIL_LIMIT = 400
+
+
+class ModelClient:
+    """Calls the configured chat model; see the module docstring for the guarantees."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.model = settings.model
+        self._sdk: "openai.OpenAI | None" = None
+        self._structured_output = True
+
+    # -- what the client points at ----------------------------------------------------------
+    @property
+    def configured(self) -> bool:
+        return self.settings.model_configured
+
+    @property
+    def endpoint(self) -> str:
+        """The base URL as messages show it: without user info, query or fragment."""
+        parts = urlsplit(self.settings.base_url or DEFAULT_BASE_URL)
+        host = parts.hostname or ""
+        if parts.port:
+            host = f"{host}:{parts.port}"
+        return urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+    @property
+    def structured_output(self) -> bool:
+        """False once the endpoint has refused ``response_format``; later calls leave it out."""
+        return self._structured_output
+
+    def __repr__(self) -> str:
+        return (f"ModelClient(model={self.model!r}, endpoint={self.endpoint!r}, "
+                f"configured={self.configured})")
+
+    # -- calls ------------------------------------------------------------------------------
+    def chat(self, messages: Sequence[Message], *, json_schema: dict[str, Any] | None = None,
+             temperature: float | None = None) -> str:
+        """The model's reply to ``messages``; asks for JSON matching ``json_schema`` if given.
+
+        An endpoint that rejects structured output gets the same request once more without
+        it, and this client stops asking for it.
+        """
+        sdk = self._client()
+        request = self._request(messages, temperature)
+        import openai
+
+        with self._translated_errors():
+            if json_schema is None or not self._structured_output:
+                completion = sdk.chat.completions.create(**request)
+            else:
+                response_format = {"type": "json_schema",
+                                   "json_schema": {"name": "plan", "schema": json_schema, "strict": False}}
+                try:
+                    completion = sdk.chat.completions.create(**request, response_format=response_format)
+                except openai.APIStatusError as exc:
+                    if not _refuses_structured_output(exc):
+                        raise
+                    self._structured_output = False
+                    try:
+                        completion = sdk.chat.completions.create(**request)
+                    except openai.APIStatusError as again:
+                        if again.status_code == exc.status_code:
+                            # The same refusal without response_format: it was not the cause.
+                            self._structured_output = True
+                        raise
+        return self._content(completion)
+
+    def stream(self, messages: Sequence[Message], *, temperature: float | None = None) -> Iterator[str]:
+        """The reply to ``messages`` as text pieces, yielded as they arrive."""
+        sdk = self._client()
+        request = self._request(messages, temperature)
+        with self._translated_errors():
+            chunks = sdk.chat.completions.create(**request, stream=True)
+            with chunks:
+                for chunk in chunks:
+                    for choice in getattr(chunk, "choices", None) or []:
+                        delta = getattr(choice, "delta", None)
+                        text = getattr(delta, "content", None)
+                        if text:
+                            yield text
+
+    def close(self) -> None:
+        if self._sdk is not None:
+            self._sdk.close()
+            self._sdk = None
+
+    # -- internals --------------------------------------------------------------------------
+    def _client(self) -> "openai.OpenAI":
+        if not self.configured:
+            raise PlannerUnavailable(NOT_CONFIGURED)
+        if self._sdk is None:
+            import openai
+
+            self._sdk = openai.OpenAI(
+                api_key=os.environ.get("OPENAI_API_KEY") or PLACEHOLDER_KEY,
+                base_url=self.settings.base_url or DEFAULT_BASE_URL,
+                timeout=self.settings.timeout,
+                max_retries=0,
+            )
+        return self._sdk
+
+    def _request(self, messages: Sequence[Message], temperature: float | None) -> dict[str, Any]:
+        return {
+            "model": self.model,
+            "messages": [dict(m) for m in messages],
+            "temperature": self.settings.temperature if temperature is None else temperature,
+        }
+
+    def _content(self, completion: Any) -> str:
+        choices = getattr(completion, "choices", None)
+        if not isinstance(choices, list):
+            raise PlannerUnavailable(f"The model endpoint at {self.endpoint} did not answer with a "
+                                     "chat completion; is OPENAI_BASE_URL an OpenAI-compatible API?")
+        if not choices:
+            raise PlannerUnavailable(f"The model endpoint at {self.endpoint} answered without any reply")
+        message = getattr(choices[0], "message", None)
+        return getattr(message, "content", None) or ""
+
+    def _redact(self, text: str) -> str:
+        key = os.environ.get("OPENAI_API_KEY")
+        if key:
+            text = text.replace(key, "[redacted]")
+        return _KEY_SHAPE.sub("[redacted]", text)
+
+    @contextlib.contextmanager
+    def _translated_errors(self) -> Iterator[None]:
+        """Turn the SDK's exceptions into ``PlannerUnavailable`` with a plain message.
+
+        The SDK exception is not chained (``from None``): it holds the request, headers
+        included, and must not travel into logs or tracebacks.
+        """
+        import openai
+
+        try:
+            yield
+        except openai.APITimeoutError:
+            raise PlannerUnavailable(
+                f"The model at {self.endpoint} timed out after {self.settings.timeout:g} s without "
+                "answering; try again, or allow more time with PLAN_STUDIO_TIMEOUT.") from None
+        except openai.APIConnectionError as exc:
+            reason = _connection_reason(exc)
+            raise PlannerUnavailable(self._redact(
+                f"Cannot connect to the model at {self.endpoint}: {reason}. Is the server running, "
+                "and is OPENAI_BASE_URL right?")) from None
+        except openai.APIStatusError as exc:
+            raise PlannerUnavailable(self._redact(self._status_message(exc))) from None
+        except openai.APIError as exc:  # e.g. an error event in the middle of a stream
+            raise PlannerUnavailable(self._redact(
+                f"The model at {self.endpoint} reported an error: {exc.message}")) from None
+        except openai.OpenAIError as exc:
+            raise PlannerUnavailable(self._redact(f"The model client failed: {exc}")) from None
+
+    def _status_message(self, exc: "openai.APIStatusError") -> str:
+        status = exc.status_code
+        detail = _error_detail(exc.body) or exc.response.reason_phrase or "no details given"
+        hint = {
+            401: " Check OPENAI_API_KEY.",
+            403: " The key is not allowed to use this model.",
+            404: f" Check the model name ({self.model}) and OPENAI_BASE_URL.",
+            429: " The endpoint is rate limiting or out of quota; wait and try again.",
+        }.get(status, " The endpoint failed; try again later." if status >= 500 else "")
+        return f"The model endpoint at {self.endpoint} answered HTTP {status}: {detail}.{hint}"
+
+
+def _refuses_structured_output(exc: "openai.APIStatusError") -> bool:
+    if exc.status_code not in (400, 422, 501):
+        return False
+    if getattr(exc, "param", None) == "response_format":
+        return True
+    text = f"{exc.message} {_error_detail(exc.body)}".lower()
+    return any(hint in text for hint in _REFUSAL_HINTS)
+
+
+def _error_detail(body: object) -> str:
+    """The endpoint's own words about an error, from whatever shape of body it sent."""
+    if isinstance(body, Mapping):
+        for key in ("message", "detail", "error", "msg"):
+            value = body.get(key)
+            if isinstance(value, str) and value.strip():
+                return _shorten(value)
+            if isinstance(value, Mapping):
+                return _error_detail(value)
+        return _shorten(json.dumps(body, default=str)) if body else ""
+    if isinstance(body, str):
+        return _shorten(body)
+    return ""
+
+
+def _connection_reason(exc: "openai.APIConnectionError") -> str:
+    cause = exc.__cause__ or exc.__context__
+    text = str(cause) if cause is not None else ""
+    if "refused" in text.lower():
+        return "connection refused"
+    return _shorten(text) if text else "the connection failed"
+
+
+def _shorten(text: str) -> str:
+    text = " ".join(text.split()).rstrip(".")
+    return text if len(text) <= _DETAIL_LIMIT else text[:_DETAIL_LIMIT - 1] + "…"

@@ -1,0 +1,210 @@
+"""A scripted OpenAI-compatible chat server for tests: a real socket on 127.0.0.1.
+
+A test queues what the "model" answers, in order, then points the real ``openai`` client
+at ``server.base_url``. Every request body (and its Authorization header) is recorded, so
+tests can count calls and read the messages the planner sent.
+
+    server.reply('{"steps": [...]}')          # a normal answer (streamed if asked to stream)
+    server.fail(500, "model overloaded")      # an HTTP error with an OpenAI-style body
+    server.reply("...", delay=5)              # answer late, to cause a client timeout
+    server.reply("partial text", stream_error_after=2, error="backend died")
+    server.reject_response_format()           # from now on, 400 for any response_format
+
+An empty queue answers 500 "no scripted reply left", so an unexpected extra call fails
+the test loudly instead of hanging.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+__all__ = ["LLMServer", "ScriptedReply"]
+
+
+@dataclass
+class ScriptedReply:
+    content: str = ""
+    status: int = 200
+    error: str | None = None
+    delay: float = 0.0
+    chunks: list[str] | None = None          # how a streamed reply is split; default: by words
+    stream_error_after: int | None = None    # streamed: send this many chunks, then an error event
+
+
+@dataclass
+class LLMServer:
+    replies: deque[ScriptedReply] = field(default_factory=deque)
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    auth_headers: list[str | None] = field(default_factory=list)
+    refuses_response_format: bool = False
+    _httpd: ThreadingHTTPServer | None = None
+    _thread: threading.Thread | None = None
+    _stopping: threading.Event = field(default_factory=threading.Event)
+
+    # -- scripting --------------------------------------------------------------------------
+    def reply(self, content: str, *, delay: float = 0.0, chunks: list[str] | None = None,
+              stream_error_after: int | None = None, error: str | None = None) -> None:
+        self.replies.append(ScriptedReply(content=content, delay=delay, chunks=chunks,
+                                          stream_error_after=stream_error_after, error=error))
+
+    def fail(self, status: int, message: str, *, delay: float = 0.0) -> None:
+        self.replies.append(ScriptedReply(status=status, error=message, delay=delay))
+
+    def reject_response_format(self) -> None:
+        self.refuses_response_format = True
+
+    # -- reading what was asked -------------------------------------------------------------
+    @property
+    def base_url(self) -> str:
+        assert self._httpd is not None, "server not started"
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+
+    def messages(self, n: int) -> list[dict[str, Any]]:
+        return self.requests[n]["messages"]
+
+    def text_of(self, n: int) -> str:
+        """All message contents of request ``n``, joined, for "it mentioned X" assertions."""
+        return "\n".join(str(m.get("content", "")) for m in self.messages(n))
+
+    # -- lifecycle --------------------------------------------------------------------------
+    def start(self) -> "LLMServer":
+        server = self
+
+        class Handler(_Handler):
+            owner = server
+
+        self._httpd = _QuietServer(("127.0.0.1", 0), Handler)
+        self._httpd.daemon_threads = True
+        self._httpd.block_on_close = False
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                                        name="llm-server", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def _next(self, body: dict[str, Any]) -> ScriptedReply:
+        if self.refuses_response_format and "response_format" in body:
+            return ScriptedReply(status=400, error="response_format json_schema is not supported by this server")
+        if not self.replies:
+            return ScriptedReply(status=500, error="llm_server: no scripted reply left")
+        return self.replies.popleft()
+
+
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        import sys
+
+        if not isinstance(sys.exc_info()[1], ConnectionError):  # clients hanging up are normal here
+            super().handle_error(request, client_address)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    owner: LLMServer
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
+        pass
+
+    def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length)
+        if not self.path.rstrip("/").endswith("/chat/completions"):
+            self._json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+            return
+        body = json.loads(raw or b"{}")
+        self.owner.requests.append(body)
+        self.owner.auth_headers.append(self.headers.get("Authorization"))
+        scripted = self.owner._next(body)
+        if scripted.delay and self.owner._stopping.wait(scripted.delay):
+            self.close_connection = True
+            return
+        try:
+            if scripted.status != 200:
+                param = "response_format" if "response_format" in (scripted.error or "") else None
+                self._json(scripted.status, {"error": {"message": scripted.error, "type": "invalid_request_error"
+                                                       if scripted.status < 500 else "server_error",
+                                                       "param": param, "code": None}})
+            elif body.get("stream"):
+                self._stream(body, scripted)
+            else:
+                self._json(200, _completion(body, scripted.content))
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (a timeout test); nothing to answer
+        if self.owner._stopping.is_set():
+            self.close_connection = True
+
+    def _json(self, status: int, payload: dict[str, Any]) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _stream(self, body: dict[str, Any], scripted: ScriptedReply) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        pieces = scripted.chunks if scripted.chunks is not None else _split_words(scripted.content)
+        for n, piece in enumerate(pieces):
+            if scripted.stream_error_after is not None and n >= scripted.stream_error_after:
+                break
+            self._event(_chunk(body, {"role": "assistant", "content": piece} if n == 0 else {"content": piece}))
+        if scripted.stream_error_after is not None:
+            self._event({"error": {"message": scripted.error or "stream failed", "type": "server_error"}})
+        else:
+            self._event(_chunk(body, {}, finish="stop"))
+            self._send_chunk(b"data: [DONE]\n\n")
+        self._send_chunk(b"")
+
+    def _event(self, payload: dict[str, Any]) -> None:
+        self._send_chunk(f"data: {json.dumps(payload)}\n\n".encode())
+
+    def _send_chunk(self, data: bytes) -> None:
+        self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+        self.wfile.flush()
+
+
+def _split_words(text: str) -> list[str]:
+    """Split keeping every character, so the pieces join back to ``text`` exactly."""
+    pieces, current = [], ""
+    for ch in text:
+        current += ch
+        if ch == " ":
+            pieces.append(current)
+            current = ""
+    if current:
+        pieces.append(current)
+    return pieces
+
+
+def _completion(body: dict[str, Any], content: str) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-test", "object": "chat.completion", "created": int(time.time()),
+        "model": body.get("model", "test-model"),
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                     "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+    }
+
+
+def _chunk(body: dict[str, Any], delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-test", "object": "chat.completion.chunk", "created": int(time.time()),
+        "model": body.get("model", "test-model"),
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
