@@ -1,0 +1,1 @@
+"""The studio's pages: thin scripts that call into ``studio``."""

@@ -1,0 +1,37 @@
+"""Plan Studio's user interfaces: the Streamlit studio and the ``plan-studio`` command.
+
+Pages in ``pages/`` are thin scripts calling ``plan_page`` and ``library_page``; the entry
+script is ``studio/app.py``. ``build_services`` gives the CLI and the studio the same
+settings, tools, store, executor and planner.
+
+Names are imported on first use, so the command line does not load the pages and the graph
+library it never shows.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+__all__ = ["Keys", "SavedRef", "Services", "build_services", "get_services", "init_state",
+           "library_page", "plan_page"]
+
+_HOME = {
+    "Keys": "._state", "SavedRef": "._state", "init_state": "._state",
+    "Services": "._services", "build_services": "._services", "get_services": "._services",
+    "library_page": "._library_page", "plan_page": "._plan_page",
+}
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._library_page import library_page
+    from ._plan_page import plan_page
+    from ._services import Services, build_services, get_services
+    from ._state import Keys, SavedRef, init_state
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOME:
+        raise AttributeError(f"module 'studio' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_HOME[name], __name__), name)
+    globals()[name] = value
+    return value

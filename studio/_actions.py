@@ -1,0 +1,211 @@
+"""What the user can do to a plan: make it, edit it, approve it, run it, save it, open it.
+
+Each action reads and writes the session state (``_state``) and uses the shared services.
+Buttons call them as callbacks, so the state is settled before the page is drawn. An action
+never lets an exception reach the page: a ``PlanStudioError`` becomes its message; anything
+else becomes a short notice and a full entry in the log.
+"""
+
+from __future__ import annotations
+
+import logging
+from contextlib import contextmanager
+from typing import Iterator, Literal
+
+import streamlit as st
+
+from core import Event, Plan, PlanError, PlanStudioError, Run, dump_plan, load_plan
+from core.planners import PlanContext
+
+from ._services import get_services
+from ._state import Keys, SavedRef
+
+__all__ = [
+    "approve", "edit_json", "failure_message", "fingerprint", "make_plan", "notify",
+    "open_saved_plan", "replan", "reported", "request_run", "run_events", "save", "show_plan",
+    "shown",
+]
+
+log = logging.getLogger("studio")
+
+NoticeKind = Literal["error", "warning", "success", "info"]
+
+
+def notify(kind: NoticeKind, text: str) -> None:
+    st.session_state[Keys.NOTICES].append((kind, text))
+
+
+def failure_message(action: str, exc: Exception) -> str:
+    """What the user reads when ``action`` failed: the message of our errors, a hint otherwise."""
+    if isinstance(exc, PlanStudioError):
+        return f"Could not {action}: {exc}"
+    # The UI shows no tracebacks; the log keeps the details.
+    log.error("unexpected error while trying to %s", action, exc_info=exc)
+    return f"Could not {action}: unexpected {type(exc).__name__}. The details are in the studio's log."
+
+
+@contextmanager
+def reported(action: str) -> Iterator[None]:
+    """In a callback: turn any failure inside the block into a notice for the page."""
+    try:
+        yield
+    except Exception as exc:
+        notify("error", failure_message(action, exc))
+
+
+@contextmanager
+def shown(action: str) -> Iterator[None]:
+    """While the page is drawn: show any failure inside the block where it happened."""
+    try:
+        yield
+    except Exception as exc:
+        st.error(failure_message(action, exc))
+
+
+def fingerprint(plan: Plan) -> str:
+    """Equal for plans that would save as the same version."""
+    return plan.model_dump_json()
+
+
+def show_plan(plan: Plan, *, saved: SavedRef | None) -> None:
+    """Put ``plan`` in the editor as the plan to review: not approved, not run."""
+    st.session_state[Keys.PLAN] = plan
+    st.session_state[Keys.JSON_ERROR] = None
+    st.session_state[Keys.APPROVED] = False
+    st.session_state[Keys.RUN] = None
+    st.session_state[Keys.RUN_SAVED] = None
+    st.session_state[Keys.SAVED] = saved
+    st.session_state[Keys.JSON] = dump_plan(plan, "native")
+    st.session_state[Keys.GOAL] = plan.goal
+
+
+def make_plan() -> None:
+    st.session_state[Keys.NOTICES] = []
+    goal = st.session_state.get(Keys.GOAL, "").strip()
+    if not goal:
+        notify("error", "Type a goal first, e.g. “Get contaminated shipments from Berlin facilities”.")
+        return
+    with reported("make a plan"):
+        services = get_services()
+        previous: Plan | None = st.session_state[Keys.PLAN]
+        context = PlanContext(previous.goal, previous) if previous is not None and previous.steps else None
+        plan = services.planner.plan(goal, today=services.settings.effective_today(), context=context)
+        show_plan(plan, saved=None)
+
+
+def replan() -> None:
+    st.session_state[Keys.NOTICES] = []
+    feedback = st.session_state.get(Keys.FEEDBACK, "").strip()
+    plan: Plan | None = st.session_state[Keys.PLAN]
+    if plan is None or not feedback:
+        notify("error", "Write what should change in the plan first.")
+        return
+    with reported("re-plan"):
+        services = get_services()
+        new_plan = services.planner.replan(plan, feedback, today=services.settings.effective_today())
+        # The same saved plan, so the next save is its next version.
+        show_plan(new_plan, saved=st.session_state[Keys.SAVED])
+        st.session_state[Keys.FEEDBACK] = ""
+        notify("success", "Re-planned. Review the changes, then approve again.")
+
+
+def edit_json() -> None:
+    """The JSON panel changed: take the plan if it parses, else keep the text and say why."""
+    st.session_state[Keys.NOTICES] = []
+    text = st.session_state.get(Keys.JSON, "")
+    try:
+        plan = load_plan(text, "native")
+    except PlanError as exc:
+        st.session_state[Keys.JSON_ERROR] = str(exc)
+        return
+    st.session_state[Keys.JSON_ERROR] = None
+    current: Plan | None = st.session_state[Keys.PLAN]
+    if current is not None and fingerprint(plan) == fingerprint(current):
+        return
+    st.session_state[Keys.PLAN] = plan
+    st.session_state[Keys.APPROVED] = False
+    st.session_state[Keys.RUN] = None
+    st.session_state[Keys.RUN_SAVED] = None
+    st.session_state[Keys.GOAL] = plan.goal
+
+
+def approve() -> None:
+    st.session_state[Keys.NOTICES] = []
+    plan: Plan | None = st.session_state[Keys.PLAN]
+    if plan is None:
+        return
+    with reported("approve the plan"):
+        errors = get_services().validator.errors(plan)
+        if errors:
+            notify("error", f"The plan has {len(errors)} problem(s); fix them before approving.")
+            return
+        st.session_state[Keys.APPROVED] = True
+
+
+def request_run(kind: Literal["next", "all"]) -> None:
+    st.session_state[Keys.NOTICES] = []
+    if st.session_state[Keys.APPROVED]:
+        st.session_state[Keys.PENDING_RUN] = kind
+
+
+def run_events(kind: Literal["next", "all"]) -> Iterator[Event]:
+    """Run the next step or the rest of the approved plan, yielding events as they happen.
+
+    A finished run is followed by a fresh one. The run is stored with the plan straight away
+    when the plan in the editor is the saved version.
+    """
+    services = get_services()
+    plan: Plan = st.session_state[Keys.PLAN]
+    run: Run | None = st.session_state[Keys.RUN]
+    if run is None or run.finished or fingerprint(run.plan) != fingerprint(plan):
+        run = services.executor.start(plan)
+        st.session_state[Keys.RUN_SAVED] = None
+    st.session_state[Keys.RUN] = run
+    events = services.executor.run_next(run) if kind == "next" else services.executor.run_all(run)
+    yield from events
+    _save_run_if_plan_saved(run)
+
+
+def _save_run_if_plan_saved(run: Run) -> None:
+    saved: SavedRef | None = st.session_state[Keys.SAVED]
+    if saved is None or saved.fingerprint != fingerprint(run.plan):
+        return
+    get_services().store.save_run(run, plan_id=saved.plan_id, version=saved.version)
+    st.session_state[Keys.RUN_SAVED] = run.id
+
+
+def save() -> None:
+    """Store the plan (a new version when it changed since the last save) and its run."""
+    st.session_state[Keys.NOTICES] = []
+    plan: Plan | None = st.session_state[Keys.PLAN]
+    if plan is None:
+        return
+    with reported("save the plan"):
+        store = get_services().store
+        saved: SavedRef | None = st.session_state[Keys.SAVED]
+        if saved is not None and saved.fingerprint == fingerprint(plan):
+            notify("info", f"No changes since version {saved.version}.")
+        else:
+            message = st.session_state.get(Keys.SAVE_MESSAGE, "").strip()
+            version = store.save_plan(plan, plan_id=saved.plan_id if saved else None, message=message)
+            saved = SavedRef(version.plan_id, version.version, fingerprint(plan))
+            st.session_state[Keys.SAVED] = saved
+            st.session_state[Keys.SAVE_MESSAGE] = ""
+            notify("success", f"Saved as version {version.version}.")
+        run: Run | None = st.session_state[Keys.RUN]
+        if run is not None and run.started_at is not None:
+            _save_run_if_plan_saved(run)
+
+
+def open_saved_plan(plan_id: str, version: int | None = None) -> bool:
+    """Load a stored plan (its latest version by default) into the editor; False if it failed."""
+    st.session_state[Keys.NOTICES] = []
+    with reported("open the plan"):
+        store = get_services().store
+        if version is None:
+            version = max(v.version for v in store.versions(plan_id))
+        plan = store.load_plan(plan_id, version)
+        show_plan(plan, saved=SavedRef(plan_id, version, fingerprint(plan)))
+        notify("info", f"Opened version {version} of this plan.")
+        return True
+    return False

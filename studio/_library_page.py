@@ -1,0 +1,73 @@
+"""The Library page: saved plans by goal, their versions and runs; open one back into Plan."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from core.storage import PlanStore, PlanSummary
+
+from . import _actions as actions
+from ._navigation import PLAN_PAGE, page
+from ._services import Services, get_services
+from ._state import PERSIST, Keys
+from ._text import md_escape
+
+__all__ = ["library_page"]
+
+
+def library_page() -> None:
+    st.title("Library")
+    services: Services | None = None
+    with actions.shown("open the plan library"):
+        services = get_services()
+    if services is None:
+        return
+    search = st.text_input("Search", key=Keys.SEARCH, persist_state=PERSIST,
+                           placeholder="Search saved plans by goal", icon=":material/search:")
+    with actions.shown("list the saved plans"):
+        plans = services.store.list_plans(search.strip())
+        if not plans:
+            st.info("No saved plan matches." if search.strip() else
+                    "No saved plans yet. Make one on the Plan page and press **Save**.")
+        else:
+            st.caption(f"{len(plans)} saved plan{'s' if len(plans) != 1 else ''}, most recently changed first")
+        for summary in plans:
+            _plan_card(services.store, summary)
+
+
+def _open(plan_id: str, version: int | None = None) -> None:
+    if actions.open_saved_plan(plan_id, version):
+        st.switch_page(page(PLAN_PAGE))
+    for kind, text in st.session_state[Keys.NOTICES]:
+        getattr(st, kind)(md_escape(text))
+
+
+def _plan_card(store: PlanStore, summary: PlanSummary) -> None:
+    with st.container(border=True, key=f"library.card.{summary.id}"):
+        about, button = st.columns([6, 1], vertical_alignment="center")
+        about.markdown(f"**{md_escape(summary.goal or '(no goal)')}**")
+        about.caption(
+            f"{summary.step_count} step{'s' if summary.step_count != 1 else ''} · "
+            f"{summary.latest_version} version{'s' if summary.latest_version != 1 else ''} · "
+            f"{summary.run_count} run{'s' if summary.run_count != 1 else ''} · "
+            f"planner {md_escape(summary.planner)} · updated {summary.updated_at:%Y-%m-%d %H:%M}")
+        if button.button("Open", key=f"library.open.{summary.id}", icon=":material/open_in_new:",
+                         width="stretch"):
+            _open(summary.id)
+        with st.expander("Versions and runs"):
+            for version in reversed(store.versions(summary.id)):
+                text, action = st.columns([6, 1], vertical_alignment="center")
+                message = f" · {md_escape(version.message)}" if version.message else ""
+                text.markdown(f"Version {version.version} · {version.created_at:%Y-%m-%d %H:%M} · "
+                              f"{len(version.plan.steps)} steps{message}")
+                if action.button(f"Open v{version.version}", key=f"library.open.{summary.id}.{version.version}",
+                                 width="stretch"):
+                    _open(summary.id, version.version)
+            runs = store.list_runs(summary.id)
+            if runs:
+                st.markdown("**Runs**")
+            for run in runs:
+                counts = ", ".join(f"{n} {s}" for s, n in run.counts.items())
+                started = f"{run.started_at:%Y-%m-%d %H:%M}" if run.started_at else "not started"
+                st.markdown(f"Run {md_escape(run.id)} · version {run.version} · {started} · "
+                            f"**{md_escape(run.status)}** · {md_escape(counts)}")

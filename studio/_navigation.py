@@ -1,0 +1,35 @@
+"""The studio's pages: which script, title and URL each has.
+
+Paths are built from this file's location, because Streamlit resolves page paths against the
+entry script's folder, not the working directory.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import streamlit as st
+
+__all__ = ["LIBRARY_PAGE", "PAGES_DIR", "PLAN_PAGE", "PageSpec", "page"]
+
+PAGES_DIR = Path(__file__).resolve().parent.parent / "pages"
+
+
+@dataclass(frozen=True)
+class PageSpec:
+    script: str  # file name in pages/
+    title: str
+    icon: str
+    url_path: str
+    default: bool = False
+
+
+PLAN_PAGE = PageSpec("plan.py", "Plan", ":material/account_tree:", "plan", default=True)
+LIBRARY_PAGE = PageSpec("library.py", "Library", ":material/folder_open:", "library")
+
+
+def page(spec: PageSpec) -> st.Page:
+    """The ``st.Page`` for ``spec``; equal specs give pages Streamlit treats as the same."""
+    return st.Page(PAGES_DIR / spec.script, title=spec.title, icon=spec.icon,
+                   url_path=spec.url_path, default=spec.default)

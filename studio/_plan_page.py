@@ -1,0 +1,219 @@
+"""The Plan page: a goal becomes a plan, shown as a graph beside its JSON; approve, run, save."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+import streamlit as st
+
+from core import Plan, Problem, Run, StepRun, StepStatus
+
+from . import _actions as actions
+from ._graph import GRAPH_MIN_HEIGHT, STATUS_COLOURS, show_graph
+from ._services import Services, get_services
+from ._state import PERSIST, Keys, SavedRef
+from ._text import md_escape
+
+__all__ = ["plan_page"]
+
+
+# Streamlit's markdown colour names, matching the graph's status colours.
+_STATUS_COLOUR = {"pending": "gray", "running": "blue", "succeeded": "green", "failed": "red",
+                  "skipped": "orange"}
+
+
+def plan_page() -> None:
+    st.title("Plan")
+    services: Services | None = None
+    with actions.shown("start the studio"):
+        services = get_services()
+    if services is None:
+        return
+    _goal_form(services)
+    _notices()
+    plan: Plan | None = st.session_state[Keys.PLAN]
+    if plan is None:
+        st.info("Type a goal and press **Plan**. The plan appears as a graph beside its JSON; "
+                "review or edit it, approve it, then run it step by step.")
+        return
+    with actions.shown("show the plan"):
+        _plan_view(services, plan)
+
+
+def _goal_form(services: Services) -> None:
+    st.text_area("Goal", key=Keys.GOAL, height=80, persist_state=PERSIST,
+                 placeholder="e.g. Get contaminated shipments from Berlin facilities")
+    button, about = st.columns([1, 8], vertical_alignment="center")
+    button.button("Plan", key="plan.make", type="primary", on_click=actions.make_plan,
+                  icon=":material/auto_awesome:")
+    planner = services.planner_name
+    about.caption(f"Planner: **{md_escape(planner)}** · today: {services.settings.effective_today():%Y-%m-%d}"
+                  f" · {len(services.registry)} tools")
+
+
+def _notices() -> None:
+    for kind, text in st.session_state[Keys.NOTICES]:
+        getattr(st, kind)(md_escape(text))
+
+
+def _plan_view(services: Services, plan: Plan) -> None:
+    problems = services.validator.validate(plan)
+    errors = [p for p in problems if p.severity == "error"]
+    run: Run | None = st.session_state[Keys.RUN]
+
+    graph_column, json_column = st.columns([3, 2], gap="large")
+    with graph_column:
+        st.markdown(f"**Graph** · {len(plan.steps)} step{'s' if len(plan.steps) != 1 else ''} · "
+                    + " ".join(f":{_STATUS_COLOUR[s]}[●] {s}" for s in STATUS_COLOURS))
+        graph_slot = st.empty()  # drawn last, so it shows the outcome of a run made below
+    with json_column:
+        st.text_area("Plan JSON", key=Keys.JSON, height=GRAPH_MIN_HEIGHT, on_change=actions.edit_json, persist_state=PERSIST,
+                     help="Edit the plan here; the graph follows every valid change.")
+        error = st.session_state[Keys.JSON_ERROR]
+        if error:
+            st.error(md_escape(f"Not applied: {error}. Your text is kept; the graph shows the last "
+                               "valid plan."), icon=":material/data_object:")
+
+    _problems(problems)
+    _actions_bar(plan, errors)
+    with st.expander("Ask for changes (re-plan)", icon=":material/edit_note:"):
+        st.text_area("What should change?", key=Keys.FEEDBACK, height=68,
+                     persist_state=PERSIST,
+                     placeholder="e.g. only high-risk shipments; use Munich instead")
+        st.button("Re-plan", key="plan.replan", on_click=actions.replan)
+
+    pending = st.session_state[Keys.PENDING_RUN]
+    st.session_state[Keys.PENDING_RUN] = None
+    if pending is not None or run is not None:
+        st.subheader("Run")
+    if pending is not None:
+        with actions.shown("run the plan"):
+            _live_run(plan, pending)
+        run = st.session_state[Keys.RUN]
+    if run is not None:
+        _results(plan, run)
+
+    with graph_slot.container():
+        show_graph(plan, run, key="plan.graph")
+
+
+def _problems(problems: list[Problem]) -> None:
+    if not problems:
+        st.success("No problems found: every tool exists, params fit, references and "
+                   "dependencies hold.", icon=":material/check_circle:")
+        return
+    errors = sum(p.severity == "error" for p in problems)
+    warnings = len(problems) - errors
+    st.markdown(f"**Problems** · {errors} error{'s' if errors != 1 else ''}"
+                + (f", {warnings} warning{'s' if warnings != 1 else ''}" if warnings else ""))
+    groups: dict[int | None, list[Problem]] = {}
+    for problem in sorted(problems, key=lambda p: -1 if p.step_index is None else p.step_index):
+        groups.setdefault(problem.step_index, []).append(problem)
+    for group in groups.values():
+        for severity in ("error", "warning"):
+            lines = [md_escape(str(p)) for p in group if p.severity == severity]
+            if lines:
+                getattr(st, severity)("  \n".join(lines))
+
+
+def _actions_bar(plan: Plan, errors: list[Problem]) -> None:
+    approved = st.session_state[Keys.APPROVED]
+    saved: SavedRef | None = st.session_state[Keys.SAVED]
+    approve, run_next, run_all, save, note = st.columns([1.1, 1.3, 1, 1, 3], vertical_alignment="bottom")
+    approve.button("Approve", key="plan.approve", on_click=actions.approve, disabled=bool(errors) or approved,
+                   icon=":material/verified:", width="stretch")
+    run_next.button("Run next step", key="plan.run_next", on_click=actions.request_run, args=("next",),
+                    disabled=not approved, icon=":material/skip_next:", width="stretch")
+    run_all.button("Run all", key="plan.run_all", on_click=actions.request_run, args=("all",),
+                   disabled=not approved, type="primary" if approved else "secondary",
+                   icon=":material/play_arrow:", width="stretch")
+    save.button("Save", key="plan.save", on_click=actions.save, icon=":material/save:",
+                width="stretch")
+    note.text_input("Version note", key=Keys.SAVE_MESSAGE, persist_state=PERSIST,
+                    placeholder="Version note (optional)", label_visibility="collapsed")
+
+    if errors:
+        reason = (f"Approve is disabled: the plan has {len(errors)} problem{'s' if len(errors) != 1 else ''}"
+                  " to fix first (listed above).")
+    elif approved:
+        reason = "Approved. Run it one step at a time or all at once; editing the plan withdraws approval."
+    else:
+        reason = "Review the plan, then approve it to run it."
+    if saved is not None:
+        edited = saved.fingerprint != actions.fingerprint(plan)
+        reason += f" · Saved as version {saved.version}" + (" (edited since: Save makes a new version)"
+                                                             if edited else "")
+    st.caption(reason)
+
+
+def _step_title(plan: Plan, step_id: str) -> str:
+    index = plan.index_of(step_id)
+    return f"Step {index} · {plan.steps[index].tool}"
+
+
+def _live_run(plan: Plan, kind: Literal["next", "all"]) -> None:
+    label = "Running the next step…" if kind == "next" else "Running the plan…"
+    with st.status(label, expanded=True) as status:
+        answer_slot = None
+        answer = ""
+        for event in actions.run_events(kind):
+            if event.type == "plan_step_start":
+                status.write(md_escape(f"{_step_title(plan, event.step_id or '')}: running"))
+            elif event.type == "plan_step_end":
+                status.write(md_escape(f"{_step_title(plan, event.step_id or '')}: {event.data['status']}"))
+            elif event.type == "text_delta":
+                answer += event.data.get("text", "")
+                answer_slot = answer_slot or status.empty()
+                answer_slot.markdown(md_escape(answer))
+        run: Run = st.session_state[Keys.RUN]
+        counts = ", ".join(f"{n} {s}" for s, n in run.counts().items())
+        if run.finished:
+            status.update(label=f"Run {run.status}: {counts}", expanded=False,
+                          state="error" if run.status == "failed" else "complete")
+        else:
+            status.update(label=f"Paused: {counts}", expanded=False, state="complete")
+
+
+def _results(plan: Plan, run: Run) -> None:
+    counts = ", ".join(f"{n} {s}" for s, n in run.counts().items())
+    saved_note = " · saved with the plan" if st.session_state[Keys.RUN_SAVED] == run.id else ""
+    st.caption(f"Run {run.id} · {run.status} · {counts}{saved_note}")
+    for step in plan.steps:
+        state = run.steps.get(step.id)
+        if state is None or state.status == StepStatus.pending:
+            continue
+        with st.container(border=True):
+            _step_result(plan, state)
+    if run.answer:
+        st.markdown("**Answer**")
+        st.markdown(md_escape(run.answer))
+
+
+def _step_result(plan: Plan, state: StepRun) -> None:
+    status = state.status.value
+    duration = f" · {state.duration_ms:.1f} ms" if state.duration_ms is not None else ""
+    st.markdown(f"**{md_escape(_step_title(plan, state.step_id))}** :{_STATUS_COLOUR[status]}-badge[{status}]{duration}")
+    if state.status == StepStatus.failed:
+        st.error(md_escape(state.error or "failed"))
+    elif state.status == StepStatus.skipped:
+        st.warning(md_escape(state.error or "skipped"))
+    elif state.status == StepStatus.succeeded:
+        rows = state.rows
+        if rows is not None:
+            st.caption(f"{len(rows)} row{'s' if len(rows) != 1 else ''}")
+            if rows:
+                st.dataframe(_table(rows), hide_index=True)
+        else:
+            st.json(state.result, expanded=2)
+    if state.arguments:
+        with st.expander("Arguments sent to the tool"):
+            st.json(state.arguments, expanded=False)
+
+
+def _table(rows: list[Any]) -> list[dict[str, Any]]:
+    """Rows a table can show: nested values as JSON text, bare values in a ``value`` column."""
+    def cell(value: Any) -> Any:
+        return json.dumps(value, ensure_ascii=False) if isinstance(value, (dict, list)) else value
+    return [{k: cell(v) for k, v in row.items()} if isinstance(row, dict) else {"value": cell(row)}
+            for row in rows]

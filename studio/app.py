@@ -1,0 +1,26 @@
+"""The studio's entry script: ``streamlit run studio/app.py`` (``plan-studio`` does it for you)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import streamlit as st
+
+# `streamlit run studio/app.py` in a source checkout puts studio/ itself on sys.path, not the
+# project folder that holds the packages.
+_PROJECT = str(Path(__file__).resolve().parent.parent)
+if _PROJECT not in sys.path:
+    sys.path.insert(0, _PROJECT)
+
+from studio import init_state  # noqa: E402
+from studio._navigation import LIBRARY_PAGE, PLAN_PAGE, page  # noqa: E402
+
+# The navigation, in order. Pages added later (Settings, Tools) go here.
+PAGES = [PLAN_PAGE, LIBRARY_PAGE]
+
+# A file, not a ":material/…:" icon: Streamlit fetches those favicons from Google's servers.
+st.set_page_config(page_title="Plan Studio", page_icon=str(Path(__file__).resolve().parent / "assets" / "icon.png"),
+                   layout="wide")
+init_state()
+st.navigation([page(spec) for spec in PAGES], position="top").run()

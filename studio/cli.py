@@ -1,0 +1,303 @@
+"""``plan-studio``: start the studio, or plan, validate, run and re-plan from the shell.
+
+    plan-studio [--port N]                      the studio on http://127.0.0.1:N
+    plan-studio plan GOAL [--format seed]       a plan for GOAL
+    plan-studio plan --goals-file FILE          one goal per line -> one JSON line per goal
+    plan-studio validate FILE [--format F]      exit 1 and the problems, or "valid"
+    plan-studio run FILE                        each step's status and result count; exit 1 if one failed
+    plan-studio replan FILE --feedback TEXT     the changed plan
+
+Errors print one line on stderr and exit with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+from pydantic import ValidationError
+
+from core import (FORMATS, Executor, Plan, PlanError, PlanFormatError, PlanStudioError, Settings,
+                  StepRun, StepStatus, ToolRegistry, dump_plan, load_plan)
+
+from ._services import Services, build_services
+
+__all__ = ["STUDIO_OPTIONS", "detect_and_load", "main"]
+
+ENTRY_SCRIPT = Path(__file__).resolve().parent / "app.py"
+
+# Streamlit options the studio needs wherever it is started; .streamlit/config.toml holds the
+# same, for `streamlit run` from the project folder (a test keeps the two equal).
+STUDIO_OPTIONS: dict[str, dict[str, Any]] = {
+    "server": {"headless": True, "address": "127.0.0.1", "enableStaticServing": True},
+    "browser": {"gatherUsageStats": False},
+    "client": {"showErrorDetails": "type", "toolbarMode": "minimal"},
+    "theme": {"base": "light", "primaryColor": "#2563eb"},
+}
+
+_EXIT_FAILED = 1
+_EXIT_ERROR = 2
+
+
+class CliError(Exception):
+    """A problem the user can fix; printed as one line, exit status 2."""
+
+
+def _exportable() -> list[str]:
+    return [name for name, fmt in FORMATS.items() if fmt.dump is not None]
+
+
+def _importable() -> list[str]:
+    return [name for name, fmt in FORMATS.items() if fmt.load is not None]
+
+
+def _date(text: str) -> dt.date:
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a date in YYYY-MM-DD form") from None
+
+
+def _parser() -> argparse.ArgumentParser:
+    # Options every command takes, before or after the command name.
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--data-dir", type=Path, default=argparse.SUPPRESS,
+                        help="where plans and demo data are kept (default: PLAN_STUDIO_DATA_DIR "
+                             "or the user data folder)")
+    common.add_argument("--today", type=_date, default=argparse.SUPPRESS,
+                        help="the date relative phrases resolve against (YYYY-MM-DD)")
+    common.add_argument("--planner", choices=["embedded", "llm"], default=argparse.SUPPRESS,
+                        help="embedded (offline) or llm (OPENAI_API_KEY / OPENAI_BASE_URL)")
+
+    parser = argparse.ArgumentParser(
+        prog="plan-studio", parents=[common],
+        description="See, edit, approve and run what an AI planner is about to do. "
+                    "Without a command, starts the studio in your browser.")
+    parser.add_argument("--port", type=int, default=8501, help="the studio's port (default 8501)")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    plan = commands.add_parser("plan", parents=[common], help="print a plan for a goal")
+    plan.add_argument("goal", nargs="?", help="what to achieve, in words")
+    plan.add_argument("--goals-file", type=Path,
+                      help="plan one goal per line (blank lines skipped; '-' reads stdin) and "
+                           "print one compact JSON per goal, in order")
+    plan.add_argument("--format", choices=_exportable(), default="seed",
+                      help="how to write the plan (default: seed)")
+
+    validate = commands.add_parser("validate", parents=[common], help="check a plan file")
+    validate.add_argument("file", type=Path)
+    validate.add_argument("--format", choices=_importable(),
+                          help="the file's format (default: from its suffix and content)")
+
+    run = commands.add_parser("run", parents=[common], help="execute a plan file")
+    run.add_argument("file", type=Path)
+    run.add_argument("--format", choices=_importable(),
+                     help="the file's format (default: from its suffix and content)")
+    run.add_argument("--answer", action="store_true",
+                     help="also print the final answer (the model's with --planner llm, "
+                          "else a summary)")
+
+    replan = commands.add_parser("replan", parents=[common], help="change a plan as feedback asks")
+    replan.add_argument("file", type=Path)
+    replan.add_argument("--feedback", required=True, help="what should change")
+    replan.add_argument("--format", choices=_importable(),
+                        help="the file's format, also used for the output when it can be "
+                             "written (default: from its suffix and content)")
+    return parser
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    try:
+        return Settings.from_env(data_dir=getattr(args, "data_dir", None),
+                                 today=getattr(args, "today", None),
+                                 planner=getattr(args, "planner", None))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise CliError(f"bad setting {where}: {first['msg']}") from exc
+
+
+def _read(path: Path) -> str:
+    try:
+        return sys.stdin.read() if str(path) == "-" else path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise CliError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise CliError(f"cannot read {path}: not UTF-8 text ({exc.reason})") from exc
+
+
+def _looks_native(text: str) -> bool:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        return False
+    steps = data.get("steps") if isinstance(data, dict) else None
+    return isinstance(data, dict) and ("goal" in data or (
+        isinstance(steps, list) and any(isinstance(s, dict) and "id" in s for s in steps)))
+
+
+def detect_and_load(path: Path, text: str, fmt: str | None,
+                    registry: ToolRegistry | None = None) -> tuple[Plan, str]:
+    """The plan in ``text`` and the format it was read as.
+
+    Without ``fmt``: the formats whose suffix matches ``path`` (all importable ones if none
+    does) are tried, the one the content looks like first; the first that reads it wins, and
+    if none does, the most likely one's error is raised.
+    """
+    if fmt is not None:
+        return load_plan(text, fmt, registry), fmt
+    candidates = [n for n in _importable() if FORMATS[n].suffix == path.suffix.lower()] or _importable()
+    if "native" in candidates and not _looks_native(text):
+        candidates.remove("native")
+        candidates.append("native")
+    first_error: PlanFormatError | None = None
+    for name in candidates:
+        try:
+            return load_plan(text, name, registry), name
+        except PlanFormatError as exc:
+            first_error = first_error or exc
+    assert first_error is not None  # there is always at least one importable format
+    raise first_error
+
+
+def _compact(text: str) -> str:
+    """One line of JSON: the plan itself when the format is JSON, else the text as a string."""
+    try:
+        return json.dumps(json.loads(text), ensure_ascii=False, separators=(",", ":"))
+    except json.JSONDecodeError:
+        return json.dumps(text, ensure_ascii=False)
+
+
+def _goals(path: Path) -> Iterator[str]:
+    for line in _read(path).splitlines():
+        if line.strip():
+            yield line.strip()
+
+
+def _cmd_plan(args: argparse.Namespace, services: Services) -> int:
+    if (args.goal is None) == (args.goals_file is None):
+        raise CliError("give either a GOAL or --goals-file FILE")
+    today = services.settings.effective_today()
+    if args.goal is not None:
+        plan = services.planner.plan(args.goal, today=today)
+        print(dump_plan(plan, args.format, services.registry))
+        return 0
+    status = 0
+    for goal in _goals(args.goals_file):
+        try:
+            plan = services.planner.plan(goal, today=today)
+        except PlanStudioError as exc:
+            # Keep one line per goal so the output still lines up with the input.
+            print(json.dumps({"goal": goal, "error": str(exc)}, ensure_ascii=False), flush=True)
+            print(f"plan-studio: {goal!r}: {_one_line(exc)}", file=sys.stderr)
+            status = _EXIT_ERROR
+            continue
+        print(_compact(dump_plan(plan, args.format, services.registry)), flush=True)
+    return status
+
+
+def _cmd_validate(args: argparse.Namespace, services: Services) -> int:
+    text = _read(args.file)
+    try:
+        plan, _fmt = detect_and_load(args.file, text, args.format, services.registry)
+    except PlanError as exc:
+        print(f"{args.file}: {exc}")
+        return _EXIT_FAILED
+    problems = services.validator.validate(plan)
+    for problem in problems:
+        print(f"{problem.severity}: {problem}")
+    if any(p.severity == "error" for p in problems):
+        return _EXIT_FAILED
+    print("valid")
+    return 0
+
+
+def _step_line(plan: Plan, state: StepRun) -> str:
+    label = plan.label(state.step_id)
+    status = state.status.value
+    if state.status == StepStatus.succeeded:
+        rows = state.rows
+        if rows is not None:
+            return f"{label}: {status}, {len(rows)} result{'s' if len(rows) != 1 else ''}"
+        return f"{label}: {status}, 1 result"
+    detail = (state.error or "").removeprefix(f"{status}: ")
+    return f"{label}: {status}" + (f": {_one_line(detail)}" if detail else "")
+
+
+def _cmd_run(args: argparse.Namespace, services: Services) -> int:
+    plan, _fmt = detect_and_load(args.file, _read(args.file), args.format, services.registry)
+    # The final answer is only worth making when it is printed.
+    executor = services.executor if args.answer else Executor(services.registry)
+    run = executor.start(plan)
+    for event in executor.run_all(run):
+        if event.type == "plan_step_end" and event.step_id is not None:
+            print(_step_line(plan, run.steps[event.step_id]), flush=True)
+    counts = ", ".join(f"{n} {s}" for s, n in run.counts().items())
+    print(f"run {run.status}: {counts}")
+    if args.answer and run.answer:
+        print()
+        print(run.answer)
+    return _EXIT_FAILED if run.status == "failed" else 0
+
+
+def _cmd_replan(args: argparse.Namespace, services: Services) -> int:
+    plan, fmt = detect_and_load(args.file, _read(args.file), args.format, services.registry)
+    new_plan = services.planner.replan(plan, args.feedback, today=services.settings.effective_today())
+    out = fmt if FORMATS[fmt].dump is not None else "native"
+    print(dump_plan(new_plan, out, services.registry))
+    return 0
+
+
+_COMMANDS = {"plan": _cmd_plan, "validate": _cmd_validate, "run": _cmd_run, "replan": _cmd_replan}
+
+
+def _studio_argv(port: int) -> list[str]:
+    flags = [f"--{section}.{name}={str(value).lower() if isinstance(value, bool) else value}"
+             for section, options in STUDIO_OPTIONS.items() for name, value in options.items()]
+    return ["run", str(ENTRY_SCRIPT), f"--server.port={port}", *flags]
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from streamlit.web import cli as streamlit_cli
+
+    # The studio reads its settings from the environment, like every other start.
+    for option, variable in (("data_dir", "PLAN_STUDIO_DATA_DIR"), ("today", "PLAN_STUDIO_TODAY"),
+                             ("planner", "PLAN_STUDIO_PLANNER")):
+        if hasattr(args, option):
+            os.environ[variable] = str(getattr(args, option))
+    _settings(args)  # a bad setting is reported here, not as a broken page
+    print(f"Plan Studio: http://127.0.0.1:{args.port}", file=sys.stderr, flush=True)
+    streamlit_cli.main(args=_studio_argv(args.port), prog_name="plan-studio")
+    return 0
+
+
+def _one_line(message: object) -> str:
+    return " ".join(str(message).split())
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command in ``argv`` (default: the process's arguments); return the exit status."""
+    args = _parser().parse_args(argv)
+    try:
+        if args.command is None:
+            return _serve(args)
+        services = build_services(_settings(args))
+        status = _COMMANDS[args.command](args, services)
+    except (CliError, PlanStudioError) as exc:
+        print(f"plan-studio: error: {_one_line(exc)}", file=sys.stderr)
+        status = _EXIT_ERROR
+    except KeyboardInterrupt:
+        status = 130
+    except Exception as exc:  # a bug: still one line, never a traceback
+        print(f"plan-studio: unexpected error: {type(exc).__name__}: {_one_line(exc)}", file=sys.stderr)
+        status = _EXIT_ERROR
+    return status
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,103 @@
+"""Shared fixtures. Each fixture says which tests it serves; keep them small."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from llm_server import LLMServer
+
+# Looks like a real key on purpose: tests assert it never leaks into messages, logs or data.
+TEST_API_KEY = "sk-test-secret-5f2c9a7e41d8b3a6"
+
+
+@pytest.fixture
+def llm_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[LLMServer]:
+    """A scripted OpenAI-compatible server on 127.0.0.1; the SDK's env vars point at it."""
+    server = LLMServer().start()
+    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", TEST_API_KEY)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+# -- browser tests (tests/test_browser.py) ---------------------------------------------------
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+                 "--disable-dev-shm-usage"]
+STUDIO_TODAY = "2025-10-12"
+_STUDIO_START_SECONDS = 90
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[str, Any]:
+    """pytest-playwright's launch arguments, pointed at Debian's Chromium (Playwright's own
+    browser download does not work here)."""
+    return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_ARGS}
+
+
+@dataclass
+class Studio:
+    url: str
+    data_dir: Path
+    log: Path
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+            return response.status == 200
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+@pytest.fixture
+def studio(tmp_path: Path) -> Iterator[Studio]:
+    """The real studio, started by the ``plan-studio`` command on a free port, with its own
+    data folder and today pinned; offline (no model settings)."""
+    port = _free_port()
+    data_dir = tmp_path / "data"
+    log = tmp_path / "studio.log"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "PLAN_STUDIO_"))}
+    env.update(PLAN_STUDIO_DATA_DIR=str(data_dir), PLAN_STUDIO_TODAY=STUDIO_TODAY)
+    command = Path(sys.executable).with_name("plan-studio")
+    argv = [str(command)] if command.exists() else [sys.executable, "-m", "studio.cli"]
+    # Started outside the project folder, so the command's own flags must be enough.
+    with log.open("wb") as out:
+        process = subprocess.Popen([*argv, "--port", str(port)], cwd=tmp_path, env=env,
+                                   stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + _STUDIO_START_SECONDS
+        while not _healthy(url):
+            if process.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"the studio did not start:\n{log.read_text(errors='replace')}")
+            time.sleep(0.2)
+        yield Studio(url=url, data_dir=data_dir, log=log)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()

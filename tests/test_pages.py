@@ -1,0 +1,261 @@
+"""The studio's pages through Streamlit's AppTest: the real app, services, store and tools.
+
+Each test gets its own data folder (so its own services, store and demo data) and today
+pinned to 2025-10-12. The graph component shows up as an unknown element in AppTest; what it
+draws is tested through ``studio._graph.graph_data``.
+"""
+
+from __future__ import annotations
+
+import filecmp
+import json
+import re
+from pathlib import Path
+
+import pytest
+import pyvis
+from streamlit.testing.v1 import AppTest
+
+from core import Plan, load_plan
+from studio import Keys, get_services
+from studio._graph import VIS_NETWORK_FILE, graph_data
+
+APP = Path(__file__).resolve().parents[1] / "studio" / "app.py"
+# Relative to the entry script, as AppTest wants.
+PLAN = "../pages/plan.py"
+LIBRARY = "../pages/library.py"
+GOAL = "Get contaminated shipments from Berlin facilities"
+
+
+@pytest.fixture
+def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "PLAN_STUDIO_PLANNER", "PLAN_STUDIO_DB"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("PLAN_STUDIO_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("PLAN_STUDIO_TODAY", "2025-10-12")
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    return at.run()
+
+
+def no_failures(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def make_plan(at: AppTest, goal: str = GOAL) -> Plan:
+    at.text_area(key=Keys.GOAL).input(goal)
+    at.button(key="plan.make").click().run()
+    no_failures(at)
+    return at.session_state[Keys.PLAN]
+
+
+def edit_json(at: AppTest, text: str) -> None:
+    at.text_area(key=Keys.JSON).input(text).run()
+    no_failures(at)
+
+
+def texts(at: AppTest) -> str:
+    """Everything the page says, as one string, markdown escapes removed."""
+    parts = [e.value for kind in ("markdown", "caption", "error", "warning", "success", "info")
+             for e in getattr(at, kind)]
+    return "\n".join(str(p) for p in parts).replace("\\", "")
+
+
+def plan_text(steps: list[dict], goal: str = "edited") -> str:
+    return json.dumps({"goal": goal, "steps": steps}, indent=2)
+
+
+def test_a_goal_becomes_a_plan_in_state_and_in_the_json_panel(app: AppTest) -> None:
+    plan = make_plan(app)
+    assert [s.tool for s in plan.steps] == ["facilities_list", "shipments_list"]
+    assert plan.steps[1].params["facility_id"] == "${step[0].data.*.id}"
+    assert load_plan(app.text_area(key=Keys.JSON).value, "native") == plan
+    assert not app.button(key="plan.approve").disabled
+    assert app.button(key="plan.run_all").disabled
+    assert app.button(key="plan.run_next").disabled
+    assert "No problems found" in texts(app)
+
+
+def test_an_empty_goal_is_refused_with_a_message(app: AppTest) -> None:
+    app.button(key="plan.make").click().run()
+    no_failures(app)
+    assert app.session_state[Keys.PLAN] is None
+    assert "Type a goal first" in texts(app)
+
+
+def test_broken_json_keeps_the_text_and_the_last_good_plan(app: AppTest) -> None:
+    plan = make_plan(app)
+    broken = app.text_area(key=Keys.JSON).value.replace('"tool": "shipments_list",', '"tool": "shipments_list"')
+    edit_json(app, broken)
+    assert app.text_area(key=Keys.JSON).value == broken
+    assert app.session_state[Keys.PLAN] == plan
+    [error] = [e.value for e in app.error]
+    assert "line" in error and "column" in error and "Your text is kept" in error.replace("\\", "")
+
+    fixed = broken.replace('"tool": "shipments_list"', '"tool": "shipments_list",').replace("Berlin", "Munich")
+    edit_json(app, fixed)
+    assert app.session_state[Keys.PLAN].steps[0].params == {"location": "Munich"}
+    assert not app.error
+
+
+def test_an_edit_withdraws_approval_and_the_graph_follows(app: AppTest) -> None:
+    make_plan(app)
+    app.button(key="plan.approve").click().run()
+    assert app.session_state[Keys.APPROVED]
+    assert not app.button(key="plan.run_all").disabled
+    text = app.text_area(key=Keys.JSON).value.replace('"Berlin"', '"Hamburg"')
+    edit_json(app, text)
+    assert not app.session_state[Keys.APPROVED]
+    assert app.button(key="plan.run_all").disabled
+    nodes = graph_data(app.session_state[Keys.PLAN])["nodes"]
+    assert "Hamburg" in nodes[0]["title"]
+
+
+def test_a_cycle_and_an_unknown_tool_are_listed_by_step_and_block_approval(app: AppTest) -> None:
+    make_plan(app)
+    edit_json(app, plan_text([
+        {"id": "a", "tool": "facilities_list", "params": {}, "depends_on": ["b"]},
+        {"id": "b", "tool": "shipments_list", "params": {}, "depends_on": ["a"]},
+        {"id": "c", "tool": "shipment_list", "params": {}},
+    ]))
+    errors = [e.value.replace("\\", "") for e in app.error]
+    # Which step of the cycle the validator names first is its own choice.
+    assert any(re.match(r"step [01] \((facilities|shipments)_list\) · depends_on: dependency cycle: ", e)
+               for e in errors)
+    assert any("step 2 (shipment_list) · tool: unknown tool 'shipment_list'; did you mean 'shipments_list'?" in e
+               for e in errors)
+    assert app.button(key="plan.approve").disabled
+    assert "Approve is disabled: the plan has 2 problems" in texts(app)
+    # The graph still draws the plan as it is, cycle included.
+    data = graph_data(app.session_state[Keys.PLAN])
+    assert {(e["from"], e["to"]) for e in data["edges"]} == {("a", "b"), ("b", "a")}
+
+
+def test_a_failing_tool_fails_its_step_skips_dependents_and_the_page_keeps_working(app: AppTest) -> None:
+    def explode(reason: str = "boom") -> dict:
+        """Always fails.
+
+        Args:
+            reason: The error message.
+        """
+        raise RuntimeError(reason)
+
+    get_services().registry.register(explode)  # the same services the app uses
+    make_plan(app)
+    edit_json(app, plan_text([
+        {"id": "a", "tool": "explode", "params": {"reason": "the tool broke"}},
+        {"id": "b", "tool": "shipments_list", "params": {"facility_id": "${step[0].data.*.id}"}},
+        {"id": "c", "tool": "facilities_list", "params": {"location": "Berlin"}},
+    ]))
+    app.button(key="plan.approve").click().run()
+    app.button(key="plan.run_all").click().run()
+    no_failures(app)
+    run = app.session_state[Keys.RUN]
+    assert {sid: s.status.value for sid, s in run.steps.items()} == {
+        "a": "failed", "b": "skipped", "c": "succeeded"}
+    page = texts(app)
+    assert "explode failed: the tool broke" in page
+    assert "depends on step 0 (explode), which did not succeed" in page
+    assert ":red-badge[failed]" in page and ":orange-badge[skipped]" in page
+    assert len(app.dataframe) == 1  # the rows of the step that succeeded
+    assert graph_data(app.session_state[Keys.PLAN], run)["statuses"] == ["failed", "skipped", "succeeded"]
+
+    # Still usable: a new goal plans as before.
+    assert [s.tool for s in make_plan(app, "Get facilities in Munich").steps] == ["facilities_list"]
+    assert app.session_state[Keys.RUN] is None
+
+
+def test_run_next_step_runs_one_step_at_a_time(app: AppTest) -> None:
+    make_plan(app)
+    app.button(key="plan.approve").click().run()
+    app.button(key="plan.run_next").click().run()
+    run = app.session_state[Keys.RUN]
+    assert [s.status.value for s in run.steps.values()] == ["succeeded", "pending"]
+    assert not run.finished
+    app.button(key="plan.run_next").click().run()
+    run = app.session_state[Keys.RUN]
+    assert [s.status.value for s in run.steps.values()] == ["succeeded", "succeeded"]
+    assert run.finished
+    assert "Run " in texts(app) and "succeeded · 2 succeeded" in texts(app)
+
+
+def test_an_unexpected_error_shows_a_short_message_not_a_traceback(app: AppTest, monkeypatch) -> None:
+    class BrokenPlanner:
+        name = "broken"
+
+        def plan(self, goal, *, today, context=None):
+            raise ZeroDivisionError("division by zero")
+
+    monkeypatch.setattr(get_services(), "_planner", BrokenPlanner())
+    make_plan(app)
+    [error] = [e.value.replace("\\", "") for e in app.error]
+    assert error.startswith("Could not make a plan: unexpected ZeroDivisionError")
+    assert "Traceback" not in texts(app)
+
+
+def test_save_makes_versions_and_the_library_opens_them(app: AppTest) -> None:
+    first = make_plan(app)
+    app.button(key="plan.approve").click().run()
+    app.button(key="plan.run_all").click().run()
+    app.button(key="plan.save").click().run()
+    assert "Saved as version 1." in texts(app)
+    app.button(key="plan.save").click().run()
+    assert "No changes since version 1." in texts(app)
+
+    edit_json(app, app.text_area(key=Keys.JSON).value.replace('"Berlin"', '"Leipzig"'))
+    app.text_input(key=Keys.SAVE_MESSAGE).input("Leipzig instead")
+    app.button(key="plan.save").click().run()
+    assert "Saved as version 2." in texts(app)
+    second = app.session_state[Keys.PLAN]
+
+    store = get_services().store
+    [summary] = store.list_plans()
+    assert (summary.goal, summary.latest_version, summary.run_count) == (GOAL, 2, 1)
+    assert [v.message for v in store.versions(summary.id)] == ["", "Leipzig instead"]
+    [run] = store.list_runs(summary.id)
+    assert (run.version, run.status) == (1, "succeeded")
+
+    app.switch_page(LIBRARY).run()
+    no_failures(app)
+    assert GOAL in texts(app) and "2 versions · 1 run" in texts(app)
+    app.text_input(key=Keys.SEARCH).input("no such goal").run()
+    assert "No saved plan matches." in texts(app)
+    app.text_input(key=Keys.SEARCH).input("berlin").run()
+
+    app.button(key=f"library.open.{summary.id}.1").click().run()
+    no_failures(app)
+    assert app.session_state[Keys.PLAN] == first
+    assert load_plan(app.text_area(key=Keys.JSON).value, "native") == first
+    assert app.text_area(key=Keys.GOAL).value == GOAL
+    assert "Saved as version 1" in texts(app)
+
+    app.switch_page(LIBRARY).run()
+    app.button(key=f"library.open.{summary.id}").click().run()
+    assert app.session_state[Keys.PLAN] == second
+    # AppTest reruns the page it last switched to itself; the browser follows st.switch_page.
+    app.switch_page(PLAN)
+    # Editing the opened plan and saving makes the next version of the same plan.
+    edit_json(app, app.text_area(key=Keys.JSON).value.replace('"Leipzig"', '"Dresden"'))
+    app.button(key="plan.save").click().run()
+    assert "Saved as version 3." in texts(app)
+    assert [s.latest_version for s in store.list_plans()] == [3]
+
+
+def test_graph_labels_and_tooltips_are_escaped_and_coloured_by_status() -> None:
+    hostile = '<img src=x onerror="alert(1)">'
+    plan = Plan.model_validate({"goal": "g", "steps": [
+        {"id": "a", "tool": hostile, "params": {"note": hostile}, "note": hostile},
+        {"id": "b", "tool": "facilities_list", "params": {"location": "${step[0].data.*.id}"}},
+    ]})
+    data = graph_data(plan)
+    for item in data["nodes"] + data["edges"]:
+        for field in ("label", "title"):
+            assert "<" not in str(item.get(field, "")) and '"' not in str(item.get(field, ""))
+    assert data["nodes"][0]["label"] == "0 · &lt;img src=x onerror=&quot;alert(1)&quot;&gt;"
+    assert [n["color"]["background"] for n in data["nodes"]] == ["#e5e7eb", "#e5e7eb"]
+    assert data["edges"] == [{"from": "a", "to": "b", "label": "location", "arrows": "to"}]
+    assert data["options"]["layout"]["hierarchical"]["direction"] == "LR"
+
+
+def test_the_served_vis_network_is_the_one_pyvis_ships() -> None:
+    bundled = Path(pyvis.__file__).parent / "templates" / "lib" / "vis-9.1.2" / VIS_NETWORK_FILE.name
+    assert filecmp.cmp(VIS_NETWORK_FILE, bundled, shallow=False)
