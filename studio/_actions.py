@@ -14,16 +14,16 @@ from typing import Iterator, Literal
 
 import streamlit as st
 
-from core import Event, Plan, PlanError, PlanStudioError, Run, dump_plan, load_plan
+from core import FORMATS, Event, Plan, PlanError, PlanStudioError, Run, dump_plan, load_plan
 from core.planners import PlanContext
 
 from ._services import get_services
 from ._state import Keys, SavedRef
 
 __all__ = [
-    "approve", "edit_json", "failure_message", "fingerprint", "make_plan", "notify",
-    "open_saved_plan", "replan", "reported", "request_run", "run_events", "save", "show_plan",
-    "shown",
+    "approve", "describe_changes", "edit_json", "failure_message", "fingerprint", "import_plan",
+    "make_plan", "notify", "open_saved_plan", "replan", "reported", "request_run", "run_events",
+    "save", "set_locks", "show_plan", "shown",
 ]
 
 log = logging.getLogger("studio")
@@ -77,6 +77,7 @@ def show_plan(plan: Plan, *, saved: SavedRef | None) -> None:
     st.session_state[Keys.SAVED] = saved
     st.session_state[Keys.JSON] = dump_plan(plan, "native")
     st.session_state[Keys.GOAL] = plan.goal
+    st.session_state[Keys.LOCKS] = [s.id for s in plan.steps if s.locked]
 
 
 def make_plan() -> None:
@@ -94,6 +95,8 @@ def make_plan() -> None:
 
 
 def replan() -> None:
+    """Change the plan as the feedback asks; both versions are stored, so the old one stays in
+    the history (locked steps are kept by the planner)."""
     st.session_state[Keys.NOTICES] = []
     feedback = st.session_state.get(Keys.FEEDBACK, "").strip()
     plan: Plan | None = st.session_state[Keys.PLAN]
@@ -103,10 +106,63 @@ def replan() -> None:
     with reported("re-plan"):
         services = get_services()
         new_plan = services.planner.replan(plan, feedback, today=services.settings.effective_today())
-        # The same saved plan, so the next save is its next version.
-        show_plan(new_plan, saved=st.session_state[Keys.SAVED])
+        saved = _store_current(plan, message="before re-plan")
+        version = services.store.save_plan(new_plan, plan_id=saved.plan_id, message=f"re-plan: {feedback}")
+        show_plan(new_plan, saved=SavedRef(version.plan_id, version.version, fingerprint(new_plan)))
         st.session_state[Keys.FEEDBACK] = ""
-        notify("success", "Re-planned. Review the changes, then approve again.")
+        changes = describe_changes(plan, new_plan)
+        notify("success", f"Re-planned as version {version.version} ({changes}); version "
+                          f"{saved.version} stays in the history. Review it, then approve again.")
+
+
+def _store_current(plan: Plan, *, message: str) -> SavedRef:
+    """The stored version holding ``plan``: the saved one if unchanged, else a new version."""
+    saved: SavedRef | None = st.session_state[Keys.SAVED]
+    if saved is not None and saved.fingerprint == fingerprint(plan):
+        return saved
+    version = get_services().store.save_plan(plan, plan_id=saved.plan_id if saved else None,
+                                             message=message)
+    saved = SavedRef(version.plan_id, version.version, fingerprint(plan))
+    st.session_state[Keys.SAVED] = saved
+    return saved
+
+
+def describe_changes(old: Plan, new: Plan) -> str:
+    """What a re-plan changed, step by step, in a few words."""
+    old_steps = {s.id: s for s in old.steps}
+    new_ids = {s.id for s in new.steps}
+    added = [new.label(s.id) for s in new.steps if s.id not in old_steps]
+    removed = [old.label(s.id) for s in old.steps if s.id not in new_ids]
+    changed = [new.label(s.id) for s in new.steps if s.id in old_steps
+               and s.model_dump(exclude={"note"}) != old_steps[s.id].model_dump(exclude={"note"})]
+    parts = [f"{what}: {', '.join(labels)}" for what, labels in
+             (("added", added), ("removed", removed), ("changed", changed)) if labels]
+    return "; ".join(parts) or "no step changed"
+
+
+def set_locks() -> None:
+    """The locked-steps picker changed: mark those steps so a re-plan keeps them."""
+    plan: Plan | None = st.session_state[Keys.PLAN]
+    if plan is None:
+        return
+    locked = set(st.session_state.get(Keys.LOCKS) or [])
+    steps = [s.model_copy(update={"locked": s.id in locked}) for s in plan.steps]
+    _take_edit(plan.model_copy(update={"steps": steps}))
+    st.session_state[Keys.JSON] = dump_plan(st.session_state[Keys.PLAN], "native")
+
+
+def import_plan(text: str, fmt: str) -> None:
+    """Put a plan written in ``fmt`` into the editor; on failure the import text is kept."""
+    st.session_state[Keys.NOTICES] = []
+    if not text.strip():
+        notify("error", "Paste a plan or choose a file to import first.")
+        return
+    with reported(f"import the {FORMATS[fmt].label}"):
+        plan = load_plan(text, fmt, get_services().registry)
+        show_plan(plan, saved=None)
+        st.session_state[Keys.IMPORT_TEXT] = ""
+        notify("success", f"Imported {len(plan.steps)} step{'s' if len(plan.steps) != 1 else ''} "
+                          f"from the {FORMATS[fmt].label}. Review it, then approve it.")
 
 
 def edit_json() -> None:
@@ -119,10 +175,16 @@ def edit_json() -> None:
         st.session_state[Keys.JSON_ERROR] = str(exc)
         return
     st.session_state[Keys.JSON_ERROR] = None
+    _take_edit(plan)
+
+
+def _take_edit(plan: Plan) -> None:
+    """An edited plan replaces the one under review: approval and run start over."""
     current: Plan | None = st.session_state[Keys.PLAN]
     if current is not None and fingerprint(plan) == fingerprint(current):
         return
     st.session_state[Keys.PLAN] = plan
+    st.session_state[Keys.LOCKS] = [s.id for s in plan.steps if s.locked]
     st.session_state[Keys.APPROVED] = False
     st.session_state[Keys.RUN] = None
     st.session_state[Keys.RUN_SAVED] = None

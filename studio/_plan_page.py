@@ -8,9 +8,12 @@ from typing import Any, Literal
 import streamlit as st
 
 from core import Plan, Problem, Run, StepRun, StepStatus
+from core.formats import SAY_TOOL
 
 from . import _actions as actions
+from ._formats_panel import formats_panel
 from ._graph import GRAPH_MIN_HEIGHT, STATUS_COLOURS, show_graph
+from ._replan_panel import replan_panel, versions_panel
 from ._services import Services, get_services
 from ._state import PERSIST, Keys, SavedRef
 from ._text import md_escape
@@ -34,8 +37,9 @@ def plan_page() -> None:
     _notices()
     plan: Plan | None = st.session_state[Keys.PLAN]
     if plan is None:
-        st.info("Type a goal and press **Plan**. The plan appears as a graph beside its JSON; "
-                "review or edit it, approve it, then run it step by step.")
+        st.info("Type a goal and press **Plan**, or import a plan below. The plan appears as a "
+                "graph beside its JSON; review or edit it, approve it, then run it step by step.")
+        formats_panel(services, None)
         return
     with actions.shown("show the plan"):
         _plan_view(services, plan)
@@ -77,11 +81,9 @@ def _plan_view(services: Services, plan: Plan) -> None:
 
     _problems(problems)
     _actions_bar(plan, errors)
-    with st.expander("Ask for changes (re-plan)", icon=":material/edit_note:"):
-        st.text_area("What should change?", key=Keys.FEEDBACK, height=68,
-                     persist_state=PERSIST,
-                     placeholder="e.g. only high-risk shipments; use Munich instead")
-        st.button("Re-plan", key="plan.replan", on_click=actions.replan)
+    replan_panel(services, plan)
+    versions_panel(services)
+    formats_panel(services, plan)
 
     pending = st.session_state[Keys.PENDING_RUN]
     st.session_state[Keys.PENDING_RUN] = None
@@ -162,6 +164,9 @@ def _live_run(plan: Plan, kind: Literal["next", "all"]) -> None:
                 status.write(md_escape(f"{_step_title(plan, event.step_id or '')}: running"))
             elif event.type == "plan_step_end":
                 status.write(md_escape(f"{_step_title(plan, event.step_id or '')}: {event.data['status']}"))
+                said = _said(plan, st.session_state[Keys.RUN].steps[event.step_id or ""])
+                if said is not None:
+                    status.write(md_escape(f"“{said}”"))
             elif event.type == "text_delta":
                 answer += event.data.get("text", "")
                 answer_slot = answer_slot or status.empty()
@@ -185,6 +190,12 @@ def _results(plan: Plan, run: Run) -> None:
             continue
         with st.container(border=True):
             _step_result(plan, state)
+    for name, value in run.appended_results().items():
+        st.markdown(f"**{md_escape(name)}**")
+        if isinstance(value, (dict, list)):
+            st.json(value, expanded=1)
+        else:
+            st.markdown(md_escape(value))
     if run.answer:
         st.markdown("**Answer**")
         st.markdown(md_escape(run.answer))
@@ -198,6 +209,9 @@ def _step_result(plan: Plan, state: StepRun) -> None:
         st.error(md_escape(state.error or "failed"))
     elif state.status == StepStatus.skipped:
         st.warning(md_escape(state.error or "skipped"))
+    elif state.status == StepStatus.succeeded and _said(plan, state) is not None:
+        with st.chat_message("assistant"):
+            st.markdown(md_escape(_said(plan, state)))
     elif state.status == StepStatus.succeeded:
         rows = state.rows
         if rows is not None:
@@ -209,6 +223,14 @@ def _step_result(plan: Plan, state: StepRun) -> None:
     if state.arguments:
         with st.expander("Arguments sent to the tool"):
             st.json(state.arguments, expanded=False)
+
+
+def _said(plan: Plan, state: StepRun) -> str | None:
+    """The message of a SAY step (Teams AI), which reads best as a chat message."""
+    if plan.step(state.step_id).tool != SAY_TOOL or not isinstance(state.result, dict):
+        return None
+    message = state.result.get("message")
+    return message if isinstance(message, str) else None
 
 
 def _table(rows: list[Any]) -> list[dict[str, Any]]:

@@ -1,7 +1,7 @@
 """The studio's session state: every key, its default, and the one place it is initialised.
 
-Keys are namespaced by page ("plan.", "library."). Text widgets keep their value across page
-changes with ``persist_state="session"`` (``PERSIST``), so the Library page can put a saved plan
+Keys are namespaced by page ("plan.", "library.", "settings.", "tools."). Text widgets keep
+their value across page changes with ``persist_state="session"`` (``PERSIST``), so the Library page can put a saved plan
 into the Plan page's widgets before switching to it.
 """
 
@@ -23,6 +23,10 @@ class Keys:
     JSON = "plan.json"
     FEEDBACK = "plan.feedback"
     SAVE_MESSAGE = "plan.save_message"
+    LOCKS = "plan.locks"  # ids of the steps a re-plan must keep
+    IMPORT_FORMAT = "plan.import_format"
+    IMPORT_TEXT = "plan.import_text"
+    EXPORT_FORMAT = "plan.export_format"
     # Plan page state
     PLAN = "plan.current"  # the last plan that parsed: what the graph shows and runs
     JSON_ERROR = "plan.json_error"  # why the JSON panel's text does not parse, or None
@@ -34,6 +38,17 @@ class Keys:
     PENDING_RUN = "plan.pending_run"  # "next" or "all": a run the page performs live
     # Library page widgets
     SEARCH = "library.search"
+    # Settings page: this session's choices, applied over the environment's settings
+    SETTINGS_OVERRIDES = "settings.overrides"  # {field: value} given to Settings.from_env, or None
+    SETTINGS_MESSAGE = "settings.message"  # (kind, text) about the last Apply, or None
+    # Settings page widgets; None until the page fills them from the settings in use
+    SETTINGS_PLANNER = "settings.planner"
+    SETTINGS_MODEL = "settings.model"
+    SETTINGS_TEMPERATURE = "settings.temperature"
+    SETTINGS_MAX_RETRIES = "settings.max_retries"
+    SETTINGS_TIMEOUT = "settings.timeout"
+    # Tools page widgets
+    TOOLS_FILTER = "tools.filter"
 
 
 @dataclass(frozen=True)
@@ -50,6 +65,10 @@ _DEFAULTS: dict[str, Any] = {
     Keys.JSON: "",
     Keys.FEEDBACK: "",
     Keys.SAVE_MESSAGE: "",
+    Keys.LOCKS: [],
+    Keys.IMPORT_FORMAT: "native",
+    Keys.IMPORT_TEXT: "",
+    Keys.EXPORT_FORMAT: "seed",
     Keys.SEARCH: "",
     Keys.PLAN: None,
     Keys.JSON_ERROR: None,
@@ -59,6 +78,14 @@ _DEFAULTS: dict[str, Any] = {
     Keys.SAVED: None,
     Keys.NOTICES: [],
     Keys.PENDING_RUN: None,
+    Keys.SETTINGS_OVERRIDES: None,
+    Keys.SETTINGS_MESSAGE: None,
+    Keys.SETTINGS_PLANNER: None,
+    Keys.SETTINGS_MODEL: None,
+    Keys.SETTINGS_TEMPERATURE: None,
+    Keys.SETTINGS_MAX_RETRIES: None,
+    Keys.SETTINGS_TIMEOUT: None,
+    Keys.TOOLS_FILTER: "",
 }
 
 

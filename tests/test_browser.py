@@ -38,6 +38,7 @@ def _screenshot(page: Page, path: Path) -> None:
     """The whole page: Streamlit scrolls inside its own container, so grow the viewport to fit."""
     height = page.evaluate("() => Math.max(...[...document.querySelectorAll('*')].map(e => e.scrollHeight))")
     page.set_viewport_size({"width": page.viewport_size["width"], "height": min(height + 40, 6000)})
+    page.wait_for_timeout(500)  # vis-network redraws its canvas after a resize
     page.screenshot(path=str(path), full_page=True)
 
 
@@ -83,6 +84,8 @@ def test_journey_from_goal_to_library(page: Page, studio) -> None:
     # Save
     page.get_by_role("button", name="Save").click()
     expect(page.get_by_text("Saved as version 1.")).to_be_visible()
+    # The notice above the graph moves it, so Streamlit mounts it afresh: wait for the redraw.
+    _graph(page, "succeeded succeeded")
     ARTIFACTS.mkdir(exist_ok=True)
     _screenshot(page, ARTIFACTS / "journey.png")
     page.set_viewport_size({"width": 1440, "height": 1000})

@@ -1,0 +1,133 @@
+"""The Plan page's steering and exchange panels: locks and re-plan with version history,
+import and export in every registered format, SAY messages and appended results in a run."""
+
+from __future__ import annotations
+
+import json
+
+from streamlit.testing.v1 import AppTest
+
+from core import FORMATS, load_plan
+from studio import Keys, get_services
+from test_pages import GOAL, app, make_plan, no_failures, texts  # noqa: F401  (app is a fixture)
+
+TEAMS_PLAN = json.dumps({"type": "plan", "commands": [
+    {"type": "DO", "action": "createList", "parameters": {"list": "groceries"}},
+    {"type": "DO", "action": "addItem", "parameters": {"list": "groceries", "item": "milk"}},
+    {"type": "SAY", "response": "I've added *milk* to your groceries list."},
+]})
+
+
+def import_text(at: AppTest, fmt: str, text: str) -> None:
+    at.selectbox(key=Keys.IMPORT_FORMAT).set_value(fmt)
+    at.text_area(key=Keys.IMPORT_TEXT).input(text)
+    at.button(key="plan.import").click().run()
+    no_failures(at)
+
+
+def test_a_replan_keeps_locked_steps_and_the_old_version_in_the_history(app: AppTest) -> None:
+    first = make_plan(app)
+    app.multiselect(key=Keys.LOCKS).select(first.steps[1].id).run()
+    no_failures(app)
+    locked = app.session_state[Keys.PLAN]
+    assert [s.locked for s in locked.steps] == [False, True]
+    assert '"locked": true' in app.text_area(key=Keys.JSON).value
+
+    app.text_area(key=Keys.FEEDBACK).input("use Munich instead")
+    app.button(key="plan.replan").click().run()
+    no_failures(app)
+    new = app.session_state[Keys.PLAN]
+    assert new.steps[0].params == {"location": "Munich"}
+    assert new.steps[1] == locked.steps[1]
+    page = texts(app)
+    assert "Re-planned as version 2 (changed: step 0 (facilities_list))" in page
+    assert load_plan(app.text_area(key=Keys.JSON).value, "native") == new
+
+    saved = app.session_state[Keys.SAVED]
+    versions = get_services().store.versions(saved.plan_id)
+    assert [(v.version, v.message) for v in versions] == [
+        (1, "before re-plan"), (2, "re-plan: use Munich instead")]
+    assert versions[0].plan == locked
+
+    app.button(key="plan.version.1").click().run()
+    no_failures(app)
+    assert app.session_state[Keys.PLAN] == locked
+    assert app.session_state[Keys.SAVED].version == 1
+
+
+def test_a_replan_the_planner_cannot_do_says_why_and_keeps_the_plan(app: AppTest) -> None:
+    plan = make_plan(app)
+    app.multiselect(key=Keys.LOCKS).set_value([s.id for s in plan.steps]).run()
+    app.text_area(key=Keys.FEEDBACK).input("use Munich instead")
+    app.button(key="plan.replan").click().run()
+    no_failures(app)
+    assert [e.value.replace("\\", "") for e in app.error][0].startswith("Could not re-plan: ")
+    assert app.session_state[Keys.PLAN].steps[0].params == {"location": "Berlin"}
+    assert app.text_area(key=Keys.FEEDBACK).value == "use Munich instead"
+    assert app.session_state[Keys.SAVED] is None  # nothing half-saved
+
+
+def test_a_teams_plan_imports_runs_and_its_say_step_speaks(app: AppTest) -> None:
+    import_text(app, "teams", TEAMS_PLAN)
+    plan = app.session_state[Keys.PLAN]
+    assert [s.tool for s in plan.steps] == ["createList", "addItem", "say"]
+    assert "Imported 3 steps from the Teams AI DO/SAY plan" in texts(app)
+    app.button(key="plan.approve").click().run()
+    app.button(key="plan.run_all").click().run()
+    no_failures(app)
+    assert app.session_state[Keys.RUN].status == "succeeded"
+    [said] = [m for m in app.chat_message]
+    # Escaped: the asterisks show as written instead of turning into emphasis.
+    assert said.markdown[0].value == r"I've added \*milk\* to your groceries list\."
+
+
+def test_a_broken_import_names_the_problem_and_keeps_the_text_and_the_plan(app: AppTest) -> None:
+    plan = make_plan(app)
+    broken = "<plan>\n  <function.WriterPlugin.ShortPoem input=\"$X\">\n</plan>"
+    import_text(app, "sk", broken)
+    [error] = [e.value.replace("\\", "") for e in app.error]
+    assert error.startswith("Could not import the Semantic Kernel XML plan:") and "line 3" in error
+    assert app.text_area(key=Keys.IMPORT_TEXT).value == broken
+    assert app.session_state[Keys.PLAN] == plan
+
+    import_text(app, "native", "")
+    assert "Paste a plan or choose a file to import first." in texts(app)
+
+
+def test_every_export_format_shows_the_plan_as_that_format_writes_it(app: AppTest) -> None:
+    plan = make_plan(app)
+    registry = get_services().registry
+    exportable = [n for n, f in FORMATS.items() if f.dump is not None]
+    assert app.selectbox(key=Keys.EXPORT_FORMAT).options == [FORMATS[n].label for n in exportable]
+    for name in exportable:
+        app.selectbox(key=Keys.EXPORT_FORMAT).set_value(name).run()
+        no_failures(app)
+        # st.code drops the final newline.
+        assert app.code[0].value == FORMATS[name].dump(plan, registry).rstrip("\n"), name
+
+
+def test_an_exported_plan_imports_back_unchanged(app: AppTest) -> None:
+    plan = make_plan(app)
+    app.selectbox(key=Keys.EXPORT_FORMAT).set_value("seed").run()
+    exported = app.code[0].value
+    app.text_area(key=Keys.GOAL).input("something else entirely")
+    import_text(app, "seed", exported)
+    again = app.session_state[Keys.PLAN]
+    assert [(s.tool, s.params) for s in again.steps] == [(s.tool, s.params) for s in plan.steps]
+
+
+def test_appended_results_of_a_semantic_kernel_plan_are_shown_by_name(app: AppTest) -> None:
+    import_text(app, "sk", """<plan>
+  <!-- make a list and show it -->
+  <function.ListPlugin.createList list="errands" setContextVariable="LIST"/>
+  <function.ListPlugin.showList list="errands" appendToResult="RESULT__ERRANDS"/>
+</plan>""")
+    plan = app.session_state[Keys.PLAN]
+    assert plan.steps[0].note == "make a list and show it"
+    app.button(key="plan.approve").click().run()
+    app.button(key="plan.run_all").click().run()
+    no_failures(app)
+    assert app.session_state[Keys.RUN].status == "succeeded"
+    assert "**RESULT\\_\\_ERRANDS**" in [m.value for m in app.markdown]
+    # Drawn after the steps, so the last JSON on the page.
+    assert json.loads(app.json[-1].value) == app.session_state[Keys.RUN].appended_results()["RESULT__ERRANDS"]
