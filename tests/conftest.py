@@ -71,20 +71,19 @@ def _healthy(url: str) -> bool:
         return False
 
 
-@pytest.fixture
-def studio(tmp_path: Path) -> Iterator[Studio]:
+def start_studio(folder: Path, **env_vars: str) -> Iterator[Studio]:
     """The real studio, started by the ``plan-studio`` command on a free port, with its own
-    data folder and today pinned; offline (no model settings)."""
+    data folder and today pinned; only ``env_vars`` add model or planner settings."""
     port = _free_port()
-    data_dir = tmp_path / "data"
-    log = tmp_path / "studio.log"
+    data_dir = folder / "data"
+    log = folder / "studio.log"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "PLAN_STUDIO_"))}
-    env.update(PLAN_STUDIO_DATA_DIR=str(data_dir), PLAN_STUDIO_TODAY=STUDIO_TODAY)
+    env.update(PLAN_STUDIO_DATA_DIR=str(data_dir), PLAN_STUDIO_TODAY=STUDIO_TODAY, **env_vars)
     command = Path(sys.executable).with_name("plan-studio")
     argv = [str(command)] if command.exists() else [sys.executable, "-m", "studio.cli"]
     # Started outside the project folder, so the command's own flags must be enough.
     with log.open("wb") as out:
-        process = subprocess.Popen([*argv, "--port", str(port)], cwd=tmp_path, env=env,
+        process = subprocess.Popen([*argv, "--port", str(port)], cwd=folder, env=env,
                                    stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -101,3 +100,17 @@ def studio(tmp_path: Path) -> Iterator[Studio]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+@pytest.fixture
+def studio(tmp_path: Path) -> Iterator[Studio]:
+    """The studio offline: the embedded planner, no model settings."""
+    yield from start_studio(tmp_path)
+
+
+@pytest.fixture
+def llm_studio(tmp_path: Path, llm_server: LLMServer) -> Iterator[Studio]:
+    """The studio with the LLM planner, its model being the scripted ``llm_server``."""
+    yield from start_studio(tmp_path, PLAN_STUDIO_PLANNER="llm", PLAN_STUDIO_MODEL="test-model",
+                            PLAN_STUDIO_TIMEOUT="5", PLAN_STUDIO_MAX_RETRIES="2",
+                            OPENAI_BASE_URL=llm_server.base_url, OPENAI_API_KEY=TEST_API_KEY)

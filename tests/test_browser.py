@@ -38,7 +38,7 @@ def _screenshot(page: Page, path: Path) -> None:
     """The whole page: Streamlit scrolls inside its own container, so grow the viewport to fit."""
     height = page.evaluate("() => Math.max(...[...document.querySelectorAll('*')].map(e => e.scrollHeight))")
     page.set_viewport_size({"width": page.viewport_size["width"], "height": min(height + 40, 6000)})
-    page.wait_for_timeout(500)  # vis-network redraws its canvas after a resize
+    page.wait_for_timeout(1000)  # vis-network and the tables redraw their canvases after a resize
     page.screenshot(path=str(path), full_page=True)
 
 

@@ -1,0 +1,117 @@
+"""The studio in real Chromium with a model: the scripted OpenAI-compatible server on
+127.0.0.1 stands in for it (the studio talks to it through the real ``openai`` client).
+
+One journey: a plan that needs a repair, a re-plan into a new version, a run with the
+answer streamed in, an HTTP 500 that loses nothing, and an imported Semantic Kernel plan
+whose text tools call the model. The key never reaches the page or the database.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from conftest import TEST_API_KEY
+from playwright.sync_api import Page, expect
+from test_browser import ARTIFACTS, TIMEOUT_MS, _graph, _offsite, _screenshot
+
+pytestmark = pytest.mark.browser
+
+GOAL = "Get contaminated shipments from Berlin facilities"
+
+
+def plan_reply(city: str, facilities_tool: str = "facilities_list") -> str:
+    return json.dumps({"steps": [
+        {"tool": facilities_tool, "params": {"location": city}, "depends_on": [], "parallel": False},
+        {"tool": "shipments_list", "params": {"facility_id": "${step[0].data.*.id}",
+                                              "has_contaminants": True},
+         "depends_on": [0], "parallel": False},
+    ]})
+
+
+SK_PLAN = """<plan>
+  <!-- Write a poem about the harbour and translate it -->
+  <function.WriterPlugin.ShortPoem input="the harbour at dawn" setContextVariable="POEM"/>
+  <function.WriterPlugin.Translate input="$POEM" language="French" appendToResult="RESULT__TRANSLATED_POEM"/>
+</plan>"""
+
+
+def choose(page: Page, label: str, option: str) -> None:
+    """Pick ``option`` in the Streamlit selectbox labelled ``label``."""
+    page.get_by_role("combobox", name=label).click()
+    page.get_by_role("option", name=option).click()
+
+
+def test_plan_repair_replan_run_and_import_with_a_model(page: Page, llm_studio, llm_server) -> None:
+    requests: list[str] = []
+    page.on("request", lambda request: requests.append(request.url))
+    page.set_viewport_size({"width": 1440, "height": 1000})
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(llm_studio.url)
+    expect(page.get_by_text(re.compile(r"Planner: llm"))).to_be_visible()
+
+    # A reply naming a tool that does not exist is sent back with the validator's words.
+    llm_server.reply(plan_reply("Berlin", facilities_tool="facility_list"))
+    llm_server.reply(plan_reply("Berlin"))
+    page.get_by_role("textbox", name="Goal").fill(GOAL)
+    page.get_by_role("button", name="Plan", exact=True).click()
+    plan_json = page.get_by_role("textbox", name="Plan JSON")
+    expect(plan_json).to_have_value(re.compile(r'"location": "Berlin"'))
+    _graph(page, "pending pending")
+    assert len(llm_server.requests) == 2
+    assert "did you mean 'facilities_list'" in llm_server.text_of(1)
+
+    # Re-plan with feedback: a new version, the old one kept.
+    llm_server.reply(plan_reply("Munich"))
+    page.get_by_text("Ask for changes (re-plan)").click()
+    page.get_by_role("textbox", name="What should change?").fill("use Munich instead")
+    page.get_by_role("button", name="Re-plan").click()
+    expect(plan_json).to_have_value(re.compile(r'"location": "Munich"'))
+    expect(page.get_by_text(re.compile(r"Re-planned as version 2"))).to_be_visible()
+    expect(page.get_by_text("Versions · 2")).to_be_visible()
+    assert "use Munich instead" in llm_server.text_of(2)
+
+    # Run: the answer is one streamed call after the steps.
+    answer = "Munich's facilities sent several contaminated shipments; see the table."
+    llm_server.reply(answer)
+    page.get_by_role("button", name="Approve").click()
+    page.get_by_role("button", name="Run all").click()
+    # Streamed into the run's status box as it came, then shown under "Answer".
+    expect(page.get_by_text(answer)).to_have_count(2)
+    expect(page.get_by_text(answer).last).to_be_visible()
+    _graph(page, "succeeded succeeded")
+    assert llm_server.requests[3].get("stream") is True
+    ARTIFACTS.mkdir(exist_ok=True)
+    _screenshot(page, ARTIFACTS / "llm-journey.png")
+    page.set_viewport_size({"width": 1440, "height": 1000})
+
+    # The model fails: a clear error, and the goal typed and the plan on screen stay.
+    llm_server.fail(500, "model overloaded")
+    page.get_by_role("textbox", name="Goal").fill("Show inspections in Hamburg")
+    page.get_by_role("button", name="Plan", exact=True).click()
+    expect(page.get_by_text(re.compile(r"Could not make a plan: .*500"))).to_be_visible()
+    expect(page.get_by_role("textbox", name="Goal")).to_have_value("Show inspections in Hamburg")
+    expect(plan_json).to_have_value(re.compile(r'"location": "Munich"'))
+
+    # An imported Semantic Kernel plan whose text tools call the model.
+    llm_server.reply("Gulls wake the quay")
+    llm_server.reply("Les mouettes réveillent le quai")
+    llm_server.reply("A poem about the harbour, in French.")
+    page.get_by_text("Import / export").click()
+    choose(page, "Import from", "Semantic Kernel XML plan")
+    page.get_by_role("textbox", name="Plan to import").fill(SK_PLAN)
+    page.get_by_role("button", name="Import", exact=True).click()
+    expect(page.get_by_text("Imported 2 steps from the Semantic Kernel XML plan")).to_be_visible()
+    expect(plan_json).to_have_value(re.compile(r'"tool": "Translate"'))
+    page.get_by_role("button", name="Approve").click()
+    page.get_by_role("button", name="Run all").click()
+    expect(page.get_by_text("RESULT__TRANSLATED_POEM")).to_be_visible()
+    expect(page.get_by_text("Les mouettes réveillent le quai").first).to_be_visible()
+    _graph(page, "succeeded succeeded")
+
+    assert TEST_API_KEY not in page.content()
+    for path in llm_studio.data_dir.rglob("*"):
+        if path.is_file():
+            assert TEST_API_KEY.encode() not in path.read_bytes(), path
+    assert _offsite(requests) == []
