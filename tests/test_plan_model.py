@@ -31,6 +31,18 @@ def test_native_round_trip_keeps_ids_notes_and_locks():
     assert load_plan(dump_plan(plan, "native"), "native") == plan
 
 
+def test_native_json_writes_optional_step_fields_only_when_set():
+    plan = Plan(goal="Café", steps=[Step(id="a", tool="t", note="why", locked=True, result_key="R"),
+                                    Step(id="b", tool="t")])
+    text = dump_plan(plan, "native")
+    first, second = json.loads(text)["steps"]
+    assert (first["note"], first["locked"], first["result_key"]) == ("why", True, "R")
+    assert "output_var" not in first
+    assert set(second) == {"id", "tool", "params", "depends_on", "parallel"}
+    assert '"goal": "Café"' in text  # written as typed, not as \u escapes
+    assert load_plan(text, "native") == plan
+
+
 def test_references_imply_dependencies_and_export_them():
     plan = plan_from_seed({"steps": [{"tool": "a", "params": {}},
                                      {"tool": "b", "params": {"ids": "${step[0].data.*.id}"}}]})

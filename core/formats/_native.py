@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
+
 from pydantic import ValidationError
 
 from .._errors import PlanFormatError
-from .._plan import Plan
+from .._plan import Plan, Step
 from .._registry import ToolRegistry
 from ._base import load_json
 
@@ -21,5 +23,14 @@ def load_native(text: str, registry: ToolRegistry | None = None) -> Plan:
         raise PlanFormatError("native", f"{where}: {first['msg']}{more}") from exc
 
 
+# Written only when set: people read and edit this JSON, and most steps use none of them.
+_OPTIONAL_STEP_FIELDS = ("note", "locked", "output_var", "result_key")
+
+
 def dump_native(plan: Plan, registry: ToolRegistry | None = None) -> str:
-    return plan.model_dump_json(indent=2)
+    data = plan.model_dump(mode="json")
+    for step, raw in zip(plan.steps, data["steps"]):
+        for name in _OPTIONAL_STEP_FIELDS:
+            if getattr(step, name) == Step.model_fields[name].default:
+                del raw[name]
+    return json.dumps(data, indent=2, ensure_ascii=False)
