@@ -131,3 +131,12 @@ def test_appended_results_of_a_semantic_kernel_plan_are_shown_by_name(app: AppTe
     assert "**RESULT\\_\\_ERRANDS**" in [m.value for m in app.markdown]
     # Drawn after the steps, so the last JSON on the page.
     assert json.loads(app.json[-1].value) == app.session_state[Keys.RUN].appended_results()["RESULT__ERRANDS"]
+
+
+def test_a_follow_up_goal_leans_on_the_previous_plan(app: AppTest) -> None:
+    first = make_plan(app)
+    follow_up = make_plan(app, "Show me the same for Munich")
+    assert follow_up.goal == "Show me the same for Munich"
+    assert [s.tool for s in follow_up.steps] == [s.tool for s in first.steps]
+    assert follow_up.steps[0].params == {"location": "Munich"}
+    assert follow_up.steps[1].params == first.steps[1].params
