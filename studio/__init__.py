@@ -1,8 +1,8 @@
 """Plan Studio's user interfaces: the Streamlit studio and the ``plan-studio`` command.
 
-Pages in ``pages/`` are thin scripts calling ``plan_page`` and ``library_page``; the entry
-script is ``studio/app.py``. ``build_services`` gives the CLI and the studio the same
-settings, tools, store, executor and planner.
+Pages in ``pages/`` are thin scripts calling ``plan_page``, ``library_page``, ``tools_page``
+and ``settings_page``; the entry script is ``studio/app.py``. ``build_services`` gives the CLI
+and the studio the same settings, tools, store, executor and planner.
 
 Names are imported on first use, so the command line does not load the pages and the graph
 library it never shows.
@@ -14,19 +14,22 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 __all__ = ["Keys", "SavedRef", "Services", "build_services", "get_services", "init_state",
-           "library_page", "plan_page"]
+           "library_page", "plan_page", "settings_page", "tools_page"]
 
 _HOME = {
     "Keys": "._state", "SavedRef": "._state", "init_state": "._state",
     "Services": "._services", "build_services": "._services", "get_services": "._services",
     "library_page": "._library_page", "plan_page": "._plan_page",
+    "settings_page": "._settings_page", "tools_page": "._tools_page",
 }
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._library_page import library_page
     from ._plan_page import plan_page
     from ._services import Services, build_services, get_services
+    from ._settings_page import settings_page
     from ._state import Keys, SavedRef, init_state
+    from ._tools_page import tools_page
 
 
 def __getattr__(name: str) -> Any:

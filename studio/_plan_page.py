@@ -52,6 +52,8 @@ def _goal_form(services: Services) -> None:
     button.button("Plan", key="plan.make", type="primary", on_click=actions.make_plan,
                   icon=":material/auto_awesome:")
     planner = services.planner_name
+    if planner == "llm":
+        planner += f" ({services.settings.model})"
     about.caption(f"Planner: **{md_escape(planner)}** · today: {services.settings.effective_today():%Y-%m-%d}"
                   f" · {len(services.registry)} tools")
 

@@ -1,0 +1,162 @@
+"""The Settings page: what the studio runs with, and this session's choice of planner and model.
+
+The environment sets the defaults for every session. Choices made here are kept in the
+session (``Keys.SETTINGS_OVERRIDES``) and ``get_services`` applies them over the environment,
+so they last for this browser session and never change another user's studio.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+from pydantic import ValidationError
+
+from core import Settings
+from core.llm import ModelClient
+
+from . import _actions as actions
+from ._services import Services, get_services
+from ._state import PERSIST, Keys
+from ._text import md_escape
+
+__all__ = ["settings_page"]
+
+PLANNER_LABELS = {"embedded": "Embedded (offline)", "llm": "LLM (model endpoint)"}
+# What each field is called on this page, so a rejected value is named as the user sees it.
+FIELD_LABELS = {"planner": "Planner", "model": "Model", "temperature": "Temperature",
+                "max_retries": "Max retries", "timeout": "Timeout (seconds)"}
+_WIDGETS = {"planner": Keys.SETTINGS_PLANNER, "model": Keys.SETTINGS_MODEL,
+            "temperature": Keys.SETTINGS_TEMPERATURE, "max_retries": Keys.SETTINGS_MAX_RETRIES,
+            "timeout": Keys.SETTINGS_TIMEOUT}
+
+
+def settings_page() -> None:
+    st.title("Settings")
+    services: Services | None = None
+    with actions.shown("read the settings"):
+        services = get_services()
+    if services is None:
+        return
+    settings = services.settings
+    st.subheader("In use")
+    st.markdown(_facts_table(settings))
+    if settings.planner == "llm" and not settings.model_configured:
+        st.warning(
+            "The LLM planner has no model to call. Set `OPENAI_API_KEY` for OpenAI, or "
+            "`OPENAI_BASE_URL` for a local OpenAI-compatible endpoint such as Ollama "
+            "(`http://localhost:11434/v1`), then restart the studio. Until then **Plan** says "
+            "why it cannot plan; saved plans, editing and running still work, and the embedded "
+            "planner needs neither.", icon=":material/key_off:")
+    st.caption("The key itself is never shown, logged or stored: only whether it is set.")
+
+    st.subheader("Planner for this session")
+    st.caption("The environment (`PLAN_STUDIO_PLANNER`, `PLAN_STUDIO_MODEL`, "
+               "`PLAN_STUDIO_TEMPERATURE`, `PLAN_STUDIO_MAX_RETRIES`, `PLAN_STUDIO_TIMEOUT`) "
+               "sets the defaults; what you apply here lasts for this browser session.")
+    _message()
+    _fill_form(settings)
+    _form()
+    if st.session_state[Keys.SETTINGS_OVERRIDES]:
+        st.button("Back to the environment's settings", key="settings.reset", on_click=reset,
+                  icon=":material/restart_alt:")
+
+
+def _facts_table(settings: Settings) -> str:
+    if settings.planner == "llm":
+        planner = (f"LLM · model {md_escape(settings.model)} · temperature {settings.temperature:g}"
+                   f" · {settings.max_retries} repair retries · timeout {settings.timeout:g} s")
+    else:
+        planner = "Embedded (offline rules from the tool registry)"
+    # The endpoint as ModelClient shows it: no user info, query or fragment from the URL.
+    base_url = md_escape(ModelClient(settings).endpoint) if settings.base_url else "OpenAI default"
+    pinned = " (pinned by `PLAN_STUDIO_TODAY`)" if settings.today else " (the real date)"
+    chosen = "this session's choices" if st.session_state[Keys.SETTINGS_OVERRIDES] else "the environment"
+    rows = [
+        ("Planner", planner),
+        ("`OPENAI_API_KEY` set", "yes" if settings.api_key_set else "no"),
+        ("`OPENAI_BASE_URL`", base_url),
+        ("Data folder", md_escape(settings.data_dir)),
+        ("Database", md_escape(settings.store_path)),
+        ("Today", f"{settings.effective_today():%Y-%m-%d}{pinned}"),
+        ("Settings from", chosen),
+    ]
+    return "\n".join(["| Setting | Value |", "| --- | --- |", *(f"| {k} | {v} |" for k, v in rows)])
+
+
+def _message() -> None:
+    message = st.session_state[Keys.SETTINGS_MESSAGE]
+    if message is not None:
+        kind, text = message
+        getattr(st, kind)(md_escape(text))
+
+
+def _fill_form(settings: Settings) -> None:
+    """Start empty widgets at the settings in use (first visit, or after they were dropped)."""
+    for field, key in _WIDGETS.items():
+        if st.session_state.get(key) is None:
+            st.session_state[key] = getattr(settings, field)
+
+
+def _form() -> None:
+    with st.form("settings.form", border=True):
+        st.radio("Planner", list(PLANNER_LABELS), key=Keys.SETTINGS_PLANNER, persist_state=PERSIST,
+                 format_func=PLANNER_LABELS.__getitem__, horizontal=True,
+                 help="Embedded: offline rules, no model needed. LLM: a chat model writes the plan.")
+        st.text_input("Model", key=Keys.SETTINGS_MODEL, persist_state=PERSIST,
+                      help="The model name the endpoint knows, e.g. gpt-4o-mini or llama3.1.")
+        temperature, retries, timeout = st.columns(3)
+        # No bounds on the inputs: Settings is the one place that knows the allowed ranges, and
+        # a value it rejects is named in a message instead of being silently clamped.
+        temperature.number_input("Temperature", key=Keys.SETTINGS_TEMPERATURE, step=0.1,
+                                 format="%.2f", persist_state=PERSIST, help="0 to 2; lower is steadier.")
+        retries.number_input("Max retries", key=Keys.SETTINGS_MAX_RETRIES, step=1,
+                             persist_state=PERSIST, help="Repair attempts after the model's first reply, 0 to 10.")
+        timeout.number_input("Timeout (seconds)", key=Keys.SETTINGS_TIMEOUT, step=5.0, format="%.0f",
+                             persist_state=PERSIST, help="How long to wait for the model; more than 0.")
+        st.form_submit_button("Apply", key="settings.apply", type="primary", on_click=apply,
+                              icon=":material/check:")
+
+
+def _chosen() -> dict[str, Any]:
+    values = {field: st.session_state.get(key) for field, key in _WIDGETS.items()}
+    values["model"] = (values["model"] or "").strip()
+    return values
+
+
+def invalid_message(exc: ValidationError) -> str:
+    """The fields ``Settings`` refused, by their names on this page."""
+    problems = []
+    for error in exc.errors():
+        field = str(error["loc"][0]) if error["loc"] else ""
+        message = error["msg"][:1].lower() + error["msg"][1:]
+        problems.append(f"{FIELD_LABELS.get(field, field)}: {message} (got {error.get('input')!r})")
+    return "; ".join(problems)
+
+
+def apply() -> None:
+    """Form callback: use the chosen values for this session if ``Settings`` accepts them."""
+    chosen = _chosen()
+    kept = " Not applied; the settings in use are unchanged."
+    if not chosen["model"]:
+        st.session_state[Keys.SETTINGS_MESSAGE] = ("error", "Model: type a model name, e.g. gpt-4o-mini." + kept)
+        return
+    try:
+        settings = Settings.from_env(**chosen)
+    except ValidationError as exc:
+        st.session_state[Keys.SETTINGS_MESSAGE] = ("error", invalid_message(exc) + "." + kept)
+        return
+    except Exception as exc:  # noqa: BLE001 (the page shows a message, never a traceback)
+        st.session_state[Keys.SETTINGS_MESSAGE] = ("error", actions.failure_message("apply the settings", exc))
+        return
+    st.session_state[Keys.SETTINGS_OVERRIDES] = chosen
+    planner = f"LLM planner, model {settings.model}" if settings.planner == "llm" else "embedded planner"
+    st.session_state[Keys.SETTINGS_MESSAGE] = ("success", f"Applied for this session: {planner}.")
+
+
+def reset() -> None:
+    """Drop this session's choices; the form shows the environment's settings again."""
+    st.session_state[Keys.SETTINGS_OVERRIDES] = None
+    st.session_state[Keys.SETTINGS_MESSAGE] = ("info", "Back to the environment's settings.")
+    for key in _WIDGETS.values():
+        st.session_state[key] = None

@@ -1,0 +1,122 @@
+"""The Tools page: every registered tool, and the functions manual exactly as the model reads it.
+
+Tool descriptions can come from third-party tool groups, so every one is escaped before it
+reaches markdown; tables and the manual's code block show text as it is.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+import streamlit as st
+
+from core import Tool, ToolRegistry
+from core.planners import render_manual
+
+from . import _actions as actions
+from ._services import Services, get_services
+from ._state import PERSIST, Keys
+from ._text import md_escape
+
+__all__ = ["parameter_rows", "tools_page"]
+
+
+def tools_page() -> None:
+    st.title("Tools")
+    services: Services | None = None
+    with actions.shown("list the tools"):
+        services = get_services()
+    if services is None:
+        return
+    registry = services.registry
+    groups = Counter(tool.group for tool in registry)
+    st.caption(f"{len(registry)} tool{'s' if len(registry) != 1 else ''} in {len(groups)} "
+               f"group{'s' if len(groups) != 1 else ''}: "
+               + ", ".join(f"{md_escape(g)} ({n})" for g, n in groups.items()))
+    tools_tab, manual_tab = st.tabs(["Tools", "Functions manual"])
+    with tools_tab, actions.shown("show the tools"):
+        _tool_list(registry)
+    with manual_tab, actions.shown("show the functions manual"):
+        st.caption("What the LLM planner is told about the tools, word for word.")
+        # st.code drops one trailing newline; give it one so the block (and its copy button)
+        # holds the manual byte for byte.
+        st.code(render_manual(registry) + "\n", language=None, wrap_lines=True)
+
+
+def _tool_list(registry: ToolRegistry) -> None:
+    query = st.text_input("Filter", key=Keys.TOOLS_FILTER, persist_state=PERSIST,
+                          placeholder="Filter tools by name", icon=":material/search:")
+    needle = query.strip().casefold()
+    tools = [tool for tool in registry if needle in tool.name.casefold()]
+    if not tools:
+        st.info("No tool name contains that text.")
+        return
+    if needle:
+        st.caption(f"{len(tools)} of {len(registry)} tools")
+    for tool in tools:
+        _tool_card(tool)
+
+
+def _tool_card(tool: Tool) -> None:
+    with st.container(border=True, key=f"tools.card.{tool.name}"):
+        st.markdown(f"**{md_escape(tool.name)}** · group {md_escape(tool.group)}")
+        st.markdown(md_escape(tool.description))
+        rows = parameter_rows(tool)
+        if rows:
+            st.dataframe(rows, hide_index=True)
+        else:
+            st.caption("No parameters.")
+        if tool.returns_description:
+            st.markdown(f"**Returns:** {md_escape(tool.returns_description)}")
+        elif not tool.returns:
+            st.markdown("**Returns:** not described")
+        if tool.returns:
+            with st.expander("Return schema (JSON)"):
+                st.json(tool.returns, expanded=False)
+
+
+def parameter_rows(tool: Tool) -> list[dict[str, Any]]:
+    """One row per parameter: name, type, required, default, description, allowed values."""
+    defs = tool.parameters.get("$defs", {})
+    required = set(tool.required)
+    rows = []
+    for name, schema in tool.parameters.get("properties", {}).items():
+        options = [o for o in _options(schema, defs) if o.get("type") != "null"]
+        enum = [v for o in options for v in o.get("enum", [])]
+        rows.append({
+            "name": name,
+            "type": " or ".join(dict.fromkeys(_type_name(o, defs) for o in options)) or "any",
+            "required": name in required,
+            "default": "" if name in required or schema.get("default") is None
+            else json.dumps(schema["default"]),
+            "description": schema.get("description") or "",
+            "allowed values": ", ".join(str(v) for v in enum),
+        })
+    return rows
+
+
+def _options(schema: dict[str, Any], defs: dict[str, Any]) -> list[dict[str, Any]]:
+    """``$ref``, ``anyOf`` and ``oneOf`` flattened into the schemas a value may have."""
+    if "$ref" in schema:
+        return _options(defs.get(schema["$ref"].rsplit("/", 1)[-1], {}), defs)
+    for key in ("anyOf", "oneOf"):
+        if key in schema:
+            return [o for sub in schema[key] for o in _options(sub, defs)]
+    return [schema]
+
+
+def _type_name(schema: dict[str, Any], defs: dict[str, Any]) -> str:
+    kind = schema.get("type")
+    if kind == "array":
+        items = [o for o in _options(schema.get("items") or {}, defs) if o.get("type") != "null"]
+        inner = " or ".join(dict.fromkeys(_type_name(o, defs) for o in items))
+        return f"list of {inner}" if inner and inner != "any" else "list"
+    if kind == "string" and schema.get("format"):
+        return schema["format"]
+    if isinstance(kind, list):
+        return " or ".join(k for k in kind if k != "null") or "any"
+    if kind is None and "properties" in schema:
+        return "object"
+    return kind or "any"
