@@ -119,9 +119,14 @@ class Validator:
         graph.add_nodes_from(s.id for s in plan.steps)
         graph.add_edges_from(plan.edges())
         out = []
-        for cycle in nx.simple_cycles(graph):
-            if len(cycle) < 2:
-                continue  # self-dependencies are reported on the step itself
+        found = [c for c in nx.simple_cycles(graph) if len(c) >= 2]  # self-loops: reported per step
+        # networkx's order varies between runs; start each cycle at its earliest step so the
+        # same plan always gets the same message.
+        position = {s.id: n for n, s in enumerate(plan.steps)}
+        for cycle in found:
+            start = min(range(len(cycle)), key=lambda n: position[cycle[n]])
+            cycle[:] = cycle[start:] + cycle[:start]
+        for cycle in sorted(found, key=lambda c: [position[i] for i in c]):
             names = " → ".join(plan.label(i) for i in [*cycle, cycle[0]])
             first = plan.index_of(cycle[0])
             out.append(Problem(f"dependency cycle: {names}", "depends_on", cycle[0], first,

@@ -7,7 +7,8 @@
     plan-studio run FILE                        each step's status and result count; exit 1 if one failed
     plan-studio replan FILE --feedback TEXT     the changed plan
 
-Errors print one line on stderr and exit with status 2.
+Exit status: 0 done; 1 the plan is invalid or unreadable, or a step failed; 2 a usage or
+setup error, printed as one line on stderr (never a traceback).
 """
 
 from __future__ import annotations
@@ -18,12 +19,12 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterator, Sequence, TextIO
 
 from pydantic import ValidationError
 
-from core import (FORMATS, Executor, Plan, PlanError, PlanFormatError, PlanStudioError, Settings,
-                  StepRun, StepStatus, ToolRegistry, dump_plan, load_plan)
+from core import (FORMATS, Executor, Plan, PlanError, PlanFormatError, PlanInvalid, PlanStudioError,
+                  Settings, StepRun, StepStatus, ToolRegistry, dump_plan, load_plan)
 
 from ._services import Services, build_services
 
@@ -131,14 +132,21 @@ def _read(path: Path) -> str:
         raise CliError(f"cannot read {path}: not UTF-8 text ({exc.reason})") from exc
 
 
-def _looks_native(text: str) -> bool:
+def _looks_like(text: str) -> str | None:
+    """The JSON format ``text`` resembles, if any: a Teams plan has commands, a native one a
+    goal or step ids (Teams exports carry a goal too, so commands are checked first)."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError:
-        return False
-    steps = data.get("steps") if isinstance(data, dict) else None
-    return isinstance(data, dict) and ("goal" in data or (
-        isinstance(steps, list) and any(isinstance(s, dict) and "id" in s for s in steps)))
+        return None
+    if not isinstance(data, dict):
+        return None
+    if "commands" in data:
+        return "teams"
+    steps = data.get("steps")
+    if "goal" in data or (isinstance(steps, list) and any(isinstance(s, dict) and "id" in s for s in steps)):
+        return "native"
+    return None
 
 
 def detect_and_load(path: Path, text: str, fmt: str | None,
@@ -152,9 +160,15 @@ def detect_and_load(path: Path, text: str, fmt: str | None,
     if fmt is not None:
         return load_plan(text, fmt, registry), fmt
     candidates = [n for n in _importable() if FORMATS[n].suffix == path.suffix.lower()] or _importable()
-    if "native" in candidates and not _looks_native(text):
+    likely = _looks_like(text)
+    # Native reads loosely, so it goes last unless the content looks native; the likely
+    # format goes first, so a broken file is reported in the terms of what it was meant to be.
+    if "native" in candidates and likely != "native":
         candidates.remove("native")
         candidates.append("native")
+    if likely in candidates:
+        candidates.remove(likely)
+        candidates.insert(0, likely)
     first_error: PlanFormatError | None = None
     for name in candidates:
         try:
@@ -193,7 +207,8 @@ def _cmd_plan(args: argparse.Namespace, services: Services) -> int:
             plan = services.planner.plan(goal, today=today)
         except PlanStudioError as exc:
             # Keep one line per goal so the output still lines up with the input.
-            print(json.dumps({"goal": goal, "error": str(exc)}, ensure_ascii=False), flush=True)
+            print(json.dumps({"goal": goal, "error": str(exc)}, ensure_ascii=False, separators=(",", ":")),
+                  flush=True)
             print(f"plan-studio: {goal!r}: {_one_line(exc)}", file=sys.stderr)
             status = _EXIT_ERROR
             continue
@@ -201,13 +216,22 @@ def _cmd_plan(args: argparse.Namespace, services: Services) -> int:
     return status
 
 
-def _cmd_validate(args: argparse.Namespace, services: Services) -> int:
+def _load(args: argparse.Namespace, services: Services, out: TextIO) -> tuple[Plan, str] | None:
+    """The plan in ``args.file`` and its format, or None once ``out`` has been told why the
+    file is not a plan (a broken plan is exit status 1, like an invalid one)."""
     text = _read(args.file)
     try:
-        plan, _fmt = detect_and_load(args.file, text, args.format, services.registry)
+        return detect_and_load(args.file, text, args.format, services.registry)
     except PlanError as exc:
-        print(f"{args.file}: {exc}")
+        print(f"{args.file}: {exc}", file=out)
+        return None
+
+
+def _cmd_validate(args: argparse.Namespace, services: Services) -> int:
+    loaded = _load(args, services, sys.stdout)
+    if loaded is None:
         return _EXIT_FAILED
+    plan, _fmt = loaded
     problems = services.validator.validate(plan)
     for problem in problems:
         print(f"{problem.severity}: {problem}")
@@ -230,10 +254,18 @@ def _step_line(plan: Plan, state: StepRun) -> str:
 
 
 def _cmd_run(args: argparse.Namespace, services: Services) -> int:
-    plan, _fmt = detect_and_load(args.file, _read(args.file), args.format, services.registry)
+    loaded = _load(args, services, sys.stderr)
+    if loaded is None:
+        return _EXIT_FAILED
+    plan, _fmt = loaded
     # The final answer is only worth making when it is printed.
     executor = services.executor if args.answer else Executor(services.registry)
-    run = executor.start(plan)
+    try:
+        run = executor.start(plan)
+    except PlanInvalid as exc:
+        for problem in exc.problems:
+            print(f"{args.file}: {problem.severity}: {problem}", file=sys.stderr)
+        return _EXIT_FAILED
     for event in executor.run_all(run):
         if event.type == "plan_step_end" and event.step_id is not None:
             print(_step_line(plan, run.steps[event.step_id]), flush=True)
@@ -246,7 +278,10 @@ def _cmd_run(args: argparse.Namespace, services: Services) -> int:
 
 
 def _cmd_replan(args: argparse.Namespace, services: Services) -> int:
-    plan, fmt = detect_and_load(args.file, _read(args.file), args.format, services.registry)
+    loaded = _load(args, services, sys.stderr)
+    if loaded is None:
+        return _EXIT_FAILED
+    plan, fmt = loaded
     new_plan = services.planner.replan(plan, args.feedback, today=services.settings.effective_today())
     out = fmt if FORMATS[fmt].dump is not None else "native"
     print(dump_plan(new_plan, out, services.registry))
@@ -293,6 +328,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         status = _EXIT_ERROR
     except KeyboardInterrupt:
         status = 130
+    except BrokenPipeError:
+        # The reader stopped early (`| head`); Python's own advice: no message, and point
+        # stdout at devnull so the final flush at exit does not complain either.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        status = _EXIT_FAILED
     except Exception as exc:  # a bug: still one line, never a traceback
         print(f"plan-studio: unexpected error: {type(exc).__name__}: {_one_line(exc)}", file=sys.stderr)
         status = _EXIT_ERROR

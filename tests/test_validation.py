@@ -72,3 +72,19 @@ def test_empty_plan_is_an_error():
 def test_problem_text_names_step_and_field():
     plan = plan_from_seed({"steps": [{"tool": "sites_list", "params": {"kind": "huge"}}]})
     assert str(validator.validate(plan)[0]).startswith("step 0 (sites_list) · params.kind: ")
+
+
+def test_a_cycle_is_named_from_its_earliest_step_whatever_the_hash_seed():
+    # networkx walks sets of step ids, whose order changes with PYTHONHASHSEED between runs.
+    import os
+    import subprocess
+    import sys
+    script = ("from core import Plan, Step, ToolRegistry, Validator\n"
+              "plan = Plan(goal='g', steps=[Step(id=i, tool='x', depends_on=[d]) for i, d in "
+              "(('a', 'c'), ('b', 'a'), ('c', 'b'))])\n"
+              "print([str(p) for p in Validator(ToolRegistry()).validate(plan) if 'cycle' in str(p)])")
+    outputs = {subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                              env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout
+               for seed in (0, 1, 2, 3)}
+    assert outputs == {"['step 0 (x) · depends_on: dependency cycle: "
+                       "step 0 (x) → step 1 (x) → step 2 (x) → step 0 (x)']\n"}
