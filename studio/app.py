@@ -14,13 +14,10 @@ if _PROJECT not in sys.path:
     sys.path.insert(0, _PROJECT)
 
 from studio import init_state  # noqa: E402
-from studio._navigation import LIBRARY_PAGE, PLAN_PAGE, SETTINGS_PAGE, TOOLS_PAGE, page  # noqa: E402
-
-# The navigation, in order.
-PAGES = [PLAN_PAGE, LIBRARY_PAGE, TOOLS_PAGE, SETTINGS_PAGE]
+from studio._navigation import NAVIGATION, page  # noqa: E402
 
 # A file, not a ":material/…:" icon: Streamlit fetches those favicons from Google's servers.
 st.set_page_config(page_title="Plan Studio", page_icon=str(Path(__file__).resolve().parent / "assets" / "icon.png"),
                    layout="wide")
 init_state()
-st.navigation([page(spec) for spec in PAGES], position="top").run()
+st.navigation([page(spec) for spec in NAVIGATION], position="top").run()

@@ -114,3 +114,23 @@ def test_every_setting_variable_is_documented() -> None:
 def test_exit_statuses_are_documented() -> None:
     for status in ("0", "1", "2"):
         assert re.search(rf"^\| {status} \| \S", CLI_SECTION, re.M)
+
+
+def table_rows(text: str) -> list[list[str]]:
+    """The body rows of the markdown tables in ``text``, cells stripped."""
+    rows = [[c.strip() for c in line.strip().strip("|").split("|")]
+            for line in text.splitlines() if line.lstrip().startswith("|")]
+    return [r for r in rows if not all(set(c) <= set("-: ") for c in r)][1:]
+
+
+def test_the_formats_table_matches_the_registered_formats() -> None:
+    from core import FORMATS
+    documented = {row[0].strip("`"): (row[1], row[2]) for row in table_rows(section(README, "Plan formats"))}
+    registered = {name: ("yes" if f.load else "no", "yes" if f.dump else "no") for name, f in FORMATS.items()}
+    assert documented == registered
+
+
+def test_the_pages_table_matches_the_navigation() -> None:
+    from studio._navigation import NAVIGATION
+    documented = [row[0].strip("*") for row in table_rows(section(README, "The studio"))]
+    assert documented == [spec.title for spec in NAVIGATION]
