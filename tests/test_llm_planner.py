@@ -333,6 +333,18 @@ def test_replan_keeps_ids_of_unchanged_steps_and_gives_new_steps_fresh_ones(plan
     assert new.dependencies_of(new.steps[1].id) == [old.steps[0].id]
 
 
+def test_replan_keeps_the_id_of_a_step_changed_in_place_so_a_locked_step_still_has_it(planner, llm_server):
+    plan = plan_from_seed(BERLIN_SHIPMENTS, goal="Berlin facilities and their shipments")
+    old = plan.model_copy(update={"steps": [plan.steps[0], plan.steps[1].model_copy(update={"locked": True})]})
+    munich = json.loads(reply(BERLIN_SHIPMENTS))
+    munich["steps"][0]["params"]["location"] = "Munich"  # changed, same tool, same place, no id
+    llm_server.reply(json.dumps(munich))
+    new = planner.replan(old, "use Munich instead", today=TODAY)
+    assert len(llm_server.requests) == 1
+    assert new.steps[0].id == old.steps[0].id and new.steps[0].params == {"location": "Munich"}
+    assert new.steps[1] == old.steps[1]
+
+
 def test_replan_asks_again_when_the_model_removes_a_step_a_locked_step_needs(planner, llm_server):
     plan = plan_from_seed(BERLIN_SHIPMENTS, goal="Berlin facilities and their shipments")
     old = plan.model_copy(update={"steps": [plan.steps[0], plan.steps[1].model_copy(update={"locked": True})]})

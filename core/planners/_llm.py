@@ -281,12 +281,22 @@ def _assign_ids(old: Plan, raw_steps: list[Any]) -> None:
                 used.add(given)
             else:
                 raw.pop("id", None)
-    for raw in raw_steps:
+    for raw in raw_steps:  # an old step the model copied as it was
         if not isinstance(raw, dict) or "id" in raw:
             continue
         match = next((s for s in old.steps if s.id not in used and s.tool == raw.get("tool")
                       and s.params == (raw.get("params") or {})), None)
-        raw["id"] = match.id if match else new_step_id()
+        if match is not None:
+            raw["id"] = match.id
+            used.add(match.id)
+    for position, raw in enumerate(raw_steps):  # an old step the model changed in place
+        if not isinstance(raw, dict) or "id" in raw:
+            continue
+        same_place = old.steps[position] if position < len(old.steps) else None
+        if same_place is not None and same_place.id not in used and same_place.tool == raw.get("tool"):
+            raw["id"] = same_place.id
+        else:
+            raw["id"] = new_step_id()
         used.add(raw["id"])
     for raw in raw_steps:
         if isinstance(raw, dict):
