@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError,
 
 from ._errors import ToolArgumentsError, ToolDefinitionError, ToolExecutionError
 
-__all__ = ["Tool", "ToolRegistry", "parse_docstring", "describe_error"]
+__all__ = ["Tool", "ToolRegistry", "parse_docstring", "describe_error", "schema_alternatives"]
 
 _SECTION = re.compile(r"^\s*(Args|Arguments|Parameters|Returns|Return|Raises|Examples?|Notes?):\s*$")
 _ARG = re.compile(r"^\s*(\*{0,2}\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
@@ -79,6 +79,17 @@ def describe_error(err: dict) -> tuple[str, str]:
         expected = err.get("ctx", {}).get("expected", "")
         return path, f"{got!r} is not one of the allowed values: {expected}"
     return path, f"{err.get('msg', 'invalid value')} (got {got!r})"
+
+
+def schema_alternatives(schema: dict[str, Any], defs: dict[str, Any]) -> list[dict[str, Any]]:
+    """The schemas a value may have: ``$ref``, ``anyOf`` and ``oneOf`` flattened (``defs`` is
+    the top schema's ``$defs``). Shared by everything that explains a schema to a reader."""
+    if "$ref" in schema:
+        return schema_alternatives(defs.get(schema["$ref"].rsplit("/", 1)[-1], {}), defs)
+    for key in ("anyOf", "oneOf"):
+        if key in schema:
+            return [o for sub in schema[key] for o in schema_alternatives(sub, defs)]
+    return [schema]
 
 
 @dataclass

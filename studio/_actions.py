@@ -17,12 +17,12 @@ import streamlit as st
 from core import FORMATS, Event, Plan, PlanError, PlanStudioError, Run, dump_plan, load_plan
 from core.planners import PlanContext
 
-from ._services import get_services
+from ._services import Services, get_services
 from ._state import Keys, SavedRef
 
 __all__ = [
     "approve", "describe_changes", "edit_json", "failure_message", "fingerprint", "import_plan",
-    "make_plan", "notify", "open_saved_plan", "replan", "reported", "request_run", "run_events",
+    "make_plan", "notify", "open_saved_plan", "page_services", "replan", "reported", "request_run", "run_events",
     "save", "set_locks", "show_plan", "shown",
 ]
 
@@ -60,6 +60,13 @@ def shown(action: str) -> Iterator[None]:
         yield
     except Exception as exc:
         st.error(failure_message(action, exc))
+
+
+def page_services(action: str) -> Services | None:
+    """The services for a page, or None once the page shows why they could not be had."""
+    with shown(action):
+        return get_services()
+    return None
 
 
 def fingerprint(plan: Plan) -> str:
@@ -243,17 +250,13 @@ def save() -> None:
     if plan is None:
         return
     with reported("save the plan"):
-        store = get_services().store
         saved: SavedRef | None = st.session_state[Keys.SAVED]
         if saved is not None and saved.fingerprint == fingerprint(plan):
             notify("info", f"No changes since version {saved.version}.")
         else:
-            message = st.session_state.get(Keys.SAVE_MESSAGE, "").strip()
-            version = store.save_plan(plan, plan_id=saved.plan_id if saved else None, message=message)
-            saved = SavedRef(version.plan_id, version.version, fingerprint(plan))
-            st.session_state[Keys.SAVED] = saved
+            saved = _store_current(plan, message=st.session_state.get(Keys.SAVE_MESSAGE, "").strip())
             st.session_state[Keys.SAVE_MESSAGE] = ""
-            notify("success", f"Saved as version {version.version}.")
+            notify("success", f"Saved as version {saved.version}.")
         run: Run | None = st.session_state[Keys.RUN]
         if run is not None and run.started_at is not None:
             _save_run_if_plan_saved(run)

@@ -8,7 +8,6 @@ from core.storage import PlanStore, PlanSummary
 
 from . import _actions as actions
 from ._navigation import PLAN_PAGE, page
-from ._services import Services, get_services
 from ._state import PERSIST, Keys
 from ._text import md_escape
 
@@ -17,9 +16,7 @@ __all__ = ["library_page"]
 
 def library_page() -> None:
     st.title("Library")
-    services: Services | None = None
-    with actions.shown("open the plan library"):
-        services = get_services()
+    services = actions.page_services("open the plan library")
     if services is None:
         return
     search = st.text_input("Search", key=Keys.SEARCH, persist_state=PERSIST,

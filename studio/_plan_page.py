@@ -14,7 +14,7 @@ from . import _actions as actions
 from ._formats_panel import formats_panel
 from ._graph import GRAPH_MIN_HEIGHT, STATUS_COLOURS, show_graph
 from ._replan_panel import replan_panel, versions_panel
-from ._services import Services, get_services
+from ._services import Services
 from ._state import PERSIST, Keys, SavedRef
 from ._text import md_escape
 
@@ -28,9 +28,7 @@ _STATUS_COLOUR = {"pending": "gray", "running": "blue", "succeeded": "green", "f
 
 def plan_page() -> None:
     st.title("Plan")
-    services: Services | None = None
-    with actions.shown("start the studio"):
-        services = get_services()
+    services = actions.page_services("start the studio")
     if services is None:
         return
     _goal_form(services)

@@ -16,7 +16,6 @@ from core import Settings
 from core.llm import ModelClient
 
 from . import _actions as actions
-from ._services import Services, get_services
 from ._state import PERSIST, Keys
 from ._text import md_escape
 
@@ -33,9 +32,7 @@ _WIDGETS = {"planner": Keys.SETTINGS_PLANNER, "model": Keys.SETTINGS_MODEL,
 
 def settings_page() -> None:
     st.title("Settings")
-    services: Services | None = None
-    with actions.shown("read the settings"):
-        services = get_services()
+    services = actions.page_services("read the settings")
     if services is None:
         return
     settings = services.settings

@@ -12,11 +12,10 @@ from typing import Any
 
 import streamlit as st
 
-from core import Tool, ToolRegistry
+from core import Tool, ToolRegistry, schema_alternatives
 from core.planners import render_manual
 
 from . import _actions as actions
-from ._services import Services, get_services
 from ._state import PERSIST, Keys
 from ._text import md_escape
 
@@ -25,9 +24,7 @@ __all__ = ["parameter_rows", "tools_page"]
 
 def tools_page() -> None:
     st.title("Tools")
-    services: Services | None = None
-    with actions.shown("list the tools"):
-        services = get_services()
+    services = actions.page_services("list the tools")
     if services is None:
         return
     registry = services.registry
@@ -83,7 +80,7 @@ def parameter_rows(tool: Tool) -> list[dict[str, Any]]:
     required = set(tool.required)
     rows = []
     for name, schema in tool.parameters.get("properties", {}).items():
-        options = [o for o in _options(schema, defs) if o.get("type") != "null"]
+        options = [o for o in schema_alternatives(schema, defs) if o.get("type") != "null"]
         enum = [v for o in options for v in o.get("enum", [])]
         rows.append({
             "name": name,
@@ -97,20 +94,10 @@ def parameter_rows(tool: Tool) -> list[dict[str, Any]]:
     return rows
 
 
-def _options(schema: dict[str, Any], defs: dict[str, Any]) -> list[dict[str, Any]]:
-    """``$ref``, ``anyOf`` and ``oneOf`` flattened into the schemas a value may have."""
-    if "$ref" in schema:
-        return _options(defs.get(schema["$ref"].rsplit("/", 1)[-1], {}), defs)
-    for key in ("anyOf", "oneOf"):
-        if key in schema:
-            return [o for sub in schema[key] for o in _options(sub, defs)]
-    return [schema]
-
-
 def _type_name(schema: dict[str, Any], defs: dict[str, Any]) -> str:
     kind = schema.get("type")
     if kind == "array":
-        items = [o for o in _options(schema.get("items") or {}, defs) if o.get("type") != "null"]
+        items = [o for o in schema_alternatives(schema.get("items") or {}, defs) if o.get("type") != "null"]
         inner = " or ".join(dict.fromkeys(_type_name(o, defs) for o in items))
         return f"list of {inner}" if inner and inner != "any" else "list"
     if kind == "string" and schema.get("format"):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .._registry import Tool, ToolRegistry
+from .._registry import Tool, ToolRegistry, schema_alternatives
 
 __all__ = ["render_manual"]
 
@@ -60,7 +60,7 @@ def _render_returns(tool: Tool) -> list[str]:
             lines.append("Returns: not described")
         return lines
     defs = schema.get("$defs", {})
-    options = _options(schema, defs)
+    options = schema_alternatives(schema, defs)
     objects = [o for o in options if o.get("properties")]
     if len(objects) == 1 and len(options) == 1:
         lines.append("Return fields:")
@@ -71,18 +71,8 @@ def _render_returns(tool: Tool) -> list[str]:
     return lines
 
 
-def _options(schema: dict[str, Any], defs: dict[str, Any]) -> list[dict[str, Any]]:
-    """``$ref``, ``anyOf`` and ``oneOf`` flattened into the schemas a value may have."""
-    if "$ref" in schema:
-        return _options(defs.get(schema["$ref"].rsplit("/", 1)[-1], {}), defs)
-    for key in ("anyOf", "oneOf"):
-        if key in schema:
-            return [o for sub in schema[key] for o in _options(sub, defs)]
-    return [schema]
-
-
 def _type_text(schema: dict[str, Any], defs: dict[str, Any], depth: int = 0) -> str:
-    options = [o for o in _options(schema, defs) if o.get("type") != "null"]
+    options = [o for o in schema_alternatives(schema, defs) if o.get("type") != "null"]
     parts: list[str] = []
     for option in options or [{}]:
         text = _one_type(option, defs, depth)
