@@ -272,6 +272,19 @@ def test_replan_leaves_locked_steps_alone(planner: EmbeddedPlanner) -> None:
         planner.replan(plan, "only delivered", today=T)
 
 
+def test_replan_reads_feedback_like_goals(planner: EmbeddedPlanner, registry: ToolRegistry) -> None:
+    plan = planner.plan(CHAIN, today=T)
+    to_leipzig = planner.replan(plan, "only shipments to Leipzig", today=T)
+    assert to_leipzig.steps[0].params == {"location": "Berlin"}
+    assert to_leipzig.steps[1].params == {"facility_id": REF0, "destination": "Leipzig"}
+    landfills = planner.replan(plan, "only shipments going to Munich landfills", today=T)
+    assert landfills.steps[0].params == {"location": "Munich", "type": "landfill"}
+    assert "destination" not in landfills.steps[1].params
+    assert planner.replan(plan, "top-5", today=T).steps[2].params["limit"] == 5
+    for new in (to_leipzig, landfills):
+        assert Validator(registry).errors(new) == []
+
+
 def test_replan_that_understands_nothing_says_so(planner: EmbeddedPlanner) -> None:
     plan = planner.plan(CHAIN, today=T)
     before = plan.model_dump()

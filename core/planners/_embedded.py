@@ -11,15 +11,23 @@ Supported goal phrasings (T = today):
   "composting sites", "sorting centers", "incinerators");
 - filters: enum values of the tools' schemas ("rejected", "in transit", "failed",
   "plastic", "hazardous", "recycling"), "high-risk" / "high risk" / "risk level high",
-  "contaminated" / "with contaminants" / "clean", "near capacity", a city ("in Munich",
-  "Berlin facilities"), "going to X" / "destined for X" (destination), "carried by X" /
-  "with carrier X" or a known carrier's name, "limit N" / "first N" / "top N";
+  "contaminated" / "with contaminants" / "that contain contaminants" / "clean", "near
+  capacity", a city ("in Munich", "Berlin facilities"), "going to X" / "destined for X" /
+  "shipments to X" (destination; "going to X <facility kind>" is where the facilities are),
+  "carried by X" / "with carrier X" or a known carrier's name (also "Eco Haul"), "limit N" /
+  "first N" / "top N" / "top-5" / "top three" / "5 landfills";
 - dates: every row of ``core._dates`` ("today", "last week", "since Oct 3", "from
-  October 1st to October 10th", ...), given to the step whose entity they qualify;
+  October 1st to October 10th", ...), given to the step whose entity they qualify: the one
+  they follow ("<entity> found <date> in <other entity> ..."), or with a possessive
+  ("today's contaminants") or at the start of the goal, the one after them;
 - chaining: a filter the entity has no parameter for but a linked tool has ("contaminants in
   Hannover", "inspections at landfills") lists that tool first and passes its ids;
-  "their X" / "X details" / "check for X" / "then X" use the previous step's ids;
-  unrelated entities ("shipments, facilities, and inspections") run in parallel;
+  "their X" / "with their X" / "X details" / "check for X" / "then X" use the previous
+  step's ids; "those facilities" refers to the earlier facilities step; a second entity in
+  the same phrase uses the first one's ids ("<kind> that failed inspections");
+  a phrase put first ("At <kind> in <city>, list <entity>") or last ("...,
+  at <kind> in <city>") qualifies the rest; unrelated entities ("shipments,
+  facilities, and inspections") run in parallel;
 - follow-ups, with a ``PlanContext``: "the same for Munich", "same but last week",
   "and for Hamburg?" change the previous plan as ``replan`` would.
 """

@@ -6,7 +6,13 @@ segment qualify it ("shipments from Berlin facilities"). A filter goes to the ne
 of the group that accepts it; a filter the primary cannot take but a tool it links to can
 (a city for contaminants: ``facility_id`` links to facilities) becomes a narrowing step
 listed first, whose ids the primary takes. "their ..." / "... details" / "then ..." link a
-group to the latest earlier step it has a link parameter for.
+group to the latest earlier step it has a link parameter for, and an entity named after the
+primary in its own segment ("<kind> that failed inspections") uses the primary's ids.
+
+A segment that opens a sentence with a preposition ("At <kind> in <city>, list
+<entity>") or names no entity ("Last week, get ...") qualifies the segment after it; one
+that opens with a preposition later ("..., at <kind> in <city>") qualifies the one before.
+"Those facilities" names an earlier step, so it is referenced rather than listed again.
 """
 
 from __future__ import annotations
@@ -17,8 +23,8 @@ from typing import Any
 
 from .._errors import PlannerError
 from .._plan import Plan, Step
-from ._embedded_parse import DATES, LIMIT, Filter, Mention, Parsed, accepts
-from ._embedded_vocabulary import Vocabulary
+from ._embedded_parse import DATES, LIMIT, Filter, Mention, Parsed, Segment, accepts
+from ._embedded_vocabulary import ToolInfo, Vocabulary
 
 __all__ = ["Group", "Node", "make_groups", "build_nodes", "nodes_to_steps", "mark_parallel",
            "ordered_params"]
@@ -54,9 +60,15 @@ def make_groups(parsed: Parsed, vocab: Vocabulary, *, infer: bool = True,
     groups: list[Group] = []
     pending: list[Mention] = []
     pending_nouns: list[Mention] = []
-    for seg in parsed.segments:
+    fronted: list[Mention] = []
+    for at, seg in enumerate(parsed.segments):
         entities = seg.entities
         filters = [m for m in seg.mentions if m.kind == "filter"]
+        if loose is None and _leads_into_next(parsed.segments, at):
+            # "At <kind> in <city>, list ...", "<date>, get ...": said before the part they qualify.
+            fronted.extend(entities)
+            pending.extend(filters)
+            continue
         if not entities:
             if loose is not None:
                 loose.extend(filters)
@@ -66,16 +78,36 @@ def make_groups(parsed: Parsed, vocab: Vocabulary, *, infer: bool = True,
                 pending.extend(filters)
                 pending_nouns.extend(m for m in seg.mentions if m.kind == "param")
             continue
+        if groups and seg.prepositional and not (seg.then or seg.link or seg.add):
+            # "List <entity>, at <kind> in <city>": qualifies the part before.
+            groups[-1].qualifiers.extend(entities)
+            groups[-1].filters.extend(filters)
+            continue
         primary = _head(parsed.text, entities)
-        groups.append(Group(primary, [e for e in entities if e is not primary], pending + filters,
+        groups.append(Group(primary, [*fronted, *(e for e in entities if e is not primary)], pending + filters,
                             then=seg.then, link=seg.link, add=seg.add))
-        pending = []
+        pending, fronted = [], []
     if not groups and infer and (pending or pending_nouns):
         tool = infer_tool(vocab, pending, pending_nouns)
         if tool is not None:
             first = min(pending + pending_nouns, key=lambda m: m.start)
             groups.append(Group(Mention("entity", first.start, first.start, tool=tool), [], pending))
     return groups
+
+
+def _leads_into_next(segments: list[Segment], at: int) -> bool:
+    """Whether segment ``at`` opens a sentence only to qualify the part that follows it.
+
+    That is a part naming no entity ("Last week, ...") or one opening with a preposition
+    ("For <entity> <filters>, get <other entity>"), with an entity still to come.
+    """
+    seg = segments[at]
+    if not seg.opens or seg.then or seg.add or not (seg.prepositional or not seg.entities):
+        return False
+    following = next((later for later in segments[at + 1:] if later.entities), None)
+    # A part that links back ("..., their contaminants") continues the sentence before; what
+    # opens it is about that sentence's steps, not a new one.
+    return following is not None and not (following.link and not seg.entities)
 
 
 def infer_tool(vocab: Vocabulary, filters: list[Mention], nouns: list[Mention]) -> str | None:
@@ -123,63 +155,112 @@ def _distance(mention: Mention | None, flt: Mention) -> tuple[int, int]:
 def build_nodes(groups: list[Group], vocab: Vocabulary, prior_tools: list[str] | None = None,
                 ignored: list[Filter] | None = None) -> list[Node]:
     """Nodes for ``groups``, numbered after ``prior_tools`` (the steps already in a plan)."""
-    prior = list(prior_tools or [])
+    tools = list(prior_tools or [])  # the tool of every step so far, by absolute index
     nodes: list[Node] = []
     primaries: list[int] = []
     for group in groups:
         pinfo = vocab.tools[group.primary.tool]
         primary = Node(group.primary.tool, group.primary)
-        narrowing: dict[str, Node] = {}
-        separate: list[Node] = []
-        for q in group.qualifiers:
-            node = Node(q.tool, q)
-            if q.tool in pinfo.links and q.tool not in narrowing:
-                narrowing[q.tool] = node
-            else:
-                separate.append(node)
+        qualifiers = [q for q in group.qualifiers if not _refer_back(pinfo, primary, q, tools)]
+        narrowing, separate = _qualifier_nodes(pinfo, primary, qualifiers)
         named = [primary, *narrowing.values(), *separate]
         for node in named:
             if node.mention is not None and node.mention.filter is not None:
                 _set(vocab, node, node.mention.filter)
         for f in group.filters:
-            assert f.filter is not None
-            takers = [n for n in named if accepts(vocab.tools[n.tool], f.filter) is not None]
-            if takers:
-                chosen = min(takers, key=lambda n: _distance(n.mention, f))
-                if f.filter.param == LIMIT and primary in takers:
-                    # A limit counts the group's own rows ("..., first 5") unless it stands
-                    # before another entity's noun ("contaminants of the first 20 shipments").
-                    following = [n for n in takers if n.mention is not None and n.mention.start >= f.end]
-                    chosen = min(following, key=lambda n: n.mention.start) if following else primary
-                _set(vocab, chosen, f.filter)
-                continue
-            for other, _param in pinfo.links.items():
-                if accepts(vocab.tools[other], f.filter) is not None:
-                    if other not in narrowing:
-                        narrowing[other] = Node(other, None)
-                        named.append(narrowing[other])
-                    _set(vocab, narrowing[other], f.filter)
-                    break
-            else:
-                if ignored is not None:
-                    ignored.append(f.filter)
-        position = lambda n: n.mention.start if n.mention is not None else -1  # noqa: E731
-        before = sorted([*narrowing.values(), *(n for n in separate if position(n) < position(primary))],
-                        key=position)
-        after = sorted((n for n in separate if position(n) >= position(primary)), key=position)
-        base = len(prior) + len(nodes)
-        ordered = [*before, primary, *after]
+            _place_filter(vocab, f, primary, named, narrowing, ignored)
+        ordered = _in_order(primary, narrowing, separate)
+        base = len(tools)
         index = {id(n): base + k for k, n in enumerate(ordered)}
         primary_index = index[id(primary)]
         for tool, node in narrowing.items():
             primary.refs[pinfo.links[tool]] = index[id(node)]
             node.note = f"Narrows step {primary_index} ({primary.tool}) to these {vocab.tools[tool].entity}."
+        tools.extend(n.tool for n in ordered)
+        # The latest group's step first, then any other earlier step, latest first.
+        earlier = [*primaries[::-1], *(i for i in range(base - 1, -1, -1) if i not in primaries)]
         if group.link or group.then:
-            _link_back(vocab, primary, [*primaries[::-1], *range(len(prior) - 1, -1, -1)],
-                       [*prior, *(n.tool for n in nodes)], then=group.then)
+            _link_back(vocab, primary, earlier, tools, then=group.then)
+        # An entity said after the primary in the same part is about it ("incinerators in
+        # <city> that failed inspections", "<entity> with <other entity> details"), so it
+        # uses the rows of the nearest step before it it has a link for; after a link cue
+        # ("their") earlier parts' steps count too.
+        at = ordered.index(primary)
+        for k in range(at + 1, len(ordered)):
+            within = [base + j for j in range(k - 1, -1, -1)]
+            _link_back(vocab, ordered[k], [*within, *(earlier if group.link else [])], tools, then=False)
         nodes.extend(ordered)
         primaries.append(primary_index)
     return nodes
+
+
+def _refer_back(pinfo: ToolInfo, primary: Node, qualifier: Mention, tools: list[str]) -> bool:
+    """ "<entity> of those <earlier entity>": use the earlier step's ids rather than list them again."""
+    if not qualifier.refers_back or qualifier.tool not in pinfo.links:
+        return False
+    earlier = [i for i, tool in enumerate(tools) if tool == qualifier.tool]
+    if not earlier:
+        return False
+    primary.refs[pinfo.links[qualifier.tool]] = earlier[-1]
+    return True
+
+
+def _qualifier_nodes(pinfo: ToolInfo, primary: Node, qualifiers: list[Mention]) -> tuple[dict[str, Node], list[Node]]:
+    """Qualifiers the primary has a link for narrow it (one per tool); the others are steps of their own."""
+    narrowing: dict[str, Node] = {}
+    separate: list[Node] = []
+    for q in qualifiers:
+        node = Node(q.tool, q)
+        if q.tool in pinfo.links and q.tool not in narrowing and pinfo.links[q.tool] not in primary.refs:
+            narrowing[q.tool] = node
+        else:
+            separate.append(node)
+    return narrowing, separate
+
+
+def _place_filter(vocab: Vocabulary, f: Mention, primary: Node, named: list[Node],
+                  narrowing: dict[str, Node], ignored: list[Filter] | None) -> None:
+    """Give ``f`` to the step of the group it qualifies, or to a new narrowing step."""
+    assert f.filter is not None
+    takers = [n for n in named if accepts(vocab.tools[n.tool], f.filter) is not None]
+    if takers:
+        _set(vocab, _owner(f, primary, takers), f.filter)
+        return
+    for other in vocab.tools[primary.tool].links:
+        if accepts(vocab.tools[other], f.filter) is not None:
+            if other not in narrowing:
+                narrowing[other] = Node(other, None)
+                named.append(narrowing[other])
+            _set(vocab, narrowing[other], f.filter)
+            return
+    if ignored is not None:
+        ignored.append(f.filter)
+
+
+def _owner(f: Mention, primary: Node, takers: list[Node]) -> Node:
+    """Which of the steps that take filter ``f`` it qualifies."""
+    assert f.filter is not None
+    if f.filter.param == LIMIT and primary in takers:
+        # A limit counts the group's own rows ("..., first 5") unless it stands
+        # before another entity's noun ("contaminants of the first 20 shipments").
+        following = [n for n in takers if n.mention is not None and n.mention.start >= f.end]
+        return min(following, key=lambda n: n.mention.start) if following else primary  # type: ignore[union-attr]
+    if f.filter.param == DATES and not f.possessive:
+        # Dates follow what they qualify ("<entity> found <date> in <other entity> going to
+        # Berlin"); only a possessive ("today's contaminants") or an opening date goes forward.
+        before = [n for n in takers if n.mention is not None and n.mention.end <= f.start]
+        if before:
+            return max(before, key=lambda n: n.mention.end)  # type: ignore[union-attr]
+    return min(takers, key=lambda n: _distance(n.mention, f))
+
+
+def _in_order(primary: Node, narrowing: dict[str, Node], separate: list[Node]) -> list[Node]:
+    """A group's steps as listed: narrowing steps and entities said first, the primary, the rest."""
+    position = lambda n: n.mention.start if n.mention is not None else -1  # noqa: E731
+    before = sorted([*narrowing.values(), *(n for n in separate if position(n) < position(primary))],
+                    key=position)
+    after = sorted((n for n in separate if position(n) >= position(primary)), key=position)
+    return [*before, primary, *after]
 
 
 def _link_back(vocab: Vocabulary, node: Node, candidates: list[int], tools: list[str], *, then: bool) -> None:

@@ -3,15 +3,16 @@
 The text is read in passes, longest and most specific phrases first; every match masks its
 characters so a later, looser pass cannot read them again ("with contaminants" is a filter
 on shipments, so its "contaminants" does not also name the contaminants tool). The
-unmasked rest is then cut into segments at "," / "and" / "then", which the plan builder
-turns into steps.
+unmasked rest is then cut into segments at punctuation, "and", "then", "with their", ...,
+which the plan builder turns into steps. Mentions also note the words right around them: a
+possessive date ("today's") and a back reference ("those facilities").
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable
 
 from .._dates import find_dates
@@ -52,6 +53,10 @@ class Mention:
     tool: str | None = None
     filter: Filter | None = None
     param: str | None = None
+    # "today's contaminants": a possessive date qualifies the noun after it, not the one before.
+    possessive: bool = False
+    # "those facilities", "these shipments": names a step listed earlier rather than a new one.
+    refers_back: bool = False
 
 
 @dataclass
@@ -61,6 +66,10 @@ class Segment:
     then: bool = False
     link: bool = False
     add: bool = False
+    # "At <kind> in <city>, ...": a part that opens with a preposition qualifies another part.
+    prepositional: bool = False
+    # The part starts the goal or a new sentence, so it can qualify the part after it.
+    opens: bool = False
     mentions: list[Mention] = field(default_factory=list)
 
     @property
@@ -86,8 +95,13 @@ class Parsed:
 
 def phrase_pattern(items: Iterable[str]) -> str:
     """A regex alternation of ``items`` as whole phrases, longest first."""
+    return r"(?<![\w-])" + _alternation(items) + r"(?![\w-])"
+
+
+def _alternation(items: Iterable[str]) -> str:
+    """``items`` as one regex group, longest first so "limit to" wins over "limit"."""
     ordered = sorted(set(items), key=len, reverse=True)
-    return r"(?<![\w-])(?:" + "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in ordered) + r")(?![\w-])"
+    return "(?:" + "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in ordered) + ")"
 
 
 def accepts(info: ToolInfo, flt: Filter) -> dict[str, Any] | None:
@@ -139,8 +153,24 @@ def parse(text: str, vocab: Vocabulary, today: dt.date) -> Parsed:
     _read_cues(reader, vocab)
     _read_entities(reader, vocab)
     _read_names(reader, vocab)
-    reader.mentions.sort(key=lambda m: (m.start, m.end))
-    return Parsed(text, reader.masked, reader.mentions, _segments(reader.masked, reader.mentions))
+    _read_counts(reader)
+    mentions = sorted((_with_context(text, m) for m in reader.mentions), key=lambda m: (m.start, m.end))
+    return Parsed(text, reader.masked, mentions, _segments(reader.masked, mentions))
+
+
+_POSSESSIVE = re.compile(r"['\u2019]s?(?!\w)")
+# A word or two may stand between: "those <city> <kind>".
+_BACK_REFERENCE = re.compile(rf"{phrase_pattern(phrases.BACK_REFERENCES)}\s+(?:[\w'-]+\s+){{0,2}}$", re.IGNORECASE)
+
+
+def _with_context(text: str, mention: Mention) -> Mention:
+    """``mention`` with the flags the words right around it set."""
+    if mention.kind == "filter" and mention.filter is not None and mention.filter.param == DATES:
+        if _POSSESSIVE.match(text, mention.end):
+            return replace(mention, possessive=True)
+    if mention.kind == "entity" and _BACK_REFERENCE.search(text, 0, mention.start):
+        return replace(mention, refers_back=True)
+    return mention
 
 
 def _read_values(reader: _Reader, vocab: Vocabulary) -> None:
@@ -150,10 +180,10 @@ def _read_values(reader: _Reader, vocab: Vocabulary) -> None:
         words = param.split("_")
         if words[0] in ("has", "is", "have") and len(words) > 1:
             rest = " ".join(words[1:])
-            for p in (f"with {rest}", f"has {rest}", f"have {rest}", f"having {rest}"):
-                known[p] = Filter(param, True)
-            for p in (f"without {rest}", f"with no {rest}"):
-                known[p] = Filter(param, False)
+            for verb in phrases.HAVING_WORDS:
+                known[f"{verb} {rest}"] = Filter(param, True)
+            for verb in phrases.NOT_HAVING_WORDS:
+                known[f"{verb} {rest}"] = Filter(param, False)
         else:
             known[" ".join(words)] = Filter(param, True)
     enum_values = vocab.enum_values()
@@ -190,24 +220,84 @@ def _read_values(reader: _Reader, vocab: Vocabulary) -> None:
                             lambda m, t=info.name, flt=flt: Mention("entity", m.start(), m.end(), tool=t, filter=flt))
 
 
+# Between a cue and its value: "going to Munich", "going to: Munich", 'carried by "EcoHaul"', "top-5".
+_AFTER_CUE = r"(?:\s*[:=]\s*|\s+)[\"'\u201c\u2018]?"
+
+
 def _read_cues(reader: _Reader, vocab: Vocabulary) -> None:
     """Phrases whose cue word picks the parameter: "going to X", "carried by X", "first N"."""
-    cities = "|".join(re.escape(c) for c in sorted(vocab.cities, key=len, reverse=True))
-    reader.take(rf"(?i:{phrase_pattern(phrases.DESTINATION_CUES)})\s+(?:(?i:the\s+city\s+(?:of\s+)?))?"
-                rf"(?P<city>(?i:{cities})(?![\w-])|[A-Z][\w-]+)",
-                lambda m: Mention("filter", m.start(), m.end(),
-                                  filter=Filter(CITY, _city(vocab, m["city"]), "destination")), flags=0)
+    _read_destinations(reader, vocab)
     carrier_params = {p for info in vocab.tools.values() for p in info.params if p == "carrier"}
     if carrier_params:
-        known = vocab.known_values()
-        names = "|".join(re.escape(k) for k, (p, _) in known.items() if p == "carrier") or "(?!)"
-        reader.take(rf"(?i:{phrase_pattern(phrases.CARRIER_CUES)})\s+(?P<name>(?i:{names})(?![\w-])|[A-Z][\w-]+)",
+        carriers = _known_names(vocab, "carrier")
+        names = "|".join(_spaced(v) for v in carriers.values()) or "(?!)"
+        reader.take(rf"(?i:{phrase_pattern(phrases.CARRIER_CUES)}){_AFTER_CUE}"
+                    rf"(?P<name>(?i:{names})(?![\w-])|[A-Z][\w-]+)",
                     lambda m: Mention("filter", m.start(), m.end(), filter=Filter(
-                        "carrier", known.get(m["name"].lower(), ("carrier", m["name"]))[1])), flags=0)
-    reader.take(rf"{phrase_pattern(phrases.LIMIT_CUES)}(?:\s+the)?\s+(?P<n>\d+)(?!\d)",
-                lambda m: Mention("filter", m.start(), m.end(), filter=Filter(LIMIT, int(m["n"]))))
+                        "carrier", carriers.get(_squash(m["name"]), m["name"]))), flags=0)
+    count = rf"(?P<n>\d+(?!\d)|{_alternation(phrases.NUMBER_WORDS)}(?![\w-]))"
+    reader.take(rf"(?<![\w-]){_alternation(phrases.LIMIT_CUES)}(?:{_AFTER_CUE}|-)(?:the\s+)?{count}",
+                lambda m: Mention("filter", m.start(), m.end(), filter=Filter(LIMIT, _count(m["n"]))))
     reader.take(r"(?<![\w-])(?P<n>\d+)\s+(?:results|rows|records|items|entries)\b",
                 lambda m: Mention("filter", m.start(), m.end(), filter=Filter(LIMIT, int(m["n"]))))
+
+
+def _read_destinations(reader: _Reader, vocab: Vocabulary) -> None:
+    """ "going to X", "destined for X", "shipments to X": the city a shipment is going to.
+
+    A city followed by a facility noun ("going to <city> <kind>") names where those
+    facilities are, so it is read as their location and the facilities narrow the shipments.
+    """
+    cities = "|".join(re.escape(c) for c in sorted(vocab.cities, key=len, reverse=True))
+    place = re.compile(rf"(?:['\u2019]s)?\s+{phrase_pattern(_place_nouns(vocab))}", re.IGNORECASE)
+
+    def city_filter(m: re.Match[str]) -> Mention:
+        kind = "location" if place.match(reader.text, m.end()) else "destination"
+        return Mention("filter", m.start(), m.end(), filter=Filter(CITY, _city(vocab, m["city"]), kind))
+
+    reader.take(rf"(?i:{phrase_pattern(phrases.DESTINATION_CUES)}){_AFTER_CUE}(?:(?i:the\s+city\s+(?:of\s+)?))?"
+                rf"(?P<city>(?i:{cities})(?![\w-])|[A-Z][\w-]+)", city_filter, flags=0)
+    # A bare "to" only in a clause about a tool that has a destination ("shipments to
+    # <city>", "<entity> <status> to <city>"); elsewhere "to" is too common ("switch to
+    # Munich" re-plans a location).
+    nouns = [form for info in vocab.tools.values() if "destination" in info.city_params for form in info.forms]
+    if nouns:
+        clause = re.compile(rf"{phrase_pattern(nouns)}[^.;!?]*$", re.IGNORECASE)
+        reader.take(rf"(?<![\w-])to\s+(?:the\s+city\s+of\s+)?(?P<city>{cities})(?![\w-])",
+                    lambda m: city_filter(m) if clause.search(reader.masked, 0, m.start()) else None)
+
+
+def _place_nouns(vocab: Vocabulary) -> list[str]:
+    """Words that name a located entity: its nouns, its kinds ("landfills") and kind nouns ("plants")."""
+    words = list(phrases.KIND_NOUNS)
+    for info in vocab.tools.values():
+        if "location" not in info.city_params:
+            continue
+        words.extend(info.forms)
+        for param in ("type", "kind"):
+            for value in info.enums.get(param, []):
+                spoken = value.replace("_", " ")
+                words.extend([spoken, plural(spoken), *phrases.KIND_WORDS.get(value, ())])
+    return words
+
+
+def _known_names(vocab: Vocabulary, param: str) -> dict[str, str]:
+    """Example values of ``param`` by their squashed spelling ("ecohaul" -> "EcoHaul")."""
+    return {_squash(value): value for p, value in vocab.known_values().values() if p == param}
+
+
+def _spaced(name: str) -> str:
+    """A pattern for a CamelCase name also written apart: "EcoHaul", "Eco Haul", "eco-haul"."""
+    parts = re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z0-9]+|\S", name) or [name]
+    return r"[\s-]?".join(re.escape(p) for p in parts)
+
+
+def _count(said: str) -> int:
+    return int(said) if said.isdigit() else phrases.NUMBER_WORDS[said.lower()]
+
+
+def _squash(said: str) -> str:
+    return re.sub(r"[\s-]+", "", said.lower())
 
 
 def _read_entities(reader: _Reader, vocab: Vocabulary) -> None:
@@ -224,11 +314,14 @@ def _read_names(reader: _Reader, vocab: Vocabulary) -> None:
             continue
         for said in (value, value.replace("_", " "), value.replace("_", "-")):
             plain.setdefault(said.lower(), Filter(param, value))
-    for lowered, (param, value) in vocab.known_values().items():
-        plain.setdefault(lowered, Filter(param, value))
     if plain:
         reader.take(phrase_pattern(plain), lambda m: Mention("filter", m.start(), m.end(),
                                                              filter=plain[_norm(m.group())]))
+    named = {_squash(value): Filter(param, value) for param, value in vocab.known_values().values()}
+    if named:
+        spellings = "|".join(_spaced(f.value) for f in named.values())
+        reader.take(rf"(?<![\w-])(?:{spellings})(?![\w-])",
+                    lambda m: Mention("filter", m.start(), m.end(), filter=named[_squash(m.group())]))
     reader.take(phrase_pattern(vocab.cities),
                 lambda m: Mention("filter", m.start(), m.end(),
                                   filter=Filter(CITY, _city(vocab, m.group()), "location")))
@@ -238,25 +331,59 @@ def _read_names(reader: _Reader, vocab: Vocabulary) -> None:
                                                              param=nouns[_norm(m.group())]))
 
 
+_SPACES = re.compile(r"\s*")
+
+
+def _read_counts(reader: _Reader) -> None:
+    """ "5 landfills", "the 10 latest high-risk shipments": a count before an entity is its limit.
+
+    Up to three digits, so a year ("2025 shipments") is not read as a count.
+    """
+    by_start = {m.start: m for m in reader.mentions}
+    for m in list(re.finditer(r"(?<![\w.,:-])(?P<n>\d{1,3})\s+(?:(?:most\s+)?(?:recent|latest|newest)\s+)?",
+                              reader.masked)):
+        at = m.end()
+        # Filters may stand between the count and the noun ("5 high-risk shipments").
+        while at in by_start and by_start[at].kind == "filter":
+            at = _SPACES.match(reader.masked, by_start[at].end).end()  # type: ignore[union-attr]
+        if at in by_start and by_start[at].kind == "entity":
+            end = m.start("n") + len(m["n"])
+            reader.mentions.append(Mention("filter", m.start("n"), end, filter=Filter(LIMIT, int(m["n"]))))
+            reader.mask(m.start("n"), end)
+
+
+# Where a goal is cut into parts: commas, "&", "+", "/", sentence ends (not the point of "2.5"),
+# and joining words ("and", "then", "as well as", ...).
+_PUNCTUATION = r"[,;&+]|(?<!\d)[.!?:/](?!\d)"
+# "with their contaminants", "including its inspections": a new part that uses the one before.
+_LINKING_WITH = r"(?:with|including)"
+
+
 def _segments(masked: str, mentions: list[Mention]) -> list[Segment]:
     words = phrase_pattern(phrases.SEPARATORS[2:])
-    separator = re.compile(rf"\s*[,;]\s*(?:{words}\s*)*|\s+(?:{words}\s*)+", re.IGNORECASE)
+    link_cues = phrase_pattern(phrases.LINK_CUES)
+    separator = re.compile(rf"(?:\s*(?:{_PUNCTUATION}))+\s*(?:{words}\s*)*|\s+(?:{words}\s*)+"
+                           rf"|\s+{_LINKING_WITH}\s+(?={link_cues})", re.IGNORECASE)
     then_words = re.compile(phrase_pattern(phrases.THEN_WORDS), re.IGNORECASE)
     add_words = re.compile(phrase_pattern(phrases.ADD_VERBS), re.IGNORECASE)
-    link_words = re.compile(phrase_pattern(phrases.LINK_CUES), re.IGNORECASE)
+    link_words = re.compile(link_cues, re.IGNORECASE)
+    preposition = re.compile(rf"\s*{phrase_pattern(phrases.QUALIFYING_PREPOSITIONS)}", re.IGNORECASE)
     segments: list[Segment] = []
-    pos, then, add = 0, False, False
+    pos, then, add, opens = 0, False, False, True
     for m in [*separator.finditer(masked), None]:
         end = m.start() if m else len(masked)
         body = masked[pos:end]
         if re.search(r"[^\W_]", body.replace(_MASK, "x")):
             segments.append(Segment(pos, end, then=then, link=bool(link_words.search(body)),
-                                    add=add or bool(add_words.search(body))))
-            then, add = False, False
+                                    add=add or bool(add_words.search(body)),
+                                    prepositional=bool(preposition.match(body)), opens=opens))
+            then, add, opens = False, False, False
         if m:
-            # "then" / "also" said in the separator belong to the part after it.
+            # "then" / "also" said in the separator belong to the part after it, and so
+            # does a sentence end before it.
             then = then or bool(then_words.search(m.group()))
             add = add or bool(add_words.search(m.group()))
+            opens = opens or bool(re.search(r"[.!?:]", m.group()))
             pos = m.end()
     for mention in mentions:
         home = next((seg for seg in reversed(segments) if seg.start <= mention.start), None)

@@ -38,6 +38,12 @@ VALUE_PHRASES: dict[str, dict[object, tuple[str, ...]]] = {
     },
 }
 
+# Verbs that put a "has_X" boolean on ("shipments that contain contaminants") or off.
+HAVING_WORDS: tuple[str, ...] = ("with", "has", "have", "having", "had", "contain", "contains",
+                                 "containing", "contained")
+NOT_HAVING_WORDS: tuple[str, ...] = ("without", "with no", "has no", "have no", "had no", "having no",
+                                     "contain no", "contains no", "containing no", "free of")
+
 # Facility kinds: "<word> [kind noun]" names facilities of that type ("recycling plants",
 # "landfills", "incinerators"). A kind noun after an enum value of a tool's ``type``
 # parameter turns the phrase into a mention of that tool.
@@ -57,10 +63,16 @@ QUALIFIED_VALUES: frozenset[str] = frozenset({"low", "medium", "high"})
 
 # Cue phrases that put the following name into a parameter.
 DESTINATION_CUES: tuple[str, ...] = ("going to", "destined for", "headed to", "heading to",
-                                     "bound for", "shipped to", "sent to", "destination")
+                                     "bound for", "shipped to", "sent to", "destination", "went to",
+                                     "goes to", "go to", "moving to", "travelling to", "traveling to",
+                                     "transported to", "hauled to", "carried to")
 CARRIER_CUES: tuple[str, ...] = ("carried by", "with carrier", "by carrier", "carrier",
                                  "transported by", "hauled by", "shipped by", "shipped with",
                                  "shipped via", "delivered by")
+# Counts written as words: "top three landfills", "first five shipments".
+NUMBER_WORDS: dict[str, int] = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+                                "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
+                                "fifteen": 15, "twenty": 20, "thirty": 30, "fifty": 50, "hundred": 100}
 LIMIT_CUES: tuple[str, ...] = ("limit to", "limited to", "limit", "first", "top", "at most",
                                "max", "maximum", "only the first", "latest", "last")
 
@@ -68,10 +80,17 @@ LIMIT_CUES: tuple[str, ...] = ("limit to", "limited to", "limit", "first", "top"
 SEPARATORS: tuple[str, ...] = (",", ";", "and then", "and", "then", "plus", "as well as", "also",
                                "along with", "together with", "after that", "afterwards", "next")
 THEN_WORDS: tuple[str, ...] = ("then", "after that", "afterwards", "next")
-LINK_CUES: tuple[str, ...] = ("their", "its", "those", "these", "them", "each of them",
+LINK_CUES: tuple[str, ...] = ("their", "its", "those", "these", "them", "they", "each of them",
                               "for each", "for them", "details", "detail", "check for",
                               "check them for", "look for", "corresponding", "related",
                               "associated", "matching")
+
+# Words before an entity's noun that mean a step listed earlier: "<entity> of those <earlier entity>".
+BACK_REFERENCES: tuple[str, ...] = ("those", "these", "the same")
+# A part of a goal that opens with one of these ("At <kind> in <city>, list <entity>")
+# qualifies another part instead of naming a list of its own.
+QUALIFYING_PREPOSITIONS: tuple[str, ...] = ("at", "from", "for", "in", "of", "across", "within",
+                                            "among", "inside", "regarding")
 
 # Follow-up goals ("the same for Munich", "and for Hamburg?") and re-plan feedback.
 FOLLOW_UP_CUES: tuple[str, ...] = ("same", "again", "instead", "too", "as well", "similarly",
