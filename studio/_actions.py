@@ -21,7 +21,7 @@ from ._services import Services, get_services
 from ._state import Keys, SavedRef
 
 __all__ = [
-    "approve", "describe_changes", "edit_json", "failure_message", "fingerprint", "import_plan",
+    "approve", "delete_saved_plan", "describe_changes", "edit_json", "failure_message", "fingerprint", "import_plan",
     "make_plan", "notify", "open_saved_plan", "page_services", "replan", "reported", "request_run", "run_events",
     "save", "set_locks", "show_plan", "shown",
 ]
@@ -274,3 +274,19 @@ def open_saved_plan(plan_id: str, version: int | None = None) -> bool:
         notify("info", f"Opened version {version} of this plan.")
         return True
     return False
+
+
+def delete_saved_plan(plan_id: str, goal: str) -> None:
+    """Delete a stored plan with its versions and runs; a copy open in the editor stays, unsaved.
+
+    The outcome goes to the Library's own message, not the Plan page's notices."""
+    try:
+        get_services().store.delete_plan(plan_id)
+    except Exception as exc:
+        st.session_state[Keys.LIBRARY_MESSAGE] = ("error", failure_message("delete the plan", exc))
+        return
+    saved: SavedRef | None = st.session_state[Keys.SAVED]
+    if saved is not None and saved.plan_id == plan_id:
+        st.session_state[Keys.SAVED] = None
+        st.session_state[Keys.RUN_SAVED] = None
+    st.session_state[Keys.LIBRARY_MESSAGE] = ("success", f"Deleted “{goal or plan_id}” with its versions and runs.")

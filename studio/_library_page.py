@@ -21,6 +21,10 @@ def library_page() -> None:
         return
     search = st.text_input("Search", key=Keys.SEARCH, persist_state=PERSIST,
                            placeholder="Search saved plans by goal", icon=":material/search:")
+    message = st.session_state[Keys.LIBRARY_MESSAGE]
+    st.session_state[Keys.LIBRARY_MESSAGE] = None  # said once
+    if message is not None:
+        getattr(st, message[0])(md_escape(message[1]))
     with actions.shown("list the saved plans"):
         plans = services.store.list_plans(search.strip())
         if not plans:
@@ -60,6 +64,12 @@ def _plan_card(store: PlanStore, summary: PlanSummary) -> None:
                 if action.button(f"Open v{version.version}", key=f"library.open.{summary.id}.{version.version}",
                                  width="stretch"):
                     _open(summary.id, version.version)
+            with st.popover("Delete", icon=":material/delete:"):
+                st.markdown(f"Delete **{md_escape(summary.goal or summary.id)}**, its "
+                            f"{summary.latest_version} version(s) and {summary.run_count} run(s)? "
+                            "This cannot be undone.")
+                st.button("Delete for good", key=f"library.delete.{summary.id}", type="primary",
+                          on_click=actions.delete_saved_plan, args=(summary.id, summary.goal))
             runs = store.list_runs(summary.id)
             if runs:
                 st.markdown("**Runs**")

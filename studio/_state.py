@@ -38,6 +38,7 @@ class Keys:
     PENDING_RUN = "plan.pending_run"  # "next" or "all": a run the page performs live
     # Library page widgets
     SEARCH = "library.search"
+    LIBRARY_MESSAGE = "library.message"  # (kind, text) about the last delete, or None
     # Settings page: this session's choices, applied over the environment's settings
     SETTINGS_OVERRIDES = "settings.overrides"  # {field: value} given to Settings.from_env, or None
     SETTINGS_MESSAGE = "settings.message"  # (kind, text) about the last Apply, or None
@@ -70,6 +71,7 @@ _DEFAULTS: dict[str, Any] = {
     Keys.IMPORT_TEXT: "",
     Keys.EXPORT_FORMAT: "seed",
     Keys.SEARCH: "",
+    Keys.LIBRARY_MESSAGE: None,
     Keys.PLAN: None,
     Keys.JSON_ERROR: None,
     Keys.APPROVED: False,

@@ -16,7 +16,7 @@ import pytest
 import pyvis
 from streamlit.testing.v1 import AppTest
 
-from core import Plan, load_plan
+from core import NotFound, Plan, load_plan
 from studio import Keys, get_services
 from studio._graph import VIS_NETWORK_FILE, graph_data
 
@@ -237,6 +237,31 @@ def test_save_makes_versions_and_the_library_opens_them(app: AppTest) -> None:
     app.button(key="plan.save").click().run()
     assert "Saved as version 3." in texts(app)
     assert [s.latest_version for s in store.list_plans()] == [3]
+
+
+def test_deleting_a_saved_plan_removes_it_and_leaves_the_editor_copy_unsaved(app: AppTest) -> None:
+    plan = make_plan(app)
+    app.button(key="plan.approve").click().run()
+    app.button(key="plan.run_all").click().run()
+    app.button(key="plan.save").click().run()
+    store = get_services().store
+    [summary] = store.list_plans()
+
+    app.switch_page(LIBRARY).run()
+    app.button(key=f"library.delete.{summary.id}").click().run()
+    no_failures(app)
+    assert f"Deleted “{GOAL}” with its versions and runs." in texts(app)
+    assert store.list_plans() == []
+    with pytest.raises(NotFound):
+        store.list_runs(summary.id)
+    assert "No saved plans yet." in texts(app)
+    app.run()
+    assert "Deleted" not in texts(app)  # said once
+
+    app.switch_page(PLAN).run()
+    assert app.session_state[Keys.PLAN] == plan and app.session_state[Keys.SAVED] is None
+    app.button(key="plan.save").click().run()
+    assert "Saved as version 1." in texts(app)
 
 
 def test_graph_labels_and_tooltips_are_escaped_and_coloured_by_status() -> None:
