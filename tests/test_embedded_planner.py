@@ -310,6 +310,24 @@ def test_follow_up_goals_change_the_previous_plan(planner: EmbeddedPlanner) -> N
     assert hamburg.steps[0].params == {"location": "Hamburg"}
 
 
+def test_a_follow_up_with_their_uses_the_previous_plans_rows(planner: EmbeddedPlanner) -> None:
+    previous = planner.plan("Get facilities in Berlin", today=T)
+    plan = planner.plan("and their inspections?", today=T, context=PlanContext("Get facilities in Berlin", previous))
+    assert seed_steps(plan) == [step(F, {"location": "Berlin"}), step(I, {"facility_id": REF0}, (0,))]
+
+
+def test_a_shared_narrowing_step_is_listed_once_and_says_what_it_narrows(planner: EmbeddedPlanner,
+                                                                      registry: ToolRegistry) -> None:
+    plan = planner.plan("Get shipments, contaminants and inspections at landfills in Munich", today=T)
+    assert [s.tool for s in plan.steps] == [F, S, C, I]
+    assert plan.steps[0].note == ("Narrows steps 1 (shipments_list), 2 (contaminants_list) and "
+                                  "3 (inspections_list) to these facilities.")
+    assert Validator(registry).errors(plan) == []
+    # A listed step with exactly the shared filters is the narrowing step itself.
+    assert seed_steps(planner.plan("Get shipments and facilities in Munich", today=T)) == [
+        step(F, {"location": "Munich"}), step(S, {"facility_id": REF0}, (0,))]
+
+
 def test_a_new_goal_with_context_is_planned_afresh(planner: EmbeddedPlanner) -> None:
     previous = planner.plan("Get facilities in Berlin", today=T)
     plan = planner.plan("Get inspections from today", today=T,

@@ -4,7 +4,8 @@ Every expected plan here was derived by hand from the contract's tables (T = 202
 Sunday: this week starts 2025-10-06, last month is September), not from the planner's
 output. The goals cover each date phrase with each way of writing a day, each filter
 phrase, chaining through facility attributes and through shipments, "then", parallel
-entities, all cities and carriers, and assorted word orders, cases and punctuation.
+entities, qualifiers shared by a list of parallel entities, all cities and carriers, and
+assorted word orders, cases and punctuation.
 """
 
 from __future__ import annotations
@@ -284,8 +285,78 @@ PHRASING_GOALS = [
         step(I, {"facility_id": REF0, "result": "failed", **span("2025-09-21", "2025-10-12")}, (0,))]),
 ]
 
+LAST_3_DAYS = span("2025-10-09", "2025-10-12")
+
+# A qualifier that ends a list of independent entities ("X, Y and Z from last week", "... at
+# landfills in Munich") goes to each listed entity whose tool takes it, directly or through one
+# facilities step they share; facilities have no dates, so they do without them. A qualifier
+# right after one entity with more of the list after it stays with that entity.
+SHARED_QUALIFIER_GOALS = [
+    ("Get shipments and inspections from last week", [
+        step(S, LAST_WEEK, parallel=True), step(I, LAST_WEEK, parallel=True)]),
+    ("Get shipments, contaminants, and inspections from yesterday", [
+        step(S, YESTERDAY, parallel=True), step(C, YESTERDAY, parallel=True), step(I, YESTERDAY, parallel=True)]),
+    ("Show contaminants, shipments and inspections since Oct 1", [
+        step(C, THIS_MONTH, parallel=True), step(S, THIS_MONTH, parallel=True),
+        step(I, THIS_MONTH, parallel=True)]),
+    ("Get shipments, facilities, and inspections from last month", [
+        step(S, LAST_MONTH, parallel=True), step(F, parallel=True), step(I, LAST_MONTH, parallel=True)]),
+    ("Failed inspections and rejected shipments this week", [
+        step(I, {"result": "failed", **THIS_WEEK}, parallel=True),
+        step(S, {"status": "rejected", **THIS_WEEK}, parallel=True)]),
+    ("Contaminated shipments and failed inspections from the last 3 days", [
+        step(S, {"has_contaminants": True, **LAST_3_DAYS}, parallel=True),
+        step(I, {"result": "failed", **LAST_3_DAYS}, parallel=True)]),
+    ("List facilities and inspections today", [step(F, parallel=True), step(I, TODAY, parallel=True)]),
+    ("Get shipments and inspections at landfills in Munich", [
+        step(F, {"type": "landfill", "location": "Munich"}),
+        step(S, {"facility_id": REF0}, (0,), parallel=True), step(I, {"facility_id": REF0}, (0,), parallel=True)]),
+    ("Get shipments, contaminants, and inspections at landfills in Munich", [
+        step(F, {"type": "landfill", "location": "Munich"}),
+        step(S, {"facility_id": REF0}, (0,), parallel=True), step(C, {"facility_id": REF0}, (0,), parallel=True),
+        step(I, {"facility_id": REF0}, (0,), parallel=True)]),
+    ("Show contaminants and inspections in Hannover", [
+        step(F, {"location": "Hannover"}),
+        step(C, {"facility_id": REF0}, (0,), parallel=True), step(I, {"facility_id": REF0}, (0,), parallel=True)]),
+    ("Shipments, contaminants and inspections from Berlin facilities", [
+        step(F, {"location": "Berlin"}),
+        step(S, {"facility_id": REF0}, (0,), parallel=True), step(C, {"facility_id": REF0}, (0,), parallel=True),
+        step(I, {"facility_id": REF0}, (0,), parallel=True)]),
+    ("Get shipments and inspections at incinerators near capacity", [
+        step(F, {"type": "incineration", "near_capacity": True}),
+        step(S, {"facility_id": REF0}, (0,), parallel=True), step(I, {"facility_id": REF0}, (0,), parallel=True)]),
+    ("Get shipments and inspections at composting sites from last week", [
+        step(F, {"type": "composting"}),
+        step(S, {"facility_id": REF0, **LAST_WEEK}, (0,), parallel=True),
+        step(I, {"facility_id": REF0, **LAST_WEEK}, (0,), parallel=True)]),
+    ("Show landfills and incinerators in Dresden", [
+        step(F, {"type": "landfill", "location": "Dresden"}, parallel=True),
+        step(F, {"type": "incineration", "location": "Dresden"}, parallel=True)]),
+    ("Shipments and contaminants with high risk", [
+        step(S, {"risk_level": "high"}, parallel=True), step(C, {"risk_level": "high"}, parallel=True)]),
+    ("Get shipments and inspections, limit 10", [
+        step(S, {"limit": 10}, parallel=True), step(I, {"limit": 10}, parallel=True)]),
+    # Said before the list, in a sentence of its own, it qualifies the whole list too.
+    ("Last week, get shipments and inspections", [
+        step(S, LAST_WEEK, parallel=True), step(I, LAST_WEEK, parallel=True)]),
+    ("At landfills in Munich, list shipments and failed inspections", [
+        step(F, {"type": "landfill", "location": "Munich"}),
+        step(S, {"facility_id": REF0}, (0,), parallel=True),
+        step(I, {"facility_id": REF0, "result": "failed"}, (0,), parallel=True)]),
+    # Right after one entity, with more of the list after it: that entity only.
+    ("Get shipments from last week and failed inspections", [
+        step(S, LAST_WEEK, parallel=True), step(I, {"result": "failed"}, parallel=True)]),
+    ("Get shipments from last week, contaminants and inspections", [
+        step(S, LAST_WEEK, parallel=True), step(C, parallel=True), step(I, parallel=True)]),
+    ("Shipments going to Dresden and inspections from last week", [
+        step(S, {"destination": "Dresden"}, parallel=True), step(I, LAST_WEEK, parallel=True)]),
+    # A list ended by a linked part is no list of independent entities.
+    ("Get rejected shipments and their contaminants from yesterday", [
+        step(S, {"status": "rejected"}), step(C, {"shipment_ids": REF0, **YESTERDAY}, (0,))]),
+]
+
 GOALS = (DATE_GOALS + CHAINED_DATE_GOALS + FILTER_GOALS + CHAIN_GOALS + PARALLEL_GOALS + STYLE_GOALS
-         + PHRASING_GOALS)
+         + PHRASING_GOALS + SHARED_QUALIFIER_GOALS)
 
 
 @pytest.mark.parametrize("goal, expected", GOALS, ids=[g for g, _ in GOALS])

@@ -28,8 +28,12 @@ Supported goal phrasings (T = today):
   a phrase put first ("At <kind> in <city>, list <entity>") or last ("...,
   at <kind> in <city>") qualifies the rest; unrelated entities ("shipments,
   facilities, and inspections") run in parallel;
+- shared qualifiers: what follows the last of a list of unrelated entities ("shipments and
+  inspections from last week", "... at landfills in Munich"), or a sentence before the list
+  ("Last week, get ..."), qualifies each listed entity that takes it, through one shared
+  facilities step (see ``_embedded_shared``);
 - follow-ups, with a ``PlanContext``: "the same for Munich", "same but last week",
-  "and for Hamburg?" change the previous plan as ``replan`` would.
+  "and for Hamburg?", "and their inspections?" change the previous plan as ``replan`` would.
 """
 
 from __future__ import annotations
@@ -96,4 +100,6 @@ class EmbeddedPlanner:
             return True
         previous = {s.tool for s in context.previous_plan.steps}
         adds = re.search(phrase_pattern(phrases.ADD_VERBS), lowered) is not None
-        return (cue or opener) and (adds or all(e.tool in previous for e in entities))
+        # "and their inspections?": "their" can only mean the previous plan's rows.
+        links = re.search(phrase_pattern(phrases.BACK_REFERENCES + ("their", "its")), lowered) is not None
+        return (cue or opener) and (adds or links or all(e.tool in previous for e in entities))

@@ -24,6 +24,7 @@ from typing import Any
 from .._errors import PlannerError
 from .._plan import Plan, Step
 from ._embedded_parse import DATES, LIMIT, Filter, Mention, Parsed, Segment, accepts
+from ._embedded_shared import share_qualifiers, shared_mentions
 from ._embedded_vocabulary import ToolInfo, Vocabulary
 
 __all__ = ["Group", "Node", "make_groups", "build_nodes", "nodes_to_steps", "mark_parallel",
@@ -38,6 +39,8 @@ class Group:
     then: bool = False
     link: bool = False
     add: bool = False
+    # Entities and filters said before the part, in a sentence of their own ("Last week, ...").
+    leading: list[Mention] = field(default_factory=list)
 
 
 @dataclass
@@ -48,6 +51,8 @@ class Node:
     refs: dict[str, int] = field(default_factory=dict)  # param -> absolute step index
     after: list[int] = field(default_factory=list)  # absolute step indexes that must finish first
     note: str | None = None
+    # The mentions that set its parameters, so steps built from the same shared words are one step.
+    sources: set[int] = field(default_factory=set)
 
 
 def make_groups(parsed: Parsed, vocab: Vocabulary, *, infer: bool = True,
@@ -85,13 +90,14 @@ def make_groups(parsed: Parsed, vocab: Vocabulary, *, infer: bool = True,
             continue
         primary = _head(parsed.text, entities)
         groups.append(Group(primary, [*fronted, *(e for e in entities if e is not primary)], pending + filters,
-                            then=seg.then, link=seg.link, add=seg.add))
+                            then=seg.then, link=seg.link, add=seg.add, leading=[*fronted, *pending]))
         pending, fronted = [], []
     if not groups and infer and (pending or pending_nouns):
         tool = infer_tool(vocab, pending, pending_nouns)
         if tool is not None:
             first = min(pending + pending_nouns, key=lambda m: m.start)
             groups.append(Group(Mention("entity", first.start, first.start, tool=tool), [], pending))
+    share_qualifiers(groups, vocab)
     return groups
 
 
@@ -158,6 +164,9 @@ def build_nodes(groups: list[Group], vocab: Vocabulary, prior_tools: list[str] |
     tools = list(prior_tools or [])  # the tool of every step so far, by absolute index
     nodes: list[Node] = []
     primaries: list[int] = []
+    shared = shared_mentions(groups)
+    made: dict[tuple[str, frozenset[int]], int] = {}  # a step built from shared words -> its index
+    narrowed: dict[int, list[int]] = {}  # a shared narrowing step -> the steps it narrows
     for group in groups:
         pinfo = vocab.tools[group.primary.tool]
         primary = Node(group.primary.tool, group.primary)
@@ -167,8 +176,21 @@ def build_nodes(groups: list[Group], vocab: Vocabulary, prior_tools: list[str] |
         for node in named:
             if node.mention is not None and node.mention.filter is not None:
                 _set(vocab, node, node.mention.filter)
+                node.sources.add(id(node.mention))
+            elif node is not primary:
+                node.sources.add(id(node.mention))
         for f in group.filters:
             _place_filter(vocab, f, primary, named, narrowing, ignored)
+        # Words shared by a list ("shipments and inspections at landfills") narrow each of
+        # its steps through one step, which may be a step the list names itself.
+        reused = {tool: made[key] for tool, node in narrowing.items()
+                  if (key := _made_key(node, shared)) in made}
+        if (not narrowing and not separate and not primary.refs and not (group.link or group.then)
+                and (key := _made_key(primary, shared)) in made):
+            primaries.append(made[key])
+            continue
+        for tool in reused:
+            del narrowing[tool]
         ordered = _in_order(primary, narrowing, separate)
         base = len(tools)
         index = {id(n): base + k for k, n in enumerate(ordered)}
@@ -176,6 +198,18 @@ def build_nodes(groups: list[Group], vocab: Vocabulary, prior_tools: list[str] |
         for tool, node in narrowing.items():
             primary.refs[pinfo.links[tool]] = index[id(node)]
             node.note = f"Narrows step {primary_index} ({primary.tool}) to these {vocab.tools[tool].entity}."
+            narrowed[index[id(node)]] = [primary_index]
+        for tool, at in reused.items():
+            primary.refs[pinfo.links[tool]] = at
+            if at in narrowed:
+                narrowed[at].append(primary_index)
+                named_steps = [f"{i} ({tools[i] if i < len(tools) else primary.tool})" for i in narrowed[at]]
+                nodes[at - len(prior_tools or [])].note = (
+                    f"Narrows steps {', '.join(named_steps[:-1])} and {named_steps[-1]} "
+                    f"to these {vocab.tools[tool].entity}.")
+        for node in ordered:
+            if (key := _made_key(node, shared)) is not None:
+                made.setdefault(key, index[id(node)])
         tools.extend(n.tool for n in ordered)
         # The latest group's step first, then any other earlier step, latest first.
         earlier = [*primaries[::-1], *(i for i in range(base - 1, -1, -1) if i not in primaries)]
@@ -192,6 +226,13 @@ def build_nodes(groups: list[Group], vocab: Vocabulary, prior_tools: list[str] |
         nodes.extend(ordered)
         primaries.append(primary_index)
     return nodes
+
+
+def _made_key(node: Node, shared: set[int]) -> tuple[str, frozenset[int]] | None:
+    """What makes two steps built from shared words the same step, or ``None`` for other steps."""
+    if node.refs or not node.sources & shared:
+        return None
+    return (node.tool, frozenset(node.sources))
 
 
 def _refer_back(pinfo: ToolInfo, primary: Node, qualifier: Mention, tools: list[str]) -> bool:
@@ -224,7 +265,9 @@ def _place_filter(vocab: Vocabulary, f: Mention, primary: Node, named: list[Node
     assert f.filter is not None
     takers = [n for n in named if accepts(vocab.tools[n.tool], f.filter) is not None]
     if takers:
-        _set(vocab, _owner(f, primary, takers), f.filter)
+        owner = _owner(f, primary, takers)
+        _set(vocab, owner, f.filter)
+        owner.sources.add(id(f))
         return
     for other in vocab.tools[primary.tool].links:
         if accepts(vocab.tools[other], f.filter) is not None:
@@ -232,6 +275,7 @@ def _place_filter(vocab: Vocabulary, f: Mention, primary: Node, named: list[Node
                 narrowing[other] = Node(other, None)
                 named.append(narrowing[other])
             _set(vocab, narrowing[other], f.filter)
+            narrowing[other].sources.add(id(f))
             return
     if ignored is not None:
         ignored.append(f.filter)

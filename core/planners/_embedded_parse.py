@@ -37,7 +37,8 @@ class Filter:
 
     def describe(self) -> str:
         if self.param == DATES:
-            return f"{self.value[0]}..{self.value[1]}"
+            start, end = self.value
+            return f"dates {start}" if start == end else f"dates {start} to {end}"
         if self.param == CITY:
             return f"{self.kind or 'city'} {self.value}"
         if self.param == LIMIT:

@@ -74,7 +74,8 @@ NUMBER_WORDS: dict[str, int] = {"one": 1, "two": 2, "three": 3, "four": 4, "five
                                 "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
                                 "fifteen": 15, "twenty": 20, "thirty": 30, "fifty": 50, "hundred": 100}
 LIMIT_CUES: tuple[str, ...] = ("limit to", "limited to", "limit", "first", "top", "at most",
-                               "max", "maximum", "only the first", "latest", "last")
+                               "max", "maximum", "only the first", "latest", "last", "no more than",
+                               "not more than", "up to", "cap at", "capped at", "cap it at")
 
 # Words that join independent parts of a goal, and those that make a part use the one before.
 SEPARATORS: tuple[str, ...] = (",", ";", "and then", "and", "then", "plus", "as well as", "also",
@@ -100,6 +101,37 @@ FOLLOW_UP_OPENERS: tuple[str, ...] = ("and", "but", "what about", "how about", "
 REMOVE_VERBS: tuple[str, ...] = ("drop", "remove", "delete", "skip", "exclude", "omit",
                                  "get rid of", "take out", "leave out", "without", "no")
 ADD_VERBS: tuple[str, ...] = ("add", "also", "include", "plus", "append", "as well")
+# Feedback: the words before a value it replaces ("Munich instead of Berlin", "Munich, not
+# Berlin"); after "not" only when the feedback names the new value too, else "not" removes it.
+OLD_VALUE_CUES: tuple[str, ...] = ("instead of", "rather than", "in place of", "not")
+# Feedback: an arrow between an old and a new value ("Berlin -> Munich").
+OLD_TO_NEW_ARROWS: tuple[str, ...] = ("->", "=>", "\u2192")
+# Feedback asking for every row: the limit goes.
+NO_LIMIT_PHRASES: tuple[str, ...] = ("unlimited", "all of them", "show all", "show them all", "list all",
+                                     "all results", "all rows", "all records", "all entries",
+                                     "everything", "every row", "every result", "the full list",
+                                     "no max", "no maximum", "no cap", "without a cap")
+# Feedback: "any status", "all cities": the filter on that parameter goes.
+ANY_WORDS: tuple[str, ...] = ("any", "all", "every", "whatever")
+# Feedback naming a step by its place: "drop the last step".
+STEP_ORDINALS: dict[str, int] = {"first": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4,
+                                 "sixth": 5, "seventh": 6, "eighth": 7, "last": -1, "final": -1}
+# Words feedback is padded with ("could you please use Munich instead?"); any other word the
+# rules did not read is reported as not understood rather than silently dropped.
+FEEDBACK_FILLERS: frozenset[str] = frozenset("""
+    a an the this that these those it its it's them they their there here one ones some all
+    every each both either i me my we us our you your please pls thanks thank ok okay yes sure
+    actually maybe just only also too again instead rather than not no but and or so then now still
+    use using make set switch change replace swap try keep put let let's lets want need would
+    like could can should will do does be is are was were get show list give find fetch display
+    see view return bring look what about how for in at on of to with from by into within over
+    as well same thing things stuff results rows records entries items data plan step steps
+    filter filters add include append plus place details detail anything whatever which where
+    who has have had tell know analyse analyze check many much there's hi hey hmm oh great good
+    fine perfect found detected recorded logged seen made done happened listed shown
+    i'd i'm i'll we'd we'll you'd that's
+    """.split())
+
 # Names for parameters in feedback such as "remove the date filter" or "no limit".
 PARAM_NOUNS: dict[str, tuple[str, ...]] = {
     "date": ("date_from", "date_to"),
