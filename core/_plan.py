@@ -16,6 +16,7 @@ from typing import Any, Iterator
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from ._errors import ReferenceSyntaxError
 from ._templates import Reference, find_references
 
 __all__ = ["Plan", "Step", "PlanMetadata", "new_step_id"]
@@ -89,13 +90,19 @@ class Plan(BaseModel):
     def dependencies_of(self, step_id: str) -> list[str]:
         """Explicit dependencies plus the steps its references point at, in plan order.
 
-        References to steps that do not exist are left to the validator.
+        References to steps that do not exist, and malformed ones, are left to the validator:
+        a plan being edited must still have a graph.
         """
         step = self.step(step_id)
         ids = set(step.depends_on)
-        for ref in step.references():
-            if 0 <= ref.step < len(self.steps):
-                ids.add(self.steps[ref.step].id)
+        for value in step.params.values():
+            try:
+                found = find_references(value)
+            except ReferenceSyntaxError:
+                continue
+            for ref in found:
+                if 0 <= ref.step < len(self.steps):
+                    ids.add(self.steps[ref.step].id)
         ids.discard(step_id)
         order = {s.id: n for n, s in enumerate(self.steps)}
         return sorted(ids, key=lambda i: order.get(i, len(order)))

@@ -14,16 +14,17 @@ from typing import Iterator, Literal
 
 import streamlit as st
 
-from core import FORMATS, Event, Plan, PlanError, PlanStudioError, Run, dump_plan, load_plan
+from core import (FORMATS, Event, Plan, PlanError, PlanFormatError, PlanStudioError, Run, dump_plan,
+                  load_plan)
 from core.planners import PlanContext
 
 from ._services import Services, get_services
 from ._state import Keys, SavedRef
 
 __all__ = [
-    "approve", "delete_saved_plan", "describe_changes", "edit_json", "failure_message", "fingerprint", "import_plan",
-    "make_plan", "notify", "open_saved_plan", "page_services", "replan", "reported", "request_run", "run_events",
-    "save", "set_locks", "show_plan", "shown",
+    "approve", "delete_saved_plan", "describe_changes", "edit_json", "failure_message",
+    "fingerprint", "import_plan", "make_plan", "notify", "open_saved_plan", "page_services", "plain_message", "replan",
+    "reported", "request_run", "run_events", "save", "set_locks", "show_plan", "shown",
 ]
 
 log = logging.getLogger("studio")
@@ -35,10 +36,19 @@ def notify(kind: NoticeKind, text: str) -> None:
     st.session_state[Keys.NOTICES].append((kind, text))
 
 
+def plain_message(exc: PlanStudioError) -> str:
+    """The message without the parts meant for a log: the format's short name before a format
+    error (the page names the format in words) and pydantic's "Value error, "."""
+    message = str(exc)
+    if isinstance(exc, PlanFormatError):
+        message = message.removeprefix(f"{exc.format}: ")
+    return message.replace("Value error, ", "")
+
+
 def failure_message(action: str, exc: Exception) -> str:
     """What the user reads when ``action`` failed: the message of our errors, a hint otherwise."""
     if isinstance(exc, PlanStudioError):
-        return f"Could not {action}: {exc}"
+        return f"Could not {action}: {plain_message(exc)}"
     # The UI shows no tracebacks; the log keeps the details.
     log.error("unexpected error while trying to %s", action, exc_info=exc)
     return f"Could not {action}: unexpected {type(exc).__name__}. The details are in the studio's log."
@@ -179,7 +189,7 @@ def edit_json() -> None:
     try:
         plan = load_plan(text, "native")
     except PlanError as exc:
-        st.session_state[Keys.JSON_ERROR] = str(exc)
+        st.session_state[Keys.JSON_ERROR] = plain_message(exc)
         return
     st.session_state[Keys.JSON_ERROR] = None
     _take_edit(plan)
@@ -190,6 +200,11 @@ def _take_edit(plan: Plan) -> None:
     current: Plan | None = st.session_state[Keys.PLAN]
     if current is not None and fingerprint(plan) == fingerprint(current):
         return
+    run: Run | None = st.session_state[Keys.RUN]
+    if run is not None and run.started_at is not None:
+        # The results disappear with the run; say so, or it looks like they were lost.
+        stored = " (it stays stored with the saved version)" if st.session_state[Keys.RUN_SAVED] == run.id else ""
+        notify("info", f"The plan changed, so its run was cleared{stored}. Approve the plan to run it again.")
     st.session_state[Keys.PLAN] = plan
     st.session_state[Keys.LOCKS] = [s.id for s in plan.steps if s.locked]
     st.session_state[Keys.APPROVED] = False

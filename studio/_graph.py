@@ -44,7 +44,9 @@ _ROW_GAP = 95
 _OPTIONS: dict[str, Any] = {
     "layout": {"hierarchical": {"enabled": True, "direction": "LR", "levelSeparation": _LEVEL_GAP,
                                 "nodeSpacing": _ROW_GAP, "sortMethod": "directed",
-                                "shakeTowards": "roots"}},
+                                # Steps that share no edge are separate "trees" to vis, 200 px
+                                # apart by default: parallel steps spread out and shrink the graph.
+                                "treeSpacing": _ROW_GAP, "shakeTowards": "roots"}},
     "physics": {"enabled": False},
     "interaction": {"hover": True, "tooltipDelay": 150, "dragNodes": True, "zoomView": True,
                     "dragView": True},
@@ -59,6 +61,9 @@ _OPTIONS: dict[str, Any] = {
                          "roundness": 0.5},
               "width": 1.5},
 }
+
+
+_DETOUR: dict[str, Any] = {"enabled": True, "type": "curvedCW", "roundness": 0.35}
 
 
 def _levels(plan: Plan) -> dict[str, int]:
@@ -82,6 +87,8 @@ def _tooltip(index: int, plan: Plan, status: str, run: Run | None) -> str:
     lines = [f"step {index} · {step.tool}", f"status: {status}"]
     if step.note:
         lines.append(f"note: {step.note}")
+    if step.parallel:  # nothing else in the graph shows it
+        lines.append("parallel: yes")
     lines.append("params: " + (json.dumps(step.params, indent=2, ensure_ascii=False, default=str)
                                if step.params else "(none)"))
     state = run.steps.get(step.id) if run else None
@@ -126,7 +133,13 @@ def graph_data(plan: Plan, run: Run | None = None) -> dict[str, Any]:
                      level=levels[step.id])
     labels = _edge_labels(plan)
     for source, target in plan.edges():
-        net.add_edge(source, target, label=html.escape(labels.get((source, target), "")))
+        extra = {}
+        if levels[target] - levels[source] != 1:
+            # An edge that skips a column runs straight through the steps in between, hiding
+            # itself and its label; one inside a column (a cycle) lies on its way back. A curve
+            # takes it around them, and the two ways of a cycle bend to opposite sides.
+            extra["smooth"] = _DETOUR
+        net.add_edge(source, target, label=html.escape(labels.get((source, target), "")), **extra)
     net.set_options(json.dumps(_OPTIONS))
     nodes, edges, _heading, _height, _width, options = net.get_network_data()
     rows = max([list(levels.values()).count(level) for level in set(levels.values())], default=1)
@@ -146,7 +159,9 @@ _CSS = """/* plan graph */
 .ps-graph { width: 100%; box-sizing: border-box; border: 1px solid #e5e7eb; border-radius: 8px; background: #ffffff;
             position: relative; overflow: hidden; }
 .ps-graph-message { padding: 1rem; color: #991b1b; font-family: sans-serif; font-size: 0.9rem; }
-div.vis-tooltip { position: absolute; visibility: hidden; padding: 8px 10px; white-space: pre;
+/* pre-wrap: a long note or param wraps instead of being cut off at the tooltip's edge. */
+div.vis-tooltip { position: absolute; visibility: hidden; padding: 8px 10px; white-space: pre-wrap;
+                  overflow-wrap: anywhere;
                   font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 12px;
                   color: #111827; background: #f9fafb; border: 1px solid #9ca3af; border-radius: 6px;
                   box-shadow: 2px 2px 8px rgba(0, 0, 0, 0.15); pointer-events: none; z-index: 5;

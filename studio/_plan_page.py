@@ -62,8 +62,6 @@ def _notices() -> None:
 
 
 def _plan_view(services: Services, plan: Plan) -> None:
-    problems = services.validator.validate(plan)
-    errors = [p for p in problems if p.severity == "error"]
     run: Run | None = st.session_state[Keys.RUN]
 
     graph_column, json_column = st.columns([3, 2], gap="large")
@@ -71,6 +69,8 @@ def _plan_view(services: Services, plan: Plan) -> None:
         st.markdown(f"**Graph** · {len(plan.steps)} step{'s' if len(plan.steps) != 1 else ''} · "
                     + " ".join(f":{_STATUS_COLOUR[s]}[●] {s}" for s in STATUS_COLOURS))
         graph_slot = st.empty()  # drawn last, so it shows the outcome of a run made below
+        if plan.steps:
+            st.caption("Hover a step for its params, note and error; scroll to zoom, drag to move.")
     with json_column:
         st.text_area("Plan JSON", key=Keys.JSON, height=GRAPH_MIN_HEIGHT, on_change=actions.edit_json, persist_state=PERSIST,
                      help="Edit the plan here; the graph follows every valid change.")
@@ -79,6 +79,9 @@ def _plan_view(services: Services, plan: Plan) -> None:
             st.error(md_escape(f"Not applied: {error}. Your text is kept; the graph shows the last "
                                "valid plan."), icon=":material/data_object:")
 
+    # Checked only now: should checking fail, the JSON to fix the plan in is already on the page.
+    problems = services.validator.validate(plan)
+    errors = [p for p in problems if p.severity == "error"]
     _problems(problems)
     _actions_bar(plan, errors)
     replan_panel(services, plan)
@@ -97,7 +100,11 @@ def _plan_view(services: Services, plan: Plan) -> None:
         _results(plan, run)
 
     with graph_slot.container():
-        show_graph(plan, run, key="plan.graph")
+        if plan.steps:
+            show_graph(plan, run, key="plan.graph")
+        else:
+            st.info("No steps to draw: add steps in the JSON, or press **Plan**.",
+                    icon=":material/account_tree:")
 
 
 def _problems(problems: list[Problem]) -> None:
@@ -183,7 +190,9 @@ def _live_run(plan: Plan, kind: Literal["next", "all"]) -> None:
 def _results(plan: Plan, run: Run) -> None:
     counts = ", ".join(f"{n} {s}" for s, n in run.counts().items())
     saved_note = " · saved with the plan" if st.session_state[Keys.RUN_SAVED] == run.id else ""
-    st.caption(f"Run {run.id} · {run.status} · {counts}{saved_note}")
+    # Between "Run next step" clicks nothing is running; the run waits for the next click.
+    status = run.status if run.finished else "paused"
+    st.caption(f"Run {run.id} · {status} · {counts}{saved_note}")
     for step in plan.steps:
         state = run.steps.get(step.id)
         if state is None or state.status == StepStatus.pending:

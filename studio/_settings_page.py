@@ -66,7 +66,7 @@ def _facts_table(settings: Settings) -> str:
     else:
         planner = "Embedded (offline rules from the tool registry)"
     # The endpoint as ModelClient shows it: no user info, query or fragment from the URL.
-    base_url = md_escape(ModelClient(settings).endpoint) if settings.base_url else "OpenAI default"
+    base_url = md_escape(ModelClient(settings).endpoint, keep_links=True) if settings.base_url else "OpenAI default"
     pinned = " (pinned by `PLAN_STUDIO_TODAY`)" if settings.today else " (the real date)"
     chosen = "this session's choices" if st.session_state[Keys.SETTINGS_OVERRIDES] else "the environment"
     rows = [

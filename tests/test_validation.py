@@ -88,3 +88,13 @@ def test_a_cycle_is_named_from_its_earliest_step_whatever_the_hash_seed():
                for seed in (0, 1, 2, 3)}
     assert outputs == {"['step 0 (x) · depends_on: dependency cycle: "
                        "step 0 (x) → step 1 (x) → step 2 (x) → step 0 (x)']\n"}
+
+
+def test_a_malformed_reference_is_a_problem_not_a_crash():
+    from core import Plan, Step, ToolRegistry, Validator
+    plan = Plan(goal="g", steps=[Step(id="a", tool="x"),
+                                 Step(id="b", tool="x", params={"ids": "${step[0].data.0.id}", "n": "${step[0].count}"},
+                                      depends_on=["a"])])
+    assert plan.edges() == [("a", "b")]  # the well-formed reference and depends_on still count
+    problems = [str(p) for p in Validator(ToolRegistry()).validate(plan)]
+    assert any(p.startswith("step 1 (x) · params.ids: ") for p in problems), problems
