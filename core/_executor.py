@@ -18,7 +18,6 @@ import time
 import uuid
 from typing import Any, Callable, Iterable, Iterator, Literal
 
-import networkx as nx
 from pydantic import BaseModel, Field
 
 from ._errors import ToolCallError
@@ -128,6 +127,8 @@ class Executor:
         return Run.for_plan(plan)
 
     def order(self, plan: Plan) -> list[str]:
+        import networkx as nx  # here, not at the top: it costs the command line ~0.5 s to import
+
         graph = nx.DiGraph()
         position = {s.id: n for n, s in enumerate(plan.steps)}
         graph.add_nodes_from(position)

@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-import networkx as nx
 
 from ._errors import PlanInvalid, ReferenceSyntaxError
 from ._plan import Plan, Step
@@ -115,6 +114,8 @@ class Validator:
         return out
 
     def _check_cycles(self, plan: Plan) -> list[Problem]:
+        import networkx as nx  # here, not at the top: it costs the command line ~0.5 s to import
+
         graph = nx.DiGraph()
         graph.add_nodes_from(s.id for s in plan.steps)
         graph.add_edges_from(plan.edges())

@@ -18,7 +18,7 @@ __all__ = ["Keys", "SavedRef", "Services", "build_services", "get_services", "in
 
 _HOME = {
     "Keys": "._state", "SavedRef": "._state", "init_state": "._state",
-    "Services": "._services", "build_services": "._services", "get_services": "._services",
+    "Services": "._services", "build_services": "._services", "get_services": "._session",
     "library_page": "._library_page", "plan_page": "._plan_page",
     "settings_page": "._settings_page", "tools_page": "._tools_page",
 }
@@ -26,7 +26,8 @@ _HOME = {
 if TYPE_CHECKING:  # pragma: no cover
     from ._library_page import library_page
     from ._plan_page import plan_page
-    from ._services import Services, build_services, get_services
+    from ._services import Services, build_services
+    from ._session import get_services
     from ._settings_page import settings_page
     from ._state import Keys, SavedRef, init_state
     from ._tools_page import tools_page

@@ -18,7 +18,8 @@ from core import (FORMATS, Event, Plan, PlanError, PlanFormatError, PlanStudioEr
                   load_plan)
 from core.planners import PlanContext
 
-from ._services import Services, get_services
+from ._services import Services
+from ._session import get_services
 from ._state import Keys, SavedRef
 
 __all__ = [

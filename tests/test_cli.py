@@ -150,7 +150,8 @@ def test_common_options_work_before_the_command_too(data_dir: Path, capsys) -> N
     out, _ = capsys.readouterr()
     assert status == 0
     assert json.loads(out)["steps"][0]["params"] == {"date_from": "2025-02-26", "date_to": "2025-03-05"}
-    assert (data_dir / "studio.sqlite3").exists()
+    # The demo data for that today went to that folder (planning opens no plan store).
+    assert [p.name for p in data_dir.iterdir()] == ["demo-waste-2025-03-05.sqlite3"]
 
 
 def test_plan_format_native_has_step_ids_and_the_goal(cli) -> None:
@@ -527,7 +528,7 @@ def test_settings_from_the_environment_are_used(tmp_path: Path, monkeypatch: pyt
     assert main(["plan", "Get shipments from last week"]) == 0
     plan = json.loads(capsys.readouterr().out)
     assert plan["steps"][0]["params"] == {"date_from": "2025-02-26", "date_to": "2025-03-05"}
-    assert (data_dir / "studio.sqlite3").exists()
+    assert [p.name for p in data_dir.iterdir()] == ["demo-waste-2025-03-05.sqlite3"]
 
 
 # -- --planner llm, against the scripted OpenAI-compatible server ---------------------------
