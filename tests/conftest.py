@@ -15,6 +15,9 @@ from typing import Any, Iterator
 
 import pytest
 
+from streamlit.testing.v1 import AppTest
+
+from apptest_helpers import APP as APP_SCRIPT
 from llm_server import LLMServer
 
 # Looks like a real key on purpose: tests assert it never leaks into messages, logs or data.
@@ -31,6 +34,18 @@ def llm_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[LLMServer]:
         yield server
     finally:
         server.stop()
+
+
+# -- the studio through AppTest (tests/apptest_helpers.py) -----------------------------------------
+
+@pytest.fixture
+def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "PLAN_STUDIO_PLANNER", "PLAN_STUDIO_DB"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("PLAN_STUDIO_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("PLAN_STUDIO_TODAY", "2025-10-12")
+    at = AppTest.from_file(str(APP_SCRIPT), default_timeout=60)
+    return at.run()
 
 
 # -- browser tests (tests/test_browser.py) ---------------------------------------------------

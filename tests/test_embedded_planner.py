@@ -10,13 +10,12 @@ from typing import Any, Literal
 
 import pytest
 
-from core import Plan, PlannerError, Settings, ToolRegistry, Validator
-from core.formats import plan_to_seed
+from core import PlannerError, Settings, ToolRegistry, Validator
 from core.planners import EmbeddedPlanner, PlanContext, Planner
 from tools import build_registry
 
-T = dt.date(2025, 10, 12)
-REF0, REF1 = "${step[0].data.*.id}", "${step[1].data.*.id}"
+from planner_cases import C, F, I, REF0, REF1, S, T, seed_steps, step
+
 
 
 @pytest.fixture(scope="module")
@@ -29,23 +28,10 @@ def planner(registry: ToolRegistry) -> EmbeddedPlanner:
     return EmbeddedPlanner(registry)
 
 
-def step(tool: str, params: dict[str, Any] | None = None, deps: tuple[int, ...] = (),
-         parallel: bool = False) -> dict[str, Any]:
-    return {"tool": tool, "params": params or {}, "depends_on": list(deps), "parallel": parallel}
-
-
-def seed_steps(plan: Plan) -> list[dict[str, Any]]:
-    return [{"tool": s["tool"],
-             "params": {k: v for k, v in s["params"].items() if not (k == "limit" and v == 100)},
-             "depends_on": sorted(s["depends_on"]), "parallel": s["parallel"]}
-            for s in plan_to_seed(plan)["steps"]]
-
-
 def dates(start: str, end: str) -> dict[str, str]:
     return {"date_from": start, "date_to": end}
 
 
-F, S, C, I = "facilities_list", "shipments_list", "contaminants_list", "inspections_list"
 
 EXTRA_GOALS = [
     ("failed inspections at landfills in Munich last month", [

@@ -8,8 +8,6 @@ draws is tested through ``studio._graph.graph_data``.
 from __future__ import annotations
 
 import filecmp
-import json
-import re
 from pathlib import Path
 
 import pytest
@@ -20,49 +18,7 @@ from core import NotFound, Plan, load_plan
 from studio import Keys, get_services
 from studio._graph import VIS_NETWORK_FILE, graph_data
 
-APP = Path(__file__).resolve().parents[1] / "studio" / "app.py"
-# Relative to the entry script, as AppTest wants.
-PLAN = "../pages/plan.py"
-LIBRARY = "../pages/library.py"
-GOAL = "Get contaminated shipments from Berlin facilities"
-
-
-@pytest.fixture
-def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "PLAN_STUDIO_PLANNER", "PLAN_STUDIO_DB"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("PLAN_STUDIO_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("PLAN_STUDIO_TODAY", "2025-10-12")
-    at = AppTest.from_file(str(APP), default_timeout=60)
-    return at.run()
-
-
-def no_failures(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-
-
-def make_plan(at: AppTest, goal: str = GOAL) -> Plan:
-    at.text_area(key=Keys.GOAL).input(goal)
-    at.button(key="plan.make").click().run()
-    no_failures(at)
-    return at.session_state[Keys.PLAN]
-
-
-def edit_json(at: AppTest, text: str) -> None:
-    at.text_area(key=Keys.JSON).input(text).run()
-    no_failures(at)
-
-
-def texts(at: AppTest) -> str:
-    """Everything the page says, as one string, markdown escapes removed."""
-    parts = [e.value for kind in ("markdown", "caption", "error", "warning", "success", "info")
-             for e in getattr(at, kind)]
-    return "\n".join(str(p) for p in parts).replace("\\", "")
-
-
-def plan_text(steps: list[dict], goal: str = "edited") -> str:
-    return json.dumps({"goal": goal, "steps": steps}, indent=2)
-
+from apptest_helpers import GOAL, LIBRARY, PLAN, edit_json, make_plan, no_failures, plan_text, texts
 
 def test_a_goal_becomes_a_plan_in_state_and_in_the_json_panel(app: AppTest) -> None:
     plan = make_plan(app)

@@ -11,7 +11,7 @@ from llm_server import LLMServer
 from streamlit.testing.v1 import AppTest
 
 from studio import Keys
-from test_pages import APP, GOAL, make_plan, no_failures, texts
+from apptest_helpers import APP, GOAL, make_plan, no_failures, texts
 
 BERLIN = {"steps": [
     {"tool": "facilities_list", "params": {"location": "Berlin"}, "depends_on": [], "parallel": False},

@@ -9,20 +9,13 @@ from streamlit.testing.v1 import AppTest
 
 from core import FORMATS, load_plan
 from studio import Keys, get_services
-from test_pages import GOAL, app, make_plan, no_failures, texts  # noqa: F401  (app is a fixture)
+from apptest_helpers import import_text, make_plan, no_failures, texts
 
 TEAMS_PLAN = json.dumps({"type": "plan", "commands": [
     {"type": "DO", "action": "createList", "parameters": {"list": "groceries"}},
     {"type": "DO", "action": "addItem", "parameters": {"list": "groceries", "item": "milk"}},
     {"type": "SAY", "response": "I've added *milk* to your groceries list."},
 ]})
-
-
-def import_text(at: AppTest, fmt: str, text: str) -> None:
-    at.selectbox(key=Keys.IMPORT_FORMAT).set_value(fmt)
-    at.text_area(key=Keys.IMPORT_TEXT).input(text)
-    at.button(key="plan.import").click().run()
-    no_failures(at)
 
 
 def test_a_replan_keeps_locked_steps_and_the_old_version_in_the_history(app: AppTest) -> None:

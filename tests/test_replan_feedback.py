@@ -11,20 +11,17 @@ what was understood and what was not.
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from typing import Any
 
 import pytest
 
 from core import Plan, PlannerError, Settings, ToolRegistry, Validator
-from core.formats import plan_to_seed
 from core.planners import EmbeddedPlanner
 from tools import build_registry
 
-T = dt.date(2025, 10, 12)
-REF0, REF1 = "${step[0].data.*.id}", "${step[1].data.*.id}"
-F, S, C, I = "facilities_list", "shipments_list", "contaminants_list", "inspections_list"
+from planner_cases import C, F, I, REF0, REF1, S, T, seed_steps, step
+
 
 # The acceptance goals (docs/acceptance/seed_examples.json) the feedback is given on.
 LAST_WEEK_SHIPMENTS = "Get shipments from last week"
@@ -62,19 +59,6 @@ def registry(tmp_path_factory: pytest.TempPathFactory) -> ToolRegistry:
 @pytest.fixture(scope="module")
 def planner(registry: ToolRegistry) -> EmbeddedPlanner:
     return EmbeddedPlanner(registry)
-
-
-def step(tool: str, params: dict[str, Any] | None = None, deps: tuple[int, ...] = (),
-         parallel: bool = False) -> dict[str, Any]:
-    return {"tool": tool, "params": params or {}, "depends_on": list(deps), "parallel": parallel}
-
-
-def seed_steps(plan: Plan) -> list[dict[str, Any]]:
-    """Seed steps as the acceptance test compares them: ``limit: 100`` counts as absent."""
-    return [{"tool": s["tool"],
-             "params": {k: v for k, v in s["params"].items() if not (k == "limit" and v == 100)},
-             "depends_on": sorted(s["depends_on"]), "parallel": s["parallel"]}
-            for s in plan_to_seed(plan)["steps"]]
 
 
 def planned(planner: EmbeddedPlanner, goal: str, locked: tuple[int, ...] = (), *before: str) -> Plan:

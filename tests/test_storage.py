@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typing_extensions import TypedDict
 
-from core import (Executor, NotFound, Plan, PlanMetadata, Run, Step, StepStatus, StorageError,
+from core import (Executor, NotFound, Plan, PlanMetadata, Step, StepStatus, StorageError,
                   ToolRegistry)
 from core.storage import PlanStore, PlanSummary, PlanVersion, RunSummary
 

@@ -18,8 +18,7 @@ from core import Plan
 from studio import Keys
 from studio._graph import graph_data
 from studio._text import md_escape
-from test_pages import GOAL, app, edit_json, make_plan, no_failures, plan_text, texts  # noqa: F401  (app is a fixture)
-from test_plan_panels import import_text
+from apptest_helpers import edit_json, import_text, make_plan, no_failures, plan_text, texts
 
 FOUR_STEP_GOAL = ("Get high-risk contaminants of rejected shipments from landfills in Munich, "
                   "then inspections at those facilities")
