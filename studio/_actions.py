@@ -305,4 +305,5 @@ def delete_saved_plan(plan_id: str, goal: str) -> None:
     if saved is not None and saved.plan_id == plan_id:
         st.session_state[Keys.SAVED] = None
         st.session_state[Keys.RUN_SAVED] = None
+        st.session_state[Keys.NOTICES] = []  # "Opened version N" would now be wrong
     st.session_state[Keys.LIBRARY_MESSAGE] = ("success", f"Deleted “{goal or plan_id}” with its versions and runs.")

@@ -148,7 +148,9 @@ def apply() -> None:
         return
     st.session_state[Keys.SETTINGS_OVERRIDES] = chosen
     planner = f"LLM planner, model {settings.model}" if settings.planner == "llm" else "embedded planner"
-    st.session_state[Keys.SETTINGS_MESSAGE] = ("success", f"Applied for this session: {planner}.")
+    # Not a success yet when the model cannot be called: the warning above says what to set.
+    kind = "info" if settings.planner == "llm" and not settings.model_configured else "success"
+    st.session_state[Keys.SETTINGS_MESSAGE] = (kind, f"Applied for this session: {planner}.")
 
 
 def reset() -> None:

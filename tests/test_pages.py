@@ -216,6 +216,7 @@ def test_deleting_a_saved_plan_removes_it_and_leaves_the_editor_copy_unsaved(app
 
     app.switch_page(PLAN).run()
     assert app.session_state[Keys.PLAN] == plan and app.session_state[Keys.SAVED] is None
+    assert "Saved as version 1." not in texts(app)  # no longer true
     app.button(key="plan.save").click().run()
     assert "Saved as version 1." in texts(app)
 

@@ -200,6 +200,8 @@ def test_llm_without_a_key_warns_what_to_set_and_plan_says_why(app: AppTest) -> 
     choose(app, planner="llm")
     [warning] = [w.value for w in app.warning]
     assert "OPENAI_API_KEY" in warning and "OPENAI_BASE_URL" in warning and "Ollama" in warning
+    assert [i.value.replace("\\", "") for i in app.info] == ["Applied for this session: LLM planner, model gpt-4o-mini."]
+    assert not app.success
 
     open_page(app, PLAN)
     assert "Planner: **llm (gpt-4o-mini)**" in plan_caption(app)
