@@ -58,6 +58,15 @@ STUDIO_TODAY = "2025-10-12"
 _STUDIO_START_SECONDS = 90
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _patient_expect() -> None:
+    """Playwright's ``expect`` waits 5 s by default; a studio's first page on a cold machine
+    (imports, demo data) can take longer, and CI runs on cold machines."""
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=_STUDIO_START_SECONDS * 1000 // 3)
+
+
 @pytest.fixture(scope="session")
 def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[str, Any]:
     """pytest-playwright's launch arguments, pointed at Debian's Chromium (Playwright's own
