@@ -14,7 +14,7 @@ import re
 import pytest
 from conftest import TEST_API_KEY
 from playwright.sync_api import Page, expect
-from test_browser import ARTIFACTS, TIMEOUT_MS, _graph, _offsite, _screenshot
+from test_browser import ARTIFACTS, TIMEOUT_MS, _graph, _offsite, _screenshot, enter
 
 pytestmark = pytest.mark.browser
 
@@ -54,7 +54,7 @@ def test_plan_repair_replan_run_and_import_with_a_model(page: Page, llm_studio, 
     # A reply naming a tool that does not exist is sent back with the validator's words.
     llm_server.reply(plan_reply("Berlin", facilities_tool="facility_list"))
     llm_server.reply(plan_reply("Berlin"))
-    page.get_by_role("textbox", name="Goal").fill(GOAL)
+    enter(page.get_by_role("textbox", name="Goal"), GOAL)
     page.get_by_role("button", name="Plan", exact=True).click()
     plan_json = page.get_by_role("textbox", name="Plan JSON")
     expect(plan_json).to_have_value(re.compile(r'"location": "Berlin"'))
@@ -65,7 +65,7 @@ def test_plan_repair_replan_run_and_import_with_a_model(page: Page, llm_studio, 
     # Re-plan with feedback: a new version, the old one kept.
     llm_server.reply(plan_reply("Munich"))
     page.get_by_text("Ask for changes (re-plan)").click()
-    page.get_by_role("textbox", name="What should change?").fill("use Munich instead")
+    enter(page.get_by_role("textbox", name="What should change?"), "use Munich instead")
     page.get_by_role("button", name="Re-plan").click()
     expect(plan_json).to_have_value(re.compile(r'"location": "Munich"'))
     expect(page.get_by_text(re.compile(r"Re-planned as version 2"))).to_be_visible()
@@ -88,7 +88,7 @@ def test_plan_repair_replan_run_and_import_with_a_model(page: Page, llm_studio, 
 
     # The model fails: a clear error, and the goal typed and the plan on screen stay.
     llm_server.fail(500, "model overloaded")
-    page.get_by_role("textbox", name="Goal").fill("Show inspections in Hamburg")
+    enter(page.get_by_role("textbox", name="Goal"), "Show inspections in Hamburg")
     page.get_by_role("button", name="Plan", exact=True).click()
     expect(page.get_by_text(re.compile(r"Could not make a plan: .*500"))).to_be_visible()
     expect(page.get_by_role("textbox", name="Goal")).to_have_value("Show inspections in Hamburg")
@@ -100,7 +100,7 @@ def test_plan_repair_replan_run_and_import_with_a_model(page: Page, llm_studio, 
     llm_server.reply("A poem about the harbour, in French.")
     page.get_by_text("Import / export").click()
     choose(page, "Import from", "Semantic Kernel XML plan")
-    page.get_by_role("textbox", name="Plan to import").fill(SK_PLAN)
+    enter(page.get_by_role("textbox", name="Plan to import"), SK_PLAN)
     page.get_by_role("button", name="Import", exact=True).click()
     expect(page.get_by_text("Imported 2 steps from the Semantic Kernel XML plan")).to_be_visible()
     expect(plan_json).to_have_value(re.compile(r'"tool": "Translate"'))

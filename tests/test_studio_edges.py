@@ -11,14 +11,22 @@ import re
 from urllib.parse import urlparse
 
 import pytest
+from apptest_helpers import (
+    edit_json,
+    import_text,
+    make_plan,
+    no_failures,
+    plan_text,
+    texts,
+)
 from playwright.sync_api import Page, expect
 from streamlit.testing.v1 import AppTest
+from test_browser import enter
 
 from core import Plan
 from studio import Keys
 from studio._graph import graph_data
 from studio._text import md_escape
-from apptest_helpers import edit_json, import_text, make_plan, no_failures, plan_text, texts
 
 FOUR_STEP_GOAL = ("Get high-risk contaminants of rejected shipments from landfills in Munich, "
                   "then inspections at those facilities")
@@ -235,7 +243,7 @@ def test_hostile_text_shows_as_written_in_the_browser(page: Page, studio) -> Non
         {"id": "b", "tool": "facilities_list", "params": {}},
     ]}
     page.get_by_test_id("stExpander").get_by_text("Import a plan").click()
-    page.get_by_role("textbox", name="Plan to import").fill(json.dumps(plan))
+    enter(page.get_by_role("textbox", name="Plan to import"), json.dumps(plan))
     page.get_by_role("button", name="Import").click()
     expect(page.get_by_text("Imported 2 steps")).to_be_visible()
     page.get_by_role("button", name="Approve").click()
@@ -260,7 +268,7 @@ def test_hostile_text_shows_as_written_in_the_browser(page: Page, studio) -> Non
     assert tooltip.evaluate("t => t.scrollWidth <= t.clientWidth")
 
     # Saved, the goal is a Library card's title and the note a version's message.
-    page.get_by_placeholder("Version note (optional)").fill(HOSTILE_LINES[2])
+    enter(page.get_by_placeholder("Version note (optional)"), HOSTILE_LINES[2])
     page.get_by_role("button", name="Save").click()
     expect(page.get_by_text("Saved as version 1.")).to_be_visible()
     page.get_by_role("link", name="Library").click()
