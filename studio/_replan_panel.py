@@ -37,12 +37,16 @@ def versions_panel(services: Services) -> None:
     with actions.shown("list the plan's versions"):
         versions = services.store.versions(saved.plan_id)
         with st.expander(f"Versions · {len(versions)}", icon=":material/history:"):
+            previous = {v.version: p for v, p in zip(versions[1:], versions)}
             for version in reversed(versions):
                 text, action = st.columns([6, 1], vertical_alignment="center")
                 message = f" · {md_escape(version.message)}" if version.message else ""
                 current = " · **open now**" if version.version == saved.version else ""
                 text.markdown(f"Version {version.version} · {version.created_at:%Y-%m-%d %H:%M} · "
                               f"{len(version.plan.steps)} steps{message}{current}")
+                if version.version in previous:
+                    changes = actions.describe_changes(previous[version.version].plan, version.plan)
+                    text.caption(md_escape(f"Since version {version.version - 1}: {changes}"))
                 if version.version != saved.version:
                     action.button(f"Open v{version.version}", key=f"plan.version.{version.version}",
                                   on_click=actions.open_saved_plan, args=(saved.plan_id, version.version),

@@ -62,7 +62,15 @@ def _tool_card(tool: Tool) -> None:
         st.markdown(md_escape(tool.description))
         rows = parameter_rows(tool)
         if rows:
-            st.dataframe(rows, hide_index=True)
+            # Descriptions and allowed values are the long columns; give them the room.
+            st.dataframe(rows, hide_index=True, column_config={
+                "name": st.column_config.TextColumn(width="small"),
+                "type": st.column_config.TextColumn(width="small"),
+                "required": st.column_config.CheckboxColumn(width="small"),
+                "default": st.column_config.TextColumn(width="small"),
+                "description": st.column_config.TextColumn(width="large"),
+                "allowed values": st.column_config.TextColumn(width="medium"),
+            })
         else:
             st.caption("No parameters.")
         if tool.returns_description:

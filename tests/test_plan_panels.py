@@ -33,7 +33,7 @@ def test_a_replan_keeps_locked_steps_and_the_old_version_in_the_history(app: App
     assert new.steps[0].params == {"location": "Munich"}
     assert new.steps[1] == locked.steps[1]
     page = texts(app)
-    assert "Re-planned as version 2 (changed: step 0 (facilities_list))" in page
+    assert "Re-planned as version 2 (changed: step 0 (facilities_list) (location 'Berlin' → 'Munich'))" in page
     assert load_plan(app.text_area(key=Keys.JSON).value, "native") == new
 
     saved = app.session_state[Keys.SAVED]
@@ -42,10 +42,24 @@ def test_a_replan_keeps_locked_steps_and_the_old_version_in_the_history(app: App
         (1, "before re-plan"), (2, "re-plan: use Munich instead")]
     assert versions[0].plan == locked
 
+    assert "Since version 1: changed: step 0 (facilities_list) (location 'Berlin' → 'Munich')" in texts(app)
+
     app.button(key="plan.version.1").click().run()
     no_failures(app)
     assert app.session_state[Keys.PLAN] == locked
     assert app.session_state[Keys.SAVED].version == 1
+
+
+def test_changes_between_versions_name_params_added_removed_and_changed() -> None:
+    from core import Plan, Step
+    from studio._actions import describe_changes
+    old = Plan(goal="g", steps=[Step(id="a", tool="t", params={"city": "Berlin", "limit": 100}),
+                                Step(id="b", tool="u"), Step(id="c", tool="v")])
+    new = Plan(goal="g", steps=[Step(id="a", tool="t", params={"city": "Munich", "risk": "high"}, locked=True),
+                                Step(id="b", tool="u", note="only a note"), Step(id="d", tool="w")])
+    assert describe_changes(old, new) == ("added: step 2 (w); removed: step 2 (v); changed: step 0 (t) "
+                                          "(city 'Berlin' → 'Munich', +risk 'high', -limit, locked)")
+    assert describe_changes(old, old) == "no step changed"
 
 
 def test_a_replan_the_planner_cannot_do_says_why_and_keeps_the_plan(app: AppTest) -> None:
