@@ -44,6 +44,17 @@ class Step(BaseModel):
     def references(self) -> list[Reference]:
         return find_references(self.params)
 
+    def readable_references(self) -> Iterator[tuple[str, Reference]]:
+        """(param name, reference) for each reference that parses; a malformed one is the
+        validator's to report, and must not stop a plan being edited from having a graph."""
+        for name, value in self.params.items():
+            try:
+                found = find_references(value)
+            except ReferenceSyntaxError:
+                continue
+            for ref in found:
+                yield name, ref
+
 
 class PlanMetadata(BaseModel):
     model_config = ConfigDict(extra="allow")
@@ -90,19 +101,13 @@ class Plan(BaseModel):
     def dependencies_of(self, step_id: str) -> list[str]:
         """Explicit dependencies plus the steps its references point at, in plan order.
 
-        References to steps that do not exist, and malformed ones, are left to the validator:
-        a plan being edited must still have a graph.
+        References to steps that do not exist, and malformed ones, are left to the validator.
         """
         step = self.step(step_id)
         ids = set(step.depends_on)
-        for value in step.params.values():
-            try:
-                found = find_references(value)
-            except ReferenceSyntaxError:
-                continue
-            for ref in found:
-                if 0 <= ref.step < len(self.steps):
-                    ids.add(self.steps[ref.step].id)
+        for _name, ref in step.readable_references():
+            if 0 <= ref.step < len(self.steps):
+                ids.add(self.steps[ref.step].id)
         ids.discard(step_id)
         order = {s.id: n for n, s in enumerate(self.steps)}
         return sorted(ids, key=lambda i: order.get(i, len(order)))

@@ -21,11 +21,12 @@ from core.planners import PlanContext
 from ._services import Services
 from ._session import get_services
 from ._state import Keys, SavedRef
+from ._text import md_escape
 
 __all__ = [
     "approve", "delete_saved_plan", "describe_changes", "edit_json", "failure_message",
     "fingerprint", "import_plan", "make_plan", "notify", "open_saved_plan", "page_services", "plain_message", "replan",
-    "reported", "request_run", "run_events", "save", "set_locks", "show_plan", "shown",
+    "reported", "request_run", "run_events", "save", "set_locks", "show_notices", "show_plan", "shown",
 ]
 
 log = logging.getLogger("studio")
@@ -85,17 +86,28 @@ def fingerprint(plan: Plan) -> str:
     return plan.model_dump_json()
 
 
+def show_notices() -> None:
+    """The notices the last action left, where the page is being drawn."""
+    for kind, text in st.session_state[Keys.NOTICES]:
+        getattr(st, kind)(md_escape(text))
+
+
 def show_plan(plan: Plan, *, saved: SavedRef | None) -> None:
     """Put ``plan`` in the editor as the plan to review: not approved, not run."""
-    st.session_state[Keys.PLAN] = plan
+    _review(plan)
     st.session_state[Keys.JSON_ERROR] = None
+    st.session_state[Keys.SAVED] = saved
+    st.session_state[Keys.JSON] = dump_plan(plan, "native")
+
+
+def _review(plan: Plan) -> None:
+    """``plan`` becomes the one under review: approval and run start over."""
+    st.session_state[Keys.PLAN] = plan
+    st.session_state[Keys.LOCKS] = [s.id for s in plan.steps if s.locked]
     st.session_state[Keys.APPROVED] = False
     st.session_state[Keys.RUN] = None
     st.session_state[Keys.RUN_SAVED] = None
-    st.session_state[Keys.SAVED] = saved
-    st.session_state[Keys.JSON] = dump_plan(plan, "native")
     st.session_state[Keys.GOAL] = plan.goal
-    st.session_state[Keys.LOCKS] = [s.id for s in plan.steps if s.locked]
 
 
 def make_plan() -> None:
@@ -151,8 +163,8 @@ def describe_changes(old: Plan, new: Plan) -> str:
     new_ids = {s.id for s in new.steps}
     added = [new.label(s.id) for s in new.steps if s.id not in old_steps]
     removed = [old.label(s.id) for s in old.steps if s.id not in new_ids]
-    changed = [f"{new.label(s.id)} ({_step_changes(old_steps[s.id], s)})" for s in new.steps
-               if s.id in old_steps and _step_changes(old_steps[s.id], s)]
+    changed = [f"{new.label(s.id)} ({what})" for s in new.steps
+               if s.id in old_steps and (what := _step_changes(old_steps[s.id], s))]
     parts = [f"{what}: {', '.join(labels)}" for what, labels in
              (("added", added), ("removed", removed), ("changed", changed)) if labels]
     return "; ".join(parts) or "no step changed"
@@ -225,12 +237,7 @@ def _take_edit(plan: Plan) -> None:
         # The results disappear with the run; say so, or it looks like they were lost.
         stored = " (it stays stored with the saved version)" if st.session_state[Keys.RUN_SAVED] == run.id else ""
         notify("info", f"The plan changed, so its run was cleared{stored}. Approve the plan to run it again.")
-    st.session_state[Keys.PLAN] = plan
-    st.session_state[Keys.LOCKS] = [s.id for s in plan.steps if s.locked]
-    st.session_state[Keys.APPROVED] = False
-    st.session_state[Keys.RUN] = None
-    st.session_state[Keys.RUN_SAVED] = None
-    st.session_state[Keys.GOAL] = plan.goal
+    _review(plan)
 
 
 def approve() -> None:

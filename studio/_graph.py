@@ -22,7 +22,7 @@ import networkx as nx
 import streamlit as st
 from pyvis.network import Network
 
-from core import Plan, ReferenceSyntaxError, Run, StepStatus, find_references
+from core import Plan, Run, StepStatus
 
 __all__ = ["GRAPH_MIN_HEIGHT", "STATUS_COLOURS", "VIS_NETWORK_FILE", "graph_data", "show_graph", "vis_network_url"]
 
@@ -101,16 +101,11 @@ def _edge_labels(plan: Plan) -> dict[tuple[str, str], str]:
     """Which params carry a reference along each edge, e.g. ``facility_id``."""
     labels: dict[tuple[str, str], list[str]] = {}
     for step in plan.steps:
-        for name, value in step.params.items():
-            try:
-                found = find_references(value)
-            except ReferenceSyntaxError:  # the validator reports it; the graph just omits it
-                continue
-            for ref in found:
-                if 0 <= ref.step < len(plan.steps):
-                    names = labels.setdefault((plan.steps[ref.step].id, step.id), [])
-                    if name not in names:
-                        names.append(name)
+        for name, ref in step.readable_references():
+            if 0 <= ref.step < len(plan.steps):
+                names = labels.setdefault((plan.steps[ref.step].id, step.id), [])
+                if name not in names:
+                    names.append(name)
     return {edge: ", ".join(names) for edge, names in labels.items()}
 
 

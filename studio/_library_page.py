@@ -39,8 +39,7 @@ def library_page() -> None:
 def _open(plan_id: str, version: int | None = None) -> None:
     if actions.open_saved_plan(plan_id, version):
         st.switch_page(page(PLAN_PAGE))
-    for kind, text in st.session_state[Keys.NOTICES]:
-        getattr(st, kind)(md_escape(text))
+    actions.show_notices()  # why it could not be opened
 
 
 def _plan_card(store: PlanStore, summary: PlanSummary) -> None:

@@ -32,7 +32,7 @@ def plan_page() -> None:
     if services is None:
         return
     _goal_form(services)
-    _notices()
+    actions.show_notices()
     plan: Plan | None = st.session_state[Keys.PLAN]
     if plan is None:
         st.info("Type a goal and press **Plan**, or import a plan below. The plan appears as a "
@@ -54,11 +54,6 @@ def _goal_form(services: Services) -> None:
         planner += f" ({services.settings.model})"
     about.caption(f"Planner: **{md_escape(planner)}** · today: {services.settings.effective_today():%Y-%m-%d}"
                   f" · {len(services.registry)} tools")
-
-
-def _notices() -> None:
-    for kind, text in st.session_state[Keys.NOTICES]:
-        getattr(st, kind)(md_escape(text))
 
 
 def _plan_view(services: Services, plan: Plan) -> None:
