@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["Services", "build_services"]
 
+
 @dataclass
 class Services:
     settings: Settings
@@ -35,7 +36,8 @@ class Services:
         """The plan store, opened on first use: most commands never touch it, and SQLAlchemy
         is slow to import."""
         if self._store is None:
-            
+            from core.storage import PlanStore  # here, not at the top: see the docstring
+
             self._store = PlanStore(self.settings.store_path)
         return self._store
 
