@@ -307,9 +307,11 @@ def test_a_tool_description_with_markdown_and_html_is_escaped(app: AppTest) -> N
     assert md_escape(HOSTILE) in markdown
     assert "**hostile\\_tool** · group \\<b\\>third\\</b\\>" in markdown
     assert f"**Returns:** {md_escape('<script>alert(2)</script> [more](http://evil.example)')}" in markdown
-    # Nothing left that markdown would turn into a tag, an image, a link or maths.
+    # Nothing left that markdown would turn into a tag, an image, a link or maths (inline code
+    # shows its text as written).
     unescaped = re.compile(r"(?<!\\)[<>!\[\]()$]")
-    assert [v for v in markdown if unescaped.search(v)] == []
+    outside_code = [re.sub(r"(?<!\\)(`+).*?\1", "", v) for v in markdown]
+    assert [v for v in outside_code if unescaped.search(v)] == []
     # Tables and the manual are not markdown: there the text is shown exactly as written.
     [row] = parameter_rows(registry.get("hostile_tool"))
     assert row["description"] == "![n](http://evil.example/n.png)"

@@ -6,6 +6,7 @@ shows are tested in Chromium: how Streamlit renders untrusted text, and the grap
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from urllib.parse import urlparse
@@ -33,35 +34,71 @@ FOUR_STEP_GOAL = ("Get high-risk contaminants of rejected shipments from landfil
 
 
 # -- untrusted text in markdown -----------------------------------------------------------------
+def _segments_streamlit_sees(markdown: str) -> list[tuple[str, str]]:
+    """("code" | "text", content) as CommonMark leaves them: code spans as written, text with
+    backslash escapes and character references resolved. Streamlit's own rewriting (autolinks,
+    icons, emoji, arrows) runs on the text segments only, after parsing."""
+    out: list[tuple[str, str]] = []
+    text: list[str] = []
+    i = 0
+    while i < len(markdown):
+        if markdown[i] == "\\" and i + 1 < len(markdown) and re.match(r"[!-/:-@\[-`{-~]", markdown[i + 1]):
+            text.append(markdown[i + 1])
+            i += 2
+            continue
+        if markdown[i] == "`":
+            fence = re.match(r"`+", markdown[i:]).group()
+            close = re.compile(f"(?<!`){fence}(?!`)").search(markdown, i + len(fence))
+            if close is None:  # no closing run: the backticks are text
+                text.append(fence)
+                i += len(fence)
+                continue
+            out.append(("text", html.unescape("".join(text))))
+            text = []
+            body = markdown[i + len(fence):close.start()]
+            if body.startswith(" ") and body.endswith(" ") and body.strip():
+                body = body[1:-1]
+            out.append(("code", body))
+            i = close.end()
+            continue
+        text.append(markdown[i])
+        i += 1
+    out.append(("text", html.unescape("".join(text))))
+    return out
+
+
 def _text_streamlit_sees(markdown: str) -> str:
-    """The plain text CommonMark leaves once backslash escapes are resolved: what Streamlit's
-    own rewriting (autolinks, icons, arrows) runs on after parsing."""
-    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown)
+    """What a reader sees (and copies) of ``markdown``."""
+    return "".join(body for _kind, body in _segments_streamlit_sees(markdown))
 
 
 # Streamlit 1.67's rewrites of parsed text, from its frontend bundle (remark-gfm's autolinks,
-# its :streamlit: logo, the icons of ":material/...:" and its typographic arrows).
+# its :streamlit: logo, the icons of ":material_...:", remark-emoji and its typographic arrows).
 _REWRITES = {
     "web link": re.compile(r"(https?://|www(?=\.))[-.\w]+", re.IGNORECASE | re.ASCII),
     "e-mail link": re.compile(r"[-.\w+]+@[-\w]+(?:\.[-\w]+)+", re.ASCII),
     "logo image": re.compile(r":streamlit:"),
-    "icon": re.compile(r":material[/_]\w+:"),
+    "icon": re.compile(r":material_\w+:"),
+    "emoji": re.compile(r":[\w+-]+:"),
     "arrow": re.compile(r"(?:^|\s)(?:<->|->|<-|--|>=|<=|~=)(?:\s|$)"),
 }
 
 
 @pytest.mark.parametrize("text", [
     "see www.evil.example", "see https://evil.example/x", "HTTP://EVIL.EXAMPLE", "mail me@evil.example",
-    "logo :streamlit: here", "icon :material/home: here", "a -> b", "a <- b", "a <-> b", "a -- b",
-    "a >= b", "a <= b", "a ~= b",
+    "logo :streamlit: here", "icon :material/home: here", "icon :material_home: here", "a :warning: b",
+    "a -> b", "a <- b", "a <-> b", "a -- b", "a >= b", "a <= b", "a ~= b", "x`y`` :smile:`",
+    "http://x/:material/home:", "a\n-> b\n", "10:30:00 -> done",
 ])
 def test_escaped_text_leaves_nothing_for_streamlit_to_rewrite(text: str) -> None:
     escaped = md_escape(text)
-    seen = _text_streamlit_sees(escaped)
-    assert [name for name, pattern in _REWRITES.items() if pattern.search(seen)] == []
+    seen = _segments_streamlit_sees(escaped)
+    plain = " ".join(body for kind, body in seen if kind == "text")
+    assert [name for name, pattern in _REWRITES.items() if pattern.search(plain)] == []
     assert ":material/" not in escaped  # Streamlit rewrites this in the source, before parsing
-    # What the reader sees is the text itself (the joiner has no width).
-    assert seen.replace("\u2060", "") == text
+    # What the reader sees and copies is the text itself, with no invisible characters added.
+    assert "\u2060" not in escaped
+    assert _text_streamlit_sees(escaped).replace("  \n", "\n") == text
 
 
 def test_a_line_of_equals_signs_does_not_make_the_line_above_a_heading() -> None:
@@ -74,6 +111,7 @@ def test_a_line_of_equals_signs_does_not_make_the_line_above_a_heading() -> None
 def test_the_operators_own_endpoint_may_stay_a_link() -> None:
     escaped = md_escape("http://127.0.0.1:11434/v1", keep_links=True)
     assert _text_streamlit_sees(escaped) == "http://127.0.0.1:11434/v1"
+    assert [kind for kind, _ in _segments_streamlit_sees(escaped)] == ["text"]
 
 
 # -- references that do not parse ------------------------------------------------------------------
@@ -251,7 +289,7 @@ def test_hostile_text_shows_as_written_in_the_browser(page: Page, studio) -> Non
     expect(page.get_by_text(re.compile(r"^Run \w+ · succeeded"))).to_be_visible()
 
     # The SAY step's message is markdown in a chat bubble: every line reads exactly as written.
-    said = page.get_by_test_id("stChatMessage").inner_text().replace("\u2060", "")
+    said = page.get_by_test_id("stChatMessage").inner_text()
     for line in HOSTILE_LINES:
         assert line in said
     assert _markup_in_main(page) == {"links": [], "images": [], "headings": ["Plan", "Run"], "maths": [],
@@ -275,7 +313,7 @@ def test_hostile_text_shows_as_written_in_the_browser(page: Page, studio) -> Non
     card = page.locator("[class*=st-key-library-card]")
     card.get_by_text("Versions and runs").click()
     expect(card.get_by_role("button", name="Open v1")).to_be_visible()
-    shown = card.inner_text().replace("\u2060", "")
+    shown = card.inner_text()
     for line in HOSTILE_LINES:
         assert line in shown
     assert _markup_in_main(page) == {"links": [], "images": [], "headings": ["Library"], "maths": [],
