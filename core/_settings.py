@@ -16,7 +16,7 @@ from typing import Literal
 import platformdirs
 from pydantic import BaseModel, Field
 
-__all__ = ["Settings", "PlannerName"]
+__all__ = ["Settings", "PlannerName", "FROM_OPTIONS_VARIABLE"]
 
 PlannerName = Literal["embedded", "llm"]
 
@@ -30,6 +30,10 @@ _ENV = {
     "max_retries": "PLAN_STUDIO_MAX_RETRIES",
     "timeout": "PLAN_STUDIO_TIMEOUT",
 }
+# Set by ``plan-studio`` for the studio it starts: the settings its own options gave (it hands
+# them over as the variables above), so the Settings page can name the option, not the variable.
+FROM_OPTIONS_VARIABLE = "PLAN_STUDIO_FROM_OPTIONS"
+_OPTIONS = {"data_dir": "--data-dir", "today": "--today", "planner": "--planner"}
 
 
 class Settings(BaseModel):
@@ -47,6 +51,16 @@ class Settings(BaseModel):
         values: dict[str, object] = {k: os.environ[v] for k, v in _ENV.items() if os.environ.get(v)}
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls.model_validate(values)
+
+    @staticmethod
+    def origin(name: str) -> str | None:
+        """Where the environment's value of setting ``name`` came from: the command-line option
+        (``--today``) or the variable (``PLAN_STUDIO_TODAY``); None when neither set it."""
+        given = os.environ.get(FROM_OPTIONS_VARIABLE, "").split(",")
+        if name in _OPTIONS and name in given:
+            return _OPTIONS[name]
+        variable = _ENV.get(name)
+        return variable if variable and os.environ.get(variable) else None
 
     @property
     def store_path(self) -> Path:

@@ -67,7 +67,10 @@ def _facts_table(settings: Settings) -> str:
         planner = "Embedded (offline rules from the tool registry)"
     # The endpoint as ModelClient shows it: no user info, query or fragment from the URL.
     base_url = md_escape(ModelClient(settings).endpoint, keep_links=True) if settings.base_url else "OpenAI default"
-    pinned = " (pinned by `PLAN_STUDIO_TODAY`)" if settings.today else " (the real date)"
+    pinned = " (the real date)"
+    if settings.today:
+        origin = Settings.origin("today")  # the Settings page does not change today
+        pinned = f" (pinned by `{origin}`)" if origin else " (pinned)"
     chosen = "this session's choices" if st.session_state[Keys.SETTINGS_OVERRIDES] else "the environment"
     rows = [
         ("Planner", planner),

@@ -19,12 +19,12 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, Iterator, Sequence, TextIO
+from typing import Any, Iterable, Iterator, Sequence, TextIO
 
 from pydantic import ValidationError
 
-from core import (FORMATS, Executor, Plan, PlanError, PlanFormatError, PlanInvalid, PlanStudioError,
-                  Settings, StepRun, StepStatus, ToolRegistry, dump_plan, load_plan)
+from core import (FORMATS, FROM_OPTIONS_VARIABLE, Executor, Plan, PlanError, PlanFormatError, PlanInvalid,
+                  PlanStudioError, Run, Settings, StepRun, StepStatus, ToolRegistry, dump_plan, load_plan)
 
 from ._services import Services, build_services
 
@@ -43,10 +43,15 @@ STUDIO_OPTIONS: dict[str, dict[str, Any]] = {
 
 _EXIT_FAILED = 1
 _EXIT_ERROR = 2
+_EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report Ctrl-C
 
 
 class CliError(Exception):
     """A problem the user can fix; printed as one line, exit status 2."""
+
+
+class Interrupted(Exception):
+    """Ctrl-C stopped a command; the message says what had finished."""
 
 
 def _exportable() -> list[str]:
@@ -188,9 +193,18 @@ def _compact(text: str) -> str:
 
 
 def _goals(path: Path) -> Iterator[str]:
-    for line in _read(path).splitlines():
+    # Standard input is read a line at a time, so a goal piped in is planned as it arrives.
+    lines: Iterable[str] = _stdin_lines() if str(path) == "-" else _read(path).splitlines()
+    for line in lines:
         if line.strip():
             yield line.strip()
+
+
+def _stdin_lines() -> Iterator[str]:
+    try:
+        yield from sys.stdin
+    except UnicodeDecodeError as exc:
+        raise CliError(f"cannot read standard input: not UTF-8 text ({exc.reason})") from exc
 
 
 def _cmd_plan(args: argparse.Namespace, services: Services) -> int:
@@ -202,18 +216,28 @@ def _cmd_plan(args: argparse.Namespace, services: Services) -> int:
         print(dump_plan(plan, args.format, services.registry))
         return 0
     status = 0
-    for goal in _goals(args.goals_file):
-        try:
-            plan = services.planner.plan(goal, today=today)
-        except PlanStudioError as exc:
-            # Keep one line per goal so the output still lines up with the input.
-            print(json.dumps({"goal": goal, "error": str(exc)}, ensure_ascii=False, separators=(",", ":")),
-                  flush=True)
-            print(f"plan-studio: {goal!r}: {_one_line(exc)}", file=sys.stderr)
-            status = _EXIT_ERROR
-            continue
-        print(_compact(dump_plan(plan, args.format, services.registry)), flush=True)
+    printed = 0
+    try:
+        for goal in _goals(args.goals_file):
+            line, goal_status = _plan_line(goal, args.format, services)
+            status = max(status, goal_status)
+            printed += 1  # counted before it is printed: a reader who has the line sees it counted
+            print(line, flush=True)
+    except KeyboardInterrupt:
+        raise Interrupted(f"after {printed} goal{'s' if printed != 1 else ''}; "
+                          f"{'their lines were' if printed != 1 else 'its line was'} printed") from None
     return status
+
+
+def _plan_line(goal: str, fmt: str, services: Services) -> tuple[str, int]:
+    """One goal of a goals file: its output line (the plan, or the error, so the output still
+    lines up with the input) and the exit status it earns."""
+    try:
+        plan = services.planner.plan(goal, today=services.settings.effective_today())
+    except PlanStudioError as exc:
+        print(f"plan-studio: {goal!r}: {_one_line(exc)}", file=sys.stderr)
+        return json.dumps({"goal": goal, "error": str(exc)}, ensure_ascii=False, separators=(",", ":")), _EXIT_ERROR
+    return _compact(dump_plan(plan, fmt, services.registry)), 0
 
 
 def _load(args: argparse.Namespace, services: Services, out: TextIO) -> tuple[Plan, str] | None:
@@ -266,15 +290,30 @@ def _cmd_run(args: argparse.Namespace, services: Services) -> int:
         for problem in exc.problems:
             print(f"{args.file}: {problem.severity}: {problem}", file=sys.stderr)
         return _EXIT_FAILED
-    for event in executor.run_all(run):
-        if event.type == "plan_step_end" and event.step_id is not None:
-            print(_step_line(plan, run.steps[event.step_id]), flush=True)
+    try:
+        for event in executor.run_all(run):
+            if event.type == "plan_step_end" and event.step_id is not None:
+                print(_step_line(plan, run.steps[event.step_id]), flush=True)
+    except KeyboardInterrupt:
+        raise Interrupted(_unfinished(plan, run)) from None
     counts = ", ".join(f"{n} {s}" for s, n in run.counts().items())
     print(f"run {run.status}: {counts}")
     if args.answer and run.answer:
         print()
         print(run.answer)
     return _EXIT_FAILED if run.status == "failed" else 0
+
+
+def _unfinished(plan: Plan, run: Run) -> str:
+    """Where an interrupted run stopped and what it had finished, for one line on stderr."""
+    stopped = [plan.label(sid) for sid, state in run.steps.items()
+               if state.status.value in ("running", "interrupted")]
+    counts = run.counts()
+    finished = ", ".join(f"{n} {s}" for s, n in counts.items() if s in ("succeeded", "failed", "skipped"))
+    waiting = sum(n for s, n in counts.items() if s in ("pending", "running", "interrupted"))
+    where = f"during {', '.join(stopped)}" if stopped else "between steps"
+    return (f"the run stopped {where}; finished: {finished or 'none'}; "
+            f"not finished: {waiting} step{'s' if waiting != 1 else ''}")
 
 
 def _cmd_replan(args: argparse.Namespace, services: Services) -> int:
@@ -300,11 +339,15 @@ def _studio_argv(port: int) -> list[str]:
 def _serve(args: argparse.Namespace) -> int:
     from streamlit.web import cli as streamlit_cli
 
-    # The studio reads its settings from the environment, like every other start.
+    # The studio reads its settings from the environment, like every other start; it is told
+    # which of them these options gave, so its Settings page names the option.
+    given = []
     for option, variable in (("data_dir", "PLAN_STUDIO_DATA_DIR"), ("today", "PLAN_STUDIO_TODAY"),
                              ("planner", "PLAN_STUDIO_PLANNER")):
         if hasattr(args, option):
             os.environ[variable] = str(getattr(args, option))
+            given.append(option)
+    os.environ[FROM_OPTIONS_VARIABLE] = ",".join(given)
     _settings(args)  # a bad setting is reported here, not as a broken page
     print(f"Plan Studio: http://127.0.0.1:{args.port}", file=sys.stderr, flush=True)
     streamlit_cli.main(args=_studio_argv(args.port), prog_name="plan-studio")
@@ -326,8 +369,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (CliError, PlanStudioError) as exc:
         print(f"plan-studio: error: {_one_line(exc)}", file=sys.stderr)
         status = _EXIT_ERROR
+    except Interrupted as exc:
+        print(f"plan-studio: interrupted: {exc}", file=sys.stderr)
+        status = _EXIT_INTERRUPTED
     except KeyboardInterrupt:
-        status = 130
+        print("plan-studio: interrupted", file=sys.stderr)
+        status = _EXIT_INTERRUPTED
     except BrokenPipeError:
         # The reader stopped early (`| head`); Python's own advice: no message, and point
         # stdout at devnull so the final flush at exit does not complain either.

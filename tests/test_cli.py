@@ -683,3 +683,69 @@ def test_console_script_stops_quietly_when_the_reader_does(data_dir: Path, tmp_p
     assert json.loads(first)["metadata"]["goal"] == "Get facilities in Berlin"
     assert process.returncode == 1
     assert err == ""
+
+
+# -- Ctrl-C ------------------------------------------------------------------------------------
+def test_ctrl_c_during_a_run_says_where_it_stopped_and_what_had_finished(
+        cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import studio.cli
+
+    def interrupted_services(settings: Settings):
+        services = real_build_services(settings)
+
+        def pressed_ctrl_c(**_kwargs: Any) -> Any:
+            raise KeyboardInterrupt
+        # The second step's tool is where the user presses Ctrl-C.
+        services.registry.get("shipments_list").func = pressed_ctrl_c
+        return services
+
+    real_build_services = studio.cli.build_services
+    monkeypatch.setattr(studio.cli, "build_services", interrupted_services)
+    result = cli("run", write(tmp_path, "plan.json", SEED_BERLIN))
+    assert result.status == 130
+    assert result.out.splitlines()[0].startswith("step 0 (facilities_list): succeeded")
+    assert result.err.strip() == ("plan-studio: interrupted: the run stopped during step 1 (shipments_list); "
+                                  "finished: 1 succeeded; not finished: 1 step")
+    no_traceback(result)
+
+
+def test_ctrl_c_while_reading_goals_says_how_many_were_planned(data_dir: Path) -> None:
+    import select
+    import signal
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "PLAN_STUDIO_"))}
+    process = subprocess.Popen(
+        [str(CONSOLE_SCRIPT), "plan", "--goals-file", "-", "--data-dir", str(data_dir), "--today", TODAY],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    assert process.stdin and process.stdout
+    process.stdin.write("Get facilities in Berlin\n")
+    process.stdin.flush()
+    # Planned and printed as soon as it arrived; the command now waits for more.
+    assert select.select([process.stdout], [], [], 60)[0], "no plan printed for the first goal"
+    first = process.stdout.readline()
+    assert json.loads(first)["steps"][0]["tool"] == "facilities_list"
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert err.strip() == "plan-studio: interrupted: after 1 goal; its line was printed"
+    assert "Traceback" not in out + err
+
+
+def test_the_studio_is_told_which_settings_its_options_gave(data_dir: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    import streamlit.web.cli
+
+    handed_over: dict[str, str] = {}
+
+    def studio(**_kwargs: Any) -> None:  # stands in for starting the Streamlit server
+        handed_over.update({k: v for k, v in os.environ.items() if k.startswith("PLAN_STUDIO_")})
+
+    monkeypatch.setattr(streamlit.web.cli, "main", studio)
+    # The command sets these for the studio; monkeypatch removes them again after the test.
+    for name in ("PLAN_STUDIO_TODAY", "PLAN_STUDIO_DATA_DIR", "PLAN_STUDIO_FROM_OPTIONS"):
+        monkeypatch.setenv(name, "")
+    assert main(["--today", "2025-01-02", "--data-dir", str(data_dir), "--port", "8599"]) == 0
+    assert handed_over["PLAN_STUDIO_TODAY"] == "2025-01-02"
+    assert set(handed_over["PLAN_STUDIO_FROM_OPTIONS"].split(",")) == {"today", "data_dir"}
+    assert Settings.origin("today") == "--today"
+    assert Settings.origin("planner") is None

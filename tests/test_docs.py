@@ -112,7 +112,7 @@ def test_every_setting_variable_is_documented() -> None:
 
 
 def test_exit_statuses_are_documented() -> None:
-    for status in ("0", "1", "2"):
+    for status in ("0", "1", "2", "130"):
         assert re.search(rf"^\| {status} \| \S", CLI_SECTION, re.M)
 
 

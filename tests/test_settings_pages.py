@@ -34,7 +34,7 @@ BERLIN_SHIPMENTS = {"steps": [
 ]}
 _ENVIRONMENT = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "PLAN_STUDIO_PLANNER", "PLAN_STUDIO_DB",
                 "PLAN_STUDIO_MODEL", "PLAN_STUDIO_TEMPERATURE", "PLAN_STUDIO_MAX_RETRIES",
-                "PLAN_STUDIO_TIMEOUT")
+                "PLAN_STUDIO_TIMEOUT", "PLAN_STUDIO_FROM_OPTIONS")
 
 
 @pytest.fixture
@@ -145,6 +145,15 @@ def test_by_default_the_embedded_planner_is_used_and_no_key_is_set(app: AppTest,
     assert app.text_input(key=Keys.SETTINGS_MODEL).value == "gpt-4o-mini"
     assert app.number_input(key=Keys.SETTINGS_TEMPERATURE).value == 0.1
     assert app.number_input(key=Keys.SETTINGS_MAX_RETRIES).value == 3
+
+
+def test_a_date_pinned_by_the_command_line_is_said_to_be(data_dir: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    # What `plan-studio --today 2025-10-12` hands the studio it starts (tests/test_cli.py).
+    monkeypatch.setenv("PLAN_STUDIO_FROM_OPTIONS", "today")
+    app = start()
+    open_page(app, SETTINGS)
+    assert "| Today | 2025-10-12 (pinned by `--today`) |" in texts(app)
 
 
 def test_with_a_key_the_page_says_yes_and_never_shows_the_key(model_server: LLMServer) -> None:
