@@ -62,15 +62,11 @@ def _tool_card(tool: Tool) -> None:
         st.markdown(md_escape(tool.description))
         rows = parameter_rows(tool)
         if rows:
-            # Descriptions and allowed values are the long columns; give them the room.
-            st.dataframe(rows, hide_index=True, column_config={
-                "name": st.column_config.TextColumn(width="small"),
-                "type": st.column_config.TextColumn(width="small"),
-                "required": st.column_config.CheckboxColumn(width="small"),
-                "default": st.column_config.TextColumn(width="small"),
-                "description": st.column_config.TextColumn(width="large"),
-                "allowed values": st.column_config.TextColumn(width="medium"),
-            })
+            # A static table wraps long descriptions and value lists instead of cutting them off
+            # (a data grid's fixed-width cells hid the last allowed values). Its cells are
+            # markdown, so every one is escaped.
+            st.table([{column: md_escape(_cell(value)) for column, value in row.items()} for row in rows],
+                     hide_index=True)
         else:
             st.caption("No parameters.")
         if tool.returns_description:
@@ -78,7 +74,7 @@ def _tool_card(tool: Tool) -> None:
         elif not tool.returns:
             st.markdown("**Returns:** not described")
         if tool.returns:
-            with st.expander("Return schema (JSON)"):
+            with st.expander("Return schema (JSON)", key=f"tools.returns.{tool.name}"):
                 st.json(tool.returns, expanded=False)
 
 
@@ -97,9 +93,31 @@ def parameter_rows(tool: Tool) -> list[dict[str, Any]]:
             "default": "" if name in required or schema.get("default") is None
             else json.dumps(schema["default"]),
             "description": schema.get("description") or "",
-            "allowed values": ", ".join(str(v) for v in enum),
+            "allowed values": ", ".join(str(v) for v in enum) or _bounds(options),
         })
     return rows
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else ""
+    return str(value)
+
+
+def _bounds(options: list[dict[str, Any]]) -> str:
+    """``1 to 1000``, ``at least 1`` or ``at most 5`` for a number with bounds in its schema."""
+    for o in options:
+        low = o.get("minimum", o.get("exclusiveMinimum"))
+        high = o.get("maximum", o.get("exclusiveMaximum"))
+        low_text = f"{'more than ' if 'exclusiveMinimum' in o and 'minimum' not in o else ''}{low}"
+        high_text = f"{'less than ' if 'exclusiveMaximum' in o and 'maximum' not in o else ''}{high}"
+        if low is not None and high is not None:
+            return f"{low_text} to {high_text}"
+        if low is not None:
+            return f"at least {low}" if "minimum" in o else low_text
+        if high is not None:
+            return f"at most {high}" if "maximum" in o else high_text
+    return ""
 
 
 def _type_name(schema: dict[str, Any], defs: dict[str, Any]) -> str:
