@@ -12,7 +12,7 @@ from typing import Any
 
 import streamlit as st
 
-from core import Tool, ToolRegistry, schema_alternatives
+from core import Tool, ToolRegistry, describe_bounds, schema_alternatives
 from core.planners import render_manual
 
 from . import _actions as actions
@@ -97,7 +97,7 @@ def parameter_rows(tool: Tool) -> list[dict[str, Any]]:
             "default": "" if name in required or schema.get("default") is None
             else json.dumps(schema["default"]),
             "description": schema.get("description") or "",
-            "allowed values": ", ".join(str(v) for v in enum),
+            "allowed values": ", ".join([*(str(v) for v in enum), *describe_bounds(schema, defs)]),
         })
     return rows
 
