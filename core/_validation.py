@@ -59,9 +59,10 @@ class Validator:
         problems: list[Problem] = []
         if not plan.steps:
             problems.append(Problem("the plan has no steps", "steps"))
+        unset = self._check_unset_variables(plan)
         for index, step in enumerate(plan.steps):
             problems.extend(self._check_step(plan, index, step))
-        problems.extend(self._check_unset_variables(plan))
+            problems.extend(p for p in unset if p.step_index == index)
         problems.extend(self._check_cycles(plan))
         return problems
 
@@ -159,11 +160,12 @@ class Validator:
         out = []
         for index, param, variable in unset_variable_uses(plan):
             step = plan.steps[index]
+            name = variable[1:].lower()
             later = [n for n, s in enumerate(plan.steps)
-                     if n > index and variable[1:].lower() in {(s.output_var or "").lower(), (s.result_key or "").lower()}]
+                     if n > index and name in {(s.output_var or "").lower(), (s.result_key or "").lower()}]
             why = (f"only {plan.label(plan.steps[later[0]].id)}, which comes later, sets it" if later
                    else "it is the plan's input in Semantic Kernel, and a Plan Studio plan has none"
-                   if variable[1:].lower() == "input" else "no step sets it (setContextVariable)")
+                   if name == "input" else "no step sets it (setContextVariable)")
             out.append(Problem(
                 f"{variable} is a Semantic Kernel variable, but {why}: the tool would get the text "
                 f"{variable!r}. Write the value, or a reference to an earlier step's output",
