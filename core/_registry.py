@@ -4,7 +4,10 @@ The registry reads a function's signature and its docstring (a summary, then Goo
 ``Args:`` and ``Returns:`` sections) and turns them into what a planner, the validator and
 the UI need: a name, a description, a JSON schema of the parameters (each with its
 description), and a JSON schema of what the tool returns. Calls are validated against the
-parameter schema before the function runs.
+parameter schema before the function runs, strictly and as JSON: ``"10"`` is not an integer
+and ``"yes"`` not a boolean (dates are ISO text; an integer is a fine number), so a tool gets
+exactly the values a reviewer approved. Bounds in the type hints (``Annotated[int,
+Field(ge=1)]``, ``NonBlank``) go into the schema, so the validator checks them too.
 
 A mistake in the function itself (no type hints, an ``Args:`` entry for a parameter that
 does not exist) raises ``ToolDefinitionError`` at registration; bad arguments at run time
