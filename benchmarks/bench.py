@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from core import Executor, Settings, Validator
+from core import Executor, Plan, Settings, Step, Validator
 from core.planners import EmbeddedPlanner
 from core.storage import PlanStore
 from tools import build_registry
@@ -57,6 +57,10 @@ def main() -> None:
         plans = [planner.plan(g, today=today) for g in GOALS]
         timed("plan (embedded, 4 goals)", lambda: [planner.plan(g, today=today) for g in GOALS], repeat)
         timed("validate (4 plans)", lambda: [validator.validate(p) for p in plans], repeat)
+        # Ten steps that all depend on each other: over a million simple cycles, one problem.
+        ids = [f"s{n}" for n in range(10)]
+        tangle = Plan(steps=[Step(id=i, tool="facilities_list", depends_on=[d for d in ids if d != i]) for i in ids])
+        timed("validate (10-step cycle)", lambda: validator.validate(tangle), repeat)
         timed("run all (4 plans)", lambda: [executor.execute(p) for p in plans], repeat)
         saved = store.save_plan(plans[0])
         timed("save new version", lambda: store.save_plan(plans[0].model_copy(update={"goal": str(time.perf_counter())}),

@@ -21,7 +21,7 @@ from ._errors import (
 )
 from ._executor import Event, EventType, Executor, Run, StepRun, StepStatus, Synthesizer
 from ._plan import Plan, PlanMetadata, Step, new_step_id
-from ._registry import Tool, ToolRegistry, schema_alternatives
+from ._registry import NonBlank, Tool, ToolRegistry, describe_bounds, schema_alternatives
 from ._settings import FROM_OPTIONS_VARIABLE, PlannerName, Settings
 from ._synthesis import ModelSynthesizer, make_synthesizer, offline_summary
 from ._templates import Reference, find_references, parse_reference, resolve_params
@@ -32,7 +32,8 @@ __all__ = [
     # model
     "Plan", "PlanMetadata", "Step", "new_step_id",
     # tools and settings
-    "Tool", "ToolRegistry", "schema_alternatives", "Settings", "PlannerName", "FROM_OPTIONS_VARIABLE",
+    "Tool", "ToolRegistry", "schema_alternatives", "describe_bounds", "NonBlank", "Settings", "PlannerName",
+    "FROM_OPTIONS_VARIABLE",
     # references
     "Reference", "find_references", "parse_reference", "resolve_params",
     # validation and execution

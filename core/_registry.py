@@ -4,7 +4,10 @@ The registry reads a function's signature and its docstring (a summary, then Goo
 ``Args:`` and ``Returns:`` sections) and turns them into what a planner, the validator and
 the UI need: a name, a description, a JSON schema of the parameters (each with its
 description), and a JSON schema of what the tool returns. Calls are validated against the
-parameter schema before the function runs.
+parameter schema before the function runs, strictly and as JSON: ``"10"`` is not an integer
+and ``"yes"`` not a boolean (dates are ISO text; an integer is a fine number), so a tool gets
+exactly the values a reviewer approved. Bounds in the type hints (``Annotated[int,
+Field(ge=1)]``, ``NonBlank``) go into the schema, so the validator checks them too.
 
 A mistake in the function itself (no type hints, an ``Args:`` entry for a parameter that
 does not exist) raises ``ToolDefinitionError`` at registration; bad arguments at run time
@@ -17,13 +20,21 @@ import difflib
 import inspect
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, get_type_hints
+from typing import Annotated, Any, Callable, Iterator, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
+from pydantic_core import to_json
 
 from ._errors import ToolArgumentsError, ToolDefinitionError, ToolExecutionError
 
-__all__ = ["Tool", "ToolRegistry", "parse_docstring", "describe_error", "schema_alternatives"]
+__all__ = ["Tool", "ToolRegistry", "parse_docstring", "describe_error", "schema_alternatives",
+           "describe_schema", "describe_bounds", "NonBlank", "NON_BLANK"]
+
+# A string with at least one character that is not white space. ``NonBlank`` is the type
+# hint for tool params that refuse blank text; the schema carries the pattern, so the
+# validator reports a blank value before the tool runs.
+NON_BLANK = r"\S"
+NonBlank = Annotated[str, Field(pattern=NON_BLANK)]
 
 _SECTION = re.compile(r"^\s*(Args|Arguments|Parameters|Returns|Return|Raises|Examples?|Notes?):\s*$")
 _ARG = re.compile(r"^\s*(\*{0,2}\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
@@ -63,6 +74,12 @@ def parse_docstring(doc: str | None) -> tuple[str, dict[str, str], str]:
     return description, args, " ".join(r for r in returns if r).strip()
 
 
+_EXPECTED = {"int": "a whole number", "bool": "true or false", "float": "a number",
+             "string": "text", "list": "a list", "dict": "an object"}
+_BOUNDS = {"greater_than_equal": ("ge", "at least"), "less_than_equal": ("le", "at most"),
+           "greater_than": ("gt", "more than"), "less_than": ("lt", "less than")}
+
+
 def describe_error(err: dict) -> tuple[str, str]:
     """One pydantic error as (field path, plain message)."""
     loc = err.get("loc", ())
@@ -71,13 +88,24 @@ def describe_error(err: dict) -> tuple[str, str]:
         path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
     kind = err.get("type", "")
     got = err.get("input")
+    ctx = err.get("ctx", {})
     if kind == "missing":
         return path, "required parameter is missing"
     if kind == "extra_forbidden":
         return path, "is not a parameter of this tool"
     if kind in ("literal_error", "enum"):
-        expected = err.get("ctx", {}).get("expected", "")
-        return path, f"{got!r} is not one of the allowed values: {expected}"
+        return path, f"{got!r} is not one of the allowed values: {ctx.get('expected', '')}"
+    if kind in _BOUNDS:
+        key, words = _BOUNDS[kind]
+        return path, f"must be {words} {ctx.get(key)} (got {got!r})"
+    if kind == "string_pattern_mismatch" and ctx.get("pattern") == NON_BLANK:
+        return path, f"must not be blank (got {got!r})"
+    base = kind.rsplit("_", 1)[0]
+    if kind.endswith(("_type", "_parsing")) and base in _EXPECTED:
+        # Strict: "10" is not 10 and "yes" is not true; say so in the reviewer's words.
+        if isinstance(got, str) and base != "string":
+            return path, f"must be {_EXPECTED[base]}, not the text {got!r}"
+        return path, f"must be {_EXPECTED[base]} (got {got!r})"
     return path, f"{err.get('msg', 'invalid value')} (got {got!r})"
 
 
@@ -90,6 +118,61 @@ def schema_alternatives(schema: dict[str, Any], defs: dict[str, Any]) -> list[di
         if key in schema:
             return [o for sub in schema[key] for o in schema_alternatives(sub, defs)]
     return [schema]
+
+
+_ARTICLE = {"string": "a string", "integer": "an integer", "number": "a number",
+            "boolean": "true or false", "null": "null", "object": "an object", "array": "a list"}
+_PLURAL = {"string": "strings", "integer": "integers", "number": "numbers",
+           "boolean": "booleans", "null": "nulls", "object": "objects", "array": "lists"}
+
+
+def describe_schema(schema: dict[str, Any], defs: dict[str, Any], plural: bool = False) -> str:
+    """What a schema's values are, in words: "a string or a list of strings". Only types
+    (and enums); bounds are described where a schema is shown whole."""
+    defs = schema.get("$defs", defs)
+    parts: list[str] = []
+    options = schema_alternatives(schema, defs)
+    # "or null" says nothing a reader needs: a nullable param is optional, and is shown so.
+    options = [o for o in options if o.get("type") != "null"] or options
+    for option in options:
+        if "enum" in option or "const" in option:
+            values = option.get("enum", [option.get("const")])
+            text = "one of " + ", ".join(repr(v) for v in values)
+        else:
+            kind = option.get("type") or ("object" if "properties" in option else None)
+            kinds = kind if isinstance(kind, list) else [kind]
+            words = []
+            for k in kinds:
+                if k is None:
+                    words.append("values" if plural else "any value")
+                elif k == "array" and option.get("items"):
+                    inner = describe_schema(option["items"], defs, plural=True)
+                    words.append(f"{'lists' if plural else 'a list'} of {inner}")
+                elif k == "string" and option.get("format") in ("date", "date-time"):
+                    words.append(f"{option['format']}{'s' if plural else ''} (ISO text)")
+                else:
+                    words.append((_PLURAL if plural else _ARTICLE).get(k, str(k)))
+            text = " or ".join(words)
+        if text not in parts:
+            parts.append(text)
+    return " or ".join(parts)
+
+
+_LIMITS = (("minimum", "at least {}"), ("exclusiveMinimum", "more than {}"),
+           ("maximum", "at most {}"), ("exclusiveMaximum", "less than {}"),
+           ("minLength", "at least {} characters"), ("maxLength", "at most {} characters"),
+           ("minItems", "at least {} items"), ("maxItems", "at most {} items"))
+
+
+def describe_bounds(schema: dict[str, Any], defs: dict[str, Any]) -> list[str]:
+    """A schema's bounds in words ("at least 1", "not blank"), for the manual and the Tools page."""
+    out: list[str] = []
+    for option in schema_alternatives(schema, defs):
+        words = [text.format(option[key]) for key, text in _LIMITS if key in option]
+        if "pattern" in option:
+            words.append("not blank" if option["pattern"] == NON_BLANK else f"matching {option['pattern']}")
+        out += [w for w in words if w not in out]
+    return out
 
 
 @dataclass
@@ -115,20 +198,29 @@ class Tool:
         return list(self.parameters.get("required", []))
 
     def check_arguments(self, args: dict[str, Any], skip: set[str] = frozenset()) -> list[tuple[str, str]]:
-        """Problems with ``args`` as (field, message); fields in ``skip`` are taken on trust."""
+        """Problems with ``args`` as (field, message). The values of fields in ``skip``
+        (those holding references) are checked elsewhere; their names still must be
+        parameters of this tool."""
+        known = set(self.param_names)
+        problems = [(name, self._unknown(name)) for name in args if name in skip and name not in known]
         try:
-            self.arguments_model.model_validate({k: v for k, v in args.items() if k not in skip})
+            self.validate_arguments({k: v for k, v in args.items() if k not in skip})
         except ValidationError as exc:
-            problems = [describe_error(e) for e in exc.errors()]
-            return [(f, m) for f, m in problems if f.split(".")[0].split("[")[0] not in skip]
-        return []
+            problems += [(f, m) for f, m in self._describe(exc, args) if f.split(".")[0].split("[")[0] not in skip]
+        return problems
+
+    def validate_arguments(self, args: dict[str, Any]) -> BaseModel:
+        """The arguments model for ``args``, validated strictly as JSON: ``"10"`` is not an
+        integer and ``"yes"`` is not a boolean, so what runs is what the reviewer saw. Dates
+        are ISO text, as in any JSON plan; an integer is a fine number."""
+        return self.arguments_model.model_validate_json(to_json(args), strict=True)
 
     def call(self, args: dict[str, Any]) -> Any:
         """Validate ``args``, run the tool, and return its result as JSON-ready data."""
         try:
-            model = self.arguments_model.model_validate(args)
+            model = self.validate_arguments(args)
         except ValidationError as exc:
-            listed = "; ".join(f"{f}: {m}" for f, m in (describe_error(e) for e in exc.errors()))
+            listed = "; ".join(f"{f}: {m}" for f, m in self._describe(exc, args))
             raise ToolArgumentsError(f"{self.name}: {listed}") from exc
         kwargs = {name: getattr(model, name) for name in model.model_fields_set}
         try:
@@ -139,6 +231,37 @@ class Tool:
         if self._output is not None:
             return self._output.dump_python(result, mode="json")
         return TypeAdapter(Any).dump_python(result, mode="json")
+
+    def suggest_param(self, name: str) -> str | None:
+        """The parameter closest to ``name``, for a "did you mean" hint."""
+        hit = difflib.get_close_matches(name, self.param_names, n=1, cutoff=0.6)
+        return hit[0] if hit else None
+
+    def _unknown(self, name: str) -> str:
+        hint = self.suggest_param(name)
+        return "is not a parameter of this tool" + (f"; did you mean {hint!r}?" if hint else "")
+
+    def _describe(self, exc: ValidationError, args: dict[str, Any]) -> list[tuple[str, str]]:
+        """Pydantic's errors as (field, message), one per field of a union: pydantic reports
+        each member of ``str | list[str]`` apart, under its own made-up name."""
+        props = self.parameters.get("properties", {})
+        defs = self.parameters.get("$defs", {})
+        out: list[tuple[str, str]] = []
+        unions: set[str] = set()
+        for err in exc.errors():
+            loc = err.get("loc", ())
+            name = loc[0] if loc else ""
+            if err.get("type") == "extra_forbidden" and len(loc) == 1:
+                out.append((str(name), self._unknown(str(name))))
+            elif isinstance(name, str) and name in props and len(loc) > 1 \
+                    and len(schema_alternatives(props[name], defs)) > 1:
+                if name not in unions:
+                    unions.add(name)
+                    wanted = describe_schema(props[name], defs)
+                    out.append((name, f"must be {wanted} (got {args.get(name)!r})"))
+            else:
+                out.append(describe_error(err))
+        return out
 
 
 class ToolRegistry:
@@ -183,7 +306,7 @@ class ToolRegistry:
 def _build_tool(func: Callable[..., Any], name: str, group: str, description: str | None) -> Tool:
     doc, arg_docs, returns_doc = parse_docstring(func.__doc__)
     try:
-        hints = get_type_hints(func)
+        hints = get_type_hints(func, include_extras=True)
     except Exception as exc:
         raise ToolDefinitionError(f"tool {name!r}: cannot read its type hints: {exc}") from exc
     signature = inspect.signature(func)

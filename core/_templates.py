@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterator, Mapping, Union
 from ._errors import ReferenceResolutionError, ReferenceSyntaxError
 
 __all__ = ["Reference", "MAP", "find_references", "parse_reference", "resolve_params",
-           "check_path", "rewrite_step_indexes"]
+           "check_path", "schema_at_path", "rewrite_step_indexes"]
 
 # ``${step[N]`` opens every reference; the body up to ``}`` is parsed by hand so errors
 # can say exactly what is wrong.
@@ -235,6 +235,56 @@ def check_path(schema: dict | None, path: tuple[Segment, ...]) -> str | None:
             return None
         current = nxt
     return None
+
+
+def _untyped(option: dict) -> bool:
+    return not option or (option.get("type") is None and "properties" not in option
+                          and "items" not in option)
+
+
+def schema_at_path(schema: dict | None, path: tuple[Segment, ...]) -> dict:
+    """The JSON schema of what ``path`` yields from a value of ``schema``; ``{}`` (any
+    value) where that is not known: no schema, an untyped branch, or a path that
+    ``check_path`` rules out. A ``*`` yields a list: the rest of the path, per item, is
+    its item schema. ``$ref``s are kept and ``$defs`` carried along at the top."""
+    if not schema:
+        return {}
+    defs = schema.get("$defs", {})
+    found = _schema_at(schema, path, defs)
+    return {**found, "$defs": defs} if found and defs else found
+
+
+def _schema_at(schema: dict, path: tuple[Segment, ...], defs: dict) -> dict:
+    if not path:
+        return {k: v for k, v in schema.items() if k != "$defs"}
+    options = _schema_options(schema, defs)
+    if any(_untyped(o) for o in options):
+        return {}
+    seg, rest = path[0], path[1:]
+    found: list[dict] = []
+    for option in options:
+        if seg is MAP or isinstance(seg, int):
+            if option.get("type") != "array":
+                continue
+            sub = _schema_at(option.get("items") or {}, rest, defs)
+            if seg is MAP:
+                sub = {"type": "array", "items": sub} if sub else {"type": "array"}
+        else:
+            props = option.get("properties")
+            if props is not None and seg in props:
+                sub = _schema_at(props[seg], rest, defs)
+            elif option.get("type") == "object" and (props is None or option.get("additionalProperties")):
+                extra = option.get("additionalProperties")
+                sub = _schema_at(extra, rest, defs) if isinstance(extra, dict) and extra else {}
+            else:
+                continue
+        if not sub:
+            return {}  # one branch could hold anything, so the whole could
+        if sub not in found:
+            found.append(sub)
+    if not found:
+        return {}
+    return found[0] if len(found) == 1 else {"anyOf": found}
 
 
 def rewrite_step_indexes(params: Any, mapping: Mapping[int, int]) -> Any:

@@ -1,21 +1,30 @@
 """Checks a plan before anything runs; every problem names the step and the field.
 
-What is checked: unknown tools (with a "did you mean"), params against the tool's schema
-(missing required, unknown, wrong type, value not in the enum), references (malformed, to a
-missing step, to this or a later step, or to a path the referenced tool's output cannot
-have), dependencies on steps that do not exist, and dependency cycles.
+What is checked: unknown tools (with a "did you mean"), params against the tool's schema,
+strictly (missing required, unknown, wrong JSON type: ``"10"`` is not an integer and
+``"yes"`` not a boolean, value not in the enum, out of the schema's bounds), references
+(malformed, to a missing step, to this or a later step, to a path the referenced tool's
+output cannot have, in a param the tool does not have, or yielding a value that cannot fit
+the param: the rule is in ``core._schema_fit``), Semantic Kernel variables that no earlier
+step sets, dependencies on steps that do not exist, and dependency cycles (one problem per
+group of steps that depend on each other, with one example cycle).
+
+A plan with no errors runs with exactly the values the reviewer saw: the tools validate
+their arguments as strictly as the validator does.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Callable, Literal
 
 
 from ._errors import PlanInvalid, ReferenceSyntaxError
 from ._plan import Plan, Step
-from ._registry import ToolRegistry
-from ._templates import check_path, find_references
+from ._registry import Tool, ToolRegistry, describe_schema
+from ._schema_fit import describe_value, may_fit, value_schema
+from ._templates import Reference, check_path, find_references, schema_at_path
+from .formats._semantic_kernel import unset_variable_uses
 
 __all__ = ["Problem", "Validator"]
 
@@ -50,8 +59,10 @@ class Validator:
         problems: list[Problem] = []
         if not plan.steps:
             problems.append(Problem("the plan has no steps", "steps"))
+        unset = self._check_unset_variables(plan)
         for index, step in enumerate(plan.steps):
             problems.extend(self._check_step(plan, index, step))
+            problems.extend(p for p in unset if p.step_index == index)
         problems.extend(self._check_cycles(plan))
         return problems
 
@@ -84,22 +95,13 @@ class Validator:
                 problem(f"params.{name}", str(exc))
                 with_refs.add(name)
                 continue
-            if refs:
-                with_refs.add(name)
-            for ref in refs:
-                if ref.step >= len(plan.steps):
-                    problem(f"params.{name}", f"{ref} refers to step {ref.step}, but the plan has "
-                            f"only {len(plan.steps)} steps (0 to {len(plan.steps) - 1})")
-                    continue
-                if ref.step >= index:
-                    which = "itself" if ref.step == index else f"step {ref.step}, which comes later"
-                    problem(f"params.{name}", f"{ref} refers to {which}; a step can only use the results of earlier steps")
-                    continue
-                source = plan.steps[ref.step]
-                if source.tool in self.registry:
-                    why = check_path(self.registry.get(source.tool).returns, ref.path)
-                    if why:
-                        problem(f"params.{name}", f"{ref}: {source.tool} output cannot have this path: {why}")
+            if not refs:
+                continue
+            with_refs.add(name)
+            sound = [self._check_reference(plan, index, ref, lambda m: problem(f"params.{name}", m))
+                     for ref in refs]
+            if all(sound) and tool is not None:
+                self._check_fit(plan, tool, name, value, lambda m: problem(f"params.{name}", m))
 
         if tool is not None:
             for field, message in tool.check_arguments(step.params, skip=with_refs):
@@ -113,23 +115,105 @@ class Validator:
                 problem("depends_on", f"depends on {dep!r}, which is not a step of this plan")
         return out
 
+    def _check_reference(self, plan: Plan, index: int, ref: Reference, problem: Callable[[str], None]) -> bool:
+        """Report what is wrong with ``ref`` in step ``index``; ``True`` when nothing is."""
+        if ref.step >= len(plan.steps):
+            problem(f"{ref} refers to step {ref.step}, but the plan has "
+                    f"only {len(plan.steps)} steps (0 to {len(plan.steps) - 1})")
+            return False
+        if ref.step >= index:
+            which = "itself" if ref.step == index else f"step {ref.step}, which comes later"
+            problem(f"{ref} refers to {which}; a step can only use the results of earlier steps")
+            return False
+        source = plan.steps[ref.step]
+        if source.tool in self.registry:
+            why = check_path(self.registry.get(source.tool).returns, ref.path)
+            if why:
+                problem(f"{ref}: {source.tool} output cannot have this path: {why}")
+                return False
+        return True
+
+    def _check_fit(self, plan: Plan, tool: Tool, name: str, value: Any, problem: Callable[[str], None]) -> None:
+        """Report a param whose references yield a value that cannot fit its schema."""
+        schema = tool.parameters.get("properties", {}).get(name)
+        if schema is None:
+            return  # not a parameter: check_arguments says so
+
+        def schema_of(ref: Reference) -> dict:
+            source = plan.steps[ref.step].tool
+            return schema_at_path(self.registry.get(source).returns, ref.path) if source in self.registry else {}
+
+        got = value_schema(value, schema_of)
+        defs = tool.parameters.get("$defs", {})
+        if may_fit(got, schema, param_defs=defs):
+            return
+        wanted = describe_schema(schema, defs)
+        if isinstance(value, str) and got.get("x-interpolated"):
+            problem(f"a reference inside longer text is filled in as text, but {name} takes {wanted}")
+        elif isinstance(value, str):
+            source = plan.steps[find_references(value)[0].step].tool
+            problem(f"{value.strip()} gives {describe_value(got)} ({source} output), but {name} takes {wanted}")
+        else:
+            problem(f"this value, with its references filled in, cannot be {wanted}, which {name} takes")
+
+    def _check_unset_variables(self, plan: Plan) -> list[Problem]:
+        out = []
+        for index, param, variable in unset_variable_uses(plan):
+            step = plan.steps[index]
+            name = variable[1:].lower()
+            later = [n for n, s in enumerate(plan.steps)
+                     if n > index and name in {(s.output_var or "").lower(), (s.result_key or "").lower()}]
+            why = (f"only {plan.label(plan.steps[later[0]].id)}, which comes later, sets it" if later
+                   else "it is the plan's input in Semantic Kernel, and a Plan Studio plan has none"
+                   if name == "input" else "no step sets it (setContextVariable)")
+            out.append(Problem(
+                f"{variable} is a Semantic Kernel variable, but {why}: the tool would get the text "
+                f"{variable!r}. Write the value, or a reference to an earlier step's output",
+                f"params.{param}", step.id, index, step.tool))
+        return out
+
     def _check_cycles(self, plan: Plan) -> list[Problem]:
         import networkx as nx  # here, not at the top: it costs the command line ~0.5 s to import
 
         graph = nx.DiGraph()
         graph.add_nodes_from(s.id for s in plan.steps)
         graph.add_edges_from(plan.edges())
-        out = []
-        found = [c for c in nx.simple_cycles(graph) if len(c) >= 2]  # self-loops: reported per step
-        # networkx's order varies between runs; start each cycle at its earliest step so the
-        # same plan always gets the same message.
+        # One problem per strongly connected component: listing every simple cycle grows
+        # exponentially (ten steps that all depend on each other have over a million).
+        # Self-loops never reach the graph (dependencies_of drops them): reported per step.
         position = {s.id: n for n, s in enumerate(plan.steps)}
-        for cycle in found:
-            start = min(range(len(cycle)), key=lambda n: position[cycle[n]])
-            cycle[:] = cycle[start:] + cycle[:start]
-        for cycle in sorted(found, key=lambda c: [position[i] for i in c]):
+        components = sorted((sorted(c, key=position.__getitem__)
+                             for c in nx.strongly_connected_components(graph) if len(c) >= 2),
+                            key=lambda c: position[c[0]])
+        out = []
+        for component in components:
+            cycle = _shortest_cycle(graph, component, position)
             names = " → ".join(plan.label(i) for i in [*cycle, cycle[0]])
-            first = plan.index_of(cycle[0])
-            out.append(Problem(f"dependency cycle: {names}", "depends_on", cycle[0], first,
-                               plan.steps[first].tool))
+            if len(cycle) == len(component):
+                message = f"dependency cycle: {names}"
+            else:
+                steps = ", ".join(str(position[i]) for i in component)
+                message = (f"dependency cycle among {len(component)} steps ({steps}), which all "
+                           f"depend on each other; for example {names}")
+            first = position[component[0]]
+            out.append(Problem(message, "depends_on", component[0], first, plan.steps[first].tool))
         return out
+
+
+def _shortest_cycle(graph: Any, component: list[str], position: dict[str, int]) -> list[str]:
+    """A shortest cycle through the component's earliest step, by breadth-first search in
+    plan order, so the same plan always gives the same example."""
+    start, members = component[0], set(component)
+    parent: dict[str, str] = {start: start}
+    queue = [start]
+    for node in queue:
+        for nxt in sorted(graph.successors(node), key=position.__getitem__):
+            if nxt == start:
+                path = [node]
+                while path[-1] != start:
+                    path.append(parent[path[-1]])
+                return path[::-1]
+            if nxt in members and nxt not in parent:
+                parent[nxt] = node
+                queue.append(nxt)
+    return component  # unreachable: every member of a component lies on a cycle through start

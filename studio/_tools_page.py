@@ -12,7 +12,7 @@ from typing import Any
 
 import streamlit as st
 
-from core import Tool, ToolRegistry, schema_alternatives
+from core import Tool, ToolRegistry, describe_bounds, schema_alternatives
 from core.planners import render_manual
 
 from . import _actions as actions
@@ -93,7 +93,7 @@ def parameter_rows(tool: Tool) -> list[dict[str, Any]]:
             "default": "" if name in required or schema.get("default") is None
             else json.dumps(schema["default"]),
             "description": schema.get("description") or "",
-            "allowed values": ", ".join(str(v) for v in enum) or _bounds(options),
+            "allowed values": ", ".join([*(str(v) for v in enum), *describe_bounds(schema, defs)]),
         })
     return rows
 
@@ -103,21 +103,6 @@ def _cell(value: Any) -> str:
         return "yes" if value else ""
     return str(value)
 
-
-def _bounds(options: list[dict[str, Any]]) -> str:
-    """``1 to 1000``, ``at least 1`` or ``at most 5`` for a number with bounds in its schema."""
-    for o in options:
-        low = o.get("minimum", o.get("exclusiveMinimum"))
-        high = o.get("maximum", o.get("exclusiveMaximum"))
-        low_text = f"{'more than ' if 'exclusiveMinimum' in o and 'minimum' not in o else ''}{low}"
-        high_text = f"{'less than ' if 'exclusiveMaximum' in o and 'maximum' not in o else ''}{high}"
-        if low is not None and high is not None:
-            return f"{low_text} to {high_text}"
-        if low is not None:
-            return f"at least {low}" if "minimum" in o else low_text
-        if high is not None:
-            return f"at most {high}" if "maximum" in o else high_text
-    return ""
 
 
 def _type_name(schema: dict[str, Any], defs: dict[str, Any]) -> str:

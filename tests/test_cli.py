@@ -298,7 +298,21 @@ def test_validate_a_valid_plan(cli, tmp_path: Path) -> None:
       {"tool": "shipments_list", "params": {"facility_id": "${step[5].data.*.id}"}, "depends_on": [0]}],
      "error: step 1 (shipments_list) · params.facility_id: ${step[5].data.*.id} refers to step 5, "
      "but the plan has only 2 steps (0 to 1)"),
-], ids=["cycle", "unknown-tool", "missing-param", "bad-reference"])
+    # The review gate (issue 7): nothing that would fail or change at run time gets past.
+    ([{"tool": "facilities_list", "params": {"location": "Berlin"}, "depends_on": []},
+      {"tool": "shipments_list", "params": {"facilty_id": "${step[0].data.*.id}"}, "depends_on": [0]}],
+     "error: step 1 (shipments_list) · params.facilty_id: is not a parameter of this tool; "
+     "did you mean 'facility_id'?"),
+    ([{"tool": "facilities_list", "params": {"location": "Berlin"}, "depends_on": []},
+      {"tool": "shipments_list", "params": {"limit": "${step[0].data.*.id}"}, "depends_on": [0]}],
+     "error: step 1 (shipments_list) · params.limit: ${step[0].data.*.id} gives a list of strings "
+     "(facilities_list output), but limit takes an integer"),
+    ([{"tool": "facilities_list", "params": {"near_capacity": "yes"}, "depends_on": []}],
+     "error: step 0 (facilities_list) · params.near_capacity: must be true or false, not the text 'yes'"),
+    ([{"tool": "facilities_list", "params": {"type": "landfill", "limit": 0}, "depends_on": []}],
+     "error: step 0 (facilities_list) · params.limit: must be at least 1 (got 0)"),
+], ids=["cycle", "unknown-tool", "missing-param", "bad-reference", "reference-in-unknown-param",
+        "reference-type", "string-for-boolean", "below-minimum"])
 def test_validate_names_step_and_field_and_exits_1(cli, tmp_path: Path, steps, problem: str) -> None:
     result = cli("validate", write(tmp_path, "plan.json", {"steps": steps}))
     assert result.status == 1
@@ -324,6 +338,25 @@ def test_validate_prints_every_problem(cli, tmp_path: Path) -> None:
     assert lines[1] == "error: step 1 (addItem) · params.item: required parameter is missing"
     assert lines[2].startswith("error: step 3 (shipments_list) · params.facility_id: "
                                "${step[2].data.*.nonexistent}: facilities_list output cannot have this path")
+
+
+def test_validate_reports_an_sk_variable_that_no_function_sets(cli, tmp_path: Path) -> None:
+    plan = SK_WRITER.replace('input="Autumn in the city"', 'input="$TOPIC"')
+    result = cli("validate", write(tmp_path, "poem.xml", plan))
+    assert result.status == 1
+    [line] = result.out.splitlines()
+    assert line.startswith("error: step 0 (ShortPoem) · params.input: $TOPIC is a Semantic Kernel "
+                           "variable, but no step sets it (setContextVariable)")
+    assert cli("run", tmp_path / "poem.xml").status == 1  # and it does not run
+
+
+def test_validate_a_plan_whose_steps_all_depend_on_each_other(cli, tmp_path: Path) -> None:
+    steps = [{"tool": "facilities_list", "params": {}, "depends_on": [d for d in range(10) if d != n]}
+             for n in range(10)]
+    result = cli("validate", write(tmp_path, "plan.json", {"steps": steps}))
+    assert result.status == 1
+    [line] = result.out.splitlines()
+    assert line.startswith("error: step 0 (facilities_list) · depends_on: dependency cycle among 10 steps")
 
 
 def test_validate_broken_json_says_where(cli, tmp_path: Path) -> None:
@@ -408,13 +441,16 @@ def test_a_writer_tool_without_a_model_fails_its_step_clearly(cli, tmp_path: Pat
 
 
 def test_a_tool_that_rejects_its_resolved_input_fails_its_step(cli, tmp_path: Path) -> None:
+    # A count fits an integer param, so the plan is valid; Atlantis has no facilities, and
+    # a limit of 0 is below the param's minimum.
     plan = {"steps": [
         {"tool": "facilities_list", "params": {"location": "Atlantis"}, "depends_on": []},
-        {"tool": "say", "params": {"message": "${step[0].data.*.name}"}, "depends_on": [0]},
+        {"tool": "shipments_list", "params": {"limit": "${step[0].count}"}, "depends_on": [0]},
     ]}
     result = cli("run", write(tmp_path, "plan.json", plan))
     assert result.status == 1
-    assert result.out.splitlines()[1] == "step 1 (say): failed: say: message: Input should be a valid string (got [])"
+    assert result.out.splitlines()[1] == ("step 1 (shipments_list): failed: shipments_list: "
+                                          "limit: must be at least 1 (got 0)")
 
 
 def test_run_refuses_an_invalid_plan_with_every_problem_and_status_1(cli, tmp_path: Path) -> None:

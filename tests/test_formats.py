@@ -17,6 +17,7 @@ from core import (
     Executor,
     Plan,
     PlanFormatError,
+    PlanInvalid,
     Step,
     StepStatus,
     ToolRegistry,
@@ -24,7 +25,7 @@ from core import (
     load_plan,
     resolve_params,
 )
-from core.formats import sk_plugin_name
+from core.formats import sk_plugin_name, unset_variable_uses
 
 SK_EXAMPLE = """<plan>
   <!-- Write a poem about today and translate it -->
@@ -247,11 +248,12 @@ def test_sk_example_imports_as_steps_with_variables(with_registry: bool) -> None
     assert (poem.tool, translate.tool) == ("ShortPoem", "Translate")
     assert poem.output_var == "POEM" and poem.result_key is None
     assert translate.result_key == "RESULT__TRANSLATED_POEM" and translate.output_var is None
-    # $POEM is set by step 0: a reference to its whole output; $TODAY_TOPIC is a plan input.
+    # $POEM is set by step 0: a reference to its whole output. No step sets $TODAY_TOPIC:
+    # it stays as written, and the plan says so for the validator to report.
     assert translate.params == {"input": "${step[0]}", "language": "French"}
     assert poem.params == {"input": "$TODAY_TOPIC"}
-    assert poem.note.splitlines()[0] == "Write a poem about today and translate it"
-    assert "$TODAY_TOPIC" in poem.note and "input" in poem.note
+    assert plan.metadata.model_extra == {"sk_unset_variables": ["TODAY_TOPIC"]}
+    assert poem.note == "Write a poem about today and translate it"
     assert translate.note is None
     assert plan.edges() == [(poem.id, translate.id)]
     assert translate.depends_on == [poem.id]
@@ -259,11 +261,16 @@ def test_sk_example_imports_as_steps_with_variables(with_registry: bool) -> None
 
 def test_sk_imported_plan_runs_and_passes_the_poem_along(registry: ToolRegistry) -> None:
     plan = load_plan(SK_EXAMPLE, "sk", registry)
+    # Nothing sets $TODAY_TOPIC: the plan cannot run until the topic is given.
+    with pytest.raises(PlanInvalid) as err:
+        Executor(registry).execute(plan)
+    assert [(p.step_index, p.field) for p in err.value.problems] == [(0, "params.input")]
+    plan.steps[0].params["input"] = "autumn"
     run = Executor(registry).execute(plan)
     first, second = (run.steps[s.id] for s in plan.steps)
     assert first.status == second.status == StepStatus.succeeded
-    assert second.arguments == {"input": "A poem about $TODAY_TOPIC", "language": "French"}
-    assert second.result == "[French] A poem about $TODAY_TOPIC"
+    assert second.arguments == {"input": "A poem about autumn", "language": "French"}
+    assert second.result == "[French] A poem about autumn"
 
 
 def test_sk_variables_inside_text_latest_setter_and_case() -> None:
@@ -281,9 +288,11 @@ def test_sk_variables_inside_text_latest_setter_and_case() -> None:
                         "other": "${step[1]}"}
     assert resolve_params(c.params, {0: {"data": [1]}, 1: "Paris"}) == {
         "input": "Tell me about Paris and $Unknown, not [1]", "other": "Paris"}
-    assert "$Unknown" in c.note and "$CITY" not in c.note
-    # A variable set only by a later step is an input at this point.
-    assert d.params == {"input": "$LATER"} and "$LATER" in d.note
+    # A variable set only by a later step is unset at this point, as in SK.
+    assert d.params == {"input": "$LATER"}
+    assert c.note is None and d.note is None
+    assert plan.metadata.model_extra == {"sk_unset_variables": ["Unknown", "LATER"]}
+    assert list(unset_variable_uses(plan)) == [(2, "input", "$Unknown"), (3, "input", "$LATER")]
     assert [plan.index_of(i) for i in plan.dependencies_of(c.id)] == [0, 1]
 
 

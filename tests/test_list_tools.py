@@ -116,11 +116,17 @@ def test_delete_list(registry: core.ToolRegistry) -> None:
     assert call(registry, "createList", list="Groceries")["count"] == 0
 
 
-def test_empty_names_and_items_are_refused(registry: core.ToolRegistry) -> None:
-    with pytest.raises(ToolExecutionError, match="list name must not be empty"):
+def test_empty_names_and_items_are_refused(registry: core.ToolRegistry, tmp_path: Path) -> None:
+    # The schema says "not blank", so the arguments are refused before the tool runs...
+    with pytest.raises(ToolArgumentsError, match="list: must not be blank"):
         call(registry, "createList", list="   ")
-    with pytest.raises(ToolExecutionError, match="item must not be empty"):
+    with pytest.raises(ToolArgumentsError, match="item: must not be blank"):
         call(registry, "addItem", list="Groceries", item="")
+    # ...and the store refuses them too, for callers that do not go through a tool.
+    with pytest.raises(ValueError, match="list name must not be empty"):
+        ListStore(tmp_path / "lists.sqlite3").create("   ")
+    with pytest.raises(ValueError, match="item must not be empty"):
+        ListStore(tmp_path / "lists.sqlite3").add("Groceries", " ")
     with pytest.raises(ToolArgumentsError, match="item"):
         call(registry, "addItem", list="Groceries")
 
@@ -170,7 +176,7 @@ def test_say(registry: core.ToolRegistry) -> None:
     assert tool.required == ["message"]
     assert tool.parameters["properties"]["message"]["description"]
     assert tool.call({"message": "Your list has 2 items."}) == {"message": "Your list has 2 items."}
-    with pytest.raises(ToolExecutionError, match="message must not be empty"):
+    with pytest.raises(ToolArgumentsError, match="message: must not be blank"):
         tool.call({"message": "  "})
     with pytest.raises(ToolArgumentsError, match="message"):
         tool.call({})

@@ -57,7 +57,7 @@ def test_types_defaults_and_unions_read_plainly(waste):
     assert "  - date_from: date (YYYY-MM-DD); optional. Earliest shipment date" in shipments
     assert "  - has_contaminants: boolean; optional." in shipments
     assert "  - facility_id: string or list of strings; optional." in shipments
-    assert "  - limit: integer; optional; default 100. Maximum number of shipments to return." in shipments
+    assert "  - limit: integer; at least 1; optional; default 100. Maximum number of shipments to return." in shipments
     contaminants = section(render_manual(waste), "contaminants_list")
     assert "  - shipment_ids: list of strings; optional." in contaminants
 

@@ -178,7 +178,7 @@ def test_duplicate_names_are_refused() -> None:
 # --------------------------------------------------------------------------- calls
 
 def test_call_validates_converts_and_returns_json(weigh_tool: Tool) -> None:
-    result = weigh_tool.call({"site": "Lahe", "days": "2", "since": "2025-10-01"})
+    result = weigh_tool.call({"site": "Lahe", "days": 2, "since": "2025-10-01"})
     assert result == {"data": [{"day": "2025-10-01", "value": 1.5}, {"day": "2025-10-02", "value": 3.0}],
                       "count": 2}
 
@@ -186,7 +186,11 @@ def test_call_validates_converts_and_returns_json(weigh_tool: Tool) -> None:
 @pytest.mark.parametrize("args, field, message", [
     ({}, "site", "required parameter is missing"),
     ({"site": "Lahe", "unit": "lb"}, "unit", "'lb' is not one of the allowed values"),
-    ({"site": "Lahe", "days": "many"}, "days", "valid integer"),
+    ({"site": "Lahe", "days": "many"}, "days", "must be a whole number, not the text 'many'"),
+    # Strict: a value that only looks right is not converted.
+    ({"site": "Lahe", "days": "2"}, "days", "must be a whole number, not the text '2'"),
+    ({"site": "Lahe", "days": 2.0}, "days", "must be a whole number (got 2.0)"),
+    ({"site": "Lahe", "site_id": 1}, "site_id", "is not a parameter of this tool"),
     ({"site": "Lahe", "since": "yesterday"}, "since", "date"),
     ({"site": "Lahe", "colour": "red"}, "colour", "is not a parameter of this tool"),
 ])

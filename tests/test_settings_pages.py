@@ -279,7 +279,9 @@ def test_the_tools_page_lists_every_tool_and_the_manual_verbatim(app: AppTest) -
     assert kind["description"] == md_escape("Kind of facility.")
     limit = facilities.set_index("name").loc["limit"]
     assert (limit["type"], limit["default"]) == ("integer", "100")
-    assert facilities.set_index("name").loc["location"]["required"] in ("", "yes")
+    assert limit["allowed values"] == "at least 1"  # the schema's bound, as the validator checks it
+    names = {r["name"]: r["allowed values"] for r in parameter_rows(registry.get("addItem"))}
+    assert names == {"list": "not blank", "item": "not blank"}
     dates = {r["name"]: r["type"] for r in parameter_rows(registry.get("shipments_list"))}
     assert dates["date_from"] == "date"
     assert dates["facility_id"] == "string or list of string"

@@ -406,8 +406,12 @@ def test_tools_take_iso_strings_and_check_arguments(registry: core.ToolRegistry,
         tool.call({"date_from": "2025-13-45"})
     with pytest.raises(ToolArgumentsError, match="colour"):
         tool.call({"colour": "red"})
-    with pytest.raises(ToolExecutionError, match="limit"):
+    # The schema's bound refuses the call before the query would.
+    with pytest.raises(ToolArgumentsError, match="limit: must be at least 1"):
         tool.call({"limit": -1})
+    with pytest.raises(ValueError, match="limit must be a whole number of at least 1"):
+        waste.shipments(limit=0)
+    assert tool.call({"limit": 10**30})["count"] == waste.shipments(limit=ALL)["count"]
 
 
 def test_a_chain_of_steps_by_reference(registry: core.ToolRegistry, waste: WasteData) -> None:

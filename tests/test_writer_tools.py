@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core import Executor, Settings, StepStatus, ToolExecutionError
+from core import Executor, Settings, StepStatus, ToolArgumentsError, ToolExecutionError
 from core.formats import plan_from_seed
 from core.planners import render_manual
 from tools import build_registry
@@ -29,7 +29,7 @@ def test_the_writer_group_registers_short_poem_and_translate(settings):
     assert registry.get("Translate").required == ["input", "language"]
     manual = render_manual(registry)
     assert "### ShortPoem\nTurn the input into a short poem." in manual
-    assert "  - language: string; required. The language to translate into" in manual
+    assert "  - language: string; not blank; required. The language to translate into" in manual
 
 
 def test_short_poem_asks_the_model_and_returns_its_text(settings, llm_server):
@@ -83,8 +83,8 @@ def test_endpoint_errors_and_empty_input_fail_the_step_with_a_clear_message(sett
     llm_server.fail(500, "overloaded")
     with pytest.raises(ToolExecutionError, match=r"HTTP 500: overloaded"):
         registry.get("ShortPoem").call({"input": "x"})
-    with pytest.raises(ToolExecutionError, match=r"input is empty: nothing to translate"):
+    with pytest.raises(ToolArgumentsError, match=r"input: must not be blank"):
         registry.get("Translate").call({"input": "  ", "language": "German"})
-    with pytest.raises(ToolExecutionError, match=r"language is empty"):
+    with pytest.raises(ToolArgumentsError, match=r"language: must not be blank"):
         registry.get("Translate").call({"input": "hi", "language": ""})
     assert len(llm_server.requests) == 1

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing_extensions import TypedDict
 
-from core import Settings, ToolRegistry
+from core import NonBlank, Settings, ToolRegistry
 
 __all__ = ["SayResult", "register", "say"]
 
@@ -19,7 +19,7 @@ class SayResult(TypedDict):
     message: str
 
 
-def say(message: str) -> SayResult:
+def say(message: NonBlank) -> SayResult:
     """Say something to the user: a message shown as this step's result, e.g. a summary or an answer.
 
     Args:

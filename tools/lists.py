@@ -14,7 +14,7 @@ from pathlib import Path
 
 from typing_extensions import TypedDict
 
-from core import Settings, ToolRegistry
+from core import NonBlank, Settings, ToolRegistry
 
 __all__ = ["ListStore", "ListView", "DeletedList", "register"]
 
@@ -160,7 +160,7 @@ class ListStore:
 def register(registry: ToolRegistry, settings: Settings) -> None:
     store = ListStore(Path(settings.data_dir) / "lists.sqlite3")
 
-    def createList(list: str) -> ListView:
+    def createList(list: NonBlank) -> ListView:
         """Create a new, empty named list; a list that already exists is left as it is.
 
         Args:
@@ -171,7 +171,7 @@ def register(registry: ToolRegistry, settings: Settings) -> None:
         """
         return store.create(list)
 
-    def addItem(list: str, item: str) -> ListView:
+    def addItem(list: NonBlank, item: NonBlank) -> ListView:
         """Add an item to the end of a named list, creating the list if it does not exist.
 
         Args:
@@ -183,7 +183,7 @@ def register(registry: ToolRegistry, settings: Settings) -> None:
         """
         return store.add(list, item)
 
-    def removeItem(list: str, item: str) -> ListView:
+    def removeItem(list: NonBlank, item: NonBlank) -> ListView:
         """Remove an item from a named list; fails if the list or the item is not there.
 
         Args:
@@ -195,7 +195,7 @@ def register(registry: ToolRegistry, settings: Settings) -> None:
         """
         return store.remove(list, item)
 
-    def showList(list: str) -> ListView:
+    def showList(list: NonBlank) -> ListView:
         """Show the items of a named list, in the order they were added.
 
         Args:
@@ -206,7 +206,7 @@ def register(registry: ToolRegistry, settings: Settings) -> None:
         """
         return store.show(list)
 
-    def deleteList(list: str) -> DeletedList:
+    def deleteList(list: NonBlank) -> DeletedList:
         """Delete a named list and all of its items; fails if there is no such list.
 
         Args:

@@ -7,7 +7,7 @@ fails with "No model configured: ...", and the step shows exactly that.
 
 from __future__ import annotations
 
-from core import Settings, ToolRegistry
+from core import NonBlank, Settings, ToolRegistry
 from core.llm import ModelClient
 
 __all__ = ["register"]
@@ -21,7 +21,7 @@ _TRANSLATE = ("You are a translator. Translate the user's text into {language}. 
 def register(registry: ToolRegistry, settings: Settings) -> None:
     client = ModelClient(settings)
 
-    def ShortPoem(input: str) -> str:  # noqa: N802 (Semantic Kernel's function name)
+    def ShortPoem(input: NonBlank) -> str:  # noqa: N802 (Semantic Kernel's function name)
         """Turn the input into a short poem.
 
         Args:
@@ -32,7 +32,7 @@ def register(registry: ToolRegistry, settings: Settings) -> None:
         """
         return _write(client, _POEM, input, "write a poem about")
 
-    def Translate(input: str, language: str) -> str:  # noqa: N802
+    def Translate(input: NonBlank, language: NonBlank) -> str:  # noqa: N802
         """Translate the input into another language.
 
         Args:

@@ -12,12 +12,12 @@ from ._base import PlanFormat
 from ._mermaid import dump_mermaid
 from ._native import dump_native, load_native
 from ._seed import dump_seed, load_seed, plan_from_seed, plan_to_seed
-from ._semantic_kernel import dump_sk, load_sk, sk_plugin_name
+from ._semantic_kernel import dump_sk, load_sk, sk_plugin_name, unset_variable_uses
 from ._teams import SAY_TOOL, dump_teams, load_teams, plan_from_teams, plan_to_teams
 
 __all__ = ["PlanFormat", "FORMATS", "register_format", "load_plan", "dump_plan",
            "plan_from_seed", "plan_to_seed", "plan_from_teams", "plan_to_teams",
-           "sk_plugin_name", "SAY_TOOL"]
+           "sk_plugin_name", "unset_variable_uses", "SAY_TOOL"]
 
 FORMATS: dict[str, PlanFormat] = {}
 

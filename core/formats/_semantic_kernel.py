@@ -11,8 +11,16 @@ Each ``<function.Plugin.Name .../>`` is a step calling tool ``Name``. Its attrib
 params, except ``setContextVariable`` (→ ``Step.output_var``) and ``appendToResult``
 (→ ``Step.result_key``). SK passes data between functions through named variables: ``$X``
 in a value means "the output of the latest earlier step that set X", which is a Plan Studio
-reference to that step's whole output, ``${step[i]}``. A ``$X`` that no earlier step sets is
-a plan input (like ``$INPUT``); it stays as text and the step's note says so.
+reference to that step's whole output, ``${step[i]}``. As in SK, every function's output
+also becomes ``$INPUT``, so ``$INPUT`` means the previous step's output.
+
+A ``$X`` that no earlier step sets (and ``$INPUT`` in the first function) would be given
+by whoever invokes the plan in SK, and left as the text ``$X`` when nobody does; a Plan
+Studio plan has no such inputs. The plan still loads, with ``$X`` kept as text so nothing
+the author wrote is lost, and its name is listed in ``metadata.sk_unset_variables``; the
+validator reports every param that uses it (``unset_variable_uses``), so the plan cannot
+run until it is given a value. Only ``$`` followed by a letter or ``_`` is a variable, so
+"$5" in prose is text.
 
 SK has no syntax for a path into an output, so a reference such as ``${step[0].data.*.id}``
 is written as it is and read back as it is. Non-string values are JSON in the attribute and
@@ -33,7 +41,7 @@ import json
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 from xml.parsers import expat
 
 from pydantic import ValidationError
@@ -44,13 +52,16 @@ from .._registry import ToolRegistry
 from .._templates import find_references
 from ._seed import seed_step_ids
 
-__all__ = ["load_sk", "dump_sk", "sk_plugin_name", "match_tool_name"]
+__all__ = ["load_sk", "dump_sk", "sk_plugin_name", "match_tool_name", "unset_variable_uses",
+           "UNSET_VARIABLES"]
 
 FORMAT = "sk"
 SET_VARIABLE = "setContextVariable"
 APPEND_TO_RESULT = "appendToResult"
 _FUNCTION_PREFIX = "function."
 _COMMENTS_KEY = "comments"  # metadata field holding comments that belong to no step
+UNSET_VARIABLES = "sk_unset_variables"  # metadata field: variables no step set on import
+_INPUT = "input"  # SK's variable for the latest output (names compare in lower case)
 _ROOT_FIELDS = ("goal", "planner", "created_at", "today")
 
 # SK variable names; a letter or underscore first so "$5" in prose is not a variable.
@@ -299,15 +310,12 @@ def _walk_strings(value: Any, fn: Callable[[str], Any]) -> Any:
     return value
 
 
-def _input_note(name: str) -> str:
-    return f"${name} is a plan input (no earlier step sets it), kept as text."
-
-
 def load_sk(text: str, registry: ToolRegistry | None = None) -> Plan:
     part, offset = _locate_plan(text)
     doc = _read_xml(part, offset)
     ids = seed_step_ids(len(doc.functions))
     setters: dict[str, int] = {}  # variable (lower case, as SK ignores case) -> latest step
+    unset: dict[str, str] = {}  # lower case -> as first written
     steps: list[Step] = []
     for n, fn in enumerate(doc.functions):
         tool = match_tool_name(fn.parts, registry)
@@ -318,15 +326,13 @@ def load_sk(text: str, registry: ToolRegistry | None = None) -> Plan:
             props, defs = schema.get("properties", {}), schema.get("$defs", {})
         output_var = result_key = None
         params: dict[str, Any] = {}
-        inputs: list[str] = []
 
         def resolve(value: str) -> str:
             def sub(m: re.Match[str]) -> str:
                 name = m.group(1)
                 if name.lower() in setters:
                     return f"${{step[{setters[name.lower()]}]}}"
-                if name not in inputs:
-                    inputs.append(name)
+                unset.setdefault(name.lower(), name)
                 return m.group(0)
             return _VARIABLE.sub(sub, value)
 
@@ -346,9 +352,7 @@ def load_sk(text: str, registry: ToolRegistry | None = None) -> Plan:
             referenced = {r.step for r in find_references(params)}
         except ReferenceSyntaxError as exc:
             raise _error(fn.line, str(exc)) from None
-        note_lines = list(fn.comments)
-        existing = set("\n".join(note_lines).splitlines())
-        note_lines += [line for line in map(_input_note, inputs) if line not in existing]
+        setters[_INPUT] = n  # SK hands every output on as $INPUT
         for variable in (output_var, result_key):
             if variable:
                 setters[variable.lower()] = n
@@ -357,11 +361,32 @@ def load_sk(text: str, registry: ToolRegistry | None = None) -> Plan:
         steps.append(Step(
             id=ids[n], tool=tool, params=params,
             depends_on=[ids[i] for i in sorted(referenced) if 0 <= i < n],
-            note="\n".join(note_lines) or None, output_var=output_var, result_key=result_key))
-    return _plan(doc, steps)
+            note="\n".join(fn.comments) or None, output_var=output_var, result_key=result_key))
+    return _plan(doc, steps, list(unset.values()))
 
 
-def _plan(doc: _Document, steps: list[Step]) -> Plan:
+def unset_variable_uses(plan: Plan) -> Iterator[tuple[int, str, str]]:
+    """(step index, param, ``$NAME``) for each use of a variable the plan was imported
+    with but no earlier step set; see the module docstring."""
+    listed = (plan.metadata.model_extra or {}).get(UNSET_VARIABLES)
+    if not isinstance(listed, list):
+        return
+    names = {v.lower() for v in listed if isinstance(v, str)}
+    for n, step in enumerate(plan.steps):
+        for param, value in step.params.items():
+            found: list[str] = []
+
+            def collect(text: str) -> str:
+                found.extend(m.group(0) for m in _VARIABLE.finditer(text)
+                             if m.group(1).lower() in names and m.group(0) not in found)
+                return text
+
+            _walk_strings(value, collect)
+            for variable in found:
+                yield n, param, variable
+
+
+def _plan(doc: _Document, steps: list[Step], unset: list[str]) -> Plan:
     attrs = dict(doc.root_attributes)
     goal = attrs.pop("goal", "")
     parallel = attrs.pop("parallel", "")
@@ -375,6 +400,11 @@ def _plan(doc: _Document, steps: list[Step]) -> Plan:
         if not isinstance(decoded, dict):
             raise _error(doc.root_line, "<plan metadata> must be a JSON object")
         metadata.update(decoded)
+    if unset:
+        earlier = metadata.get(UNSET_VARIABLES)
+        earlier = [v for v in earlier if isinstance(v, str)] if isinstance(earlier, list) else []
+        seen = {v.lower() for v in earlier}
+        metadata[UNSET_VARIABLES] = earlier + [v for v in unset if v.lower() not in seen]
     if doc.loose_comments:
         earlier = metadata.get(_COMMENTS_KEY)
         metadata[_COMMENTS_KEY] = (earlier if isinstance(earlier, list) else []) + doc.loose_comments
@@ -429,6 +459,8 @@ class _Variables:
         name = self.names.get(source)
         if name is None or not 0 <= source < at:
             return None
+        if name.lower() == _INPUT and source != at - 1:
+            return None  # $INPUT is always the previous step's output
         for k in range(source + 1, at):
             step = self.steps[k]
             if any(v and v.lower() == name.lower() for v in (self.names.get(k), step.result_key)):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .._registry import Tool, ToolRegistry, schema_alternatives
+from .._registry import Tool, ToolRegistry, describe_bounds, schema_alternatives
 
 __all__ = ["render_manual"]
 
@@ -42,7 +42,7 @@ def _render_tool(tool: Tool) -> str:
 
 
 def _describe_param(schema: dict[str, Any], defs: dict[str, Any], required: bool) -> str:
-    facts = [_type_text(schema, defs), "required" if required else "optional"]
+    facts = [_type_text(schema, defs), *describe_bounds(schema, defs), "required" if required else "optional"]
     if not required and schema.get("default") is not None:
         facts.append(f"default {json.dumps(schema['default'])}")
     text = "; ".join(facts) + "."

@@ -32,6 +32,7 @@ __all__ = ["WasteData", "generate_database", "DEFAULT_SEED", "CITIES", "FACILITY
 DEFAULT_SEED = 7
 HISTORY_DAYS = 90  # shipments and inspections lie on today and the 89 days before it
 NEAR_CAPACITY = 0.9
+_SQLITE_MAX = 2**63 - 1
 
 CITIES = ("Berlin", "Hannover", "Munich", "Hamburg", "Leipzig", "Dresden", "Cologne")
 FACILITY_TYPES = ("recycling", "sorting", "composting", "incineration", "landfill")
@@ -358,7 +359,9 @@ class WasteData:
         # Read-only: a query can never change the demo file.
         conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
         try:
-            fetched = conn.execute(sql, [*query.params, limit]).fetchall()
+            # SQLite's integers stop at 2**63 - 1; no table comes near, so a larger limit
+            # means "all of them", as the schema (at least 1, no maximum) promises.
+            fetched = conn.execute(sql, [*query.params, min(limit, _SQLITE_MAX)]).fetchall()
         finally:
             conn.close()
         rows = [dict(zip(columns, row)) for row in fetched]

@@ -7,8 +7,9 @@ both come from them.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Literal
+from typing import Annotated, Literal
 
+from pydantic import Field
 from typing_extensions import TypedDict
 
 from core import Settings, ToolRegistry
@@ -22,6 +23,8 @@ RiskLevel = Literal["low", "medium", "high"]
 Category = Literal["plastic", "metal", "glass", "hazardous", "organic", "electronic"]
 InspectionResult = Literal["passed", "failed"]
 Ids = str | list[str]
+# What the queries accept (WasteData._select refuses less than 1); the schema carries it.
+Limit = Annotated[int, Field(ge=1)]
 
 
 class Facility(TypedDict):
@@ -88,7 +91,7 @@ def register(registry: ToolRegistry, settings: Settings) -> None:
     data = WasteData.for_settings(settings)
 
     def facilities_list(location: City | None = None, type: FacilityType | None = None,
-                        near_capacity: bool | None = None, limit: int = 100) -> FacilityList:
+                        near_capacity: bool | None = None, limit: Limit = 100) -> FacilityList:
         """List waste facilities (recycling plants, sorting centers, composting sites, incinerators, landfills).
 
         Args:
@@ -107,7 +110,7 @@ def register(registry: ToolRegistry, settings: Settings) -> None:
                        status: ShipmentStatus | None = None, has_contaminants: bool | None = None,
                        facility_id: Ids | None = None, destination: City | None = None,
                        carrier: str | None = None, risk_level: RiskLevel | None = None,
-                       limit: int = 100) -> ShipmentList:
+                       limit: Limit = 100) -> ShipmentList:
         """List waste shipments delivered to facilities, newest first.
 
         Args:
@@ -133,7 +136,7 @@ def register(registry: ToolRegistry, settings: Settings) -> None:
     def contaminants_list(shipment_ids: list[str] | None = None, facility_id: Ids | None = None,
                           date_from: dt.date | None = None, date_to: dt.date | None = None,
                           risk_level: RiskLevel | None = None, category: Category | None = None,
-                          limit: int = 100) -> ContaminantList:
+                          limit: Limit = 100) -> ContaminantList:
         """List contaminants found in shipments.
 
         Args:
@@ -155,7 +158,7 @@ def register(registry: ToolRegistry, settings: Settings) -> None:
 
     def inspections_list(date_from: dt.date | None = None, date_to: dt.date | None = None,
                          facility_id: Ids | None = None, result: InspectionResult | None = None,
-                         limit: int = 100) -> InspectionList:
+                         limit: Limit = 100) -> InspectionList:
         """List facility inspections.
 
         Args:
