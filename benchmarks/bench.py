@@ -17,7 +17,8 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from core import Executor, Plan, Settings, Step, Validator
+from core import Executor, Plan, Run, Settings, Step, Validator
+from core.formats import plan_from_seed
 from core.planners import EmbeddedPlanner
 from core.storage import PlanStore
 from tools import build_registry
@@ -62,6 +63,10 @@ def main() -> None:
         tangle = Plan(steps=[Step(id=i, tool="facilities_list", depends_on=[d for d in ids if d != i]) for i in ids])
         timed("validate (10-step cycle)", lambda: validator.validate(tangle), repeat)
         timed("run all (4 plans)", lambda: [executor.execute(p) for p in plans], repeat)
+        # A long plan: the executor's own work per step must not grow with the plan.
+        long_plan = plan_from_seed({"steps": [{"tool": "facilities_list", "params": {}}] * 300})
+        timed("run all (300 steps, no validation)", lambda: list(executor.run_all(Run.for_plan(long_plan))),
+              max(3, repeat // 10))
         saved = store.save_plan(plans[0])
         timed("save new version", lambda: store.save_plan(plans[0].model_copy(update={"goal": str(time.perf_counter())}),
                                                           plan_id=saved.plan_id), repeat)

@@ -20,6 +20,7 @@ from ._errors import (
     ToolExecutionError,
 )
 from ._executor import Event, EventType, Executor, Run, StepRun, StepStatus, Synthesizer
+from ._runner import BackgroundRun, RunKind, RunProgress
 from ._plan import Plan, PlanMetadata, Step, new_step_id
 from ._registry import NonBlank, Tool, ToolRegistry, describe_bounds, schema_alternatives
 from ._settings import FROM_OPTIONS_VARIABLE, PlannerName, Settings
@@ -38,7 +39,7 @@ __all__ = [
     "Reference", "find_references", "parse_reference", "resolve_params",
     # validation and execution
     "Problem", "Validator", "Event", "EventType", "Executor", "Run", "StepRun", "StepStatus",
-    "Synthesizer", "offline_summary", "ModelSynthesizer", "make_synthesizer",
+    "Synthesizer", "BackgroundRun", "RunKind", "RunProgress", "offline_summary", "ModelSynthesizer", "make_synthesizer",
     # formats
     "FORMATS", "PlanFormat", "dump_plan", "load_plan",
     # errors

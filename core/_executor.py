@@ -5,17 +5,28 @@ Execution yields the orchestrator's events as they happen, so a UI can show them
     turn_start → plan_created → (plan_step_start → tool_call → tool_result → plan_step_end)*
     → text_delta* (only with a synthesizer) → turn_end
 
-Steps run in dependency order (plan order breaks ties). A step whose tool fails is marked
-``failed`` with the error message; every step that depends on it, directly or not, is
-``skipped``; the rest of the plan still runs.
+Steps run in dependency order (plan order breaks ties), each only once every step it
+depends on has succeeded. A step whose tool fails is marked ``failed`` with the error
+message; every step that depends on it, directly or not, is ``skipped``; the rest of the
+plan still runs.
+
+A step is atomic from the run's point of view: its arguments, result and error are recorded
+only when it completes. A step marked ``running`` is owned by the worker running it (a token
+held while the step runs). When its worker is gone (the consumer abandoned the event
+generator, the process stopped, or the run was loaded from storage) the step is
+``interrupted``: it runs again on the next ``run_next``/``run_all``, and the steps that
+depend on it wait for it. ``run_all`` always ends: when a pass can run nothing (a step the
+rest need is held by another live worker), it returns with the run unfinished.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import enum
+import threading
 import time
 import uuid
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Literal
 
 from pydantic import BaseModel, Field
@@ -45,6 +56,15 @@ class StepStatus(str, enum.Enum):
     succeeded = "succeeded"
     failed = "failed"
     skipped = "skipped"
+    interrupted = "interrupted"  # its run stopped while it ran; it runs again on the next run
+
+
+# A step in one of these will not change again in this run.
+_DONE = frozenset({StepStatus.succeeded, StepStatus.failed, StepStatus.skipped})
+# A step in one of these runs when its dependencies have succeeded.
+_RUNNABLE = frozenset({StepStatus.pending, StepStatus.interrupted})
+
+INTERRUPTED_NOTE = "interrupted: the run stopped while this step was running; it runs again on the next run"
 
 
 class StepRun(BaseModel):
@@ -57,6 +77,8 @@ class StepRun(BaseModel):
     error: str | None = None
     started_at: dt.datetime | None = None
     duration_ms: float | None = None
+    # The token of the worker running the step, while it runs; never saved or dumped.
+    worker: str | None = Field(default=None, exclude=True, repr=False)
 
     @property
     def rows(self) -> list[Any] | None:
@@ -88,10 +110,16 @@ class Run(BaseModel):
 
     @property
     def status(self) -> str:
+        """``succeeded`` or ``failed`` once finished; before that ``running`` while a step runs,
+        ``interrupted`` when a step was cut off, ``paused`` between steps, ``pending`` unstarted."""
+        statuses = {s.status for s in self.steps.values()}
         if self.finished:
-            failed = any(s.status == StepStatus.failed for s in self.steps.values())
-            return "failed" if failed else "succeeded"
-        return "running" if self.started_at else "pending"
+            return "failed" if StepStatus.failed in statuses else "succeeded"
+        if StepStatus.running in statuses:
+            return "running"
+        if StepStatus.interrupted in statuses:
+            return "interrupted"
+        return "paused" if self.started_at else "pending"
 
     def appended_results(self) -> dict[str, Any]:
         """Outputs of succeeded steps that asked to be part of the final result (``result_key``)."""
@@ -111,6 +139,40 @@ class Event(BaseModel):
     step_id: str | None = None
     data: dict[str, Any] = Field(default_factory=dict)
     at: dt.datetime = Field(default_factory=_now)
+
+
+class _Workers:
+    """Tokens of the steps being run right now in this process, one per attempt."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._live: set[str] = set()
+
+    def claim(self) -> str:
+        token = uuid.uuid4().hex
+        with self._lock:
+            self._live.add(token)
+        return token
+
+    def release(self, token: str) -> None:
+        with self._lock:
+            self._live.discard(token)
+
+    def alive(self, token: str | None) -> bool:
+        with self._lock:
+            return token is not None and token in self._live
+
+
+_workers = _Workers()
+
+
+@dataclass(frozen=True)
+class _Schedule:
+    """What a run needs from its plan at every step, computed once per call."""
+
+    order: list[str]
+    dependencies: dict[str, list[str]]
+    positions: dict[str, int]
 
 
 class Executor:
@@ -137,32 +199,22 @@ class Executor:
 
     def run_next(self, run: Run) -> Iterator[Event]:
         """Run the next step that can run (skipping those whose dependencies did not succeed)."""
-        if run.finished:
-            return
-        if run.started_at is None:
-            run.started_at = _now()
-            yield Event(type="turn_start", run_id=run.id, data={"goal": run.plan.goal})
-            yield Event(type="plan_created", run_id=run.id,
-                        data={"plan": run.plan.model_dump(mode="json")})
-        for step_id in self.order(run.plan):
-            state = run.steps[step_id]
-            if state.status != StepStatus.pending:
-                continue
-            blocked = [d for d in run.plan.dependencies_of(step_id)
-                       if run.steps[d].status in (StepStatus.failed, StepStatus.skipped)]
-            if blocked:
-                state.status = StepStatus.skipped
-                state.error = f"skipped: depends on {', '.join(run.plan.label(d) for d in blocked)}, which did not succeed"
-                yield self._end_event(run, step_id)
-                continue
-            yield from self._run_step(run, step_id)
-            break
-        if all(s.status not in (StepStatus.pending, StepStatus.running) for s in run.steps.values()):
-            yield from self._finish(run)
+        yield from self._next(run, self._schedule(run.plan))
 
-    def run_all(self, run: Run) -> Iterator[Event]:
+    def run_all(self, run: Run, *, should_stop: Callable[[], bool] | None = None) -> Iterator[Event]:
+        """Run every step that can run; ``should_stop`` is asked before each step.
+
+        Returns when the run finishes, when ``should_stop()`` is true (the rest stays pending),
+        or when a pass runs nothing (another worker holds a step the rest wait for).
+        """
+        schedule = self._schedule(run.plan)
         while not run.finished:
-            yield from self.run_next(run)
+            if should_stop is not None and should_stop():
+                return
+            done = self._done(run)
+            yield from self._next(run, schedule)
+            if not run.finished and self._done(run) == done:
+                return
 
     def execute(self, plan: Plan) -> Run:
         """Validate and run the whole plan; return the finished run."""
@@ -171,28 +223,94 @@ class Executor:
             pass
         return run
 
-    def _run_step(self, run: Run, step_id: str) -> Iterator[Event]:
+    @staticmethod
+    def _done(run: Run) -> int:
+        return sum(s.status in _DONE for s in run.steps.values())
+
+    def _schedule(self, plan: Plan) -> _Schedule:
+        return _Schedule(order=self.order(plan),
+                         dependencies={s.id: plan.dependencies_of(s.id) for s in plan.steps},
+                         positions={s.id: n for n, s in enumerate(plan.steps)})
+
+    def _next(self, run: Run, schedule: _Schedule) -> Iterator[Event]:
+        if run.finished:
+            return
+        if run.started_at is None:
+            run.started_at = _now()
+            yield Event(type="turn_start", run_id=run.id, data={"goal": run.plan.goal})
+            yield Event(type="plan_created", run_id=run.id,
+                        data={"plan": run.plan.model_dump(mode="json")})
+        yield from self._reclaim(run)
+        for step_id in schedule.order:
+            state = run.steps[step_id]
+            if state.status not in _RUNNABLE:
+                continue
+            dependencies = schedule.dependencies[step_id]
+            blocked = [d for d in dependencies
+                       if run.steps[d].status in (StepStatus.failed, StepStatus.skipped)]
+            if blocked:
+                state.status = StepStatus.skipped
+                state.error = f"skipped: depends on {', '.join(run.plan.label(d) for d in blocked)}, which did not succeed"
+                yield self._end_event(run, step_id)
+                continue
+            if any(run.steps[d].status != StepStatus.succeeded for d in dependencies):
+                continue  # a step it needs is still running under another worker: wait for it
+            yield from self._run_step(run, step_id, schedule)
+            break
+        if all(s.status in _DONE for s in run.steps.values()):
+            yield from self._finish(run)
+
+    def _reclaim(self, run: Run) -> Iterator[Event]:
+        """Steps left ``running`` by a worker that is gone become ``interrupted``."""
+        for step_id, state in run.steps.items():
+            if state.status == StepStatus.running and not _workers.alive(state.worker):
+                self._interrupt(state)
+                yield self._end_event(run, step_id)
+
+    @staticmethod
+    def _interrupt(state: StepRun) -> None:
+        state.status = StepStatus.interrupted
+        state.worker = None
+        state.error = INTERRUPTED_NOTE
+
+    def _run_step(self, run: Run, step_id: str, schedule: _Schedule) -> Iterator[Event]:
         plan = run.plan
-        index = plan.index_of(step_id)
+        index = schedule.positions[step_id]
         step = plan.steps[index]
         state = run.steps[step_id]
+        token = _workers.claim()
         state.status = StepStatus.running
+        state.worker = token
         state.started_at = _now()
-        yield Event(type="plan_step_start", run_id=run.id, step_id=step_id,
-                    data={"index": index, "tool": step.tool, "note": step.note})
-        began = time.perf_counter()
+        state.arguments = state.result = state.error = state.duration_ms = None
+        completed = False
         try:
-            results = {plan.index_of(sid): s.result for sid, s in run.steps.items()
-                       if s.status == StepStatus.succeeded}
-            state.arguments = resolve_params(step.params, results)
-            yield Event(type="tool_call", run_id=run.id, step_id=step_id,
-                        data={"tool": step.tool, "arguments": state.arguments})
-            state.result = self.registry.get(step.tool).call(state.arguments)
-            state.status = StepStatus.succeeded
-        except ToolCallError as exc:
-            state.status = StepStatus.failed
-            state.error = str(exc)
-        state.duration_ms = round((time.perf_counter() - began) * 1000, 3)
+            yield Event(type="plan_step_start", run_id=run.id, step_id=step_id,
+                        data={"index": index, "tool": step.tool, "note": step.note})
+            began = time.perf_counter()
+            arguments = result = error = None
+            try:
+                results = {schedule.positions[sid]: s.result for sid, s in run.steps.items()
+                           if s.status == StepStatus.succeeded}
+                arguments = resolve_params(step.params, results)
+                yield Event(type="tool_call", run_id=run.id, step_id=step_id,
+                            data={"tool": step.tool, "arguments": arguments})
+                result = self.registry.get(step.tool).call(arguments)
+                status = StepStatus.succeeded
+            except ToolCallError as exc:
+                status, error = StepStatus.failed, str(exc)
+            # Recorded together, only now: a step cut off above leaves no partial result.
+            state.arguments, state.result, state.error = arguments, result, error
+            state.duration_ms = round((time.perf_counter() - began) * 1000, 3)
+            state.status = status
+            state.worker = None
+            completed = True
+        finally:
+            _workers.release(token)
+            # Closed mid-step (GeneratorExit) or failed unexpectedly. A generator closed late,
+            # after another worker took the step over, must leave the step alone.
+            if not completed and state.worker == token:
+                self._interrupt(state)
         yield Event(type="tool_result", run_id=run.id, step_id=step_id,
                     data={"tool": step.tool, "ok": state.status == StepStatus.succeeded,
                           "result": state.result, "error": state.error})

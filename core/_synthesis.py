@@ -36,7 +36,7 @@ def offline_summary(run: Run) -> str:
     lines = [f"Goal: {plan.goal}" if plan.goal else "Goal: (none given)"]
     counts = run.counts()
     total = len(plan.steps)
-    order = ("succeeded", "failed", "skipped", "running", "pending")
+    order = ("succeeded", "failed", "skipped", "interrupted", "running", "pending")
     tally = ", ".join(f"{counts[s]} {s}" for s in order if counts.get(s))
     lines.append(f"{total} step{'s' if total != 1 else ''}: {tally}." if tally else "The plan has no steps.")
     for step in plan.steps:
@@ -60,7 +60,7 @@ def _describe(state: StepRun) -> str:
         if isinstance(state.result, str):
             return f"succeeded: {_clip(state.result, 200)}"
         return "succeeded" if state.result is None else f"succeeded: {_clip(_dumps(state.result), 200)}"
-    if state.status in (StepStatus.failed, StepStatus.skipped):
+    if state.status in (StepStatus.failed, StepStatus.skipped, StepStatus.interrupted):
         error = state.error or "no reason recorded"
         prefix = f"{state.status.value}: "
         return error if error.startswith(prefix) else prefix + error

@@ -14,8 +14,8 @@ from typing import Iterator, Literal
 
 import streamlit as st
 
-from core import (FORMATS, Event, Plan, PlanError, PlanFormatError, PlanStudioError, Run, Step, dump_plan,
-                  load_plan)
+from core import (FORMATS, BackgroundRun, Plan, PlanError, PlanFormatError, PlanStudioError, Run, RunKind,
+                  Step, dump_plan, load_plan)
 from core.planners import PlanContext
 
 from ._services import Services
@@ -24,9 +24,10 @@ from ._state import Keys, SavedRef
 from ._text import md_escape
 
 __all__ = [
-    "approve", "delete_saved_plan", "describe_changes", "edit_json", "failure_message",
-    "fingerprint", "import_plan", "make_plan", "notify", "open_saved_plan", "page_services", "plain_message", "replan",
-    "reported", "request_run", "run_events", "save", "set_locks", "show_notices", "show_plan", "shown",
+    "RUN_IN_PROGRESS", "approve", "collect_finished_run", "delete_saved_plan", "describe_changes", "edit_json",
+    "failure_message", "fingerprint", "import_plan", "make_plan", "notify", "open_saved_plan", "page_services",
+    "plain_message", "replan", "reported", "request_run", "run_in_progress", "save", "set_locks", "show_notices",
+    "show_plan", "shown", "stop_run",
 ]
 
 log = logging.getLogger("studio")
@@ -112,6 +113,8 @@ def _review(plan: Plan) -> None:
 
 def make_plan() -> None:
     st.session_state[Keys.NOTICES] = []
+    if _refused_during_run("make a new plan"):
+        return
     goal = st.session_state.get(Keys.GOAL, "").strip()
     if not goal:
         notify("error", "Type a goal first, e.g. “Get contaminated shipments from Berlin facilities”.")
@@ -128,6 +131,8 @@ def replan() -> None:
     """Change the plan as the feedback asks; both versions are stored, so the old one stays in
     the history (locked steps are kept by the planner)."""
     st.session_state[Keys.NOTICES] = []
+    if _refused_during_run("re-plan"):
+        return
     feedback = st.session_state.get(Keys.FEEDBACK, "").strip()
     plan: Plan | None = st.session_state[Keys.PLAN]
     if plan is None or not feedback:
@@ -194,6 +199,9 @@ def set_locks() -> None:
     plan: Plan | None = st.session_state[Keys.PLAN]
     if plan is None:
         return
+    if _refused_during_run("lock steps"):
+        st.session_state[Keys.LOCKS] = [s.id for s in plan.steps if s.locked]
+        return
     locked = set(st.session_state.get(Keys.LOCKS) or [])
     steps = [s.model_copy(update={"locked": s.id in locked}) for s in plan.steps]
     _take_edit(plan.model_copy(update={"steps": steps}))
@@ -203,6 +211,8 @@ def set_locks() -> None:
 def import_plan(text: str, fmt: str) -> None:
     """Put a plan written in ``fmt`` into the editor; on failure the import text is kept."""
     st.session_state[Keys.NOTICES] = []
+    if _refused_during_run("import a plan"):
+        return
     if not text.strip():
         notify("error", "Paste a plan or choose a file to import first.")
         return
@@ -217,6 +227,10 @@ def import_plan(text: str, fmt: str) -> None:
 def edit_json() -> None:
     """The JSON panel changed: take the plan if it parses, else keep the text and say why."""
     st.session_state[Keys.NOTICES] = []
+    running: Plan | None = st.session_state[Keys.PLAN]
+    if running is not None and _refused_during_run("edit the plan (your edit was not applied)"):
+        st.session_state[Keys.JSON] = dump_plan(running, "native")  # the panel shows what runs
+        return
     text = st.session_state.get(Keys.JSON, "")
     try:
         plan = load_plan(text, "native")
@@ -243,7 +257,7 @@ def _take_edit(plan: Plan) -> None:
 def approve() -> None:
     st.session_state[Keys.NOTICES] = []
     plan: Plan | None = st.session_state[Keys.PLAN]
-    if plan is None:
+    if plan is None or _refused_during_run("approve the plan"):
         return
     with reported("approve the plan"):
         errors = get_services().validator.errors(plan)
@@ -253,28 +267,67 @@ def approve() -> None:
         st.session_state[Keys.APPROVED] = True
 
 
-def request_run(kind: Literal["next", "all"]) -> None:
-    st.session_state[Keys.NOTICES] = []
-    if st.session_state[Keys.APPROVED]:
-        st.session_state[Keys.PENDING_RUN] = kind
+# -- runs ----------------------------------------------------------------------------------------
+# A run is carried out by a BackgroundRun, not by the script that draws the page: Streamlit stops
+# that script at the next click, which would cut the run off mid-step. While the worker is
+# alive it owns the run (Keys.RUN is None); the page shows its progress and collects the run
+# when it ends. Clicks that would change the plan or start another run meanwhile are refused.
+
+RUN_IN_PROGRESS = "A run is in progress: wait for it to finish or press Stop"
 
 
-def run_events(kind: Literal["next", "all"]) -> Iterator[Event]:
-    """Run the next step or the rest of the approved plan, yielding events as they happen.
+def run_in_progress() -> bool:
+    worker: BackgroundRun | None = st.session_state[Keys.WORKER]
+    return worker is not None and worker.alive
 
-    A finished run is followed by a fresh one. The run is stored with the plan straight away
-    when the plan in the editor is the saved version.
+
+def _refused_during_run(action: str) -> bool:
+    """True, with a notice saying why, when a run is in progress and ``action`` must wait."""
+    if not run_in_progress():
+        return False
+    notify("warning", f"{RUN_IN_PROGRESS} before you {action}.")
+    return True
+
+
+def request_run(kind: RunKind) -> None:
+    """Start running the next step or the rest of the approved plan in the background.
+
+    A finished run is followed by a fresh one; a paused or interrupted one carries on.
     """
-    services = get_services()
-    plan: Plan = st.session_state[Keys.PLAN]
-    run: Run | None = st.session_state[Keys.RUN]
-    if run is None or run.finished or fingerprint(run.plan) != fingerprint(plan):
-        run = services.executor.start(plan)
-        st.session_state[Keys.RUN_SAVED] = None
+    st.session_state[Keys.NOTICES] = []
+    if _refused_during_run("start another run") or not st.session_state[Keys.APPROVED]:
+        return
+    with reported("run the plan"):
+        services = get_services()
+        plan: Plan = st.session_state[Keys.PLAN]
+        run: Run | None = st.session_state[Keys.RUN]
+        if run is None or run.finished or fingerprint(run.plan) != fingerprint(plan):
+            run = services.executor.start(plan)
+            st.session_state[Keys.RUN_SAVED] = None
+        st.session_state[Keys.RUN] = None  # the worker's until collected
+        st.session_state[Keys.WORKER] = BackgroundRun(services.executor, run, kind).start()
+
+
+def stop_run() -> None:
+    """Stop the run in progress after its current step; the steps not started stay pending."""
+    worker: BackgroundRun | None = st.session_state[Keys.WORKER]
+    if worker is not None:
+        worker.stop()
+
+
+def collect_finished_run() -> None:
+    """Take the run back from a worker that has finished: show it, and store it with the plan
+    when the plan is saved. Every page calls it, so a run is stored wherever the user is."""
+    worker: BackgroundRun | None = st.session_state.get(Keys.WORKER)
+    if worker is None or worker.alive:
+        return
+    st.session_state[Keys.WORKER] = None
+    run = worker.run
     st.session_state[Keys.RUN] = run
-    events = services.executor.run_next(run) if kind == "next" else services.executor.run_all(run)
-    yield from events
-    _save_run_if_plan_saved(run)
+    if worker.error is not None:
+        notify("error", failure_message("finish the run", worker.error))
+    with reported("save the run"):
+        _save_run_if_plan_saved(run)
 
 
 def _save_run_if_plan_saved(run: Run) -> None:
@@ -300,13 +353,17 @@ def save() -> None:
             st.session_state[Keys.SAVE_MESSAGE] = ""
             notify("success", f"Saved as version {saved.version}.")
         run: Run | None = st.session_state[Keys.RUN]
-        if run is not None and run.started_at is not None:
+        if run_in_progress():
+            notify("info", "The run in progress is saved with this version when it finishes.")
+        elif run is not None and run.started_at is not None:
             _save_run_if_plan_saved(run)
 
 
 def open_saved_plan(plan_id: str, version: int | None = None) -> bool:
     """Load a stored plan (its latest version by default) into the editor; False if it failed."""
     st.session_state[Keys.NOTICES] = []
+    if _refused_during_run("open another plan"):
+        return False
     with reported("open the plan"):
         store = get_services().store
         if version is None:

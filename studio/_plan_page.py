@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Any
 
 import streamlit as st
 
-from core import Plan, Problem, Run, StepRun, StepStatus
+from core import BackgroundRun, Plan, Problem, Run, RunProgress, StepRun, StepStatus
 from core.formats import SAY_TOOL
 
 from . import _actions as actions
@@ -23,7 +23,10 @@ __all__ = ["plan_page"]
 
 # Streamlit's markdown colour names, matching the graph's status colours.
 _STATUS_COLOUR = {"pending": "gray", "running": "blue", "succeeded": "green", "failed": "red",
-                  "skipped": "orange"}
+                  "skipped": "orange", "interrupted": "violet"}
+
+# How often the page looks at a run in progress.
+_PROGRESS_SECONDS = 0.5
 
 
 def plan_page() -> None:
@@ -83,15 +86,13 @@ def _plan_view(services: Services, plan: Plan) -> None:
     versions_panel(services)
     formats_panel(services, plan)
 
-    pending = st.session_state[Keys.PENDING_RUN]
-    st.session_state[Keys.PENDING_RUN] = None
-    if pending is not None or run is not None:
+    worker: BackgroundRun | None = st.session_state[Keys.WORKER]
+    if worker is not None or run is not None:
         st.subheader("Run")
-    if pending is not None:
-        with actions.shown("run the plan"):
-            _live_run(plan, pending)
-        run = st.session_state[Keys.RUN]
-    if run is not None:
+    if worker is not None:
+        _live_run(plan)
+        run = _progress_run(plan, worker.progress())
+    elif run is not None:
         _results(plan, run)
 
     with graph_slot.container():
@@ -156,38 +157,46 @@ def _step_title(plan: Plan, step_id: str) -> str:
     return f"Step {index} · {plan.steps[index].tool}"
 
 
-def _live_run(plan: Plan, kind: Literal["next", "all"]) -> None:
-    label = "Running the next step…" if kind == "next" else "Running the plan…"
-    with st.status(label, expanded=True) as status:
-        answer_slot = None
-        answer = ""
-        for event in actions.run_events(kind):
-            if event.type == "plan_step_start":
-                status.write(md_escape(f"{_step_title(plan, event.step_id or '')}: running"))
-            elif event.type == "plan_step_end":
-                status.write(md_escape(f"{_step_title(plan, event.step_id or '')}: {event.data['status']}"))
-                said = _said(plan, st.session_state[Keys.RUN].steps[event.step_id or ""])
-                if said is not None:
-                    status.write(md_escape(f"“{said}”"))
-            elif event.type == "text_delta":
-                answer += event.data.get("text", "")
-                answer_slot = answer_slot or status.empty()
-                answer_slot.markdown(md_escape(answer))
-        run: Run = st.session_state[Keys.RUN]
-        counts = ", ".join(f"{n} {s}" for s, n in run.counts().items())
-        if run.finished:
-            status.update(label=f"Run {run.status}: {counts}", expanded=False,
-                          state="error" if run.status == "failed" else "complete")
-        else:
-            status.update(label=f"Paused: {counts}", expanded=False, state="complete")
+@st.fragment(run_every=_PROGRESS_SECONDS)
+def _live_run(plan: Plan) -> None:
+    """The run in progress, redrawn on its own while the worker runs; clicks elsewhere on the
+    page do not stop it. When the worker is done, the whole page runs again to collect it."""
+    worker: BackgroundRun | None = st.session_state[Keys.WORKER]
+    if worker is None or not worker.alive:
+        st.rerun()
+    progress = worker.progress()
+    counts = progress.counts()
+    done = sum(n for s, n in counts.items() if s in ("succeeded", "failed", "skipped"))
+    what = "the next step" if progress.kind == "next" else "the plan"
+    label = f"Running {what}: {done} of {len(progress.statuses)} steps done"
+    with st.status(label, expanded=True, state="running"):
+        ended = [e for e in progress.events if e.type == "plan_step_end"][-5:]
+        for event in ended:
+            st.write(md_escape(f"{_step_title(plan, event.step_id or '')}: {event.data['status']}"))
+        if progress.current is not None:
+            st.write(md_escape(f"{_step_title(plan, progress.current)}: running"))
+        if progress.answer:
+            st.markdown(md_escape(progress.answer))
+    stop, note = st.columns([1, 6], vertical_alignment="center")
+    stop.button("Stop", key="plan.stop", on_click=actions.stop_run, disabled=progress.stopping,
+                icon=":material/stop:", width="stretch",
+                help="Stop after the step running now; the steps not started stay pending.")
+    note.caption("Stopping after the current step…" if progress.stopping else
+                 "You can save the plan meanwhile; the run is saved with it when it finishes.")
+
+
+def _progress_run(plan: Plan, progress: RunProgress) -> Run:
+    """The run in progress as far as the graph needs it: each step's status."""
+    return Run(id=progress.run_id, plan=plan,
+               steps={step_id: StepRun(step_id=step_id, status=StepStatus(status))
+                      for step_id, status in progress.statuses.items()})
 
 
 def _results(plan: Plan, run: Run) -> None:
     counts = ", ".join(f"{n} {s}" for s, n in run.counts().items())
     saved_note = " · saved with the plan" if st.session_state[Keys.RUN_SAVED] == run.id else ""
-    # Between "Run next step" clicks nothing is running; the run waits for the next click.
-    status = run.status if run.finished else "paused"
-    st.caption(f"Run {run.id} · {status} · {counts}{saved_note}")
+    # Between "Run next step" clicks nothing runs: the run is paused, or interrupted if a step was cut off.
+    st.caption(f"Run {run.id} · {run.status} · {counts}{saved_note}")
     for step in plan.steps:
         state = run.steps.get(step.id)
         if state is None or state.status == StepStatus.pending:
@@ -211,8 +220,8 @@ def _step_result(plan: Plan, state: StepRun) -> None:
     st.markdown(f"**{md_escape(_step_title(plan, state.step_id))}** :{_STATUS_COLOUR[status]}-badge[{status}]{duration}")
     if state.status == StepStatus.failed:
         st.error(md_escape(state.error or "failed"))
-    elif state.status == StepStatus.skipped:
-        st.warning(md_escape(state.error or "skipped"))
+    elif state.status in (StepStatus.skipped, StepStatus.interrupted):
+        st.warning(md_escape(state.error or status))
     elif state.status == StepStatus.succeeded and _said(plan, state) is not None:
         with st.chat_message("assistant"):
             st.markdown(md_escape(_said(plan, state)))

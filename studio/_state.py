@@ -35,7 +35,7 @@ class Keys:
     RUN_SAVED = "plan.run_saved"  # the run's id once it is stored with its plan
     SAVED = "plan.saved"  # SavedRef of the stored version the editor holds, or None
     NOTICES = "plan.notices"  # (kind, text) messages from the last action
-    PENDING_RUN = "plan.pending_run"  # "next" or "all": a run the page performs live
+    WORKER = "plan.worker"  # core.BackgroundRun carrying out the run, until the page collects it
     # Library page widgets
     SEARCH = "library.search"
     LIBRARY_MESSAGE = "library.message"  # (kind, text) about the last delete, or None
@@ -79,7 +79,7 @@ _DEFAULTS: dict[str, Any] = {
     Keys.RUN_SAVED: None,
     Keys.SAVED: None,
     Keys.NOTICES: [],
-    Keys.PENDING_RUN: None,
+    Keys.WORKER: None,
     Keys.SETTINGS_OVERRIDES: None,
     Keys.SETTINGS_MESSAGE: None,
     Keys.SETTINGS_PLANNER: None,

@@ -14,10 +14,12 @@ if _PROJECT not in sys.path:
     sys.path.insert(0, _PROJECT)
 
 from studio import init_state  # noqa: E402
+from studio._actions import collect_finished_run  # noqa: E402
 from studio._navigation import NAVIGATION, page  # noqa: E402
 
 # A file, not a ":material/…:" icon: Streamlit fetches those favicons from Google's servers.
 st.set_page_config(page_title="Plan Studio", page_icon=str(Path(__file__).resolve().parent / "assets" / "icon.png"),
                    layout="wide")
 init_state()
+collect_finished_run()  # on every page: a run that ended while the user was elsewhere is kept
 st.navigation([page(spec) for spec in NAVIGATION], position="top").run()

@@ -53,3 +53,15 @@ def import_text(at: AppTest, fmt: str, text: str) -> None:
     at.text_area(key=Keys.IMPORT_TEXT).input(text)
     at.button(key="plan.import").click().run()
     no_failures(at)
+
+
+def run_plan(at: AppTest, kind: str = "all") -> None:
+    """Press "Run all" (``kind="all"``) or "Run next step" (``"next"``), wait for the background
+    worker carrying out the run, and let the page collect it, as its progress view would."""
+    at.button(key=f"plan.run_{kind}").click().run()
+    no_failures(at)
+    worker = at.session_state[Keys.WORKER]
+    if worker is not None:
+        assert worker.join(60), "the run did not finish"
+        at.run()
+        no_failures(at)

@@ -18,7 +18,7 @@ from core import NotFound, Plan, load_plan
 from studio import Keys, get_services
 from studio._graph import VIS_NETWORK_FILE, graph_data
 
-from apptest_helpers import GOAL, LIBRARY, PLAN, edit_json, make_plan, no_failures, plan_text, texts
+from apptest_helpers import GOAL, LIBRARY, PLAN, edit_json, make_plan, no_failures, plan_text, run_plan, texts
 
 def test_a_goal_becomes_a_plan_in_state_and_in_the_json_panel(app: AppTest) -> None:
     plan = make_plan(app)
@@ -102,7 +102,7 @@ def test_a_failing_tool_fails_its_step_skips_dependents_and_the_page_keeps_worki
         {"id": "c", "tool": "facilities_list", "params": {"location": "Berlin"}},
     ]))
     app.button(key="plan.approve").click().run()
-    app.button(key="plan.run_all").click().run()
+    run_plan(app, "all")
     no_failures(app)
     run = app.session_state[Keys.RUN]
     assert {sid: s.status.value for sid, s in run.steps.items()} == {
@@ -122,11 +122,11 @@ def test_a_failing_tool_fails_its_step_skips_dependents_and_the_page_keeps_worki
 def test_run_next_step_runs_one_step_at_a_time(app: AppTest) -> None:
     make_plan(app)
     app.button(key="plan.approve").click().run()
-    app.button(key="plan.run_next").click().run()
+    run_plan(app, "next")
     run = app.session_state[Keys.RUN]
     assert [s.status.value for s in run.steps.values()] == ["succeeded", "pending"]
     assert not run.finished
-    app.button(key="plan.run_next").click().run()
+    run_plan(app, "next")
     run = app.session_state[Keys.RUN]
     assert [s.status.value for s in run.steps.values()] == ["succeeded", "succeeded"]
     assert run.finished
@@ -150,7 +150,7 @@ def test_an_unexpected_error_shows_a_short_message_not_a_traceback(app: AppTest,
 def test_save_makes_versions_and_the_library_opens_them(app: AppTest) -> None:
     first = make_plan(app)
     app.button(key="plan.approve").click().run()
-    app.button(key="plan.run_all").click().run()
+    run_plan(app, "all")
     app.button(key="plan.save").click().run()
     assert "Saved as version 1." in texts(app)
     app.button(key="plan.save").click().run()
@@ -198,7 +198,7 @@ def test_save_makes_versions_and_the_library_opens_them(app: AppTest) -> None:
 def test_deleting_a_saved_plan_removes_it_and_leaves_the_editor_copy_unsaved(app: AppTest) -> None:
     plan = make_plan(app)
     app.button(key="plan.approve").click().run()
-    app.button(key="plan.run_all").click().run()
+    run_plan(app, "all")
     app.button(key="plan.save").click().run()
     store = get_services().store
     [summary] = store.list_plans()

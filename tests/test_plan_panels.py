@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from core import FORMATS, load_plan
 from studio import Keys, get_services
-from apptest_helpers import import_text, make_plan, no_failures, texts
+from apptest_helpers import import_text, make_plan, no_failures, run_plan, texts
 
 TEAMS_PLAN = json.dumps({"type": "plan", "commands": [
     {"type": "DO", "action": "createList", "parameters": {"list": "groceries"}},
@@ -80,7 +80,7 @@ def test_a_teams_plan_imports_runs_and_its_say_step_speaks(app: AppTest) -> None
     assert [s.tool for s in plan.steps] == ["createList", "addItem", "say"]
     assert "Imported 3 steps from the Teams AI DO/SAY plan" in texts(app)
     app.button(key="plan.approve").click().run()
-    app.button(key="plan.run_all").click().run()
+    run_plan(app, "all")
     no_failures(app)
     assert app.session_state[Keys.RUN].status == "succeeded"
     [said] = [m for m in app.chat_message]
@@ -132,7 +132,7 @@ def test_appended_results_of_a_semantic_kernel_plan_are_shown_by_name(app: AppTe
     plan = app.session_state[Keys.PLAN]
     assert plan.steps[0].note == "make a list and show it"
     app.button(key="plan.approve").click().run()
-    app.button(key="plan.run_all").click().run()
+    run_plan(app, "all")
     no_failures(app)
     assert app.session_state[Keys.RUN].status == "succeeded"
     assert "**RESULT\\_\\_ERRANDS**" in [m.value for m in app.markdown]

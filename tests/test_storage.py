@@ -271,7 +271,7 @@ def test_saving_a_run_again_updates_it(store: PlanStore) -> None:
         pass
     store.save_run(run, plan_id=saved.plan_id, version=1)
     assert store.load_run(run.id) == run
-    assert store.list_runs(saved.plan_id)[0].status == "running"
+    assert store.list_runs(saved.plan_id)[0].status == "paused"  # between steps, nothing runs
 
     for _ in executor.run_all(run):
         pass

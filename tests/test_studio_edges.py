@@ -18,6 +18,7 @@ from apptest_helpers import (
     make_plan,
     no_failures,
     plan_text,
+    run_plan,
     texts,
 )
 from playwright.sync_api import Page, expect
@@ -187,17 +188,17 @@ def _run_caption(at: AppTest) -> str:
 def test_a_run_between_run_next_step_clicks_is_paused_not_running(app: AppTest) -> None:
     make_plan(app)
     app.button(key="plan.approve").click().run()
-    app.button(key="plan.run_next").click().run()
+    run_plan(app, "next")
     no_failures(app)
     assert " · paused · 1 succeeded, 1 pending" in _run_caption(app)
-    app.button(key="plan.run_next").click().run()
+    run_plan(app, "next")
     assert " · succeeded · 2 succeeded" in _run_caption(app)
 
 
 def test_editing_the_plan_mid_run_says_the_run_was_cleared(app: AppTest) -> None:
     make_plan(app)
     app.button(key="plan.approve").click().run()
-    app.button(key="plan.run_next").click().run()
+    run_plan(app, "next")
     edit_json(app, app.text_area(key=Keys.JSON).value.replace('"Berlin"', '"Hamburg"'))
     assert app.session_state[Keys.RUN] is None
     assert [i.value for i in app.info] == [

@@ -1,0 +1,131 @@
+"""A run carried out by a worker thread, so whoever started it can go on doing other things.
+
+A UI cannot drive a run on the thread that draws it: Streamlit stops that thread at the next
+click, which would cut the run off mid-step. ``BackgroundRun`` owns the run while its thread
+works on it and publishes progress, for any thread to read:
+
+    worker = BackgroundRun(executor, run, "all").start()
+    worker.progress()   # statuses and events so far, read under a lock
+    worker.stop()       # stop after the current step; the rest stays pending, re-runnable
+    worker.join()       # then worker.run is safe to read, and worker.error says what broke
+
+Only the worker touches the run while it is alive; readers get copies. A failure the
+executor does not turn into a step's status (a bug, a synthesizer that raised) ends the
+worker and is kept in ``error``; the step it cut off is ``interrupted``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Literal, Mapping
+
+from ._executor import Event, Executor, Run
+
+__all__ = ["BackgroundRun", "RunKind", "RunProgress"]
+
+log = logging.getLogger("core.runner")
+
+RunKind = Literal["next", "all"]
+
+
+@dataclass(frozen=True)
+class RunProgress:
+    """What a background run has done so far, as seen at one moment."""
+
+    run_id: str
+    kind: RunKind
+    alive: bool
+    stopping: bool
+    statuses: Mapping[str, str]  # step id -> status, in plan order
+    current: str | None  # the step running now, if any
+    events: tuple[Event, ...] = field(repr=False)
+    answer: str = ""  # the final answer so far, while it streams
+
+    def counts(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for status in self.statuses.values():
+            out[status] = out.get(status, 0) + 1
+        return out
+
+
+class BackgroundRun:
+    """Runs ``run`` with ``executor`` in a daemon thread: its next step, or all of it."""
+
+    def __init__(self, executor: Executor, run: Run, kind: RunKind) -> None:
+        self._executor = executor
+        self._run = run
+        self.kind: RunKind = kind
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._events: list[Event] = []
+        self._statuses = {step_id: state.status.value for step_id, state in run.steps.items()}
+        self._current: str | None = None
+        self._answer: list[str] = []
+        self.error: Exception | None = None
+        self._thread = threading.Thread(target=self._work, name=f"run-{run.id}", daemon=True)
+
+    def start(self) -> "BackgroundRun":
+        self._thread.start()
+        return self
+
+    @property
+    def alive(self) -> bool:
+        """True until the worker has finished with the run (or never started)."""
+        return self._thread.is_alive()
+
+    @property
+    def run(self) -> Run:
+        """The run itself; only once the worker is done, since until then it changes under you."""
+        if self.alive:
+            raise RuntimeError("the run is still in progress; read progress() until it ends")
+        return self._run
+
+    def stop(self) -> None:
+        """Stop after the step running now; the steps not started stay pending."""
+        self._stop.set()
+
+    def join(self, timeout: float | None = None) -> bool:
+        """Wait for the worker; True when it is done."""
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    def progress(self) -> RunProgress:
+        with self._lock:
+            return RunProgress(run_id=self._run.id, kind=self.kind, alive=self.alive,
+                               stopping=self._stop.is_set(),
+                               statuses=MappingProxyType(dict(self._statuses)),
+                               current=self._current, events=tuple(self._events),
+                               answer="".join(self._answer))
+
+    def _work(self) -> None:
+        try:
+            if self.kind == "next":
+                events = self._executor.run_next(self._run)
+            else:
+                events = self._executor.run_all(self._run, should_stop=self._stop.is_set)
+            for event in events:
+                self._record(event)
+        except Exception as exc:  # kept for whoever collects the run; the thread must not die silently
+            log.error("run %s stopped by an unexpected error", self._run.id, exc_info=exc)
+            self.error = exc
+        finally:
+            with self._lock:
+                # The executor marked any step it was cut off in; publish the final statuses.
+                self._statuses = {step_id: state.status.value for step_id, state in self._run.steps.items()}
+                self._current = None
+
+    def _record(self, event: Event) -> None:
+        with self._lock:
+            self._events.append(event)
+            if event.type == "plan_step_start" and event.step_id is not None:
+                self._statuses[event.step_id] = "running"
+                self._current = event.step_id
+            elif event.type == "plan_step_end" and event.step_id is not None:
+                self._statuses[event.step_id] = str(event.data.get("status"))
+                if self._current == event.step_id:
+                    self._current = None
+            elif event.type == "text_delta":
+                self._answer.append(str(event.data.get("text", "")))
