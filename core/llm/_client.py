@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import time
 from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
@@ -93,6 +94,7 @@ class ModelClient:
         request = self._request(messages, temperature)
         import openai
 
+        began = time.monotonic()
         with self._translated_errors("answered with a body that is not valid JSON"):
             if json_schema is None or not self._structured_output:
                 completion = sdk.chat.completions.create(**request)
@@ -105,8 +107,12 @@ class ModelClient:
                     if not _refuses_structured_output(exc):
                         raise
                     self._structured_output = False
+                    # One limit for the whole call: the second request gets what is left.
+                    left = self.settings.timeout - (time.monotonic() - began)
+                    if left <= 0:
+                        raise openai.APITimeoutError(request=exc.request) from None
                     try:
-                        completion = sdk.chat.completions.create(**request)
+                        completion = sdk.chat.completions.create(**request, timeout=left)
                     except openai.APIStatusError as again:
                         if again.status_code == exc.status_code:
                             # The same refusal without response_format: it was not the cause.
@@ -162,7 +168,7 @@ class ModelClient:
                 timeout=self.settings.timeout,
                 max_retries=0,
                 # The SDK's own defaults, plus a limit on the whole request, not only each read.
-                http_client=openai.DefaultHttpxClient(event_hooks=deadline_hooks(self.settings.timeout)),
+                http_client=openai.DefaultHttpxClient(event_hooks=deadline_hooks()),
             )
         return self._sdk
 
@@ -230,7 +236,7 @@ class ModelClient:
                 "finished answering; try again, or allow more time with PLAN_STUDIO_TIMEOUT.") from None
         except openai.APIConnectionError as exc:
             reason = _connection_reason(exc)
-            if isinstance(exc.__cause__, (httpx2.ConnectError, httpx2.ConnectTimeout)) or reason == "connection refused":
+            if isinstance(exc.__cause__, httpx2.ConnectError) or reason == "connection refused":
                 raise PlannerUnavailable(redact(
                     f"Cannot connect to the model at {self.endpoint}: {reason}. Is the server running, "
                     "and is OPENAI_BASE_URL right?")) from None

@@ -3,12 +3,13 @@
 httpx times each read on its own, so an endpoint that sends a byte now and then (a stuck
 proxy, a server trickling keep-alives) would never time out. ``deadline_hooks`` gives each
 request a budget instead: the time spent waiting for the endpoint, from sending the request
-to the last byte of the answer, may not exceed ``seconds``. Past it, the next read raises
+to the last byte of the answer, may not exceed the request's timeout (the SDK's
+``timeout=``, which httpx also uses for each read). Past it, the next read raises
 httpx's own ``ReadTimeout``, which the SDK turns into ``APITimeoutError`` for plain and
 streamed answers alike, and the response is closed. Time the caller spends between two
 pieces of a stream (drawing them, say) is not the endpoint's and does not count.
 
-A read that returns nothing at all is ended by the per-read timeout (the same ``seconds``),
+A read that returns nothing at all is ended by the per-read timeout (the same seconds),
 so a request never waits more than twice the limit even in the worst case: a trickle that
 stops just before the budget is spent. Headers are checked once they are complete.
 
@@ -28,14 +29,17 @@ __all__ = ["deadline_hooks"]
 _STARTED = "plan_studio.started"  # request extension: when the request was sent
 
 
-def deadline_hooks(seconds: float) -> dict[str, list[Callable[[Any], None]]]:
-    """httpx ``event_hooks`` that end a request once ``seconds`` of waiting are spent."""
+def deadline_hooks() -> dict[str, list[Callable[[Any], None]]]:
+    """httpx ``event_hooks`` that end a request once its timeout is spent waiting."""
 
     def on_request(request: httpx2.Request) -> None:
         request.extensions[_STARTED] = time.monotonic()
 
     def on_response(response: httpx2.Response) -> None:
         request = response.request
+        seconds = (request.extensions.get("timeout") or {}).get("read")
+        if seconds is None:  # no timeout asked for: nothing to enforce
+            return
         budget = _Budget(seconds, request)
         budget.spend(time.monotonic() - request.extensions.get(_STARTED, time.monotonic()))
         response.stream = _BudgetedStream(response.stream, budget)
