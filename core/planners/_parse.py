@@ -5,6 +5,10 @@ Models wrap JSON in code fences, put prose before and after it, leave trailing c
 the plan in ``{"plan": ...}``. All of that is accepted here; anything else raises
 ``PlanFormatError`` with a message precise enough to send back to the model (what was
 wrong, and the line it was on). The text is only ever parsed as JSON, never evaluated.
+
+Any reply is read in time linear in its length, whatever it holds (unclosed brackets by the
+thousand, fences, deep nesting), and replies longer than ``MAX_REPLY_CHARS`` or nested deeper
+than ``MAX_DEPTH`` are refused with a message rather than read.
 """
 
 from __future__ import annotations
