@@ -17,9 +17,10 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from core import Executor, Plan, Run, Settings, Step, Validator
+from core import Executor, Plan, PlanFormatError, Run, Settings, Step, Validator
 from core.formats import plan_from_seed
 from core.planners import EmbeddedPlanner
+from core.planners._parse import MAX_REPLY_CHARS, extract_plan_json
 from core.storage import PlanStore
 from tools import build_registry
 
@@ -78,6 +79,32 @@ def main() -> None:
                    "--data-dir", tmp, "--today", today.isoformat()]
         timed("plan-studio plan (a process)", lambda: subprocess.run(command, check=True, capture_output=True),
               max(3, repeat // 10))
+
+    parse_pathological(max(3, repeat // 10))
+
+
+# Model replies that once took seconds to refuse (an unclosed bracket was re-read from every
+# later bracket), or raised RecursionError; each is now refused in one pass.
+PATHOLOGICAL_REPLIES = {
+    "20,000 '{'": "{" * 20_000,  # took 10 s or more before
+    "100,000 '['": "[" * 100_000,
+    "50,000 '{]'": "{]" * 50_000,
+    "19,000 ``` fences": "```json\n{\n" * 19_000,
+    "5,000 deep": "[" * 5_000 + "]" * 5_000,
+    "200,000 '{' (the limit)": "{" * MAX_REPLY_CHARS,
+}
+
+
+def parse_pathological(repeat: int) -> None:
+    def refuse(text: str) -> None:
+        try:
+            extract_plan_json(text)
+        except PlanFormatError:
+            return
+        raise AssertionError("a pathological reply was read as a plan")
+
+    for name, text in PATHOLOGICAL_REPLIES.items():
+        timed(f"parse {name}", lambda: refuse(text), repeat)
 
 
 if __name__ == "__main__":

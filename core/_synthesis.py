@@ -4,7 +4,8 @@
 the offline path has an answer too. ``ModelSynthesizer`` asks the model for a short answer
 to the goal, streamed as it is written; if the model fails on the way it says so in one
 line and falls back to the offline summary, because a synthesizer runs inside the
-executor and must never raise there.
+executor and must never raise there. The client scrubs API keys from the answer as it
+streams (a key split across two pieces too); the one line about a failure is scrubbed here.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any, Iterator
 
 from ._executor import Run, StepRun, StepStatus, Synthesizer
 from ._settings import Settings
-from .llm import ModelClient
+from .llm import ModelClient, redact
 
 __all__ = ["offline_summary", "offline_synthesizer", "ModelSynthesizer", "make_synthesizer"]
 
@@ -80,7 +81,7 @@ class ModelSynthesizer:
                 produced = True
                 yield piece
         except Exception as exc:  # whatever went wrong, the run still gets an answer
-            reason = " ".join(str(exc).split()) or type(exc).__name__
+            reason = redact(" ".join(str(exc).split())) or type(exc).__name__
             lead = "\n\n" if produced else ""
             yield (f"{lead}(The model could not finish the summary: {reason.rstrip('.')}. "
                    "Here is a summary from the results instead.)\n\n")

@@ -9,6 +9,11 @@ tests can count calls and read the messages the planner sent.
     server.reply("...", delay=5)              # answer late, to cause a client timeout
     server.reply("partial text", stream_error_after=2, error="backend died")
     server.reject_response_format()           # from now on, 400 for any response_format
+    server.raw(b'{"choices": [')              # a 200 whose body is exactly these bytes
+    server.raw(b'{"id": 1}', declared_length=500)   # ...and claims more than it sends, then hangs up
+    server.reply("partial", stream_end_after=1)     # streamed: one chunk, then the body ends
+    server.raw_stream(['{"choices": [', ...])       # streamed: these ``data:`` payloads as they are
+    server.trickle()                          # 200, then one byte every 0.2 s until the client leaves
 
 An empty queue answers 500 "no scripted reply left", so an unexpected extra call fails
 the test loudly instead of hanging.
@@ -35,6 +40,12 @@ class ScriptedReply:
     delay: float = 0.0
     chunks: list[str] | None = None          # how a streamed reply is split; default: by words
     stream_error_after: int | None = None    # streamed: send this many chunks, then an error event
+    stream_end_after: int | None = None      # streamed: send this many chunks, then end the body
+    body: bytes | None = None                # sent as it is instead of a completion
+    content_type: str = "application/json"   # of ``body``
+    declared_length: int | None = None       # a Content-Length larger than ``body``, then hang up
+    events: list[str] | None = None          # streamed: raw ``data:`` payloads, then [DONE]
+    trickle: bool = False                    # one byte every 0.2 s, forever
 
 
 @dataclass
@@ -49,9 +60,25 @@ class LLMServer:
 
     # -- scripting --------------------------------------------------------------------------
     def reply(self, content: str, *, delay: float = 0.0, chunks: list[str] | None = None,
-              stream_error_after: int | None = None, error: str | None = None) -> None:
+              stream_error_after: int | None = None, error: str | None = None,
+              stream_end_after: int | None = None) -> None:
         self.replies.append(ScriptedReply(content=content, delay=delay, chunks=chunks,
-                                          stream_error_after=stream_error_after, error=error))
+                                          stream_error_after=stream_error_after, error=error,
+                                          stream_end_after=stream_end_after))
+
+    def raw(self, body: bytes, *, declared_length: int | None = None,
+            content_type: str = "application/json") -> None:
+        """A 200 answer whose body is ``body``, whatever it holds."""
+        self.replies.append(ScriptedReply(body=body, declared_length=declared_length,
+                                          content_type=content_type))
+
+    def raw_stream(self, events: list[str]) -> None:
+        """A streamed answer made of these ``data:`` payloads as they are, then ``[DONE]``."""
+        self.replies.append(ScriptedReply(events=events))
+
+    def trickle(self) -> None:
+        """A 200 that never ends: one byte every 0.2 s until the client hangs up."""
+        self.replies.append(ScriptedReply(trickle=True))
 
     def fail(self, status: int, message: str, *, delay: float = 0.0) -> None:
         self.replies.append(ScriptedReply(status=status, error=message, delay=delay))
@@ -137,6 +164,10 @@ class _Handler(BaseHTTPRequestHandler):
                 self._json(scripted.status, {"error": {"message": scripted.error, "type": "invalid_request_error"
                                                        if scripted.status < 500 else "server_error",
                                                        "param": param, "code": None}})
+            elif scripted.trickle:
+                self._trickle("text/event-stream" if body.get("stream") else "application/json")
+            elif scripted.body is not None:
+                self._raw(scripted.body, scripted.declared_length, scripted.content_type)
             elif body.get("stream"):
                 self._stream(body, scripted)
             else:
@@ -154,17 +185,46 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def _raw(self, data: bytes, declared_length: int | None, content_type: str) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(declared_length if declared_length is not None else len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+        if declared_length is not None:
+            self.wfile.flush()
+            self.close_connection = True  # hang up with the body unfinished
+
+    def _trickle(self, content_type: str) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        while not self.owner._stopping.wait(0.2):
+            self._send_chunk(b" ")  # whitespace: valid JSON and SSE so far, never finished
+        self.close_connection = True
+
     def _stream(self, body: dict[str, Any], scripted: ScriptedReply) -> None:
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
+        if scripted.events is not None:
+            for data in scripted.events:
+                self._send_chunk(f"data: {data}\n\n".encode())
+            self._send_chunk(b"data: [DONE]\n\n")
+            self._send_chunk(b"")
+            return
         pieces = scripted.chunks if scripted.chunks is not None else _split_words(scripted.content)
         for n, piece in enumerate(pieces):
             if scripted.stream_error_after is not None and n >= scripted.stream_error_after:
                 break
+            if scripted.stream_end_after is not None and n >= scripted.stream_end_after:
+                break
             self._event(_chunk(body, {"role": "assistant", "content": piece} if n == 0 else {"content": piece}))
-        if scripted.stream_error_after is not None:
+        if scripted.stream_end_after is not None:
+            pass  # the body just ends: no finish_reason, no [DONE]
+        elif scripted.stream_error_after is not None:
             self._event({"error": {"message": scripted.error or "stream failed", "type": "server_error"}})
         else:
             self._event(_chunk(body, {}, finish="stop"))

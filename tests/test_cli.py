@@ -610,6 +610,15 @@ def test_llm_server_error_is_status_2_and_one_line(cli, llm_server) -> None:
     assert len(llm_server.requests) == 1  # the SDK's own retries are off
 
 
+def test_llm_answer_that_is_not_json_is_status_2_and_one_line(cli, llm_server) -> None:
+    llm_server.raw(b'{"id": "chatcmpl-1", "choices": [{"message": {"content": "{\\"ste')
+    result = cli("plan", "Berlin facilities", "--planner", "llm")
+    assert (result.status, result.out) == (2, "")
+    assert result.err.count("\n") == 1 and result.err.startswith("plan-studio: error: ")
+    assert f"The model endpoint at {llm_server.base_url} answered with a body that is not valid JSON" in result.err
+    no_traceback(result)
+
+
 def test_llm_planner_without_a_model_says_how_to_configure_one(cli) -> None:
     result = cli("plan", "Berlin facilities", "--planner", "llm")
     assert (result.status, result.out) == (2, "")
@@ -654,6 +663,30 @@ def test_the_api_key_never_appears_in_output_or_data(cli, llm_server, tmp_path: 
     files = [p for p in data_dir.rglob("*") if p.is_file()]
     assert files, "the data folder should hold the store and demo data"
     for file in files:
+        assert TEST_API_KEY.encode() not in file.read_bytes(), file
+
+
+def test_a_key_the_model_writes_never_appears_in_output_or_data(cli, llm_server, tmp_path: Path,
+                                                                data_dir: Path) -> None:
+    llm_server.reply(json.dumps({"steps": [{
+        "tool": "ShortPoem", "params": {"input": f"a poem about {TEST_API_KEY}"}, "depends_on": [],
+        "parallel": False, "note": f"the key is {TEST_API_KEY}"}]}))
+    planned = cli("plan", "Write a poem", "--planner", "llm", "--format", "native")
+    assert planned.status == 0, planned.err
+    step = planned.json["steps"][0]
+    assert step["note"] == "the key is [redacted]" and step["params"]["input"] == "a poem about [redacted]"
+
+    llm_server.reply(f"A poem, and the key: {TEST_API_KEY}")  # ShortPoem's text
+    llm_server.reply(f"Your poem mentions {TEST_API_KEY}.",       # the answer, the key split in two
+                     chunks=["Your poem mentions ", TEST_API_KEY[:9], TEST_API_KEY[9:] + "."])
+    ran = cli("run", write(tmp_path, "plan.json", planned.out), "--answer", "--planner", "llm")
+    assert ran.status == 0, ran.err
+    assert ran.out.rstrip().endswith("Your poem mentions [redacted].")
+    assert llm_server.messages(1)[1]["content"] == "a poem about [redacted]"
+
+    for text in (planned.out, planned.err, ran.out, ran.err):
+        assert TEST_API_KEY not in text
+    for file in (p for p in data_dir.rglob("*") if p.is_file()):
         assert TEST_API_KEY.encode() not in file.read_bytes(), file
 
 

@@ -6,6 +6,7 @@ import datetime as dt
 import json
 import logging
 import socket
+import time
 import traceback
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from core import Plan, PlannerUnavailable, RepairLimitReached, Settings
 from core.formats import plan_from_seed, plan_to_seed
 from core.llm import NOT_CONFIGURED, ModelClient
 from core.planners import LLMPlanner, PlanContext, Planner, make_planner
+from core.planners._parse import MAX_REPLY_CHARS
 from tools import build_registry
 
 TODAY = dt.date(2025, 10, 12)
@@ -376,6 +378,86 @@ def test_context_carries_the_previous_goal_and_plan(planner, llm_server):
     assert messages[3]["content"].startswith("Goal: The same for Munich")
     assert plan.steps[0].params == {"location": "Munich"}
     assert plan.metadata.model_dump()["previous_goal"] == previous.goal
+
+
+# -- answers that are not chat completions -------------------------------------------------------
+def no_traceback_chain(error: BaseException) -> None:
+    """The SDK's exception (which holds the request) does not travel with ours."""
+    assert error.__cause__ is None
+    assert error.__context__ is None or error.__suppress_context__
+
+
+@pytest.mark.parametrize("script, expected", [
+    (lambda s: s.raw(b'{"id": "chatcmpl-1", "choices": [{"message": {"content": "{\\"st'),
+     "answered with a body that is not valid JSON (Unterminated string"),
+    (lambda s: s.raw(b"<html><body>Bad gateway</body></html>"),
+     "answered with a body that is not valid JSON (Expecting value: line 1 column 1"),
+    (lambda s: s.raw(b"[" * 100_000 + b"]" * 100_000), "answered with a body that is not valid JSON (nested too deeply)"),
+    (lambda s: s.raw(b"<h1>Welcome to nginx!</h1>", content_type="text/html"),
+     "did not answer with JSON but with '<h1>Welcome to nginx!</h1>'"),
+    (lambda s: s.raw(b'{"id": "chatcmpl-1", "choices": []}', declared_length=4_000),
+     "The connection to the model at {url} broke off: peer closed connection without sending complete message body"),
+    (lambda s: s.raw(b'{"object": "list", "data": []}'), 'did not answer with a chat completion (it has no "choices" list)'),
+    (lambda s: s.raw(b'{"choices": []}'), 'answered without any reply ("choices" is empty)'),
+    (lambda s: s.raw(b'{"choices": [{"index": 0}]}'), 'answered without a message (choices[0] has no "message" object)'),
+    (lambda s: s.raw(b'{"choices": [{"message": {"role": "assistant", "content": null}}]}'),
+     "answered with an empty message (its content is null)"),
+    (lambda s: s.raw(b'{"choices": [{"message": {"role": "assistant", "content": null, "refusal": "I cannot help"}}]}'),
+     "refused: I cannot help"),
+    (lambda s: s.raw(b'{"choices": [{"message": {"role": "assistant", "content": {"steps": []}}}]}'),
+     "answered with message content that is not text but an object"),
+], ids=["truncated-json", "html-as-json", "nested-too-deep", "html", "cut-off-body", "no-choices",
+        "empty-choices", "no-message", "null-content", "refusal", "object-content"])
+def test_an_answer_that_is_not_a_chat_completion_is_planner_unavailable(planner, llm_server, script, expected):
+    script(llm_server)
+    with pytest.raises(PlannerUnavailable) as caught:
+        planner.plan("Berlin facilities", today=TODAY)
+    message = str(caught.value)
+    assert expected.format(url=llm_server.base_url) in message
+    assert llm_server.base_url in message  # names the endpoint
+    no_traceback_chain(caught.value)
+    assert len(llm_server.requests) == 1  # the endpoint's fault: no repair round
+
+
+def test_a_trickling_endpoint_times_out_after_the_whole_limit(registry, settings, llm_server):
+    # One byte every 0.2 s: no single read ever waits 1 s, the answer as a whole never ends.
+    impatient = LLMPlanner(registry, settings.model_copy(update={"timeout": 1}))
+    llm_server.trickle()
+    began = time.monotonic()
+    with pytest.raises(PlannerUnavailable, match=r"timed out after 1 s before it finished answering") as caught:
+        impatient.plan("facilities", today=TODAY)
+    assert time.monotonic() - began < 10  # generous: the point is that it ends at all
+    no_traceback_chain(caught.value)
+    assert len(llm_server.requests) == 1
+
+
+# -- what goes back to the model ------------------------------------------------------------------
+def test_a_plan_with_many_problems_gets_a_bounded_repair_request(planner, llm_server):
+    many = {"steps": [{"tool": f"no_such_tool_{n}", "params": {"x": "y" * 100}, "depends_on": [],
+                       "parallel": True} for n in range(300)]}
+    llm_server.reply(reply(many))
+    llm_server.reply(reply(BERLIN_SHIPMENTS))
+    planner.plan("Berlin facilities and their shipments", today=TODAY)
+
+    repair = llm_server.messages(1)[-1]["content"]
+    listed = [line for line in repair.splitlines() if line.startswith("- ")]
+    assert 1 < len(listed) <= 21 and len(repair) < 6_000
+    assert "step 0 (no_such_tool_0) · tool: unknown tool 'no_such_tool_0'" in repair
+    omitted = int(listed[-1].split(" more problems not listed")[0].rsplit(" ", 1)[1])
+    assert omitted == 300 - (len(listed) - 1)
+    # the model's own reply goes back too, cut to a size worth sending
+    echoed = llm_server.messages(1)[-2]
+    assert echoed["role"] == "assistant" and len(echoed["content"]) < 21_000
+    assert echoed["content"].startswith(reply(many)[:1_000])
+    assert "characters of this reply are left out" in echoed["content"]
+
+
+def test_a_reply_too_long_to_be_a_plan_is_sent_back_saying_so(planner, llm_server):
+    llm_server.reply("x" * (MAX_REPLY_CHARS + 1))
+    llm_server.reply(reply(BERLIN_SHIPMENTS))
+    planner.plan("Berlin facilities and their shipments", today=TODAY)
+    repair = llm_server.messages(1)[-1]["content"]
+    assert f"the reply is {MAX_REPLY_CHARS + 1:,} characters long" in repair
 
 
 # -- the key is never kept --------------------------------------------------------------------------

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from core import PlanFormatError
-from core.planners._parse import extract_plan_json
+from core.planners._parse import MAX_DEPTH, MAX_REPLY_CHARS, extract_plan_json
 
 STEP = {"tool": "facilities_list", "params": {"location": "Berlin"}, "depends_on": [], "parallel": False}
 PLAN = {"steps": [STEP]}
@@ -100,3 +100,43 @@ def test_the_error_quotes_the_offending_line():
         extract_plan_json(reply)
     assert "at line 3" in str(caught.value)
     assert '{"tool": "a" "params": {}}' in str(caught.value)
+
+
+# -- pathological replies: each is refused with a message, in one pass over the text ----------
+# (How long they take is printed by benchmarks/bench.py; tests assert only what is said.)
+@pytest.mark.parametrize("reply, expected", [
+    ("{" * 20_000, "the '{' opened on line 1 is never closed"),
+    ("[" * 100_000, "the '[' opened on line 1 is never closed"),
+    ("{]" * 50_000, "']' on line 1 does not close the '{' opened on line 1"),
+    ('{"' * 50_000, "the '{' opened on line 1 is never closed"),
+    ("```json\n{\n" * 19_000, "Expecting property name enclosed in double quotes"),
+    ("```" * 60_000, "no JSON found in the reply"),
+    # json.loads would hit Python's recursion limit on these
+    ("[" * 5_000 + "]" * 5_000, "nested more than 100 levels deep (line 1)"),
+    ("```json\n" + '{"a": ' * 2_000 + "1" + "}" * 2_000 + "\n```", "nested more than 100 levels deep"),
+])
+def test_pathological_replies_are_refused_with_a_message(reply, expected):
+    with pytest.raises(PlanFormatError) as caught:
+        extract_plan_json(reply)
+    assert expected in str(caught.value)
+
+
+def test_a_plan_after_a_stray_bracket_that_is_never_closed_is_still_found():
+    assert extract_plan_json("Note: { is my favourite character. " + json.dumps(PLAN)) == PLAN
+
+
+def test_nesting_a_plan_needs_is_read():
+    deep: object = "leaf"
+    for _ in range(MAX_DEPTH - 4):  # steps, a step and params take the other levels
+        deep = [deep]
+    plan = {"steps": [{"tool": "t", "params": {"value": deep}}]}
+    assert extract_plan_json(json.dumps(plan)) == plan
+
+
+def test_a_reply_longer_than_the_limit_is_refused_saying_so():
+    reply = json.dumps(PLAN) + " " * MAX_REPLY_CHARS
+    with pytest.raises(PlanFormatError) as caught:
+        extract_plan_json(reply)
+    assert f"more than the {MAX_REPLY_CHARS:,} a plan may take" in str(caught.value)
+    assert f"{len(reply):,} characters" in str(caught.value)
+    assert extract_plan_json(reply[:MAX_REPLY_CHARS]) == PLAN  # at the limit it is read

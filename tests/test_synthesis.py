@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import json
+import time
+
 import pytest
 
+from conftest import TEST_API_KEY
 from core import Executor, ModelSynthesizer, Settings, make_synthesizer, offline_summary
 from core.formats import plan_from_seed
 from core.llm import ModelClient
+from core.planners import LLMPlanner
+from core.storage import PlanStore
+from tools import build_registry
 from toy_tools import toy_registry
 
 PLAN = plan_from_seed({"steps": [
@@ -129,3 +137,65 @@ def test_make_synthesizer_picks_by_settings_and_environment(tmp_path, monkeypatc
     monkeypatch.delenv("OPENAI_BASE_URL")
     assert not isinstance(make_synthesizer(llm), ModelSynthesizer)
     assert llm_server.requests == []
+
+
+# -- streams that go wrong: one line saying what, then the offline summary ----------------------
+@pytest.mark.parametrize("script, shown, expected", [
+    (lambda s: s.reply("Berlin has two sites", chunks=["Berlin ", "has ", "two ", "sites"], stream_end_after=2),
+     ["Berlin ", "has "], "stopped streaming before it finished the answer"),
+    (lambda s: s.raw_stream(['{"choices": [{"index": 0, "delta": {"content": "Ber']),
+     [], "sent a stream event that is not valid JSON (Unterminated string"),
+    (lambda s: s.raw_stream(['{"object": "error"}']), [], "sent a stream event that is not a chat completion chunk"),
+    (lambda s: s.raw(b'{"choices": [{"message": {"content": "not streamed"}}]}'),
+     [], "stopped streaming before it finished the answer"),
+], ids=["ends-early", "broken-event", "not-a-chunk", "no-stream"])
+def test_a_broken_stream_is_named_and_falls_back(run, settings, llm_server, script, shown, expected):
+    script(llm_server)
+    pieces = list(ModelSynthesizer(ModelClient(settings))(run))
+    assert pieces[:len(shown)] == shown
+    note = pieces[len(shown)]
+    assert note.strip().startswith("(The model could not finish the summary:") and expected in note
+    assert llm_server.base_url in note and note.strip().count("\n") == 0
+    assert pieces[len(shown) + 1:] == [offline_summary(run)]
+
+
+def test_a_trickling_stream_ends_at_the_time_limit(run, settings, llm_server):
+    llm_server.trickle()
+    began = time.monotonic()
+    pieces = list(ModelSynthesizer(ModelClient(settings.model_copy(update={"timeout": 1})))(run))
+    assert time.monotonic() - began < 10  # generous: the point is that it ends at all
+    assert "timed out after 1 s" in pieces[0] and pieces[-1] == offline_summary(run)
+
+
+# -- the API key, written by the model, never gets further ---------------------------------------
+def test_a_key_the_model_writes_is_scrubbed_from_plan_run_events_and_store(tmp_path, llm_server):
+    settings = Settings(data_dir=tmp_path, planner="llm", model="test-model", timeout=5, max_retries=0)
+    registry = build_registry(settings, groups=["writer"])
+    llm_server.reply(json.dumps({"steps": [{
+        "tool": "ShortPoem", "params": {"input": f"a poem about {TEST_API_KEY}"}, "depends_on": [],
+        "parallel": False, "note": f"uses {TEST_API_KEY} as asked"}]}))
+    llm_server.reply(f"Roses are red, the key is {TEST_API_KEY}")
+    split = 12  # the streamed answer splits the key across two pieces
+    llm_server.reply(f"The poem: key {TEST_API_KEY}.",
+                     chunks=["The poem: ", f"key {TEST_API_KEY[:split]}", f"{TEST_API_KEY[split:]}."])
+
+    plan = LLMPlanner(registry, settings).plan("Write a poem", today=dt.date(2025, 10, 12))
+    executor = Executor(registry, synthesizer=ModelSynthesizer(ModelClient(settings)))
+    run = executor.start(plan)
+    events = list(executor.run_all(run))
+    store = PlanStore(tmp_path / "store.sqlite3")
+    saved = store.save_plan(plan)
+    store.save_run(run, plan_id=saved.plan_id, version=saved.version)
+
+    step = plan.steps[0]
+    assert step.note == "uses [redacted] as asked" and step.params == {"input": "a poem about [redacted]"}
+    assert run.steps[step.id].result == "Roses are red, the key is [redacted]"
+    assert run.answer == "The poem: key [redacted]."
+    assert [e.data["text"] for e in events if e.type == "text_delta"] == ["The poem: ", "key ", "[redacted]."]
+    assert llm_server.messages(1)[1]["content"] == "a poem about [redacted]"  # not sent on either
+    for text in (plan.model_dump_json(), run.model_dump_json(), *(e.model_dump_json() for e in events)):
+        assert TEST_API_KEY not in text
+    files = [f for f in tmp_path.rglob("*") if f.is_file()]
+    assert tmp_path / "store.sqlite3" in files
+    for file in files:  # the store with any journal beside it
+        assert TEST_API_KEY.encode() not in file.read_bytes(), file

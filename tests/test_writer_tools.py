@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
+from conftest import TEST_API_KEY
 from core import Executor, Settings, StepStatus, ToolArgumentsError, ToolExecutionError
 from core.formats import plan_from_seed
 from core.planners import render_manual
@@ -88,3 +91,26 @@ def test_endpoint_errors_and_empty_input_fail_the_step_with_a_clear_message(sett
     with pytest.raises(ToolArgumentsError, match=r"language: must not be blank"):
         registry.get("Translate").call({"input": "hi", "language": ""})
     assert len(llm_server.requests) == 1
+
+
+def test_a_trickling_endpoint_fails_the_step_at_the_time_limit(settings, llm_server):
+    registry = build_registry(settings.model_copy(update={"timeout": 1}), groups=["writer"])
+    llm_server.trickle()
+    began = time.monotonic()
+    with pytest.raises(ToolExecutionError, match=r"^ShortPoem failed: The model at .* timed out after 1 s"):
+        registry.get("ShortPoem").call({"input": "autumn"})
+    assert time.monotonic() - began < 10  # generous: the point is that it ends at all
+
+
+def test_an_answer_that_is_not_json_fails_the_step_naming_the_endpoint(settings, llm_server):
+    registry = build_registry(settings, groups=["writer"])
+    llm_server.raw(b'{"choices": [{"message": {"content": "Roses')
+    with pytest.raises(ToolExecutionError) as caught:
+        registry.get("ShortPoem").call({"input": "roses"})
+    assert f"The model endpoint at {llm_server.base_url} answered with a body that is not valid JSON" in str(caught.value)
+
+
+def test_a_key_in_the_models_text_is_scrubbed_from_the_tools_output(settings, llm_server):
+    registry = build_registry(settings, groups=["writer"])
+    llm_server.reply(f"Guten Morgen, {TEST_API_KEY}")
+    assert registry.get("Translate").call({"input": "Good morning", "language": "German"}) == "Guten Morgen, [redacted]"

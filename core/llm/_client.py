@@ -7,8 +7,11 @@ attempt is one request and tests can count them.
 
 Every failure becomes ``PlannerUnavailable`` with a message a user can act on (the status
 and the endpoint's own words, a timeout with its length, a refused connection with the
-address). The key is never kept by this class, never shown by ``repr`` and scrubbed from
-every message, in case an endpoint echoes it back.
+address, a body that is not JSON or not a chat completion, a stream that stops before the
+model finished). ``settings.timeout`` is the limit for a whole request, not for each read
+(``_deadline``). The key is never kept by this class, never shown by ``repr`` and scrubbed
+from every message and from everything the model writes (``_redact``), in case an endpoint
+or the model echoes it back.
 
 ``openai`` is imported on first use: importing ``core`` must stay fast for the offline path.
 """
@@ -18,12 +21,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
+import time
 from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
 from .._errors import PlannerUnavailable
 from .._settings import Settings
+from ._redact import StreamRedactor, redact
 
 if TYPE_CHECKING:  # pragma: no cover
     import openai
@@ -42,9 +46,8 @@ PLACEHOLDER_KEY = "not-needed"
 # Words an endpoint uses when it rejects ``response_format`` rather than the request itself.
 _REFUSAL_HINTS = ("response_format", "response format", "json_schema", "json schema",
                   "structured output", "not supported", "unsupported", "not implemented")
-# Anything shaped like an OpenAI key is scrubbed from messages, not only the configured one.
-_KEY_SHAPE = re.compile(r"\bsk-[A-Za-z0-9_\-]{6,}")
 _DETAIL_LIMIT = 400
+_QUOTE_LIMIT = 80  # characters of a body that is not what was expected, quoted in the message
 
 
 class ModelClient:
@@ -91,7 +94,8 @@ class ModelClient:
         request = self._request(messages, temperature)
         import openai
 
-        with self._translated_errors():
+        began = time.monotonic()
+        with self._translated_errors("answered with a body that is not valid JSON"):
             if json_schema is None or not self._structured_output:
                 completion = sdk.chat.completions.create(**request)
             else:
@@ -103,8 +107,12 @@ class ModelClient:
                     if not _refuses_structured_output(exc):
                         raise
                     self._structured_output = False
+                    # One limit for the whole call: the second request gets what is left.
+                    left = self.settings.timeout - (time.monotonic() - began)
+                    if left <= 0:
+                        raise openai.APITimeoutError(request=exc.request) from None
                     try:
-                        completion = sdk.chat.completions.create(**request)
+                        completion = sdk.chat.completions.create(**request, timeout=left)
                     except openai.APIStatusError as again:
                         if again.status_code == exc.status_code:
                             # The same refusal without response_format: it was not the cause.
@@ -113,18 +121,32 @@ class ModelClient:
         return self._content(completion)
 
     def stream(self, messages: Sequence[Message], *, temperature: float | None = None) -> Iterator[str]:
-        """The reply to ``messages`` as text pieces, yielded as they arrive."""
+        """The reply to ``messages`` as text pieces, yielded as they arrive.
+
+        Raises ``PlannerUnavailable`` when the stream breaks, holds something that is not a
+        chat completion chunk, or ends before the model said it had finished.
+        """
         sdk = self._client()
         request = self._request(messages, temperature)
-        with self._translated_errors():
+        redactor = StreamRedactor()
+        finished = False
+        with self._translated_errors("sent a stream event that is not valid JSON"):
             chunks = sdk.chat.completions.create(**request, stream=True)
             with chunks:
                 for chunk in chunks:
-                    for choice in getattr(chunk, "choices", None) or []:
-                        delta = getattr(choice, "delta", None)
-                        text = getattr(delta, "content", None)
-                        if text:
-                            yield text
+                    for choice in self._stream_choices(chunk):
+                        finished = finished or bool(getattr(choice, "finish_reason", None))
+                        text = getattr(getattr(choice, "delta", None), "content", None)
+                        if text and isinstance(text, str):
+                            safe = redactor.feed(text)
+                            if safe:
+                                yield safe
+        rest = redactor.flush()
+        if rest:
+            yield rest
+        if not finished:
+            raise PlannerUnavailable(f"The model at {self.endpoint} stopped streaming before it finished "
+                                     "the answer (the stream ended without a finish_reason)")
 
     def close(self) -> None:
         if self._sdk is not None:
@@ -138,11 +160,15 @@ class ModelClient:
         if self._sdk is None:
             import openai
 
+            from ._deadline import deadline_hooks
+
             self._sdk = openai.OpenAI(
                 api_key=os.environ.get("OPENAI_API_KEY") or PLACEHOLDER_KEY,
                 base_url=self.settings.base_url or DEFAULT_BASE_URL,
                 timeout=self.settings.timeout,
                 max_retries=0,
+                # The SDK's own defaults, plus a limit on the whole request, not only each read.
+                http_client=openai.DefaultHttpxClient(event_hooks=deadline_hooks()),
             )
         return self._sdk
 
@@ -154,48 +180,80 @@ class ModelClient:
         }
 
     def _content(self, completion: Any) -> str:
+        """The text of the first choice, scrubbed; ``PlannerUnavailable`` naming what is missing
+        when the answer is not a chat completion (the SDK does not check its shape)."""
+        if isinstance(completion, str):  # what the SDK gives back for a body that is not JSON
+            raise PlannerUnavailable(redact(
+                f"The model endpoint at {self.endpoint} did not answer with JSON but with "
+                f"{_quote(completion)}; is OPENAI_BASE_URL an OpenAI-compatible API?"))
         choices = getattr(completion, "choices", None)
         if not isinstance(choices, list):
             raise PlannerUnavailable(f"The model endpoint at {self.endpoint} did not answer with a "
-                                     "chat completion; is OPENAI_BASE_URL an OpenAI-compatible API?")
+                                     "chat completion (it has no \"choices\" list); is OPENAI_BASE_URL an "
+                                     "OpenAI-compatible API?")
         if not choices:
-            raise PlannerUnavailable(f"The model endpoint at {self.endpoint} answered without any reply")
+            raise PlannerUnavailable(f"The model endpoint at {self.endpoint} answered without any reply "
+                                     "(\"choices\" is empty)")
         message = getattr(choices[0], "message", None)
-        return getattr(message, "content", None) or ""
+        if not hasattr(message, "content"):
+            raise PlannerUnavailable(f"The model endpoint at {self.endpoint} answered without a message "
+                                     "(choices[0] has no \"message\" object)")
+        content = getattr(message, "content", None)
+        if content is None:
+            refusal = getattr(message, "refusal", None)
+            if isinstance(refusal, str) and refusal.strip():
+                raise PlannerUnavailable(redact(f"The model at {self.endpoint} refused: {_shorten(refusal)}"))
+            raise PlannerUnavailable(f"The model endpoint at {self.endpoint} answered with an empty "
+                                     "message (its content is null)")
+        if not isinstance(content, str):
+            raise PlannerUnavailable(f"The model endpoint at {self.endpoint} answered with message content "
+                                     f"that is not text but {_json_kind(content)}")
+        return redact(content)
 
-    def _redact(self, text: str) -> str:
-        key = os.environ.get("OPENAI_API_KEY")
-        if key:
-            text = text.replace(key, "[redacted]")
-        return _KEY_SHAPE.sub("[redacted]", text)
+    def _stream_choices(self, chunk: Any) -> list[Any]:
+        choices = getattr(chunk, "choices", None)
+        if not isinstance(choices, list):
+            raise PlannerUnavailable(f"The model endpoint at {self.endpoint} sent a stream event that is "
+                                     "not a chat completion chunk (it has no \"choices\" list)")
+        return choices
 
     @contextlib.contextmanager
-    def _translated_errors(self) -> Iterator[None]:
-        """Turn the SDK's exceptions into ``PlannerUnavailable`` with a plain message.
+    def _translated_errors(self, not_json: str) -> Iterator[None]:
+        """Turn the SDK's exceptions into ``PlannerUnavailable`` with a plain message;
+        ``not_json`` says what was wrong when the SDK could not decode what it received.
 
         The SDK exception is not chained (``from None``): it holds the request, headers
         included, and must not travel into logs or tracebacks.
         """
+        import httpx2
         import openai
 
         try:
             yield
         except openai.APITimeoutError:
             raise PlannerUnavailable(
-                f"The model at {self.endpoint} timed out after {self.settings.timeout:g} s without "
-                "answering; try again, or allow more time with PLAN_STUDIO_TIMEOUT.") from None
+                f"The model at {self.endpoint} timed out after {self.settings.timeout:g} s before it "
+                "finished answering; try again, or allow more time with PLAN_STUDIO_TIMEOUT.") from None
         except openai.APIConnectionError as exc:
             reason = _connection_reason(exc)
-            raise PlannerUnavailable(self._redact(
-                f"Cannot connect to the model at {self.endpoint}: {reason}. Is the server running, "
-                "and is OPENAI_BASE_URL right?")) from None
+            if isinstance(exc.__cause__, httpx2.ConnectError) or reason == "connection refused":
+                raise PlannerUnavailable(redact(
+                    f"Cannot connect to the model at {self.endpoint}: {reason}. Is the server running, "
+                    "and is OPENAI_BASE_URL right?")) from None
+            raise PlannerUnavailable(redact(
+                f"The connection to the model at {self.endpoint} broke off: {reason}. Try again.")) from None
+        except (ValueError, RecursionError) as exc:  # the SDK's json.loads on a broken body or event
+            detail = "nested too deeply" if isinstance(exc, RecursionError) else _shorten(str(exc))
+            raise PlannerUnavailable(redact(
+                f"The model endpoint at {self.endpoint} {not_json} ({detail}); is OPENAI_BASE_URL an "
+                "OpenAI-compatible API?")) from None
         except openai.APIStatusError as exc:
-            raise PlannerUnavailable(self._redact(self._status_message(exc))) from None
+            raise PlannerUnavailable(redact(self._status_message(exc))) from None
         except openai.APIError as exc:  # e.g. an error event in the middle of a stream
-            raise PlannerUnavailable(self._redact(
+            raise PlannerUnavailable(redact(
                 f"The model at {self.endpoint} reported an error: {exc.message}")) from None
         except openai.OpenAIError as exc:
-            raise PlannerUnavailable(self._redact(f"The model client failed: {exc}")) from None
+            raise PlannerUnavailable(redact(f"The model client failed: {exc}")) from None
 
     def _status_message(self, exc: "openai.APIStatusError") -> str:
         status = exc.status_code
@@ -239,6 +297,18 @@ def _connection_reason(exc: "openai.APIConnectionError") -> str:
     if "refused" in text.lower():
         return "connection refused"
     return _shorten(text) if text else "the connection failed"
+
+
+def _json_kind(value: object) -> str:
+    kinds = {bool: "a boolean", int: "a number", float: "a number", list: "a list", dict: "an object"}
+    return kinds.get(type(value), f"a {type(value).__name__}")
+
+
+def _quote(text: str) -> str:
+    text = " ".join(text.split())
+    if not text:
+        return "an empty body"
+    return repr(text if len(text) <= _QUOTE_LIMIT else text[:_QUOTE_LIMIT - 1] + "…")
 
 
 def _shorten(text: str) -> str:

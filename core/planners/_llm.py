@@ -33,6 +33,13 @@ from ._parse import extract_plan_json
 
 __all__ = ["LLMPlanner", "plan_json_schema", "date_rules"]
 
+# What one repair request may carry back to the model: a plan with thousands of problems (or a
+# reply of megabytes) must not make every retry slower and dearer than the last.
+_REPAIR_PROBLEMS = 20       # problems listed
+_REPAIR_CHARS = 4_000       # characters of problems listed
+_PROBLEM_CHARS = 400        # characters of any one problem
+_ECHO_CHARS = 20_000        # characters of the model's own reply, sent back as it wrote it
+
 
 def plan_json_schema(tool_names: list[str]) -> dict[str, Any]:
     """The seed format as a JSON schema, for the endpoint's structured output."""
@@ -189,7 +196,7 @@ class LLMPlanner:
                         "planner": self.name, "model": self.client.model, "attempts": attempts,
                         "today": today, **extra}
                 return plan.model_copy(update={"metadata": PlanMetadata.model_validate(meta)})
-            messages = [*messages, {"role": "assistant", "content": reply},
+            messages = [*messages, {"role": "assistant", "content": _echo(reply)},
                         {"role": "user", "content": _repair_request(problems, parsed=plan is not None)}]
         raise RepairLimitReached(attempts, problems)
 
@@ -248,13 +255,36 @@ def _locked_rule(plan: Plan) -> str:
 
 
 def _repair_request(problems: list[str], *, parsed: bool) -> str:
-    listed = "\n".join(f"- {p}" for p in problems)
+    lines: list[str] = []
+    size = 0
+    for problem in problems[:_REPAIR_PROBLEMS]:
+        line = f"- {_clip(problem, _PROBLEM_CHARS)}"
+        if lines and size + len(line) > _REPAIR_CHARS:
+            break
+        lines.append(line)
+        size += len(line) + 1
+    omitted = len(problems) - len(lines)
+    if omitted:
+        lines.append(f"- ... and {omitted} more problem{'s' if omitted != 1 else ''} not listed here; "
+                     "fix these and check the rest of the plan the same way")
+    listed = "\n".join(lines)
     if parsed:
         head = "Your plan has these problems:"
     else:
         head = "Your reply could not be read as a plan:"
     return (f"{head}\n{listed}\n\nAnswer again with the whole corrected plan as one JSON object "
             "in the same format, and nothing else.")
+
+
+def _echo(reply: str) -> str:
+    """The model's reply as it goes back to the model: whole, unless it is huge."""
+    if len(reply) <= _ECHO_CHARS:
+        return reply
+    return f"{reply[:_ECHO_CHARS]}\n[... the other {len(reply) - _ECHO_CHARS:,} characters of this reply are left out]"
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def _kind(value: Any) -> str:

@@ -5,21 +5,32 @@ Models wrap JSON in code fences, put prose before and after it, leave trailing c
 the plan in ``{"plan": ...}``. All of that is accepted here; anything else raises
 ``PlanFormatError`` with a message precise enough to send back to the model (what was
 wrong, and the line it was on). The text is only ever parsed as JSON, never evaluated.
+
+Any reply is read in time linear in its length, whatever it holds (unclosed brackets by the
+thousand, fences, deep nesting), and replies longer than ``MAX_REPLY_CHARS`` or nested deeper
+than ``MAX_DEPTH`` are refused with a message rather than read.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from .._errors import PlanFormatError
 
-__all__ = ["extract_plan_json"]
+__all__ = ["extract_plan_json", "MAX_REPLY_CHARS", "MAX_DEPTH"]
 
 _FORMAT = "seed"
 _FENCE = re.compile(r"```[ \t]*[A-Za-z0-9_+\-]*[ \t]*\r?\n(.*?)(?:```|\Z)", re.S)
 _OPENERS = {"{": "}", "[": "]"}
+_OPENER = re.compile(r"[{\[]")
+# The characters a bracket scan acts on; everything between them is skipped in one step.
+_SIGNIFICANT = re.compile(r'[{}\[\]"\\]')
+# A plan is a few kilobytes and a few levels deep; beyond these the reply is not a plan, and
+# reading it further would only cost time (or Python's recursion limit, in json.loads).
+MAX_REPLY_CHARS = 200_000
+MAX_DEPTH = 100
 _PY_LITERALS = {"True": "true", "False": "false", "None": "null"}
 _WRAPPERS = ("plan",)
 
@@ -32,6 +43,9 @@ def extract_plan_json(text: str) -> Any:
     """
     if not isinstance(text, str) or not text.strip():
         raise PlanFormatError(_FORMAT, 'the reply is empty; expected a JSON object like {"steps": [...]}')
+    if len(text) > MAX_REPLY_CHARS:
+        raise PlanFormatError(_FORMAT, f"the reply is {len(text):,} characters long, more than the "
+                                       f"{MAX_REPLY_CHARS:,} a plan may take; answer with the plan JSON only")
     fallback: Any = None
     found_json = False
     first_error: str | None = None
@@ -73,35 +87,53 @@ def _candidates(text: str) -> Iterator[str]:
 
 def _spans(text: str) -> Iterator[str]:
     """Top-level spans only: inside a span that fails to parse, a fragment (one step of a
-    broken plan, say) must not pass for the whole plan."""
+    broken plan, say) must not pass for the whole plan.
+
+    One pass over the text: a span left open to the end is reported once, and the balanced
+    spans inside it are the next candidates (a stray ``{`` in prose must not hide the plan
+    after it). At most one problem is reported per text, since only the first is shown.
+    """
     pos = 0
-    while pos < len(text):
-        starts = [i for i in (text.find("{", pos), text.find("[", pos)) if i >= 0]
-        if not starts:
+    reported = False
+    while True:
+        found = _OPENER.search(text, pos)
+        if found is None:
             return
-        start = min(starts)
-        end, problem = _matching_close(text, start)
-        if problem:
-            yield _Broken(problem)
-            pos = (end if end is not None else start) + 1
-        else:
+        end, problem, inner = _matching_close(text, found.start())
+        if not problem:
             assert end is not None
-            yield text[start:end + 1]
+            yield text[found.start():end + 1]
             pos = end + 1
+            continue
+        if not reported:
+            reported = True
+            yield _Broken(problem())
+        if end is not None:  # a bracket that closes the wrong thing: go on after it
+            pos = end + 1
+            continue
+        for inner_start, inner_end in inner:  # never closed: the text has been read to its end
+            yield text[inner_start:inner_end + 1]
+        return
 
 
-def _matching_close(text: str, start: int) -> tuple[int | None, str]:
-    """(index of the bracket closing ``text[start]``, "") or (where it broke, why)."""
+def _matching_close(text: str, start: int
+                    ) -> tuple[int | None, Callable[[], str] | None, list[tuple[int, int]]]:
+    """Where the bracket at ``text[start]`` closes: (index, None, []); (index, why, []) when a
+    bracket there closes the wrong thing; or (None, why, spans) when it is never closed, with
+    the outermost balanced spans inside it, found on the way. ``why`` is a function: the
+    message counts lines, which is only worth doing for the one problem that is shown."""
     stack: list[tuple[str, int]] = []
+    closed: list[tuple[int, int]] = []  # outermost (start, end) pairs so far, in order
     in_string = False
-    escaped = False
-    for i in range(start, len(text)):
+    escaped_at = -1  # the character after a backslash in a string means nothing here
+    for found in _SIGNIFICANT.finditer(text, start):
+        i = found.start()
+        if i == escaped_at:
+            continue
         ch = text[i]
         if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
+            if ch == "\\":
+                escaped_at = i + 1
             elif ch == '"':
                 in_string = False
         elif ch == '"':
@@ -109,16 +141,50 @@ def _matching_close(text: str, start: int) -> tuple[int | None, str]:
         elif ch in _OPENERS:
             stack.append((ch, i))
         elif ch in "}]":
-            if not stack:
-                return i, f"{ch!r} on line {_line(text, i)} closes nothing"
             opener, at = stack.pop()
             if _OPENERS[opener] != ch:
-                return i, (f"{ch!r} on line {_line(text, i)} does not close the {opener!r} "
-                           f"opened on line {_line(text, at)}")
+                return i, _mismatch(text, i, opener, at), []
             if not stack:
-                return i, ""
+                return i, None, []
+            while closed and closed[-1][0] > at:  # inside the span just closed
+                closed.pop()
+            closed.append((at, i))
     opener, at = stack[0] if stack else (text[start], start)
-    return None, f"the {opener!r} opened on line {_line(text, at)} is never closed (the reply is cut off)"
+    return None, lambda: (f"the {opener!r} opened on line {_line(text, at)} is never closed "
+                          "(the reply is cut off)"), closed
+
+
+def _mismatch(text: str, index: int, opener: str, at: int) -> Callable[[], str]:
+    return lambda: (f"{text[index]!r} on line {_line(text, index)} does not close the {opener!r} "
+                    f"opened on line {_line(text, at)}")
+
+
+def _deepest(text: str) -> tuple[int, int]:
+    """How deep brackets outside strings nest in ``text``, up to ``MAX_DEPTH + 1``, and the
+    line where the scan stopped."""
+    depth = deepest = 0
+    in_string = False
+    escaped_at = -1
+    for found in _SIGNIFICANT.finditer(text):
+        i = found.start()
+        if i == escaped_at:
+            continue
+        ch = text[i]
+        if in_string:
+            if ch == "\\":
+                escaped_at = i + 1
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in _OPENERS:
+            depth += 1
+            if depth > MAX_DEPTH:
+                return depth, _line(text, i)
+            deepest = max(deepest, depth)
+        else:
+            depth = max(depth - 1, 0)
+    return deepest, 0
 
 
 def _line(text: str, index: int) -> int:
@@ -126,6 +192,10 @@ def _line(text: str, index: int) -> int:
 
 
 def _loads_relaxed(chunk: str) -> Any:
+    depth, line = _deepest(chunk)
+    if depth > MAX_DEPTH:
+        raise ValueError(f"the brackets are nested more than {MAX_DEPTH} levels deep (line {line}); "
+                         "a plan needs only a few")
     try:
         return json.loads(chunk)
     except ValueError:
