@@ -186,8 +186,8 @@ STEPS = [
     (CARRIERS, "add their contaminants", [step(S, {"has_contaminants": True}), step(C, {"shipment_ids": REF0}, (0,))]),
     (LAST_WEEK_SHIPMENTS, "also their contaminants", [step(S, LAST_WEEK), step(C, {"shipment_ids": REF0}, (0,))]),
     (FROM_BERLIN, "add inspections at those facilities", [
-        step(F, {"location": "Berlin"}), step(S, {"facility_id": REF0, "has_contaminants": True}, (0,), parallel=True),
-        step(I, {"facility_id": REF0}, (0,), parallel=True)]),
+        step(F, {"location": "Berlin"}), step(S, {"facility_id": REF0, "has_contaminants": True}, (0,)),
+        step(I, {"facility_id": REF0}, (0,))]),
 ]
 
 # Another list instead of one: the step keeps its id and the parameters the new tool takes.

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import re
 
+from .._errors import PlannerError
 from . import _embedded_phrases as phrases
 from ._embedded_parse import _MASK, CITY, LIMIT, Filter, Mention, Parsed, phrase_pattern
 
 __all__ = ["Reading", "named_step_indexes", "old_values", "bare_counts", "same_filter", "entity_swaps"]
 
 # Padding, and the joining and linking words goals are read with ("then", "their", "as well").
-_FILLERS = phrases.FEEDBACK_FILLERS | {
+_FILLERS = phrases.FEEDBACK_FILLERS | phrases.FUNCTION_WORDS | {
     word for said in (*phrases.SEPARATORS, *phrases.LINK_CUES, *phrases.ADD_VERBS, *phrases.QUALIFYING_PREPOSITIONS,
                       *phrases.FOLLOW_UP_CUES, *phrases.FOLLOW_UP_OPENERS, *phrases.BACK_REFERENCES)
     for word in said.split()}
@@ -74,7 +75,12 @@ def named_step_indexes(text: str, start: int, count: int) -> tuple[list[int], in
     """Steps named right at ``start`` ("step 2", "steps 1 and 2", "the last step"), and where that ends."""
     at = re.compile(r"(?:(?:the|both)\s+)?").match(text, start).end()  # type: ignore[union-attr]
     if m := _STEP_NUMBERS.match(text, at):
-        return [int(n) for n in re.findall(r"\d+", m["ns"])], m.end()
+        numbers = re.findall(r"\d+", m["ns"])
+        too_long = next((n for n in numbers if len(n.lstrip("0")) > 9), None)
+        if too_long is not None:  # no plan has that many steps, and int() may refuse the digits
+            raise PlannerError(f"there is no step {too_long[:12]}… ({len(too_long)} digits): the plan has "
+                               f"steps 0 to {count - 1}. The plan is unchanged.")
+        return [int(n) for n in numbers], m.end()
     if m := _STEP_ORDINAL.match(text, at):
         n = phrases.STEP_ORDINALS[m["o"].lower()]
         return [n if n >= 0 else count + n], m.end()
