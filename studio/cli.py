@@ -25,6 +25,7 @@ from pydantic import ValidationError
 
 from core import (FORMATS, Executor, Plan, PlanError, PlanFormatError, PlanInvalid, PlanStudioError,
                   Settings, StepRun, StepStatus, ToolRegistry, dump_plan, load_plan)
+from core.planners import unread_notice
 
 from ._services import Services, build_services
 
@@ -200,6 +201,7 @@ def _cmd_plan(args: argparse.Namespace, services: Services) -> int:
     if args.goal is not None:
         plan = services.planner.plan(args.goal, today=today)
         print(dump_plan(plan, args.format, services.registry))
+        _note_unread(plan, None)
         return 0
     status = 0
     for goal in _goals(args.goals_file):
@@ -213,7 +215,15 @@ def _cmd_plan(args: argparse.Namespace, services: Services) -> int:
             status = _EXIT_ERROR
             continue
         print(_compact(dump_plan(plan, args.format, services.registry)), flush=True)
+        _note_unread(plan, goal)
     return status
+
+
+def _note_unread(plan: Plan, goal: str | None) -> None:
+    """Words of the goal the plan does not use, as one line on stderr; stdout stays the plan."""
+    unread = unread_notice(plan)
+    if unread:
+        print(f"note: {f'{goal!r}: ' if goal is not None else ''}{_one_line(unread)}", file=sys.stderr)
 
 
 def _load(args: argparse.Namespace, services: Services, out: TextIO) -> tuple[Plan, str] | None:
