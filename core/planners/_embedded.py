@@ -35,8 +35,9 @@ Supported goal phrasings (T = today):
 - follow-ups, with a ``PlanContext``: "the same for Munich", "same but last week",
   "and for Hamburg?", "and their inspections?" change the previous plan as ``replan`` would.
   A goal is a follow-up only when it reads as one: it has a follow-up cue ("same", "instead",
-  "too", ...) or opens with one ("and", "but", "what about", "now", "only", ...), or its first
-  part links back ("their inspections"); and it names no entity, or adds to the previous
+  "too", ...) or opens with one ("and", "but", "what about", "now", "only", ...), or it uses
+  rows it does not list ("their inspections", "the inspections of those landfills"); and it
+  names no entity, or adds to the previous
   plan ("also", "add", "their"), or names only entities the previous plan lists. Any other
   goal ("Get inspections from today", "What's the weather in Berlin?") is planned afresh.
 
@@ -58,7 +59,7 @@ from ..formats._seed import seed_step_ids
 from . import _embedded_phrases as phrases
 from ._base import PlanContext
 from ._embedded_build import Node, build_nodes, check_has_steps, make_groups, mark_parallel, nodes_to_steps
-from ._embedded_parse import Mention, parse, phrase_pattern
+from ._embedded_parse import Mention, Parsed, parse, phrase_pattern
 from ._embedded_replan import apply_feedback
 from ._embedded_unread import UNREAD_KEY, unread_words
 from ._embedded_vocabulary import Vocabulary, out_of_bounds
@@ -132,9 +133,7 @@ class EmbeddedPlanner:
         cue = re.search(phrase_pattern(phrases.FOLLOW_UP_CUES), lowered) is not None
         opener = re.match(phrase_pattern(phrases.FOLLOW_UP_OPENERS), lowered) is not None
         parsed = parse(goal, self.vocabulary, today)
-        # "their inspections?": a first part that links back can only mean the previous plan's rows.
-        first = next((seg for seg in parsed.segments if seg.entities), None)
-        links = first is not None and first.link
+        links = _links_back(parsed)
         if not (cue or opener or links):
             return False
         if not parsed.entities:
@@ -142,3 +141,24 @@ class EmbeddedPlanner:
         previous = {s.tool for s in context.previous_plan.steps}
         adds = re.search(phrase_pattern(phrases.ADD_VERBS), lowered) is not None
         return adds or links or all(e.tool in previous for e in parsed.entities)
+
+
+# Words that point at rows listed before: said before the goal's first entity, they can only
+# mean the previous plan's ("their inspections?").
+_POINTERS = re.compile(phrase_pattern(("their", "its", "them", "they", *phrases.BACK_REFERENCES)), re.IGNORECASE)
+
+
+def _links_back(parsed: Parsed) -> bool:
+    """Whether the goal uses rows it does not list itself: "their inspections", "the
+    inspections of those landfills" (and no landfills named before)."""
+    entities = parsed.entities
+    if not entities:
+        return False
+    if _POINTERS.search(parsed.masked, 0, entities[0].start):
+        return True
+    named: set[str | None] = set()
+    for mention in entities:
+        if mention.refers_back and mention.tool not in named:
+            return True
+        named.add(mention.tool)
+    return False

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 import datetime as dt
+import functools
 import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable
@@ -103,7 +104,13 @@ def phrase_pattern(items: Iterable[str]) -> str:
 
 def _alternation(items: Iterable[str]) -> str:
     """``items`` as one regex group, longest first so "limit to" wins over "limit"."""
-    ordered = sorted(set(items), key=len, reverse=True)
+    return _cached_alternation(frozenset(items))
+
+
+@functools.lru_cache(maxsize=256)
+def _cached_alternation(items: frozenset[str]) -> str:
+    # Every goal and feedback is read with the same few hundred phrases: escape them once.
+    ordered = sorted(items, key=lambda p: (-len(p), p))
     return "(?:" + "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in ordered) + ")"
 
 
