@@ -354,7 +354,6 @@ class PlanEdit:
         self.structure_changed = True
         self.changes.append("added " + ", ".join(s.tool for s in steps))
 
-
     def as_the_goal_plans(self, step: Step, said: set[str]) -> None:
         """Link and filter a step added back ("add inspections" after "drop the inspections
         step") as the plan's goal has it: if planning the goal gives a step of the same tool
@@ -382,7 +381,7 @@ class PlanEdit:
         params = {k: v for k, v in rewrite_step_indexes(model.params, mapping).items() if k not in said}
         step.params = ordered_params(self.vocab, step.tool, {**params, **step.params})
         step.depends_on = sorted({*step.depends_on, *(self.steps[at].id for at in mapping.values())},
-                                 key=lambda i: present[i])
+                                 key=lambda i: present.get(i, len(present)))
 
     def _goal_steps(self) -> list[Step]:
         """The steps planning the plan's goal afresh gives (none when it cannot be planned)."""

@@ -108,7 +108,6 @@ def apply_feedback(vocab: Vocabulary, plan: Plan, feedback: str, today: dt.date,
     return Plan(goal=plan.goal, steps=edit.steps, metadata=metadata)
 
 
-
 def _sort_groups(edit: PlanEdit, parsed: Parsed, groups: list[Group], loose: list[Mention]
                  ) -> tuple[list[Group], list[tuple[list[Mention], str]], set[str]]:
     """Which parts of the feedback add steps, which change the steps of their tool, and which
