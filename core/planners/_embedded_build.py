@@ -283,7 +283,9 @@ def _place_filter(vocab: Vocabulary, f: Mention, primary: Node, named: list[Node
     """Give ``f`` to the step of the group it qualifies, or to a new narrowing step; whether
     a step now holds it (not when no step takes it, or the step has another value for it)."""
     assert f.filter is not None
-    takers = [n for n in named if accepts(vocab.tools[n.tool], f.filter) is not None]
+    # Whether a step takes the filter depends on its tool alone: ask once per tool.
+    taking = {tool for tool in {n.tool for n in named} if accepts(vocab.tools[tool], f.filter) is not None}
+    takers = [n for n in named if n.tool in taking]
     if takers:
         owner = _owner(f, primary, takers)
         owner.sources.add(id(f))

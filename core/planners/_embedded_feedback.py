@@ -36,17 +36,26 @@ class Reading:
 
     def unknown(self) -> list[str]:
         """The phrases no rule read, padding words at their edges left out."""
-        tokens = [(m.start(), m.end(), self._kind(m)) for m in _WORD.finditer(self.text)]
+        # How many characters before each position were read: a word is read when any of its
+        # characters is, found in one step (checking every span for every word would cost a
+        # long text its length squared).
+        marks = [0] * (len(self.text) + 1)
+        for start, end in self.spans:
+            marks[max(0, start)] += 1
+            marks[min(len(self.text), max(start, end))] -= 1
+        read_before = [0]
+        depth = 0
+        for at in range(len(self.text)):
+            depth += marks[at]
+            read_before.append(read_before[-1] + (depth > 0))
+        tokens = [(m.start(), m.end(), self._kind(m, read_before)) for m in _WORD.finditer(self.text)]
         phrases_out: list[str] = []
         run: list[tuple[int, int, str]] = []
 
         def close() -> None:
-            while run and run[0][2] == "filler":
-                run.pop(0)
-            while run and run[-1][2] == "filler":
-                run.pop()
-            if run:
-                phrases_out.append(self.text[run[0][0]:run[-1][1]])
+            words = [n for n, (_s, _e, kind) in enumerate(run) if kind != "filler"]
+            if words:
+                phrases_out.append(self.text[run[words[0]][0]:run[words[-1]][1]])
             run.clear()
 
         last_end = 0
@@ -59,8 +68,8 @@ class Reading:
         close()
         return phrases_out
 
-    def _kind(self, word: re.Match[str]) -> str:
-        if any(s < word.end() and word.start() < e for s, e in self.spans):
+    def _kind(self, word: re.Match[str], read_before: list[int]) -> str:
+        if read_before[word.end()] > read_before[word.start()]:
             return "read"
         return "filler" if word.group().lower().replace("\u2019", "'") in _FILLERS else "unknown"
 
