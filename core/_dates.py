@@ -21,10 +21,13 @@ X and Y are ``October 1st``, ``Oct 1``, ``1 October``, ``the 1st of October`` or
 
 from __future__ import annotations
 
+import bisect
 import calendar
 import datetime as dt
 import re
 from typing import Callable, NamedTuple
+
+from ._errors import PlannerError
 
 __all__ = ["DateRange", "find_dates", "resolve_dates"]
 
@@ -115,17 +118,24 @@ def _day(m: re.Match[str], today: dt.date) -> tuple[dt.date, dt.date] | None:
 
 
 def _last_n(m: re.Match[str], today: dt.date) -> tuple[dt.date, dt.date] | None:
-    n = _count(m["n"])
     unit = m["unit"].lower()
-    if unit.startswith("day"):
-        return today - dt.timedelta(days=n), today
-    if unit.startswith("week"):
-        return today - dt.timedelta(days=7 * n), today
-    month = today.month - n
-    year = today.year + (month - 1) // 12
-    month = (month - 1) % 12 + 1
-    day = min(today.day, calendar.monthrange(year, month)[1])
-    return dt.date(year, month, day), today
+    try:
+        n = _count(m["n"])
+        if unit.startswith("day"):
+            return today - dt.timedelta(days=n), today
+        if unit.startswith("week"):
+            return today - dt.timedelta(days=7 * n), today
+        month = today.month - n
+        year = today.year + (month - 1) // 12
+        month = (month - 1) % 12 + 1
+        day = min(today.day, calendar.monthrange(year, month)[1])
+        return dt.date(year, month, day), today
+    except (OverflowError, ValueError):
+        said = re.sub(r"\s+", " ", m.group())
+        if len(said) > 60:
+            said = f"{said[:40]}… ({len(m['n'])} digits)"
+        raise PlannerError(f"{said!r} reaches back before {dt.date.min.isoformat()}, the earliest date "
+                           "there is; ask for a shorter span, e.g. 'the last 30 days'") from None
 
 
 def _fixed(resolve: Callable[[dt.date], tuple[dt.date, dt.date]]) -> Resolver:
@@ -149,18 +159,23 @@ _PATTERNS: list[tuple[re.Pattern[str], Resolver]] = [(re.compile(p, re.IGNORECAS
 
 
 def find_dates(text: str, today: dt.date) -> list[DateRange]:
-    """Every date phrase in ``text``, in order, none overlapping another."""
-    taken: list[tuple[int, int]] = []
+    """Every date phrase in ``text``, in order, none overlapping another.
+
+    Raises ``PlannerError`` for a phrase that reaches past the calendar ("the last 99999999
+    days"), naming it.
+    """
+    taken: list[tuple[int, int]] = []  # sorted and disjoint, so ends are sorted too
     found: list[DateRange] = []
     for pattern, resolve in _PATTERNS:
         for m in pattern.finditer(text):
             start, end = m.span()
-            if any(start < e and s < end for s, e in taken):
+            at = bisect.bisect_left(taken, (end, end))
+            if at and taken[at - 1][1] > start:  # the one phrase that could overlap it
                 continue
             dates = resolve(m, today)
             if dates is None:
                 continue
-            taken.append((start, end))
+            taken.insert(at, (start, end))
             found.append(DateRange(dates[0], dates[1], (start, end)))
     return sorted(found, key=lambda r: r.span)
 

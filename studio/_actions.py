@@ -16,7 +16,7 @@ import streamlit as st
 
 from core import (FORMATS, BackgroundRun, Plan, PlanError, PlanFormatError, PlanStudioError, Run, RunKind,
                   Step, dump_plan, load_plan)
-from core.planners import PlanContext
+from core.planners import PlanContext, unread_notice
 
 from ._services import Services
 from ._session import get_services
@@ -125,6 +125,9 @@ def make_plan() -> None:
         context = PlanContext(previous.goal, previous) if previous is not None and previous.steps else None
         plan = services.planner.plan(goal, today=services.settings.effective_today(), context=context)
         show_plan(plan, saved=None)
+        unread = unread_notice(plan)
+        if unread:
+            notify("warning", unread)  # escaped where drawn: the words are the user's own text
 
 
 def replan() -> None:

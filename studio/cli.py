@@ -25,6 +25,7 @@ from pydantic import ValidationError
 
 from core import (FORMATS, FROM_OPTIONS_VARIABLE, Executor, Plan, PlanError, PlanFormatError, PlanInvalid,
                   PlanStudioError, Run, Settings, StepRun, StepStatus, ToolRegistry, dump_plan, load_plan)
+from core.planners import unread_notice
 
 from ._services import Services, build_services
 
@@ -214,6 +215,7 @@ def _cmd_plan(args: argparse.Namespace, services: Services) -> int:
     if args.goal is not None:
         plan = services.planner.plan(args.goal, today=today)
         print(dump_plan(plan, args.format, services.registry))
+        _note_unread(plan, None)
         return 0
     status = 0
     printed = 0
@@ -237,7 +239,15 @@ def _plan_line(goal: str, fmt: str, services: Services) -> tuple[str, int]:
     except PlanStudioError as exc:
         print(f"plan-studio: {goal!r}: {_one_line(exc)}", file=sys.stderr)
         return json.dumps({"goal": goal, "error": str(exc)}, ensure_ascii=False, separators=(",", ":")), _EXIT_ERROR
+    _note_unread(plan, goal)
     return _compact(dump_plan(plan, fmt, services.registry)), 0
+
+
+def _note_unread(plan: Plan, goal: str | None) -> None:
+    """Words of the goal the plan does not use, as one line on stderr; stdout stays the plan."""
+    unread = unread_notice(plan)
+    if unread:
+        print(f"note: {f'{goal!r}: ' if goal is not None else ''}{_one_line(unread)}", file=sys.stderr)
 
 
 def _load(args: argparse.Namespace, services: Services, out: TextIO) -> tuple[Plan, str] | None:

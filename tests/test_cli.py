@@ -223,6 +223,28 @@ def test_a_goal_the_planner_cannot_plan_is_one_line_and_status_2(cli) -> None:
     no_traceback(result)
 
 
+def test_plan_notes_the_words_it_did_not_use_on_stderr_and_keeps_stdout_the_plan(cli) -> None:
+    result = cli("plan", "What's the weather in Berlin?")
+    assert result.status == 0
+    assert result.json["steps"] == [{"tool": "facilities_list", "params": {"location": "Berlin"},
+                                     "depends_on": [], "parallel": False}]
+    assert result.json["metadata"]["unread_words"] == ["weather"]
+    assert result.err == "note: Not used from the goal: \u201cweather\u201d\n"
+
+
+@pytest.mark.parametrize("goal, said", [
+    ("top 0 landfills", "limit must be at least 1 for facilities_list; the goal asks for 0"),
+    ("shipments from the last 99999999 days", "'the last 99999999 days' reaches back before 0001-01-01"),
+    (f"shipments, limit {'9' * 1500}", "1500 digits"),
+    ("shipments and " * 400, "the goal is 5,600 characters long; the embedded planner reads up to 2,000"),
+])
+def test_a_goal_asking_for_too_much_is_one_line_and_status_2(cli, goal: str, said: str) -> None:
+    result = cli("plan", goal)
+    assert (result.status, result.out) == (2, "")
+    assert result.err.count("\n") == 1 and said in result.err
+    no_traceback(result)
+
+
 def test_unknown_format_is_a_usage_error(cli, capsys) -> None:
     with pytest.raises(SystemExit) as exit_:
         cli("plan", BERLIN_CONTAMINATED, "--format", "yaml")
@@ -252,6 +274,13 @@ def test_goals_file_gives_one_compact_line_per_goal_in_order(cli, tmp_path: Path
     assert set(parsed[1]) == {"goal", "error"} and "xyzzy blorp" in parsed[1]["error"]
     assert result.status == 2
     assert result.err.splitlines()[0].startswith("plan-studio: 'xyzzy blorp': ")
+
+
+def test_goals_file_notes_unused_words_per_goal_on_stderr(cli, tmp_path: Path) -> None:
+    path = write(tmp_path, "goals.txt", "Get facilities in Berlin\nWhat's the weather in Munich?\n")
+    result = cli("plan", "--goals-file", path)
+    assert result.status == 0 and len(result.out.splitlines()) == 2
+    assert result.err == "note: \"What's the weather in Munich?\": Not used from the goal: \u201cweather\u201d\n"
 
 
 def test_goals_file_dash_reads_stdin(cli, monkeypatch: pytest.MonkeyPatch) -> None:

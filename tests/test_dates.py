@@ -6,6 +6,7 @@ import datetime as dt
 
 import pytest
 
+from core import PlannerError
 from core._dates import find_dates, resolve_dates
 
 T = dt.date(2025, 10, 12)  # a Sunday
@@ -90,3 +91,10 @@ def test_find_dates_returns_every_phrase_in_order() -> None:
     assert [(f.date_from, f.date_to) for f in found] == [
         (D(2025, 10, 11), D(2025, 10, 11)), (D(2025, 9, 1), D(2025, 9, 30))]
     assert found[0].span < found[1].span
+
+
+@pytest.mark.parametrize("text", ["the last 99999999 days", "past 999999999 weeks", "last 30000 months",
+                                  f"last {'9' * 5000} days"])
+def test_a_span_reaching_past_the_calendar_is_a_planner_error(text: str) -> None:
+    with pytest.raises(PlannerError, match="reaches back before 0001-01-01"):
+        find_dates(f"shipments from {text}", T)

@@ -15,6 +15,7 @@ from core.planners import EmbeddedPlanner, PlanContext, Planner
 from tools import build_registry
 
 from planner_cases import C, F, I, REF0, REF1, S, T, seed_steps, step
+from test_unseen_goals import GOALS as UNSEEN_GOALS
 
 
 
@@ -92,7 +93,7 @@ EXTRA_GOALS = [
         step(F, {"type": "sorting"}), step(I, {"facility_id": REF0, "result": "passed"}, (0,))]),
     ("Get facilities in Dresden and their inspections, and shipments going to Berlin", [
         step(F, {"location": "Dresden"}, parallel=True),
-        step(I, {"facility_id": REF0}, (0,), parallel=True),
+        step(I, {"facility_id": REF0}, (0,)),
         step(S, {"destination": "Berlin"}, parallel=True)]),
     ("Rejected shipments from yesterday then their contaminants", [
         step(S, {"status": "rejected", **dates("2025-10-11", "2025-10-11")}),
@@ -359,3 +360,53 @@ def test_planner_reads_entities_filters_and_links_from_any_registry() -> None:
         step("orders_list", {"customer_id": REF0, "status": "shipped", **dates("2025-10-01", "2025-10-12")}, (0,))]
     with pytest.raises(PlannerError, match="customers_list"):
         planner.plan("shipments from last week", today=T)
+
+
+# -- a goal typed while a plan is open: fresh unless it reads as a follow-up ----------------
+
+PREVIOUS_GOALS = ["Analyse today's contaminants in Hannover", "Get shipments, facilities, and inspections",
+                  "Get facilities in Berlin, then their shipments, then check for contaminants"]
+
+
+@pytest.mark.parametrize("previous_goal", PREVIOUS_GOALS)
+def test_a_goal_that_reads_as_no_follow_up_is_planned_as_if_no_plan_were_open(
+        planner: EmbeddedPlanner, previous_goal: str) -> None:
+    context = PlanContext(previous_goal, planner.plan(previous_goal, today=T))
+    for goal, _expected in [*UNSEEN_GOALS, *EXTRA_GOALS,
+                            ("What's the weather in Berlin?", None), ("Get facilities in Munich", None)]:
+        fresh = planner.plan(goal, today=T)
+        assert planner.plan(goal, today=T, context=context).model_dump(exclude={"metadata"}) == \
+            fresh.model_dump(exclude={"metadata"}), goal
+
+
+HANNOVER = "Analyse today's contaminants in Hannover"
+HANNOVER_STEPS = [step(F, {"location": "Hannover"}), step(C, {"facility_id": REF0, **dates("2025-10-12", "2025-10-12")},
+                                                          (0,))]
+
+
+@pytest.mark.parametrize("goal, expected", [
+    ("Show me the same for Munich", [step(F, {"location": "Munich"}), HANNOVER_STEPS[1]]),
+    ("the same for Munich", [step(F, {"location": "Munich"}), HANNOVER_STEPS[1]]),
+    ("and for Hamburg?", [step(F, {"location": "Hamburg"}), HANNOVER_STEPS[1]]),
+    ("What about Leipzig?", [step(F, {"location": "Leipzig"}), HANNOVER_STEPS[1]]),
+    ("same but only high risk", [HANNOVER_STEPS[0], step(C, {"facility_id": REF0, **dates("2025-10-12", "2025-10-12"),
+                                                             "risk_level": "high"}, (0,))]),
+    ("their inspections", [*HANNOVER_STEPS, step(I, {"facility_id": REF0}, (0,))]),
+    ("Get the inspections of those facilities", [*HANNOVER_STEPS, step(I, {"facility_id": REF0}, (0,))]),
+])
+def test_a_follow_up_changes_the_previous_plan(planner: EmbeddedPlanner, goal: str,
+                                               expected: list[dict[str, Any]]) -> None:
+    previous = planner.plan(HANNOVER, today=T)
+    plan = planner.plan(goal, today=T, context=PlanContext(HANNOVER, previous))
+    assert seed_steps(plan) == expected
+    assert plan.goal == goal
+    assert [s.id for s in plan.steps[:2]] == [s.id for s in previous.steps]
+
+
+def test_a_follow_up_that_cannot_apply_says_it_was_read_as_one_not_as_a_re_plan(planner: EmbeddedPlanner) -> None:
+    context = PlanContext(HANNOVER, planner.plan(HANNOVER, today=T))
+    with pytest.raises(PlannerError) as error:
+        planner.plan("the same for Atlantis", today=T, context=context)
+    message = str(error.value)
+    assert message.startswith(f"'the same for Atlantis' reads as a follow-up to the previous goal {HANNOVER!r}")
+    assert "Atlantis" in message.split("reads as")[1] and "unchanged" not in message

@@ -17,6 +17,7 @@ from streamlit.testing.v1 import AppTest
 from core import NotFound, Plan, load_plan
 from studio import Keys, get_services
 from studio._graph import VIS_NETWORK_FILE, graph_data
+from studio._text import md_escape
 
 from apptest_helpers import GOAL, LIBRARY, PLAN, edit_json, make_plan, no_failures, plan_text, run_plan, texts
 
@@ -240,3 +241,24 @@ def test_graph_labels_and_tooltips_are_escaped_and_coloured_by_status() -> None:
 def test_the_served_vis_network_is_the_one_pyvis_ships() -> None:
     bundled = Path(pyvis.__file__).parent / "templates" / "lib" / "vis-9.1.2" / VIS_NETWORK_FILE.name
     assert filecmp.cmp(VIS_NETWORK_FILE, bundled, shallow=False)
+
+
+def test_a_second_unrelated_goal_is_planned_afresh_and_its_unused_words_are_named(app: AppTest) -> None:
+    make_plan(app)
+    inspections = make_plan(app, "Get failed inspections from today")
+    assert [(s.tool, s.params) for s in inspections.steps] == [
+        ("inspections_list", {"date_from": "2025-10-12", "date_to": "2025-10-12", "result": "failed"})]
+    assert not app.error and not app.warning
+
+    weather = make_plan(app, "What's the weather in Munich?")
+    assert weather.goal == "What's the weather in Munich?"
+    assert [(s.tool, s.params) for s in weather.steps] == [("facilities_list", {"location": "Munich"})]
+    assert not app.error
+    assert [w.value for w in app.warning] == [md_escape("Not used from the goal: \u201cweather\u201d")]
+    assert "re-plan" not in texts(app).lower()
+
+    # A follow-up changes the plan that is open; every word of it is used.
+    hamburg = make_plan(app, "and the same for Hamburg?")
+    assert [(s.tool, s.params) for s in hamburg.steps] == [("facilities_list", {"location": "Hamburg"})]
+    assert [s.id for s in hamburg.steps] == [s.id for s in weather.steps]
+    assert not app.error and not app.warning

@@ -21,6 +21,7 @@ from core.planners import EmbeddedPlanner
 from tools import build_registry
 
 from planner_cases import C, F, I, REF0, REF1, S, T, seed_steps, step
+from test_unseen_goals import GOALS as UNSEEN_GOALS
 
 
 # The acceptance goals (docs/acceptance/seed_examples.json) the feedback is given on.
@@ -186,8 +187,8 @@ STEPS = [
     (CARRIERS, "add their contaminants", [step(S, {"has_contaminants": True}), step(C, {"shipment_ids": REF0}, (0,))]),
     (LAST_WEEK_SHIPMENTS, "also their contaminants", [step(S, LAST_WEEK), step(C, {"shipment_ids": REF0}, (0,))]),
     (FROM_BERLIN, "add inspections at those facilities", [
-        step(F, {"location": "Berlin"}), step(S, {"facility_id": REF0, "has_contaminants": True}, (0,), parallel=True),
-        step(I, {"facility_id": REF0}, (0,), parallel=True)]),
+        step(F, {"location": "Berlin"}), step(S, {"facility_id": REF0, "has_contaminants": True}, (0,)),
+        step(I, {"facility_id": REF0}, (0,))]),
 ]
 
 # Another list instead of one: the step keeps its id and the parameters the new tool takes.
@@ -334,3 +335,80 @@ def test_feedback_that_cannot_apply_says_why(planner: EmbeddedPlanner, goal: str
         planner.replan(plan, feedback, today=T)
     assert "unchanged" in str(error.value)
     assert plan.model_dump() == before
+
+
+# -- a step added back, and the parallel marks ---------------------------------------------
+
+MUNICH_LANDFILLS = "Get shipments and inspections at landfills in Munich"
+
+
+@pytest.mark.parametrize("goal, before, expected", [
+    # Added back, the inspections are narrowed to the landfills again, as the goal has them.
+    (MUNICH_LANDFILLS, ("drop the inspections step",), [
+        step(F, {"type": "landfill", "location": "Munich"}), step(S, {"facility_id": REF0}, (0,)),
+        step(I, {"facility_id": REF0}, (0,))]),
+    # ... to the landfills as they are now, after other feedback changed them.
+    (MUNICH_LANDFILLS, ("drop the inspections step", "use Hamburg instead"), [
+        step(F, {"type": "landfill", "location": "Hamburg"}), step(S, {"facility_id": REF0}, (0,)),
+        step(I, {"facility_id": REF0}, (0,))]),
+    ("Get landfills in Dresden and their inspections, and shipments carried by CityCart",
+     ("drop the inspections step",), [
+        step(F, {"type": "landfill", "location": "Dresden"}, parallel=True), step(S, {"carrier": "CityCart"}, parallel=True),
+        step(I, {"facility_id": REF0}, (0,))]),
+    ("Get shipments and failed inspections from last week", ("remove step 1",), [
+        step(S, LAST_WEEK, parallel=True), step(I, {"result": "failed", **LAST_WEEK}, parallel=True)]),
+])
+def test_a_step_added_back_is_linked_and_filtered_as_the_goal_plans_it(
+        planner: EmbeddedPlanner, registry: ToolRegistry, goal: str, before: tuple[str, ...],
+        expected: list[dict[str, Any]]) -> None:
+    plan = planned(planner, goal, (), *before)
+    new = planner.replan(plan, "add inspections", today=T)
+    assert seed_steps(new) == expected
+    assert Validator(registry).errors(new) == []
+    assert new.steps[-1].id not in {s.id for s in plan.steps}
+
+
+def test_what_the_feedback_says_wins_over_what_the_goal_said(planner: EmbeddedPlanner) -> None:
+    plan = planned(planner, MUNICH_LANDFILLS, (), "drop the inspections step")
+    new = planner.replan(plan, "add passed inspections from yesterday", today=T)
+    assert seed_steps(new)[2] == step(I, {"facility_id": REF0, **YESTERDAY, "result": "passed"}, (0,))
+
+
+def test_a_step_the_goal_never_named_is_added_as_said(planner: EmbeddedPlanner) -> None:
+    plan = planner.plan("Get shipments at landfills in Munich", today=T)
+    new = planner.replan(plan, "add inspections", today=T)
+    assert seed_steps(new) == [
+        step(F, {"type": "landfill", "location": "Munich"}, parallel=True), step(S, {"facility_id": REF0}, (0,)),
+        step(I, parallel=True)]
+
+
+FEEDBACK = ["drop the inspections step", "add inspections", "add their contaminants", "also shipments",
+            "remove step 0", "remove the first step", "only high risk", "limit 5", "last month instead",
+            "only in Munich", "contaminants instead of shipments", "just the shipments", "add facilities",
+            "and their inspections"]
+
+
+def test_no_step_that_needs_another_is_ever_parallel(planner: EmbeddedPlanner) -> None:
+    def check(plan: Plan) -> None:
+        for s in plan.steps:
+            if plan.dependencies_of(s.id):
+                assert not s.parallel, (plan.goal, s)
+        free = [s for s in plan.steps if not plan.dependencies_of(s.id)]
+        assert all(s.parallel == (len(free) > 1) for s in free), plan.goal
+
+    checked = 0
+    for goal, _ in UNSEEN_GOALS[::3]:  # a third of them: every kind of goal, in a few seconds
+        plan = planner.plan(goal, today=T)
+        check(plan)
+        for feedback in FEEDBACK:
+            try:
+                new = planner.replan(plan, feedback, today=T)
+            except PlannerError:
+                continue
+            check(new)
+            checked += 1
+            try:
+                check(planner.replan(new, "add inspections", today=T))
+            except PlannerError:
+                pass
+    assert checked > len(UNSEEN_GOALS[::3]) * len(FEEDBACK) // 2  # the feedback applied to most plans

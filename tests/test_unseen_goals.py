@@ -192,7 +192,7 @@ PARALLEL_GOALS = [
         step(F, {"type": "incineration"}, parallel=True), step(F, {"type": "landfill"}, parallel=True)]),
     ("Get landfills in Dresden and their inspections, and shipments carried by CityCart", [
         step(F, {"type": "landfill", "location": "Dresden"}, parallel=True),
-        step(I, {"facility_id": REF0}, (0,), parallel=True),
+        step(I, {"facility_id": REF0}, (0,)),
         step(S, {"carrier": "CityCart"}, parallel=True)]),
     ("List facilities in Munich and pending shipments going to Munich", [
         step(F, {"location": "Munich"}, parallel=True),
@@ -295,25 +295,25 @@ SHARED_QUALIFIER_GOALS = [
     ("List facilities and inspections today", [step(F, parallel=True), step(I, TODAY, parallel=True)]),
     ("Get shipments and inspections at landfills in Munich", [
         step(F, {"type": "landfill", "location": "Munich"}),
-        step(S, {"facility_id": REF0}, (0,), parallel=True), step(I, {"facility_id": REF0}, (0,), parallel=True)]),
+        step(S, {"facility_id": REF0}, (0,)), step(I, {"facility_id": REF0}, (0,))]),
     ("Get shipments, contaminants, and inspections at landfills in Munich", [
         step(F, {"type": "landfill", "location": "Munich"}),
-        step(S, {"facility_id": REF0}, (0,), parallel=True), step(C, {"facility_id": REF0}, (0,), parallel=True),
-        step(I, {"facility_id": REF0}, (0,), parallel=True)]),
+        step(S, {"facility_id": REF0}, (0,)), step(C, {"facility_id": REF0}, (0,)),
+        step(I, {"facility_id": REF0}, (0,))]),
     ("Show contaminants and inspections in Hannover", [
         step(F, {"location": "Hannover"}),
-        step(C, {"facility_id": REF0}, (0,), parallel=True), step(I, {"facility_id": REF0}, (0,), parallel=True)]),
+        step(C, {"facility_id": REF0}, (0,)), step(I, {"facility_id": REF0}, (0,))]),
     ("Shipments, contaminants and inspections from Berlin facilities", [
         step(F, {"location": "Berlin"}),
-        step(S, {"facility_id": REF0}, (0,), parallel=True), step(C, {"facility_id": REF0}, (0,), parallel=True),
-        step(I, {"facility_id": REF0}, (0,), parallel=True)]),
+        step(S, {"facility_id": REF0}, (0,)), step(C, {"facility_id": REF0}, (0,)),
+        step(I, {"facility_id": REF0}, (0,))]),
     ("Get shipments and inspections at incinerators near capacity", [
         step(F, {"type": "incineration", "near_capacity": True}),
-        step(S, {"facility_id": REF0}, (0,), parallel=True), step(I, {"facility_id": REF0}, (0,), parallel=True)]),
+        step(S, {"facility_id": REF0}, (0,)), step(I, {"facility_id": REF0}, (0,))]),
     ("Get shipments and inspections at composting sites from last week", [
         step(F, {"type": "composting"}),
-        step(S, {"facility_id": REF0, **LAST_WEEK}, (0,), parallel=True),
-        step(I, {"facility_id": REF0, **LAST_WEEK}, (0,), parallel=True)]),
+        step(S, {"facility_id": REF0, **LAST_WEEK}, (0,)),
+        step(I, {"facility_id": REF0, **LAST_WEEK}, (0,))]),
     ("Show landfills and incinerators in Dresden", [
         step(F, {"type": "landfill", "location": "Dresden"}, parallel=True),
         step(F, {"type": "incineration", "location": "Dresden"}, parallel=True)]),
@@ -326,8 +326,8 @@ SHARED_QUALIFIER_GOALS = [
         step(S, LAST_WEEK, parallel=True), step(I, LAST_WEEK, parallel=True)]),
     ("At landfills in Munich, list shipments and failed inspections", [
         step(F, {"type": "landfill", "location": "Munich"}),
-        step(S, {"facility_id": REF0}, (0,), parallel=True),
-        step(I, {"facility_id": REF0, "result": "failed"}, (0,), parallel=True)]),
+        step(S, {"facility_id": REF0}, (0,)),
+        step(I, {"facility_id": REF0, "result": "failed"}, (0,))]),
     # Right after one entity, with more of the list after it: that entity only.
     ("Get shipments from last week and failed inspections", [
         step(S, LAST_WEEK, parallel=True), step(I, {"result": "failed"}, parallel=True)]),

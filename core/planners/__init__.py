@@ -7,14 +7,16 @@ from typing import TYPE_CHECKING
 from .._registry import ToolRegistry
 from .._settings import Settings
 from ._base import PlanContext, Planner
-from ._embedded import EmbeddedPlanner
+from ._embedded import MAX_GOAL_LENGTH, EmbeddedPlanner
+from ._embedded_unread import unread_notice
 from ._llm import LLMPlanner
 from ._manual import render_manual
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..llm import ModelClient
 
-__all__ = ["EmbeddedPlanner", "LLMPlanner", "PlanContext", "Planner", "make_planner", "render_manual"]
+__all__ = ["MAX_GOAL_LENGTH", "EmbeddedPlanner", "LLMPlanner", "PlanContext", "Planner", "make_planner",
+           "render_manual", "unread_notice"]
 
 
 def make_planner(settings: Settings, registry: ToolRegistry, client: "ModelClient | None" = None) -> Planner:

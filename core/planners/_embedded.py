@@ -34,6 +34,17 @@ Supported goal phrasings (T = today):
   facilities step (see ``_embedded_shared``);
 - follow-ups, with a ``PlanContext``: "the same for Munich", "same but last week",
   "and for Hamburg?", "and their inspections?" change the previous plan as ``replan`` would.
+  A goal is a follow-up only when it reads as one: it has a follow-up cue ("same", "instead",
+  "too", ...) or opens with one ("and", "but", "what about", "now", "only", ...), or it uses
+  rows it does not list ("their inspections", "the inspections of those landfills"); and it
+  names no entity, or adds to the previous
+  plan ("also", "add", "their"), or names only entities the previous plan lists. Any other
+  goal ("Get inspections from today", "What's the weather in Berlin?") is planned afresh.
+
+Words a goal says that the plan does not use come with the plan as
+``metadata.unread_words`` (see ``_embedded_unread``). Goals longer than ``MAX_GOAL_LENGTH``
+characters are refused, and numbers are kept within the tools' schemas (a ``limit`` of at
+least 1, and the ``minimum``/``maximum`` a parameter's schema states).
 """
 
 from __future__ import annotations
@@ -47,12 +58,25 @@ from .._registry import ToolRegistry
 from ..formats._seed import seed_step_ids
 from . import _embedded_phrases as phrases
 from ._base import PlanContext
-from ._embedded_build import build_nodes, check_has_steps, make_groups, mark_parallel, nodes_to_steps
-from ._embedded_parse import parse, phrase_pattern
+from ._embedded_build import Node, build_nodes, check_has_steps, make_groups, mark_parallel, nodes_to_steps
+from ._embedded_parse import Mention, Parsed, parse, phrase_pattern
 from ._embedded_replan import apply_feedback
-from ._embedded_vocabulary import Vocabulary
+from ._embedded_unread import UNREAD_KEY, unread_words
+from ._embedded_vocabulary import Vocabulary, out_of_bounds
 
-__all__ = ["EmbeddedPlanner"]
+__all__ = ["EmbeddedPlanner", "MAX_GOAL_LENGTH", "check_text"]
+
+# A goal is a sentence or two; far longer text is no goal, and reading it costs time for nothing.
+MAX_GOAL_LENGTH = 2000
+
+
+def check_text(text: str, what: str, example: str) -> None:
+    """Refuse an empty ``text`` or one longer than ``MAX_GOAL_LENGTH``, saying which."""
+    if not text or not text.strip():
+        raise PlannerError(f"the {what} is empty; {example}")
+    if len(text) > MAX_GOAL_LENGTH:
+        raise PlannerError(f"the {what} is {len(text):,} characters long; the embedded planner reads up to "
+                           f"{MAX_GOAL_LENGTH:,}. Shorten it, or split it into several {what}s.")
 
 
 class EmbeddedPlanner:
@@ -65,29 +89,42 @@ class EmbeddedPlanner:
         self.vocabulary = Vocabulary(registry)
 
     def plan(self, goal: str, *, today: dt.date, context: PlanContext | None = None) -> Plan:
-        if not goal or not goal.strip():
-            raise PlannerError("the goal is empty; describe what to list, e.g. 'shipments from last week'")
-        if context is not None and self._is_follow_up(goal, today, context):
+        check_text(goal, "goal", "describe what to list, e.g. 'shipments from last week'")
+        if context is not None and context.previous_plan.steps and self._is_follow_up(goal, today, context):
             try:
-                follow = apply_feedback(self.vocabulary, context.previous_plan, goal, today)
+                follow = apply_feedback(self.vocabulary, context.previous_plan, goal, today,
+                                        follow_up_of=context.previous_goal)
             except PlannerError:
                 if not parse(goal, self.vocabulary, today).entities:
                     raise
             else:
                 return follow.model_copy(update={"goal": goal})
+        return self._fresh(goal, today)
+
+    def _fresh(self, goal: str, today: dt.date) -> Plan:
         parsed = parse(goal, self.vocabulary, today)
         groups = make_groups(parsed, self.vocabulary)
         check_has_steps(groups, self.vocabulary, goal)
-        nodes = build_nodes(groups, self.vocabulary)
+        unused: list[Mention] = []
+        nodes = build_nodes(groups, self.vocabulary, ignored=unused)
+        self._check_bounds(nodes)
         steps = nodes_to_steps(self.vocabulary, nodes, [], seed_step_ids(len(nodes)))
-        plan = Plan(goal=goal, steps=steps, metadata=PlanMetadata(planner=self.name, today=today))
+        metadata = PlanMetadata(planner=self.name, today=today)
+        unread = unread_words(parsed, unused)
+        if unread:
+            setattr(metadata, UNREAD_KEY, unread)
+        plan = Plan(goal=goal, steps=steps, metadata=metadata)
         mark_parallel(plan)
         return plan
 
+    def _check_bounds(self, nodes: list[Node]) -> None:
+        for node in nodes:
+            problem = out_of_bounds(self.vocabulary.tools[node.tool], node.params, "the goal")
+            if problem is not None:
+                raise PlannerError(problem)
+
     def replan(self, plan: Plan, feedback: str, *, today: dt.date) -> Plan:
-        if not feedback or not feedback.strip():
-            raise PlannerError("the feedback is empty; say what to change, e.g. 'use Munich instead'. "
-                               "The plan is unchanged.")
+        check_text(feedback, "feedback", "say what to change, e.g. 'use Munich instead'. The plan is unchanged.")
         return apply_feedback(self.vocabulary, plan, feedback, today)
 
     def _is_follow_up(self, goal: str, today: dt.date, context: PlanContext) -> bool:
@@ -95,11 +132,33 @@ class EmbeddedPlanner:
         lowered = goal.strip().lower()
         cue = re.search(phrase_pattern(phrases.FOLLOW_UP_CUES), lowered) is not None
         opener = re.match(phrase_pattern(phrases.FOLLOW_UP_OPENERS), lowered) is not None
-        entities = parse(goal, self.vocabulary, today).entities
-        if not entities:
-            return True
+        parsed = parse(goal, self.vocabulary, today)
+        links = _links_back(parsed)
+        if not (cue or opener or links):
+            return False
+        if not parsed.entities:
+            return True  # "the same for Munich", "and for Hamburg?"
         previous = {s.tool for s in context.previous_plan.steps}
         adds = re.search(phrase_pattern(phrases.ADD_VERBS), lowered) is not None
-        # "and their inspections?": "their" can only mean the previous plan's rows.
-        links = re.search(phrase_pattern(phrases.BACK_REFERENCES + ("their", "its")), lowered) is not None
-        return (cue or opener) and (adds or links or all(e.tool in previous for e in entities))
+        return adds or links or all(e.tool in previous for e in parsed.entities)
+
+
+# Words that point at rows listed before: said before the goal's first entity, they can only
+# mean the previous plan's ("their inspections?").
+_POINTERS = re.compile(phrase_pattern(("their", "its", "them", "they", *phrases.BACK_REFERENCES)), re.IGNORECASE)
+
+
+def _links_back(parsed: Parsed) -> bool:
+    """Whether the goal uses rows it does not list itself: "their inspections", "the
+    inspections of those landfills" (and no landfills named before)."""
+    entities = parsed.entities
+    if not entities:
+        return False
+    if _POINTERS.search(parsed.masked, 0, entities[0].start):
+        return True
+    named: set[str | None] = set()
+    for mention in entities:
+        if mention.refers_back and mention.tool not in named:
+            return True
+        named.add(mention.tool)
+    return False

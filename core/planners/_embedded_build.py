@@ -17,9 +17,10 @@ that opens with a preposition later ("..., at <kind> in <city>") qualifies the o
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterable, Iterator
 
 from .._errors import PlannerError
 from .._plan import Plan, Step
@@ -159,14 +160,20 @@ def _distance(mention: Mention | None, flt: Mention) -> tuple[int, int]:
 
 
 def build_nodes(groups: list[Group], vocab: Vocabulary, prior_tools: list[str] | None = None,
-                ignored: list[Filter] | None = None) -> list[Node]:
-    """Nodes for ``groups``, numbered after ``prior_tools`` (the steps already in a plan)."""
+                ignored: list[Mention] | None = None) -> list[Node]:
+    """Nodes for ``groups``, numbered after ``prior_tools`` (the steps already in a plan).
+
+    Filters that no step takes (dates for facilities, a second limit for one step) are
+    added to ``ignored``, if given.
+    """
     tools = list(prior_tools or [])  # the tool of every step so far, by absolute index
     nodes: list[Node] = []
     primaries: list[int] = []
     shared = shared_mentions(groups)
     made: dict[tuple[str, frozenset[int]], int] = {}  # a step built from shared words -> its index
     narrowed: dict[int, list[int]] = {}  # a shared narrowing step -> the steps it narrows
+    placed: list[Mention] = []
+    missed: list[Mention] = []  # a filter shared by a list may miss one step and be placed in another
     for group in groups:
         pinfo = vocab.tools[group.primary.tool]
         primary = Node(group.primary.tool, group.primary)
@@ -180,7 +187,7 @@ def build_nodes(groups: list[Group], vocab: Vocabulary, prior_tools: list[str] |
             elif node is not primary:
                 node.sources.add(id(node.mention))
         for f in group.filters:
-            _place_filter(vocab, f, primary, named, narrowing, ignored)
+            (placed if _place_filter(vocab, f, primary, named, narrowing) else missed).append(f)
         # Words shared by a list ("shipments and inspections at landfills") narrow each of
         # its steps through one step, which may be a step the list names itself.
         reused = {tool: made[key] for tool, node in narrowing.items()
@@ -211,20 +218,32 @@ def build_nodes(groups: list[Group], vocab: Vocabulary, prior_tools: list[str] |
             if (key := _made_key(node, shared)) is not None:
                 made.setdefault(key, index[id(node)])
         tools.extend(n.tool for n in ordered)
-        # The latest group's step first, then any other earlier step, latest first.
-        earlier = [*primaries[::-1], *(i for i in range(base - 1, -1, -1) if i not in primaries)]
+        primary_set = set(primaries)
+
+        def earlier() -> Iterator[int]:
+            """The latest group's step first, then any other earlier step, latest first.
+
+            Lazy: a link is usually found at once, and listing every earlier step for every
+            group would cost a goal of many parts their number squared."""
+            yield from reversed(primaries)
+            yield from (i for i in range(base - 1, -1, -1) if i not in primary_set)
+
         if group.link or group.then:
-            _link_back(vocab, primary, earlier, tools, then=group.then)
+            _link_back(vocab, primary, earlier(), tools, then=group.then)
         # An entity said after the primary in the same part is about it ("incinerators in
         # <city> that failed inspections", "<entity> with <other entity> details"), so it
         # uses the rows of the nearest step before it it has a link for; after a link cue
         # ("their") earlier parts' steps count too.
         at = ordered.index(primary)
         for k in range(at + 1, len(ordered)):
-            within = [base + j for j in range(k - 1, -1, -1)]
-            _link_back(vocab, ordered[k], [*within, *(earlier if group.link else [])], tools, then=False)
+            within = (base + j for j in range(k - 1, -1, -1))
+            _link_back(vocab, ordered[k], itertools.chain(within, earlier() if group.link else ()), tools,
+                       then=False)
         nodes.extend(ordered)
         primaries.append(primary_index)
+    if ignored is not None:
+        done = {id(m) for m in placed}
+        ignored.extend({id(m): m for m in missed if id(m) not in done}.values())
     return nodes
 
 
@@ -260,25 +279,25 @@ def _qualifier_nodes(pinfo: ToolInfo, primary: Node, qualifiers: list[Mention]) 
 
 
 def _place_filter(vocab: Vocabulary, f: Mention, primary: Node, named: list[Node],
-                  narrowing: dict[str, Node], ignored: list[Filter] | None) -> None:
-    """Give ``f`` to the step of the group it qualifies, or to a new narrowing step."""
+                  narrowing: dict[str, Node]) -> bool:
+    """Give ``f`` to the step of the group it qualifies, or to a new narrowing step; whether
+    a step now holds it (not when no step takes it, or the step has another value for it)."""
     assert f.filter is not None
-    takers = [n for n in named if accepts(vocab.tools[n.tool], f.filter) is not None]
+    # Whether a step takes the filter depends on its tool alone: ask once per tool.
+    taking = {tool for tool in {n.tool for n in named} if accepts(vocab.tools[tool], f.filter) is not None}
+    takers = [n for n in named if n.tool in taking]
     if takers:
         owner = _owner(f, primary, takers)
-        _set(vocab, owner, f.filter)
         owner.sources.add(id(f))
-        return
+        return _set(vocab, owner, f.filter)
     for other in vocab.tools[primary.tool].links:
         if accepts(vocab.tools[other], f.filter) is not None:
             if other not in narrowing:
                 narrowing[other] = Node(other, None)
                 named.append(narrowing[other])
-            _set(vocab, narrowing[other], f.filter)
             narrowing[other].sources.add(id(f))
-            return
-    if ignored is not None:
-        ignored.append(f.filter)
+            return _set(vocab, narrowing[other], f.filter)
+    return False
 
 
 def _owner(f: Mention, primary: Node, takers: list[Node]) -> Node:
@@ -307,21 +326,34 @@ def _in_order(primary: Node, narrowing: dict[str, Node], separate: list[Node]) -
     return [*before, primary, *after]
 
 
-def _link_back(vocab: Vocabulary, node: Node, candidates: list[int], tools: list[str], *, then: bool) -> None:
+def _link_back(vocab: Vocabulary, node: Node, candidates: Iterable[int], tools: list[str], *, then: bool) -> None:
+    """Use the ids of the first of ``candidates`` that ``node`` has a link for; after "then",
+    with no link, at least run after the first candidate."""
     links = vocab.tools[node.tool].links
+    if not links:
+        if then:
+            first = next(iter(candidates), None)
+            if first is not None:
+                node.after.append(first)
+        return
+    first: int | None = None
     for index in candidates:
+        if first is None:
+            first = index
         param = links.get(tools[index])
         if param is not None and param not in node.refs and param not in node.params:
             node.refs[param] = index
             return
-    if then and candidates:
-        node.after.append(candidates[0])
+    if then and first is not None:
+        node.after.append(first)
 
 
-def _set(vocab: Vocabulary, node: Node, flt: Filter) -> None:
+def _set(vocab: Vocabulary, node: Node, flt: Filter) -> bool:
+    """Put ``flt`` on ``node`` unless it has another value there already; whether it now holds it."""
     params = accepts(vocab.tools[node.tool], flt) or {}
     for key, value in params.items():
         node.params.setdefault(key, value)
+    return all(node.params.get(key) == value for key, value in params.items())
 
 
 def ordered_params(vocab: Vocabulary, tool: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -351,27 +383,25 @@ def nodes_to_steps(vocab: Vocabulary, nodes: list[Node], prior: list[Step], ids:
 
 
 def mark_parallel(plan: Plan, keep: set[str] = frozenset()) -> None:
-    """A step is parallel when some other step neither needs it nor is needed by it.
+    """``parallel`` as demo-domain.md puts it: entities that do not depend on each other are
+    steps with no dependencies, marked parallel. So a step is parallel when it needs no other
+    step and at least one other step needs none either (that one can run alongside it); a
+    step that uses another's rows waits for it, and is never parallel.
 
     Steps whose ids are in ``keep`` (locked ones) are left as they are.
     """
-    ancestors: dict[str, set[str]] = {}
-
-    def up(step_id: str) -> set[str]:
-        if step_id not in ancestors:
-            ancestors[step_id] = set()
-            found: set[str] = set()
-            for dep in plan.dependencies_of(step_id):
-                if dep in {s.id for s in plan.steps}:
-                    found |= {dep} | up(dep)
-            ancestors[step_id] = found
-        return ancestors[step_id]
-
+    ids = {s.id for s in plan.steps}
+    free = {s.id for s in plan.steps if not _needs_another(plan, s, ids)}
     for step in plan.steps:
-        if step.id in keep:
-            continue
-        step.parallel = any(other.id != step.id and other.id not in up(step.id) and step.id not in up(other.id)
-                            for other in plan.steps)
+        if step.id not in keep:
+            step.parallel = len(free) > 1 and step.id in free
+
+
+def _needs_another(plan: Plan, step: Step, ids: set[str]) -> bool:
+    if any(dep in ids and dep != step.id for dep in step.depends_on):
+        return True
+    return any(0 <= ref.step < len(plan.steps) and plan.steps[ref.step].id != step.id
+               for _name, ref in step.readable_references())
 
 
 def check_has_steps(groups: list[Group], vocab: Vocabulary, goal: str) -> None:

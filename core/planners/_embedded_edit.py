@@ -14,9 +14,10 @@ from typing import Any, Iterable
 from .._errors import PlannerError
 from .._plan import Plan, Step
 from .._templates import find_references, rewrite_step_indexes
-from ._embedded_build import Group, Node, build_nodes, nodes_to_steps, ordered_params, reference
-from ._embedded_parse import CITY, DATES, LIMIT, Filter, accepts
-from ._embedded_vocabulary import Vocabulary
+from ..formats._seed import seed_step_ids
+from ._embedded_build import Group, Node, build_nodes, make_groups, nodes_to_steps, ordered_params, reference
+from ._embedded_parse import CITY, DATES, LIMIT, Filter, accepts, parse
+from ._embedded_vocabulary import Vocabulary, out_of_bounds
 
 __all__ = ["PlanEdit"]
 
@@ -27,6 +28,9 @@ class PlanEdit:
     def __init__(self, vocab: Vocabulary, plan: Plan, today: dt.date) -> None:
         self.vocab = vocab
         self.today = today
+        self.goal = plan.goal
+        self.goal_today = plan.metadata.today  # what the goal's date phrases were read against
+        self.original = {s.id: (s.tool, dict(s.params)) for s in plan.steps}
         self.steps: list[Step] = [s.model_copy(deep=True) for s in plan.steps]
         self.locked = {s.id for s in self.steps if s.locked}
         self.changes: list[str] = []
@@ -56,7 +60,7 @@ class PlanEdit:
 
     def new_ids(self, count: int) -> list[str]:
         used = {s.id for s in self.steps}
-        numbers = [int(m[1]) for i in used if (m := re.fullmatch(r"s(\d+)", i))]
+        numbers = [int(m[1]) for i in used if (m := re.fullmatch(r"s(\d{1,9})", i))]
         start = max(numbers, default=0) + 1
         ids: list[str] = []
         n = start
@@ -65,6 +69,19 @@ class PlanEdit:
                 ids.append(f"s{n}")
             n += 1
         return ids
+
+    def out_of_bounds(self, said: str) -> str | None:
+        """Why a number the edit put in a step is outside its tool's schema, or ``None``."""
+        for step in self.steps:
+            if not self.editable(step):
+                continue
+            tool, before = self.original.get(step.id, (None, {}))
+            changed = {k: v for k, v in step.params.items()
+                       if tool != step.tool or k not in before or before[k] != v}
+            problem = out_of_bounds(self.vocab.tools[step.tool], changed, said)
+            if problem is not None:
+                return problem
+        return None
 
     def renumber(self, mapping: dict[int, int]) -> None:
         for step in self.steps:
@@ -322,6 +339,11 @@ class PlanEdit:
                                    f"whose ids {node.tool} takes, and the plan has none")
                 return
         steps = nodes_to_steps(self.vocab, nodes, self.steps, self.new_ids(len(nodes)))
+        for group in groups:
+            at = next((k for k, n in enumerate(nodes) if n.mention is group.primary), None)
+            if at is not None and not (group.link or group.qualifiers or nodes[at].refs or nodes[at].after):
+                self.as_the_goal_plans(steps[at], {p for f in group.filters if f.filter is not None
+                                                   for p in accepts(self.vocab.tools[steps[at].tool], f.filter) or {}})
         for step in steps:
             same = next((n for n, old in enumerate(self.steps) if (old.tool, old.params) == (step.tool, step.params)),
                         None)
@@ -331,6 +353,45 @@ class PlanEdit:
         self.steps.extend(steps)
         self.structure_changed = True
         self.changes.append("added " + ", ".join(s.tool for s in steps))
+
+    def as_the_goal_plans(self, step: Step, said: set[str]) -> None:
+        """Link and filter a step added back ("add inspections" after "drop the inspections
+        step") as the plan's goal has it: if planning the goal gives a step of the same tool
+        that the plan has lost, ``step`` takes its references, to the steps of the plan that
+        are still there, and its filters, except the parameters the feedback set (``said``).
+
+        Steps are matched by id and tool: ids are stable across re-plans, and the embedded
+        planner numbers a goal's steps the same way each time.
+        """
+        planned = self._goal_steps()
+        present = {s.id: n for n, s in enumerate(self.steps)}
+        lost = [s for s in planned if s.tool == step.tool and s.id not in present]
+        if not lost:
+            return
+        model = lost[0]
+        mapping: dict[int, int] = {}
+        for ref in model.references():
+            if not 0 <= ref.step < len(planned):
+                continue
+            target = planned[ref.step]
+            at = present.get(target.id)
+            if at is None or self.steps[at].tool != target.tool:
+                return  # what it was linked to is gone or another list now: plan it as said
+            mapping[ref.step] = at
+        params = {k: v for k, v in rewrite_step_indexes(model.params, mapping).items() if k not in said}
+        step.params = ordered_params(self.vocab, step.tool, {**params, **step.params})
+        step.depends_on = sorted({*step.depends_on, *(self.steps[at].id for at in mapping.values())},
+                                 key=lambda i: present.get(i, len(present)))
+
+    def _goal_steps(self) -> list[Step]:
+        """The steps planning the plan's goal afresh gives (none when it cannot be planned)."""
+        try:
+            parsed = parse(self.goal, self.vocab, self.goal_today)
+            groups = make_groups(parsed, self.vocab)
+            nodes = build_nodes(groups, self.vocab)
+            return nodes_to_steps(self.vocab, nodes, [], seed_step_ids(len(nodes)))
+        except PlannerError:
+            return []
 
 
 def _value_of(old: Filter, param: str, current: Any) -> Any:

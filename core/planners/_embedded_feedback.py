@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import re
 
+from .._errors import PlannerError
 from . import _embedded_phrases as phrases
 from ._embedded_parse import _MASK, CITY, LIMIT, Filter, Mention, Parsed, phrase_pattern
 
 __all__ = ["Reading", "named_step_indexes", "old_values", "bare_counts", "same_filter", "entity_swaps"]
 
 # Padding, and the joining and linking words goals are read with ("then", "their", "as well").
-_FILLERS = phrases.FEEDBACK_FILLERS | {
+_FILLERS = phrases.FEEDBACK_FILLERS | phrases.FUNCTION_WORDS | {
     word for said in (*phrases.SEPARATORS, *phrases.LINK_CUES, *phrases.ADD_VERBS, *phrases.QUALIFYING_PREPOSITIONS,
                       *phrases.FOLLOW_UP_CUES, *phrases.FOLLOW_UP_OPENERS, *phrases.BACK_REFERENCES)
     for word in said.split()}
@@ -35,17 +36,26 @@ class Reading:
 
     def unknown(self) -> list[str]:
         """The phrases no rule read, padding words at their edges left out."""
-        tokens = [(m.start(), m.end(), self._kind(m)) for m in _WORD.finditer(self.text)]
+        # How many characters before each position were read: a word is read when any of its
+        # characters is, found in one step (checking every span for every word would cost a
+        # long text its length squared).
+        marks = [0] * (len(self.text) + 1)
+        for start, end in self.spans:
+            marks[max(0, start)] += 1
+            marks[min(len(self.text), max(start, end))] -= 1
+        read_before = [0]
+        depth = 0
+        for at in range(len(self.text)):
+            depth += marks[at]
+            read_before.append(read_before[-1] + (depth > 0))
+        tokens = [(m.start(), m.end(), self._kind(m, read_before)) for m in _WORD.finditer(self.text)]
         phrases_out: list[str] = []
         run: list[tuple[int, int, str]] = []
 
         def close() -> None:
-            while run and run[0][2] == "filler":
-                run.pop(0)
-            while run and run[-1][2] == "filler":
-                run.pop()
-            if run:
-                phrases_out.append(self.text[run[0][0]:run[-1][1]])
+            words = [n for n, (_s, _e, kind) in enumerate(run) if kind != "filler"]
+            if words:
+                phrases_out.append(self.text[run[words[0]][0]:run[words[-1]][1]])
             run.clear()
 
         last_end = 0
@@ -58,8 +68,8 @@ class Reading:
         close()
         return phrases_out
 
-    def _kind(self, word: re.Match[str]) -> str:
-        if any(s < word.end() and word.start() < e for s, e in self.spans):
+    def _kind(self, word: re.Match[str], read_before: list[int]) -> str:
+        if read_before[word.end()] > read_before[word.start()]:
             return "read"
         return "filler" if word.group().lower().replace("\u2019", "'") in _FILLERS else "unknown"
 
@@ -74,7 +84,12 @@ def named_step_indexes(text: str, start: int, count: int) -> tuple[list[int], in
     """Steps named right at ``start`` ("step 2", "steps 1 and 2", "the last step"), and where that ends."""
     at = re.compile(r"(?:(?:the|both)\s+)?").match(text, start).end()  # type: ignore[union-attr]
     if m := _STEP_NUMBERS.match(text, at):
-        return [int(n) for n in re.findall(r"\d+", m["ns"])], m.end()
+        numbers = re.findall(r"\d+", m["ns"])
+        too_long = next((n for n in numbers if len(n.lstrip("0")) > 9), None)
+        if too_long is not None:  # no plan has that many steps, and int() may refuse the digits
+            raise PlannerError(f"there is no step {too_long[:12]}… ({len(too_long)} digits): the plan has "
+                               f"steps 0 to {count - 1}. The plan is unchanged.")
+        return [int(n) for n in numbers], m.end()
     if m := _STEP_ORDINAL.match(text, at):
         n = phrases.STEP_ORDINALS[m["o"].lower()]
         return [n if n >= 0 else count + n], m.end()

@@ -10,12 +10,15 @@ possessive date ("today's") and a back reference ("those facilities").
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
+import functools
 import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable
 
 from .._dates import find_dates
+from .._errors import PlannerError
 from . import _embedded_phrases as phrases
 from ._embedded_vocabulary import ToolInfo, Vocabulary, plural
 
@@ -101,7 +104,13 @@ def phrase_pattern(items: Iterable[str]) -> str:
 
 def _alternation(items: Iterable[str]) -> str:
     """``items`` as one regex group, longest first so "limit to" wins over "limit"."""
-    ordered = sorted(set(items), key=len, reverse=True)
+    return _cached_alternation(frozenset(items))
+
+
+@functools.lru_cache(maxsize=256)
+def _cached_alternation(items: frozenset[str]) -> str:
+    # Every goal and feedback is read with the same few hundred phrases: escape them once.
+    ordered = sorted(items, key=lambda p: (-len(p), p))
     return "(?:" + "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in ordered) + ")"
 
 
@@ -131,7 +140,8 @@ class _Reader:
 
     def take(self, pattern: str, make: Callable[[re.Match[str]], Mention | list[Mention] | None],
              flags: int = re.IGNORECASE) -> None:
-        for m in list(re.finditer(pattern, self.masked, flags)):
+        spans: list[tuple[int, int]] = []
+        for m in re.finditer(pattern, self.masked, flags):
             if _MASK in self.masked[m.start():m.end()]:
                 continue
             made = make(m)
@@ -139,17 +149,32 @@ class _Reader:
                 continue
             for mention in made if isinstance(made, list) else [made]:
                 self.mentions.append(mention)
-            self.mask(m.start(), m.end())
+            spans.append(m.span())
+        # Matches of one pattern never overlap, so the pass is masked at once: masking each
+        # match by rebuilding the text would make a long goal cost its length squared.
+        self.mask_all(spans)
 
     def mask(self, start: int, end: int) -> None:
-        self.masked = self.masked[:start] + _MASK * (end - start) + self.masked[end:]
+        self.mask_all([(start, end)])
+
+    def mask_all(self, spans: list[tuple[int, int]]) -> None:
+        if not spans:
+            return
+        parts: list[str] = []
+        at = 0
+        for start, end in sorted(spans):
+            parts.extend((self.masked[at:start], _MASK * (end - start)))
+            at = end
+        parts.append(self.masked[at:])
+        self.masked = "".join(parts)
 
 
 def parse(text: str, vocab: Vocabulary, today: dt.date) -> Parsed:
     reader = _Reader(text)
-    for found in find_dates(text, today):
+    dates = find_dates(text, today)
+    for found in dates:
         reader.mentions.append(Mention("filter", *found.span, filter=Filter(DATES, (found.date_from, found.date_to))))
-        reader.mask(*found.span)
+    reader.mask_all([found.span for found in dates])
     _read_values(reader, vocab)
     _read_cues(reader, vocab)
     _read_entities(reader, vocab)
@@ -162,6 +187,8 @@ def parse(text: str, vocab: Vocabulary, today: dt.date) -> Parsed:
 _POSSESSIVE = re.compile(r"['\u2019]s?(?!\w)")
 # A word or two may stand between: "those <city> <kind>".
 _BACK_REFERENCE = re.compile(rf"{phrase_pattern(phrases.BACK_REFERENCES)}\s+(?:[\w'-]+\s+){{0,2}}$", re.IGNORECASE)
+# How far before an entity "those <word> <word>" is looked for: three words of any sensible length.
+_BACK_REFERENCE_REACH = 120
 
 
 def _with_context(text: str, mention: Mention) -> Mention:
@@ -169,7 +196,10 @@ def _with_context(text: str, mention: Mention) -> Mention:
     if mention.kind == "filter" and mention.filter is not None and mention.filter.param == DATES:
         if _POSSESSIVE.match(text, mention.end):
             return replace(mention, possessive=True)
-    if mention.kind == "entity" and _BACK_REFERENCE.search(text, 0, mention.start):
+    # Only the few words before the mention can hold the back reference; searching from the
+    # start of the text each time would cost a long goal its length squared.
+    window = max(0, mention.start - _BACK_REFERENCE_REACH)
+    if mention.kind == "entity" and _BACK_REFERENCE.search(text, window, mention.start):
         return replace(mention, refers_back=True)
     return mention
 
@@ -240,7 +270,7 @@ def _read_cues(reader: _Reader, vocab: Vocabulary) -> None:
     reader.take(rf"(?<![\w-]){_alternation(phrases.LIMIT_CUES)}(?:{_AFTER_CUE}|-)(?:the\s+)?{count}",
                 lambda m: Mention("filter", m.start(), m.end(), filter=Filter(LIMIT, _count(m["n"]))))
     reader.take(r"(?<![\w-])(?P<n>\d+)\s+(?:results|rows|records|items|entries)\b",
-                lambda m: Mention("filter", m.start(), m.end(), filter=Filter(LIMIT, int(m["n"]))))
+                lambda m: Mention("filter", m.start(), m.end(), filter=Filter(LIMIT, _count(m["n"]))))
 
 
 def _read_destinations(reader: _Reader, vocab: Vocabulary) -> None:
@@ -263,9 +293,19 @@ def _read_destinations(reader: _Reader, vocab: Vocabulary) -> None:
     # Munich" re-plans a location).
     nouns = [form for info in vocab.tools.values() if "destination" in info.city_params for form in info.forms]
     if nouns:
-        clause = re.compile(rf"{phrase_pattern(nouns)}[^.;!?]*$", re.IGNORECASE)
+        # Where each clause's nouns end and where sentences break, found once for the whole
+        # text (searching back from every "to" would cost a long goal its length squared).
+        noun_ends = [m.end() for m in re.finditer(phrase_pattern(nouns), reader.masked, re.IGNORECASE)]
+        breaks = [m.start() for m in re.finditer(r"[.;!?]", reader.masked)]
+
+        def in_clause_with_noun(at: int) -> bool:
+            before = bisect.bisect_left(breaks, at)
+            clause_start = breaks[before - 1] + 1 if before else 0
+            last_noun = bisect.bisect_right(noun_ends, at) - 1
+            return last_noun >= 0 and noun_ends[last_noun] > clause_start
+
         reader.take(rf"(?<![\w-])to\s+(?:the\s+city\s+of\s+)?(?P<city>{cities})(?![\w-])",
-                    lambda m: city_filter(m) if clause.search(reader.masked, 0, m.start()) else None)
+                    lambda m: city_filter(m) if in_clause_with_noun(m.start()) else None)
 
 
 def _place_nouns(vocab: Vocabulary) -> list[str]:
@@ -293,8 +333,17 @@ def _spaced(name: str) -> str:
     return r"[\s-]?".join(re.escape(p) for p in parts)
 
 
+# More digits than any count of rows can have (and than ``int`` reads without complaint).
+_MAX_COUNT_DIGITS = 18
+
+
 def _count(said: str) -> int:
-    return int(said) if said.isdigit() else phrases.NUMBER_WORDS[said.lower()]
+    if not said.isdigit():
+        return phrases.NUMBER_WORDS[said.lower()]
+    if len(said.lstrip("0")) > _MAX_COUNT_DIGITS:
+        raise PlannerError(f"the count {said[:12]}… ({len(said)} digits) is too large to be a number of rows; "
+                           "give a number such as 'limit 20'")
+    return int(said)
 
 
 def _squash(said: str) -> str:
@@ -341,6 +390,7 @@ def _read_counts(reader: _Reader) -> None:
     Up to three digits, so a year ("2025 shipments") is not read as a count.
     """
     by_start = {m.start: m for m in reader.mentions}
+    counts: list[tuple[int, int]] = []
     for m in list(re.finditer(r"(?<![\w.,:-])(?P<n>\d{1,3})\s+(?:(?:most\s+)?(?:recent|latest|newest)\s+)?",
                               reader.masked)):
         at = m.end()
@@ -350,7 +400,8 @@ def _read_counts(reader: _Reader) -> None:
         if at in by_start and by_start[at].kind == "entity":
             end = m.start("n") + len(m["n"])
             reader.mentions.append(Mention("filter", m.start("n"), end, filter=Filter(LIMIT, int(m["n"]))))
-            reader.mask(m.start("n"), end)
+            counts.append((m.start("n"), end))
+    reader.mask_all(counts)
 
 
 # Where a goal is cut into parts: commas, "&", "+", "/", sentence ends (not the point of "2.5"),
@@ -386,12 +437,11 @@ def _segments(masked: str, mentions: list[Mention]) -> list[Segment]:
             add = add or bool(add_words.search(m.group()))
             opens = opens or bool(re.search(r"[.!?:]", m.group()))
             pos = m.end()
+    starts = [seg.start for seg in segments]
     for mention in mentions:
-        home = next((seg for seg in reversed(segments) if seg.start <= mention.start), None)
-        if home is None and segments:
-            home = segments[0]
-        if home is not None:
-            home.mentions.append(mention)
+        if segments:
+            # The last segment that starts at or before the mention (the first one if none does).
+            segments[max(0, bisect.bisect_right(starts, mention.start) - 1)].mentions.append(mention)
     return segments
 
 

@@ -132,6 +132,17 @@ FEEDBACK_FILLERS: frozenset[str] = frozenset("""
     i'd i'm i'll we'd we'll you'd that's
     """.split())
 
+# Function words a goal may hold besides the fillers above, which carry no request of their
+# own ("What's the ...", "any", "currently"); a goal's other words that no rule reads are
+# reported as not used (``_embedded_unread``). Words that ask for something the plan cannot
+# do ("summary", "highest", "sorted") are deliberately not here.
+FUNCTION_WORDS: frozenset[str] = frozenset("""
+    any what's whats where's who's how's here's am been being did doing may might must shall
+    he she him her his hers ours yours mine myself yourself ourselves themselves itself
+    if because while via per during through throughout across among upon onto out
+    very really currently presently right kindly including included
+    """.split())
+
 # Names for parameters in feedback such as "remove the date filter" or "no limit".
 PARAM_NOUNS: dict[str, tuple[str, ...]] = {
     "date": ("date_from", "date_to"),

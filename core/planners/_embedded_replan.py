@@ -22,12 +22,13 @@ import datetime as dt
 import re
 
 from .._errors import PlannerError
-from .._plan import Plan
+from .._plan import Plan, PlanMetadata
 from . import _embedded_phrases as phrases
 from ._embedded_build import Group, make_groups, mark_parallel
 from ._embedded_edit import PlanEdit
 from ._embedded_feedback import Reading, bare_counts, entity_swaps, named_step_indexes, old_values, same_filter
 from ._embedded_parse import _MASK, CITY, DATES, LIMIT, Filter, Mention, Parsed, accepts, parse, phrase_pattern
+from ._embedded_unread import UNREAD_KEY
 from ._embedded_vocabulary import Vocabulary
 
 __all__ = ["apply_feedback", "UNDERSTOOD"]
@@ -43,12 +44,15 @@ _ARTICLES = r"(?:\s+(?:the|all|any|those|these|its|their|a|an))*\s+"
 _TAILS = r"(?:\s+(?:steps?|filters?|restrictions?|conditions?|lists?|parts?|details?|ones?))?"
 
 
-def apply_feedback(vocab: Vocabulary, plan: Plan, feedback: str, today: dt.date) -> Plan:
+def apply_feedback(vocab: Vocabulary, plan: Plan, feedback: str, today: dt.date, *,
+                   follow_up_of: str | None = None) -> Plan:
     """``plan`` changed as ``feedback`` asks.
 
     Raises ``PlannerError``, leaving the plan as it was, when nothing is understood, when a
     part of the feedback is not understood, or when a part cannot be done (it needs a locked
-    step, or names a value the plan does not have); the message says which.
+    step, or names a value the plan does not have); the message says which. With
+    ``follow_up_of`` (the previous goal), ``feedback`` is a follow-up goal, and the message
+    says so rather than speak of a re-plan.
     """
     edit = PlanEdit(vocab, plan, today)
     reading = Reading(feedback)
@@ -88,13 +92,18 @@ def apply_feedback(vocab: Vocabulary, plan: Plan, feedback: str, today: dt.date)
     edit.add_groups(adding)
     unknown = reading.unknown()
     if edit.misses or unknown or not edit.changes:
-        raise PlannerError(_refusal(feedback, edit, unknown))
+        raise PlannerError(_refusal(feedback, edit, unknown, follow_up_of))
+    problem = edit.out_of_bounds("the follow-up" if follow_up_of is not None else "the feedback")
+    if problem is not None:
+        raise PlannerError(problem + ("" if follow_up_of is not None else ". The plan is unchanged."))
     if edit.structure_changed:
         new_plan = Plan(goal=plan.goal, steps=edit.steps, metadata=plan.metadata)
         mark_parallel(new_plan, keep=edit.locked)
         edit.steps = new_plan.steps
-    metadata = plan.metadata.model_copy(update={
-        "planner": "embedded", "today": today,
+    # Every word of feedback is used or the change is refused, so no word goes unread now.
+    kept = {k: v for k, v in plan.metadata.model_dump().items() if k != UNREAD_KEY}
+    metadata = PlanMetadata.model_validate({
+        **kept, "planner": "embedded", "today": today,
         "created_at": dt.datetime.now(dt.timezone.utc).replace(microsecond=0)})
     return Plan(goal=plan.goal, steps=edit.steps, metadata=metadata)
 
@@ -132,10 +141,19 @@ def _sort_groups(edit: PlanEdit, parsed: Parsed, groups: list[Group], loose: lis
     return adding, targeted, {g.primary.tool for g in keep}
 
 
-def _refusal(feedback: str, edit: PlanEdit, unknown: list[str]) -> str:
-    """Why the plan stays as it was: what was understood, what could not be done, what was not understood."""
-    if not edit.changes and not edit.misses:
-        missed = f" (it did not understand {', '.join(map(repr, unknown))})" if unknown else ""
+def _refusal(feedback: str, edit: PlanEdit, unknown: list[str], follow_up_of: str | None = None) -> str:
+    """Why the plan stays as it was: what was understood, what could not be done, what was not understood.
+
+    A follow-up goal (``follow_up_of`` is the previous goal) is said to be one: the user
+    typed a goal, not re-plan feedback, and no plan was changed.
+    """
+    missed = f" (it did not understand {', '.join(map(repr, unknown))})" if unknown else ""
+    if follow_up_of is not None:
+        opening = f"{feedback!r} reads as a follow-up to the previous goal {follow_up_of!r}, but"
+        if not edit.changes and not edit.misses:
+            return (f"{opening} the embedded planner found no change to that goal's plan it understands in it"
+                    f"{missed}. It understands: {UNDERSTOOD}.")
+    elif not edit.changes and not edit.misses:
         return (f"the embedded planner found no change it understands in {feedback!r}{missed}, so the plan "
                 f"is unchanged. It understands: {UNDERSTOOD}.")
     said = [f"understood: {', '.join(edit.changes)}"] if edit.changes else []
@@ -144,6 +162,8 @@ def _refusal(feedback: str, edit: PlanEdit, unknown: list[str]) -> str:
     if unknown:
         said.append(f"{'but ' if edit.changes else ''}did not understand {', '.join(map(repr, unknown))}")
     hint = f" It understands: {UNDERSTOOD}." if unknown else ""
+    if follow_up_of is not None:
+        return f"{opening} in it the embedded planner {'; '.join(said)}.{hint}"
     return f"in {feedback!r} the embedded planner {'; '.join(said)}. The plan is unchanged.{hint}"
 
 

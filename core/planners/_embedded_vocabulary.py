@@ -16,7 +16,7 @@ from typing import Any
 from .._registry import Tool, ToolRegistry
 from . import _embedded_phrases as phrases
 
-__all__ = ["ToolInfo", "Vocabulary", "singular", "plural"]
+__all__ = ["ToolInfo", "Vocabulary", "out_of_bounds", "plural", "shown_number", "singular"]
 
 _READ_VERBS = {"list", "get", "search", "find", "fetch", "query", "read", "show", "lookup", "all"}
 _NOT_PARAM_NOUNS = {"id", "ids", "from", "to", "has", "is", "level", "list", "limit", "date", "type", "near"}
@@ -64,6 +64,8 @@ class ToolInfo:
     links: dict[str, str] = field(default_factory=dict)  # other tool -> param holding its ids
     id_path: str = "data.*.id"
     param_nouns: dict[str, str] = field(default_factory=dict)  # "carrier" -> "carrier"
+    # Inclusive bounds of numeric parameters, from the schema's minimum/maximum (None: unbounded).
+    bounds: dict[str, tuple[int | float | None, int | float | None]] = field(default_factory=dict)
 
     @property
     def forms(self) -> tuple[str, ...]:
@@ -161,6 +163,12 @@ def _describe(tool: Tool) -> ToolInfo | None:
                 info.date_to = pname
         if pname == "limit" and "integer" in types:
             info.limit = pname
+        if types & {"integer", "number"}:
+            bounds = _bounds(opts, integer="number" not in types)
+            if pname == info.limit and bounds[0] is None:
+                bounds = (1, bounds[1])  # a count of rows below one would list nothing
+            if bounds != (None, None):
+                info.bounds[pname] = bounds
         if "string" in types and not enum and re.search(r"\bcity\b", description, re.IGNORECASE):
             kind = ("destination" if "destination" in pname or "going to" in description.lower()
                     else "location")
@@ -174,6 +182,60 @@ def _describe(tool: Tool) -> ToolInfo | None:
                 info.param_nouns.setdefault(noun, pname)
                 info.param_nouns.setdefault(plural(noun), pname)
     return info
+
+
+def _bounds(options: list[dict[str, Any]], *, integer: bool) -> tuple[int | float | None, int | float | None]:
+    """The inclusive range a numeric parameter's schema allows (``exclusive*`` made inclusive
+    for integers)."""
+    low: int | float | None = None
+    high: int | float | None = None
+    step = 1 if integer else 0
+    for option in options:
+        if option.get("type") not in ("integer", "number"):
+            continue
+        lows = [option.get("minimum"), option.get("exclusiveMinimum")]
+        highs = [option.get("maximum"), option.get("exclusiveMaximum")]
+        if isinstance(lows[1], (int, float)) and not isinstance(lows[1], bool):
+            lows[1] += step
+        if isinstance(highs[1], (int, float)) and not isinstance(highs[1], bool):
+            highs[1] -= step
+        found_low = [v for v in lows if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        found_high = [v for v in highs if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        if found_low:
+            low = max(found_low) if low is None else max(low, *found_low)
+        if found_high:
+            high = min(found_high) if high is None else min(high, *found_high)
+    return low, high
+
+
+def out_of_bounds(info: ToolInfo, params: dict[str, Any], said: str) -> str | None:
+    """Why a number in ``params`` is outside what ``info``'s schema allows, or ``None``.
+
+    ``said`` names what asked for it ("the goal", "the feedback").
+    """
+    for param, value in params.items():
+        if param not in info.bounds or isinstance(value, bool) or not isinstance(value, (int, float)):
+            continue
+        low, high = info.bounds[param]
+        if (low is None or value >= low) and (high is None or value <= high):
+            continue
+        if low is not None and high is not None:
+            allowed = f"between {low} and {high}"
+        elif low is not None:
+            allowed = f"at least {low}"
+        else:
+            allowed = f"at most {high}"
+        return f"{param} must be {allowed} for {info.name}; {said} asks for {shown_number(value)}"
+    return None
+
+
+def shown_number(value: int | float) -> str:
+    """A number for a message, shortened when it has too many digits to read."""
+    try:
+        text = str(value)
+    except ValueError:  # more digits than Python will print
+        return "a number with thousands of digits"
+    return text if len(text) <= 24 else f"{text[:12]}… ({len(text)} digits)"
 
 
 def _id_path(returns: dict[str, Any]) -> str:
