@@ -18,9 +18,10 @@ import time
 import uuid
 from typing import Any, Callable, Iterable, Iterator, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PrivateAttr
 
 from ._errors import ToolCallError
+from ._limits import check_plan
 from ._plan import Plan
 from ._registry import ToolRegistry
 from ._templates import resolve_params
@@ -77,6 +78,9 @@ class Run(BaseModel):
     started_at: dt.datetime | None = None
     finished_at: dt.datetime | None = None
     answer: str | None = None
+    # The order steps run in, worked out once per run: each step taken would otherwise
+    # re-read every reference in the plan.
+    _order: list[str] | None = PrivateAttr(default=None)
 
     @classmethod
     def for_plan(cls, plan: Plan) -> "Run":
@@ -122,7 +126,9 @@ class Executor:
         self.synthesizer = synthesizer
 
     def start(self, plan: Plan) -> Run:
-        """A new run of ``plan``; raises ``PlanInvalid`` if the plan has errors."""
+        """A new run of ``plan``; raises ``PlanInvalid`` if the plan has errors, ``PlanError``
+        if it was edited in place past a bound of ``core._limits``."""
+        check_plan(plan)
         self.validator.ensure_valid(plan)
         return Run.for_plan(plan)
 
@@ -144,7 +150,9 @@ class Executor:
             yield Event(type="turn_start", run_id=run.id, data={"goal": run.plan.goal})
             yield Event(type="plan_created", run_id=run.id,
                         data={"plan": run.plan.model_dump(mode="json")})
-        for step_id in self.order(run.plan):
+        if run._order is None:
+            run._order = self.order(run.plan)
+        for step_id in run._order:
             state = run.steps[step_id]
             if state.status != StepStatus.pending:
                 continue
