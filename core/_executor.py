@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import datetime as dt
 import enum
+import threading
 import time
 import uuid
 from typing import Any, Callable, Iterable, Iterator, Literal
 
-from pydantic import BaseModel, Field, PrivateAttr
+from pydantic import BaseModel, Field
 
 from ._errors import ToolCallError
 from ._limits import check_plan
@@ -31,6 +32,8 @@ __all__ = ["Event", "EventType", "Executor", "Run", "StepRun", "StepStatus", "Sy
 
 EventType = Literal["turn_start", "plan_created", "plan_step_start", "tool_call", "tool_result",
                     "plan_step_end", "text_delta", "turn_end"]
+
+_REMEMBERED_ORDERS = 64
 
 # Turns a finished run into a final answer, yielded in pieces as they arrive.
 Synthesizer = Callable[["Run"], Iterable[str]]
@@ -78,9 +81,6 @@ class Run(BaseModel):
     started_at: dt.datetime | None = None
     finished_at: dt.datetime | None = None
     answer: str | None = None
-    # The order steps run in, worked out once per run: each step taken would otherwise
-    # re-read every reference in the plan.
-    _order: list[str] | None = PrivateAttr(default=None)
 
     @classmethod
     def for_plan(cls, plan: Plan) -> "Run":
@@ -124,6 +124,10 @@ class Executor:
         self.registry = registry
         self.validator = Validator(registry)
         self.synthesizer = synthesizer
+        # The order each unfinished run's steps go in, worked out once per run: every step
+        # taken would otherwise re-read every reference in the plan. Run id -> (plan, order).
+        self._orders: dict[str, tuple[Plan, list[str]]] = {}
+        self._orders_lock = threading.Lock()  # the studio's sessions share one executor
 
     def start(self, plan: Plan) -> Run:
         """A new run of ``plan``; raises ``PlanInvalid`` if the plan has errors, ``PlanError``
@@ -150,9 +154,7 @@ class Executor:
             yield Event(type="turn_start", run_id=run.id, data={"goal": run.plan.goal})
             yield Event(type="plan_created", run_id=run.id,
                         data={"plan": run.plan.model_dump(mode="json")})
-        if run._order is None:
-            run._order = self.order(run.plan)
-        for step_id in run._order:
+        for step_id in self._order_of(run):
             state = run.steps[step_id]
             if state.status != StepStatus.pending:
                 continue
@@ -167,6 +169,17 @@ class Executor:
             break
         if all(s.status not in (StepStatus.pending, StepStatus.running) for s in run.steps.values()):
             yield from self._finish(run)
+
+    def _order_of(self, run: Run) -> list[str]:
+        with self._orders_lock:
+            cached = self._orders.get(run.id)
+        if cached is None or cached[0] is not run.plan:
+            cached = (run.plan, self.order(run.plan))
+            with self._orders_lock:
+                while len(self._orders) >= _REMEMBERED_ORDERS:  # runs left unfinished
+                    del self._orders[next(iter(self._orders))]
+                self._orders[run.id] = cached
+        return cached[1]
 
     def run_all(self, run: Run) -> Iterator[Event]:
         while not run.finished:
@@ -220,4 +233,6 @@ class Executor:
                 yield Event(type="text_delta", run_id=run.id, data={"text": piece})
             run.answer = "".join(parts)
         run.finished_at = _now()
+        with self._orders_lock:
+            self._orders.pop(run.id, None)
         yield Event(type="turn_end", run_id=run.id, data={"status": run.status, "counts": run.counts()})

@@ -49,6 +49,10 @@ class CliError(Exception):
     """A problem the user can fix; printed as one line, exit status 2."""
 
 
+class NotText(CliError):
+    """A file that is not UTF-8 text: a usage error for a goals file, not a plan for a plan file."""
+
+
 def _exportable() -> list[str]:
     return [name for name, fmt in FORMATS.items() if fmt.dump is not None]
 
@@ -129,7 +133,7 @@ def _read(path: Path) -> str:
     except OSError as exc:
         raise CliError(f"cannot read {path}: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:
-        raise CliError(f"cannot read {path}: not UTF-8 text ({exc.reason})") from exc
+        raise NotText(f"cannot read {path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
 
 
 def _looks_like(text: str) -> str | None:
@@ -137,7 +141,7 @@ def _looks_like(text: str) -> str | None:
     goal or step ids (Teams exports carry a goal too, so commands are checked first)."""
     try:
         data = json.loads(text)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # the loaders say what is wrong with it
         return None
     if not isinstance(data, dict):
         return None
@@ -219,11 +223,15 @@ def _cmd_plan(args: argparse.Namespace, services: Services) -> int:
 def _load(args: argparse.Namespace, services: Services, out: TextIO) -> tuple[Plan, str] | None:
     """The plan in ``args.file`` and its format, or None once ``out`` has been told why the
     file is not a plan (a broken plan is exit status 1, like an invalid one)."""
-    text = _read(args.file)
+    try:
+        text = _read(args.file)
+    except NotText as exc:
+        print(_one_line(exc), file=out)
+        return None
     try:
         return detect_and_load(args.file, text, args.format, services.registry)
     except PlanError as exc:
-        print(f"{args.file}: {exc}", file=out)
+        print(f"{args.file}: {_one_line(exc)}", file=out)
         return None
 
 
@@ -232,9 +240,13 @@ def _cmd_validate(args: argparse.Namespace, services: Services) -> int:
     if loaded is None:
         return _EXIT_FAILED
     plan, _fmt = loaded
-    problems = services.validator.validate(plan)
+    try:
+        problems = services.validator.validate(plan)
+    except PlanError as exc:
+        print(f"{args.file}: {_one_line(exc)}")
+        return _EXIT_FAILED
     for problem in problems:
-        print(f"{problem.severity}: {problem}")
+        print(f"{problem.severity}: {_one_line(problem)}")
     if any(p.severity == "error" for p in problems):
         return _EXIT_FAILED
     print("valid")
@@ -264,7 +276,10 @@ def _cmd_run(args: argparse.Namespace, services: Services) -> int:
         run = executor.start(plan)
     except PlanInvalid as exc:
         for problem in exc.problems:
-            print(f"{args.file}: {problem.severity}: {problem}", file=sys.stderr)
+            print(f"{args.file}: {problem.severity}: {_one_line(problem)}", file=sys.stderr)
+        return _EXIT_FAILED
+    except PlanError as exc:
+        print(f"{args.file}: {_one_line(exc)}", file=sys.stderr)
         return _EXIT_FAILED
     for event in executor.run_all(run):
         if event.type == "plan_step_end" and event.step_id is not None:
