@@ -29,7 +29,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["MAX_STEPS", "MAX_NESTING", "MAX_INTEGER_DIGITS", "MAX_PLAN_CHARS", "MAX_PLAN_TEXT",
            "MAX_REFERENCES_PER_TEXT", "MAX_INDEX_DIGITS", "MAX_REFERENCE_PATH",
-           "MAX_RESOLVED_TEXT", "check_plan", "value_problem", "json_depth_problem", "shown"]
+           "MAX_RESOLVED_TEXT", "check_plan", "value_problem", "json_depth_problem", "lone_surrogate",
+           "shown"]
 
 MAX_STEPS = 200
 # Lists and objects inside one param value (or metadata value): ``[[1]]`` is 2 levels.
@@ -57,6 +58,14 @@ def shown(text: str, width: int = _SHOWN) -> str:
     and with lone surrogates escaped, so the message itself can always be printed."""
     text = text if len(text) <= width else text[:width - 1] + "…"
     return text if text.isascii() else text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def lone_surrogate(text: str) -> int | None:
+    """Where ``text`` holds a lone surrogate (which UTF-8 cannot encode), or ``None``."""
+    if text.isascii():
+        return None
+    bad = _SURROGATE.search(text)
+    return None if bad is None else bad.start()
 
 
 def _text_problem(text: str) -> str | None:

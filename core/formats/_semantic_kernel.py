@@ -39,7 +39,7 @@ from xml.parsers import expat
 from pydantic import ValidationError
 
 from .._errors import PlanFormatError, ReferenceSyntaxError
-from .._limits import MAX_INDEX_DIGITS, MAX_NESTING
+from .._limits import MAX_INDEX_DIGITS, MAX_NESTING, value_problem
 from .._plan import Plan, PlanMetadata, Step
 from .._registry import ToolRegistry
 from .._templates import find_references
@@ -284,6 +284,8 @@ def _decode_value(raw: str, allowed: set[str] | None) -> Any:
     try:
         value = parse_json(raw, max_depth=MAX_NESTING)
     except ValueError:
+        return raw
+    if value_problem(value) is not None:  # 1e999 reads as infinity
         return raw
     kind = _json_type(value)
     if kind == "string":
