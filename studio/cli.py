@@ -240,11 +240,7 @@ def _cmd_validate(args: argparse.Namespace, services: Services) -> int:
     if loaded is None:
         return _EXIT_FAILED
     plan, _fmt = loaded
-    try:
-        problems = services.validator.validate(plan)
-    except PlanError as exc:
-        print(f"{args.file}: {_one_line(exc)}")
-        return _EXIT_FAILED
+    problems = services.validator.validate(plan)
     for problem in problems:
         print(f"{problem.severity}: {_one_line(problem)}")
     if any(p.severity == "error" for p in problems):
@@ -277,9 +273,6 @@ def _cmd_run(args: argparse.Namespace, services: Services) -> int:
     except PlanInvalid as exc:
         for problem in exc.problems:
             print(f"{args.file}: {problem.severity}: {_one_line(problem)}", file=sys.stderr)
-        return _EXIT_FAILED
-    except PlanError as exc:
-        print(f"{args.file}: {_one_line(exc)}", file=sys.stderr)
         return _EXIT_FAILED
     for event in executor.run_all(run):
         if event.type == "plan_step_end" and event.step_id is not None:
