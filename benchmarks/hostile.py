@@ -17,7 +17,8 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from core import Executor, Plan, PlanStudioError, Settings, Step, Validator, load_plan, resolve_params
+from core import (Executor, Plan, PlanStudioError, Settings, Step, Validator, dump_plan, load_plan,
+                  resolve_params)
 from core._limits import MAX_REFERENCES_PER_TEXT, MAX_STEPS
 from tools import build_registry
 
@@ -56,6 +57,8 @@ def main() -> None:
         timed(f"run {MAX_STEPS} steps of {MAX_REFERENCES_PER_TEXT} references each",
               lambda: executor.execute(long_plan), max(1, repeat // 2))
 
+        timed(f"export {MAX_STEPS} steps of {MAX_REFERENCES_PER_TEXT} references each as SK",
+              lambda: dump_plan(long_plan, "sk"), repeat)
         timed("load SK: 40 comments before stray text",
               lambda: load_plan("<!--a-->" * 40 + "x<plan><function.P.say message='hi'/></plan>", "sk"), repeat)
         timed("load SK: 20,000 spaces before stray text",

@@ -431,17 +431,23 @@ class _Variables:
                         name, k = f"{_invented_name(ref.step)}_{k}", k + 1
                     taken.add(name.lower())
                     self.names[ref.step] = name
+        # For each step whose output has a name, the first later step that sets the same
+        # variable: worked out once, so each reference is one lookup, not a walk of the plan.
+        self.overwritten_at: dict[int, int] = {}
+        latest: dict[str, int] = {}
+        for k in range(len(self.steps) - 1, -1, -1):
+            name = self.names.get(k)
+            if name is not None and name.lower() in latest:
+                self.overwritten_at[k] = latest[name.lower()]
+            for variable in {v.lower() for v in (name, self.steps[k].result_key) if v}:
+                latest[variable] = k
 
     def usable(self, source: int, at: int) -> str | None:
         """The name by which step ``at`` can read step ``source``'s output, if any: no step
         in between may set the same variable, or ``$NAME`` would mean that step instead."""
         name = self.names.get(source)
-        if name is None or not 0 <= source < at:
+        if name is None or not 0 <= source < at or self.overwritten_at.get(source, at) < at:
             return None
-        for k in range(source + 1, at):
-            step = self.steps[k]
-            if any(v and v.lower() == name.lower() for v in (self.names.get(k), step.result_key)):
-                return None
         return name
 
     def to_sk(self, text: str, at: int) -> str:
