@@ -20,6 +20,8 @@ import datetime as dt
 import io
 import json
 import math
+import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 from unittest import mock
@@ -30,7 +32,7 @@ from hypothesis.control import currently_in_test_context
 from hypothesis import strategies as st
 
 from core import (FORMATS, Executor, Plan, PlanError, PlanFormatError, PlanInvalid, PlanStudioError,
-                  ReferenceResolutionError, ReferenceSyntaxError, Settings, Step, StepStatus,
+                  ReferenceResolutionError, ReferenceSyntaxError, Settings, StepStatus, ToolRegistry,
                   Validator, dump_plan, find_references, load_plan, resolve_params)
 from core._limits import (MAX_INTEGER_DIGITS, MAX_NESTING, MAX_REFERENCES_PER_TEXT,
                           MAX_RESOLVED_TEXT, MAX_STEPS)
@@ -81,8 +83,8 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator["World"]:
     folder = tmp_path_factory.mktemp("fuzz")
     with pytest.MonkeyPatch.context() as patch:
         # Offline, whatever the caller's shell says: writer tools fail their step, no network.
-        for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "PLAN_STUDIO_PLANNER", "PLAN_STUDIO_DB"):
-            patch.delenv(name, raising=False)
+        for name in [n for n in os.environ if n.startswith(("OPENAI_", "PLAN_STUDIO_"))]:
+            patch.delenv(name)
         patch.setenv("XDG_DATA_HOME", str(folder / "user-data"))
         registry = build_registry(Settings(data_dir=folder / "data", today=dt.date.fromisoformat(TODAY)))
         store = PlanStore(folder / "store.sqlite3")
@@ -92,13 +94,17 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator["World"]:
             store.close()
 
 
+@dataclass
 class World:
-    def __init__(self, folder: Path, registry: Any, store: PlanStore) -> None:
-        self.folder = folder
-        self.registry = registry
-        self.validator = Validator(registry)
-        self.executor = Executor(registry)
-        self.store = store
+    """The demo tools over their own data folder, and one plan store, for the whole module."""
+
+    folder: Path
+    registry: ToolRegistry
+    store: PlanStore
+
+    def __post_init__(self) -> None:
+        self.validator = Validator(self.registry)
+        self.executor = Executor(self.registry)
 
 
 def test_the_demo_plans_are_valid(world: World) -> None:
@@ -292,7 +298,7 @@ def damaged_exports(draw: st.DrawFn) -> tuple[str, str]:
 
 
 mutated_texts = st.tuples(st.sampled_from(["native", "seed", "teams"]),
-                          mutated_plan_documents().map(lambda d: json.dumps(d, ensure_ascii=draw_ascii(d))))
+                          mutated_plan_documents().map(lambda d: json.dumps(d, ensure_ascii=needs_ascii(d))))
 plan_texts = st.one_of(
     st.tuples(st.sampled_from(IMPORTS), st.text(max_size=200)),
     damaged_exports(),
@@ -301,7 +307,7 @@ plan_texts = st.one_of(
 )
 
 
-def draw_ascii(data: Any) -> bool:
+def needs_ascii(data: Any) -> bool:
     # Lone surrogates can only travel as \\u escapes; anything else is written as it is.
     try:
         json.dumps(data, ensure_ascii=False).encode("utf-8")
@@ -333,7 +339,7 @@ def test_any_text_is_a_plan_or_a_plan_studio_error(world: World, case: tuple[str
 @given(data=mutated_plan_documents())
 def test_mutated_plans_load_or_are_refused_and_survive_everything(world: World, data: dict) -> None:
     """A mutated plan, as native JSON and in every other format that loads it."""
-    text = json.dumps(data, ensure_ascii=draw_ascii(data))
+    text = json.dumps(data, ensure_ascii=needs_ascii(data))
     plan = load_or_refuse(world, text, "native")
     if plan is None:
         return
@@ -406,7 +412,7 @@ def two_steps(**params: Any) -> dict[str, Any]:
 
 
 def native(data: Any) -> str:
-    return json.dumps(data, ensure_ascii=draw_ascii(data))
+    return json.dumps(data, ensure_ascii=needs_ascii(data))
 
 
 @pytest.mark.parametrize("index", ODD_DIGITS)
