@@ -32,7 +32,7 @@ def tools_page() -> None:
     st.caption(f"{len(registry)} tool{'s' if len(registry) != 1 else ''} in {len(groups)} "
                f"group{'s' if len(groups) != 1 else ''}: "
                + ", ".join(f"{md_escape(g)} ({n})" for g, n in groups.items()))
-    tools_tab, manual_tab = st.tabs(["Tools", "Functions manual"])
+    tools_tab, manual_tab = st.tabs(["Tools", "Functions manual"], key="tools.tabs")
     with tools_tab, actions.shown("show the tools"):
         _tool_list(registry)
     with manual_tab, actions.shown("show the functions manual"):
@@ -63,7 +63,7 @@ def _tool_card(tool: Tool) -> None:
         rows = parameter_rows(tool)
         if rows:
             # Descriptions and allowed values are the long columns; give them the room.
-            st.dataframe(rows, hide_index=True, column_config={
+            st.dataframe(rows, hide_index=True, key=f"tools.parameters.{tool.name}", column_config={
                 "name": st.column_config.TextColumn(width="small"),
                 "type": st.column_config.TextColumn(width="small"),
                 "required": st.column_config.CheckboxColumn(width="small"),
@@ -78,7 +78,7 @@ def _tool_card(tool: Tool) -> None:
         elif not tool.returns:
             st.markdown("**Returns:** not described")
         if tool.returns:
-            with st.expander("Return schema (JSON)"):
+            with st.expander("Return schema (JSON)", key=f"tools.returns.{tool.name}"):
                 st.json(tool.returns, expanded=False)
 
 
