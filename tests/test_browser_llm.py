@@ -97,7 +97,8 @@ def test_plan_repair_replan_run_and_import_with_a_model(page: Page, llm_studio, 
     expect(plan_json).to_have_value(re.compile(r'"tool": "Translate"'))
     click(page.get_by_role("button", name="Approve"))
     click(page.get_by_role("button", name="Run all"))
-    expect(page.get_by_text("RESULT__TRANSLATED_POEM")).to_be_visible()
+    # The appended result's name, as a heading of the results (the JSON panel holds it too).
+    expect(page.get_by_test_id("stMarkdownContainer").get_by_text("RESULT__TRANSLATED_POEM", exact=True)).to_be_visible()
     expect(page.get_by_text("Les mouettes réveillent le quai").first).to_be_visible()
     graph(page, "succeeded succeeded")
 
