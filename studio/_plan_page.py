@@ -146,7 +146,7 @@ def _actions_bar(plan: Plan, errors: list[Problem], blocker: str | None) -> None
                     placeholder="Version note (optional)", label_visibility="collapsed")
 
     if blocked:
-        reason = (f"Approve, Run and Save are disabled. {blocker}: they act on the plan in the panel, "
+        reason = (f"Approve, Run and Save are disabled. {md_escape(blocker)}: they act on the plan in the panel, "
                   "and its text is not a plan yet.")
     elif errors:
         reason = (f"Approve is disabled: the plan has {len(errors)} problem{'s' if len(errors) != 1 else ''}"
