@@ -26,7 +26,7 @@ def _label(name: str) -> str:
 
 def formats_panel(services: Services, plan: Plan | None) -> None:
     title = "Import / export" if plan is not None else "Import a plan"
-    with st.expander(title, icon=":material/swap_horiz:"):
+    with st.expander(title, key="plan.formats_panel", icon=":material/swap_horiz:"):
         if plan is None:
             _import_form()
             return

@@ -80,8 +80,14 @@ def _plan_view(services: Services, plan: Plan) -> None:
     # Checked only now: should checking fail, the JSON to fix the plan in is already on the page.
     problems = services.validator.validate(plan)
     errors = [p for p in problems if p.severity == "error"]
-    _problems(problems)
-    _actions_bar(plan, errors)
+    blocker = actions.json_blocker()
+    if blocker is None:
+        _problems(problems)
+    else:
+        # The problems found are the last valid plan's, not the text in the panel: show none.
+        st.caption("Problems are checked once the Plan JSON parses; until then the graph shows "
+                   "the last valid plan.")
+    _actions_bar(plan, errors, blocker)
     replan_panel(services, plan)
     versions_panel(services)
     formats_panel(services, plan)
@@ -122,23 +128,28 @@ def _problems(problems: list[Problem]) -> None:
                 getattr(st, severity)("  \n".join(lines))
 
 
-def _actions_bar(plan: Plan, errors: list[Problem]) -> None:
-    approved = st.session_state[Keys.APPROVED]
+def _actions_bar(plan: Plan, errors: list[Problem], blocker: str | None) -> None:
+    """Approve, Run and Save; all wait while ``blocker`` (the JSON does not parse) says why."""
+    blocked = blocker is not None
+    approved = actions.is_approved(plan) and not blocked
     saved: SavedRef | None = st.session_state[Keys.SAVED]
     approve, run_next, run_all, save, note = st.columns([1.1, 1.3, 1, 1, 3], vertical_alignment="bottom")
-    approve.button("Approve", key="plan.approve", on_click=actions.approve, disabled=bool(errors) or approved,
-                   icon=":material/verified:", width="stretch")
+    approve.button("Approve", key="plan.approve", on_click=actions.approve,
+                   disabled=blocked or bool(errors) or approved, icon=":material/verified:", width="stretch")
     run_next.button("Run next step", key="plan.run_next", on_click=actions.request_run, args=("next",),
                     disabled=not approved, icon=":material/skip_next:", width="stretch")
     run_all.button("Run all", key="plan.run_all", on_click=actions.request_run, args=("all",),
                    disabled=not approved, type="primary" if approved else "secondary",
                    icon=":material/play_arrow:", width="stretch")
-    save.button("Save", key="plan.save", on_click=actions.save, icon=":material/save:",
+    save.button("Save", key="plan.save", on_click=actions.save, disabled=blocked, icon=":material/save:",
                 width="stretch")
     note.text_input("Version note", key=Keys.SAVE_MESSAGE, persist_state=PERSIST,
                     placeholder="Version note (optional)", label_visibility="collapsed")
 
-    if errors:
+    if blocked:
+        reason = (f"Approve, Run and Save are disabled. {md_escape(blocker)}: they act on the plan in the panel, "
+                  "and its text is not a plan yet.")
+    elif errors:
         reason = (f"Approve is disabled: the plan has {len(errors)} problem{'s' if len(errors) != 1 else ''}"
                   " to fix first (listed above).")
     elif approved:
@@ -230,11 +241,11 @@ def _step_result(plan: Plan, state: StepRun) -> None:
         if rows is not None:
             st.caption(f"{len(rows)} row{'s' if len(rows) != 1 else ''}")
             if rows:
-                st.dataframe(_table(rows), hide_index=True)
+                st.dataframe(_table(rows), hide_index=True, key=f"plan.result.{state.step_id}.rows")
         else:
             st.json(state.result, expanded=2)
     if state.arguments:
-        with st.expander("Arguments sent to the tool"):
+        with st.expander("Arguments sent to the tool", key=f"plan.result.{state.step_id}.arguments"):
             st.json(state.arguments, expanded=False)
 
 
