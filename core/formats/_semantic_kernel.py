@@ -50,6 +50,7 @@ from .._errors import PlanFormatError, ReferenceSyntaxError
 from .._limits import MAX_INDEX_DIGITS, MAX_NESTING, value_problem
 from .._plan import Plan, PlanMetadata, Step
 from .._registry import ToolRegistry
+from .._schema_fit import json_type
 from .._templates import find_references
 from ._base import check_step_count, parse_json
 from ._seed import seed_step_ids
@@ -264,28 +265,12 @@ def _allowed_types(schema: dict[str, Any], defs: dict[str, Any]) -> set[str] | N
     kind = schema.get("type")
     if kind is None:
         if "enum" in schema:
-            return {_json_type(v) for v in schema["enum"]}
+            return {json_type(v) for v in schema["enum"]}
         return None
     kinds = set(kind) if isinstance(kind, list) else {kind}
     if "number" in kinds:
         kinds.add("integer")
     return kinds
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return "string"
 
 
 def _decode_value(raw: str, allowed: set[str] | None) -> Any:
@@ -298,7 +283,7 @@ def _decode_value(raw: str, allowed: set[str] | None) -> Any:
         return raw
     if value_problem(value) is not None:  # 1e999 reads as infinity
         return raw
-    kind = _json_type(value)
+    kind = json_type(value)
     if kind == "string":
         return raw
     if kind == "null":
