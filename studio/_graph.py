@@ -274,7 +274,7 @@ function firstView(root, canvas, data) {
       left = Math.min(left, box.left);
       top = Math.min(top, box.top);
     }
-    const margin = 16 / legible;
+    const margin = 44 / legible;  // clear of the zoom buttons in the top right
     network.moveTo({ scale: legible, animation: false, position: {
       x: left - margin + canvas.clientWidth / (2 * legible),
       y: top - margin + canvas.clientHeight / (2 * legible) } });
