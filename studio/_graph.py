@@ -157,16 +157,17 @@ def graph_data(plan: Plan, run: Run | None = None, problems: Iterable[Problem] =
         statuses.append(status)
         fill, border, text = STATUS_COLOURS[status]
         marks: dict[str, Any] = {}
+        focus = "#111827"  # the border of a hovered or selected step
         if step.id in flagged:
-            border = PROBLEM_BORDER
-            marks["borderWidth"] = 4
+            border = focus = PROBLEM_BORDER  # red however the step is pointed at
+            marks["borderWidth"] = marks["borderWidthSelected"] = 4
         if step.locked:
             marks["shapeProperties"] = {"borderDashes": _LOCKED_DASHES, "borderRadius": 6}
         label = _label(index, step.tool, status, step.id in flagged, step.locked)
         net.add_node(step.id, label=html.escape(label), shape="box",
                      color={"background": fill, "border": border,
-                            "highlight": {"background": fill, "border": "#111827"},
-                            "hover": {"background": fill, "border": "#111827"}},
+                            "highlight": {"background": fill, "border": focus},
+                            "hover": {"background": fill, "border": focus}},
                      font={"color": text}, title=_tooltip(index, plan, status, run, flagged.get(step.id, [])),
                      level=levels[step.id], **marks)
     labels = _edge_labels(plan)

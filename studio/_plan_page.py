@@ -68,7 +68,9 @@ def _plan_view(services: Services, plan: Plan) -> None:
                     + " ".join(f":{_STATUS_COLOUR[s]}[●] {s}" for s in STATUS_COLOURS))
         graph_slot = st.empty()  # drawn last, so it shows the outcome of a run made below
         if plan.steps:
-            st.caption("Hover a step for its params, note and error; scroll to zoom, drag to move.")
+            st.caption("Hover a step for its params, note and error; drag to move, scroll or **Zoom in** / "
+                       "**Zoom out** to zoom, **Fit** for the whole plan. ⚠ and a red border: the step has a "
+                       "problem; a dashed border: the step is locked.")
     with json_column:
         st.text_area("Plan JSON", key=Keys.JSON, height=GRAPH_MIN_HEIGHT, on_change=actions.edit_json, persist_state=PERSIST,
                      help="Edit the plan here; the graph follows every valid change.")

@@ -142,6 +142,9 @@ def test_steps_with_problems_and_locked_steps_are_marked(page: Page, studio) -> 
     assert "locked" in marks["a"]["label"] and marks["a"]["dashes"]
     assert not marks["c"]["dashes"] and not marks["c"]["label"].startswith("⚠")
 
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "graph-marks.png"))
+
     # The tooltip of the step with a long note still shows its params.
     point = drawn.evaluate("""el => {
         const network = el.__network;
@@ -153,8 +156,7 @@ def test_steps_with_problems_and_locked_steps_are_marked(page: Page, studio) -> 
     tip = drawn.locator("div.vis-tooltip")
     expect(tip).to_be_visible()
     expect(tip).to_contain_text("params: (none)")
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / "graph-marks.png"))
+    page.screenshot(path=str(ARTIFACTS / "graph-tooltip.png"))
 
 
 def test_the_graph_stays_and_recolours_its_steps_while_a_run_goes(page: Page, gated_studio) -> None:
