@@ -66,7 +66,7 @@ def _plan_view(services: Services, plan: Plan) -> None:
     with graph_column:
         st.markdown(f"**Graph** · {len(plan.steps)} step{'s' if len(plan.steps) != 1 else ''} · "
                     + " ".join(f":{_STATUS_COLOUR[s]}[●] {s}" for s in STATUS_COLOURS))
-        graph_slot = st.empty()  # drawn last, so it shows the outcome of a run made below
+        graph_slot = st.empty()  # filled last: the graph, or during a run its live progress and graph
         if plan.steps:
             st.caption("Hover a step for its params, note and error; drag to move, scroll or **Zoom in** / "
                        "**Zoom out** to zoom, **Fit** for the whole plan. ⚠ and a red border: the step has a "
