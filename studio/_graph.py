@@ -222,7 +222,7 @@ div.vis-tooltip { position: absolute; visibility: hidden; padding: 8px 10px; whi
 
 _HTML = ('<div class="ps-graph" data-testid="plan-graph">'
          '<div class="ps-graph-tools">'
-         '<button type="button" data-zoom="fit" title="Show the whole plan">Fit</button>'
+         '<button type="button" data-zoom="fit" title="Show as much of the plan as stays legible">Fit</button>'
          '<button type="button" data-zoom="in" title="Zoom in">Zoom in</button>'
          '<button type="button" data-zoom="out" title="Zoom out">Zoom out</button>'
          '</div><div class="ps-graph-canvas"></div></div>')
@@ -283,11 +283,19 @@ function firstView(root, canvas, data) {
   showScale(root);
 }
 
+// Labels never go below the legible size: Fit shows as much of the plan as stays legible
+// (all of a small one), and neither the buttons nor the mouse wheel zoom out further.
+function keepLegible(root) {
+  const network = root.__network;
+  if (network.getScale() < root.__legible) network.moveTo({ scale: root.__legible, animation: false });
+}
+
 function zoom(root, how) {
   const network = root.__network;
   if (!network) return;
   if (how === "fit") network.fit({ animation: false });
   else network.moveTo({ scale: network.getScale() * (how === "in" ? ZOOM_STEP : 1 / ZOOM_STEP), animation: false });
+  keepLegible(root);
   showScale(root);
 }
 
@@ -322,7 +330,8 @@ export default function (component) {
     root.__nodes = new vis.DataSet(nodes);
     root.__layout = data.layout;
     root.__network = new vis.Network(canvas, { nodes: root.__nodes, edges: new vis.DataSet(edges) }, data.options);
-    root.__network.on("zoom", () => showScale(root));
+    root.__legible = data.minLabelPx / data.labelPx;
+    root.__network.on("zoom", () => { keepLegible(root); showScale(root); });
     firstView(root, canvas, data);
     markDrawn(root, data);
     root.__network.redraw();

@@ -11,6 +11,8 @@ import json
 from pathlib import Path
 
 import pytest
+import browser_helpers
+from browser_helpers import click, enter
 from playwright.sync_api import Locator, Page, expect
 
 from test_browser_runs import _open_gate, gated_studio  # noqa: F401  (gated_studio is a fixture)
@@ -22,14 +24,9 @@ TIMEOUT_MS = 60_000
 LEGIBLE_PX = 12
 
 
-def settled(page: Page) -> None:
-    """Wait until Streamlit has finished running the script for the last action."""
-    expect(page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]')).to_have_count(1)
-
-
-def click(button: Locator) -> None:
+def press(button: Locator) -> None:
+    """Click one of the graph's own buttons: it acts in the page, with no rerun to wait for."""
     button.click()
-    settled(button.page)
 
 
 def graph(page: Page, statuses: str) -> Locator:
@@ -80,22 +77,15 @@ def chain(n: int, gates: tuple[int, ...] = ()) -> str:
 def open_studio(page: Page, url: str) -> None:
     page.set_viewport_size({"width": 1440, "height": 1000})
     page.set_default_timeout(TIMEOUT_MS)
-    page.goto(url)
-    settled(page)
+    browser_helpers.open_studio(page, url)
 
 
 def enter_plan(page: Page, text: str) -> None:
     """Make any plan (so the JSON panel shows), then replace it with ``text``."""
     if not page.get_by_role("textbox", name="Plan JSON").count():
-        goal = page.get_by_role("textbox", name="Goal")
-        goal.fill("Get facilities in Berlin")
-        goal.press("Control+Enter")
-        settled(page)
+        enter(page.get_by_role("textbox", name="Goal"), "Get facilities in Berlin")
         click(page.get_by_role("button", name="Plan", exact=True))
-    plan_json = page.get_by_role("textbox", name="Plan JSON")
-    plan_json.fill(text)
-    plan_json.press("Control+Enter")
-    settled(page)
+    enter(page.get_by_role("textbox", name="Plan JSON"), text)
 
 
 def test_labels_stay_legible_at_any_plan_size_and_fit_and_zoom_move_the_view(page: Page, studio) -> None:
@@ -115,14 +105,31 @@ def test_labels_stay_legible_at_any_plan_size_and_fit_and_zoom_move_the_view(pag
     page.screenshot(path=str(ARTIFACTS / "graph-200-steps.png"))
 
     start = scale(drawn)
-    click(page.get_by_role("button", name="Zoom in"))
+    press(page.get_by_role("button", name="Zoom in"))
+    press(page.get_by_role("button", name="Zoom in"))
     assert scale(drawn) > start
-    click(page.get_by_role("button", name="Zoom out"))
-    click(page.get_by_role("button", name="Zoom out"))
-    assert scale(drawn) < start
-    click(page.get_by_role("button", name="Fit"))
-    assert on_screen(drawn, 0) and on_screen(drawn, 199)  # the whole plan, on request
+    press(page.get_by_role("button", name="Zoom out"))
+    assert start < scale(drawn)
+    # Zooming out stops at the legible size, from the buttons and from the mouse wheel.
+    for _ in range(3):
+        press(page.get_by_role("button", name="Zoom out"))
+    assert label_px(drawn) >= LEGIBLE_PX and scale(drawn) == pytest.approx(start, rel=1e-3)
+    box = drawn.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.wheel(0, 2000)
+    expect(drawn).to_have_attribute("data-scale", f"{start:.4f}")
+    assert label_px(drawn) >= LEGIBLE_PX
+    press(page.get_by_role("button", name="Zoom in"))
+    press(page.get_by_role("button", name="Fit"))
+    assert label_px(drawn) >= LEGIBLE_PX  # as much of the plan as stays legible
     expect(drawn).to_have_attribute("data-scale", f"{scale(drawn):.4f}")
+
+    enter_plan(page, chain(3))
+    drawn = graph(page, " ".join(["pending"] * 3))
+    press(page.get_by_role("button", name="Zoom in"))
+    press(page.get_by_role("button", name="Zoom in"))
+    press(page.get_by_role("button", name="Fit"))
+    assert on_screen(drawn, 0) and on_screen(drawn, 2)  # a small plan fits whole
 
 
 def test_steps_with_problems_and_locked_steps_are_marked(page: Page, studio) -> None:
@@ -173,7 +180,7 @@ def test_the_graph_stays_and_recolours_its_steps_while_a_run_goes(page: Page, ga
     expect(page.get_by_role("button", name="Stop")).to_be_in_viewport()
     expect(drawn).to_be_in_viewport()
     # Mark this very network and move its view: both must survive the next updates.
-    click(page.get_by_role("button", name="Zoom in"))
+    press(page.get_by_role("button", name="Zoom in"))
     view = drawn.evaluate("el => { el.__network.__probe = 'same'; return el.__network.getScale(); }")
 
     _open_gate(fifo)

@@ -16,13 +16,13 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
-from playwright.sync_api import Locator, Page, expect
+from browser_helpers import click, enter, graph, open_studio, screenshot
+from playwright.sync_api import Page, expect
 
 from conftest import Studio, start_studio
 
 pytestmark = pytest.mark.browser
 
-ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 TIMEOUT_MS = 60_000
 STEPS = 300
 GATE_AT = 150  # the gated step's position; the step after it uses its result
@@ -99,46 +99,16 @@ def _long_plan() -> str:
     return json.dumps({"goal": "A long run", "steps": steps}, indent=1)
 
 
-def settled(page: Page) -> None:
-    """Wait until Streamlit has finished running the script for the last action."""
-    expect(page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]')).to_have_count(1)
-
-
-def click(button: Locator) -> None:
-    button.click()
-    settled(button.page)
-
-
-def graph(page: Page, statuses: str) -> Locator:
-    drawn = page.locator("[data-testid=plan-graph][data-ready=true]")
-    expect(drawn).to_have_attribute("data-statuses", statuses)
-    return drawn
-
-
-def screenshot(page: Page, path: Path) -> None:
-    height = page.evaluate("() => Math.max(...[...document.querySelectorAll('*')].map(e => e.scrollHeight))")
-    page.set_viewport_size({"width": page.viewport_size["width"], "height": min(height + 40, 6000)})
-    page.wait_for_timeout(1000)  # vis-network and the tables redraw their canvases after a resize
-    page.screenshot(path=str(path), full_page=True)
-
-
 def test_save_during_a_long_run_keeps_the_run_and_saves_it(page: Page, gated_studio) -> None:
     studio, fifo = gated_studio
     page.set_viewport_size({"width": 1440, "height": 1000})
     page.set_default_timeout(TIMEOUT_MS)
-    page.goto(studio.url)
-    settled(page)
+    open_studio(page, studio.url)
 
     # A plan of 301 steps, typed into the JSON panel.
-    goal = page.get_by_role("textbox", name="Goal")
-    goal.fill("Get facilities in Berlin")
-    goal.press("Control+Enter")
-    settled(page)
+    enter(page.get_by_role("textbox", name="Goal"), "Get facilities in Berlin")
     click(page.get_by_role("button", name="Plan", exact=True))
-    plan_json = page.get_by_role("textbox", name="Plan JSON")
-    plan_json.fill(_long_plan())
-    plan_json.press("Control+Enter")
-    settled(page)
+    enter(page.get_by_role("textbox", name="Plan JSON"), _long_plan())
     graph(page, " ".join(["pending"] * (STEPS + 1)))
     click(page.get_by_role("button", name="Approve"))
 
@@ -158,25 +128,22 @@ def test_save_during_a_long_run_keeps_the_run_and_saves_it(page: Page, gated_stu
     expect(page.get_by_text("A run is in progress: wait for it to finish or press Stop before you "
                             "start another run.")).to_be_visible()
     graph(page, " ".join(["succeeded"] * GATE_AT + ["running"] + ["pending"] * (STEPS - GATE_AT)))
-    ARTIFACTS.mkdir(exist_ok=True)
-    screenshot(page, ARTIFACTS / "run-in-progress.png")
+    screenshot(page, "run-in-progress.png")
     page.set_viewport_size({"width": 1440, "height": 1000})
 
     # Open the gate: the run finishes on its own, every step succeeded, and is stored.
     _open_gate(fifo)
     finished = page.get_by_text(re.compile(rf"^Run \w+ · succeeded · {STEPS + 1} succeeded · saved with the plan$"))
     expect(finished).to_be_visible()
-    settled(page)
     expect(page.get_by_text(f"after gate at {GATE_AT}", exact=True)).to_be_visible()
     statuses = graph(page, " ".join(["succeeded"] * (STEPS + 1)))
     assert "running" not in statuses.get_attribute("data-statuses")
-    screenshot(page, ARTIFACTS / "run-saved-during-run.png")
+    screenshot(page, "run-saved-during-run.png")
     page.set_viewport_size({"width": 1440, "height": 1000})
 
     # The Library lists the plan with the one run, succeeded.
     click(page.get_by_role("link", name="Library"))
     card = page.locator("[class*=st-key-library-card]").filter(has_text="A long run")
     expect(card.get_by_text(re.compile(rf"{STEPS + 1} steps · 1 version · 1 run"))).to_be_visible()
-    card.get_by_text("Versions and runs").click()
-    settled(page)
+    card.get_by_text("Versions and runs").click()  # an expander opens in the page: no rerun
     expect(card.get_by_text(re.compile(rf"· succeeded · {STEPS + 1} succeeded$"))).to_be_visible()

@@ -814,7 +814,10 @@ def test_ctrl_c_while_reading_goals_says_how_many_were_planned(data_dir: Path) -
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "PLAN_STUDIO_"))}
     process = subprocess.Popen(
         [str(CONSOLE_SCRIPT), "plan", "--goals-file", "-", "--data-dir", str(data_dir), "--today", TODAY],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        # A shell running the tests in the background (`cmd &`) makes them ignore SIGINT, and
+        # the command would inherit that; give it the default, as a terminal's Ctrl-C finds it.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert process.stdin and process.stdout
     process.stdin.write("Get facilities in Berlin\n")
     process.stdin.flush()
