@@ -66,8 +66,8 @@ def conflict_panel(plan: Plan) -> None:
     with st.container(border=True, key="plan.conflict"):
         st.warning(md_escape(
             f"Not saved: version {conflict.latest} of this plan was saved{when}{note}, after version "
-            f"{conflict.opened} that this tab opened (another tab or window saved it). Compared with "
-            f"version {conflict.opened}, it changed: {conflict.changes}."), icon=":material/sync_problem:")
+            f"{conflict.opened} that this tab opened (another tab or window saved it). Its changes since "
+            f"version {conflict.opened}: {conflict.changes}."), icon=":material/sync_problem:")
         reload, download, on_top = st.columns(3, vertical_alignment="center")
         reload.button("Reload the newer version", key="plan.conflict.reload", icon=":material/sync:",
                       on_click=actions.reload_newer_version, width="stretch",
