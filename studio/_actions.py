@@ -183,12 +183,14 @@ def replan() -> None:
         return
     with reported("re-plan"):
         services = get_services()
+        new_plan = services.planner.replan(plan, feedback, today=services.settings.effective_today())
         try:
             saved = _store_current(plan, message="before re-plan")
         except VersionConflict as conflict:
+            # Nothing is stored and the re-planned plan is let go: the user first settles
+            # which version to build on, then asks again (the feedback stays in its box).
             _hold_conflict(conflict, plan, save_message="before re-plan")
             return
-        new_plan = services.planner.replan(plan, feedback, today=services.settings.effective_today())
         version = services.store.save_plan(new_plan, plan_id=saved.plan_id, message=f"re-plan: {feedback}")
         show_plan(new_plan, saved=SavedRef(version.plan_id, version.version, fingerprint(new_plan)))
         st.session_state[Keys.FEEDBACK] = ""
