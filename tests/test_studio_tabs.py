@@ -126,6 +126,7 @@ def test_replan_from_an_older_version_is_refused_too(two_tabs) -> None:
     assert "Not saved: version 2 of this plan was saved" in texts(second)
     assert [v.version for v in get_services().store.versions(plan_id)] == [1, 2]
     assert '"Hamburg"' in second.text_area(key=Keys.JSON).value  # the tab's edit stays
+    assert second.text_area(key=Keys.FEEDBACK).value == "only high-risk shipments"  # to ask again
 
 
 # -- runs that stay ------------------------------------------------------------------------------
