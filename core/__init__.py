@@ -18,6 +18,7 @@ from ._errors import (
     ToolCallError,
     ToolDefinitionError,
     ToolExecutionError,
+    VersionConflict,
 )
 from ._executor import Event, EventType, Executor, Run, StepRun, StepStatus, Synthesizer
 from ._runner import BackgroundRun, RunKind, RunProgress
@@ -46,5 +47,5 @@ __all__ = [
     "PlanStudioError", "ToolDefinitionError", "PlanError", "PlanFormatError",
     "ReferenceSyntaxError", "PlanInvalid", "ToolCallError", "ToolArgumentsError",
     "ReferenceResolutionError", "ToolExecutionError", "PlannerError", "PlannerUnavailable",
-    "RepairLimitReached", "StorageError", "NotFound",
+    "RepairLimitReached", "StorageError", "NotFound", "VersionConflict",
 ]

@@ -14,11 +14,13 @@
     │   ├── PlannerUnavailable   no model configured, endpoint unreachable, HTTP error, timeout
     │   └── RepairLimitReached   the model kept returning invalid plans; carries the last problems
     └── StorageError             the plan store could not read or write
-        └── NotFound             no plan, version or run with that id
+        ├── NotFound             no plan, version or run with that id
+        └── VersionConflict      a newer version was saved since the one a save started from
 """
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import TYPE_CHECKING, Sequence
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -97,3 +99,18 @@ class StorageError(PlanStudioError):
 
 class NotFound(StorageError):
     """No record with that id."""
+
+
+class VersionConflict(StorageError):
+    """A save expected ``expected`` to be the plan's latest version, but ``latest`` is: someone
+    saved in between. Carries when the latest was saved and its message, to tell the user."""
+
+    def __init__(self, plan_id: str, *, expected: int, latest: int, saved_at: dt.datetime | None = None,
+                 message: str = "") -> None:
+        self.plan_id = plan_id
+        self.expected = expected
+        self.latest = latest
+        self.saved_at = saved_at
+        self.message = message
+        super().__init__(f"plan {plan_id!r} has a newer version {latest} than version {expected}, "
+                         "which this save started from")

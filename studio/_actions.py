@@ -15,19 +15,20 @@ from typing import Iterator, Literal
 import streamlit as st
 
 from core import (FORMATS, BackgroundRun, Plan, PlanError, PlanFormatError, PlanStudioError, Run, RunKind,
-                  Step, dump_plan, load_plan)
+                  Step, VersionConflict, dump_plan, load_plan)
 from core.planners import PlanContext, unread_notice
 
 from ._services import Services
 from ._session import get_services
-from ._state import Keys, SavedRef
+from ._state import Conflict, Keys, SavedRef
 from ._text import md_escape
 
 __all__ = [
-    "RUN_IN_PROGRESS", "approve", "collect_finished_run", "delete_saved_plan", "describe_changes", "edit_json",
-    "failure_message", "fingerprint", "import_plan", "is_approved", "json_blocker", "make_plan", "notify",
-    "open_saved_plan", "page_services", "plain_message", "replan", "reported", "request_run", "run_in_progress",
-    "save", "set_locks", "show_notices", "show_plan", "shown", "stop_run",
+    "RUN_IN_PROGRESS", "approve", "cancel_new_run", "collect_finished_run", "confirm_new_run", "delete_saved_plan",
+    "describe_changes", "edit_json", "execution_fingerprint", "failure_message", "fingerprint", "import_plan",
+    "is_approved", "json_blocker", "make_plan", "notify", "open_saved_plan", "page_services", "plain_message",
+    "reload_newer_version", "replan", "reported", "request_run", "run_in_progress", "save", "save_on_top",
+    "set_locks", "show_notices", "show_plan", "shown", "stop_run",
 ]
 
 log = logging.getLogger("studio")
@@ -87,10 +88,22 @@ def fingerprint(plan: Plan) -> str:
     return plan.model_dump_json()
 
 
+# Locks and notes are review metadata: a re-plan keeps locked steps, a note explains a step, but
+# neither changes which tools run with which params. Leaving them out of the fingerprint of what
+# runs lets the user lock steps or annotate them without losing the approval or a finished run.
+_REVIEW_ONLY = {"steps": {"__all__": {"locked", "note"}}}
+
+
+def execution_fingerprint(plan: Plan) -> str:
+    """Equal for plans that would run the same way: locks and notes left out."""
+    return plan.model_dump_json(exclude=_REVIEW_ONLY)
+
+
 def is_approved(plan: Plan) -> bool:
-    """True only for the very plan the user approved: any change since (JSON, locks, import,
-    re-plan) gives it another fingerprint, so approval never carries over to it."""
-    return st.session_state[Keys.APPROVED] == fingerprint(plan)
+    """True only for a plan that runs exactly as the one the user approved: any change to what
+    runs (JSON, import, re-plan) gives it another fingerprint, so approval never carries over to
+    it; locking a step or editing a note does not change what runs, so approval stays."""
+    return st.session_state[Keys.APPROVED] == execution_fingerprint(plan)
 
 
 def json_blocker() -> str | None:
@@ -121,6 +134,7 @@ def show_plan(plan: Plan, *, saved: SavedRef | None) -> None:
     _review(plan)
     st.session_state[Keys.JSON_ERROR] = None
     st.session_state[Keys.SAVED] = saved
+    st.session_state[Keys.CONFLICT] = None  # about the plan the editor held before
     st.session_state[Keys.JSON] = dump_plan(plan, "native")
 
 
@@ -131,6 +145,7 @@ def _review(plan: Plan) -> None:
     st.session_state[Keys.APPROVED] = None
     st.session_state[Keys.RUN] = None
     st.session_state[Keys.RUN_SAVED] = None
+    st.session_state[Keys.CONFIRM_NEW_RUN] = None
     st.session_state[Keys.GOAL] = plan.goal
 
 
@@ -169,7 +184,13 @@ def replan() -> None:
     with reported("re-plan"):
         services = get_services()
         new_plan = services.planner.replan(plan, feedback, today=services.settings.effective_today())
-        saved = _store_current(plan, message="before re-plan")
+        try:
+            saved = _store_current(plan, message="before re-plan")
+        except VersionConflict as conflict:
+            # Nothing is stored and the re-planned plan is let go: the user first settles
+            # which version to build on, then asks again (the feedback stays in its box).
+            _hold_conflict(conflict, plan, save_message="before re-plan")
+            return
         version = services.store.save_plan(new_plan, plan_id=saved.plan_id, message=f"re-plan: {feedback}")
         show_plan(new_plan, saved=SavedRef(version.plan_id, version.version, fingerprint(new_plan)))
         st.session_state[Keys.FEEDBACK] = ""
@@ -178,16 +199,60 @@ def replan() -> None:
                           f"{saved.version} stays in the history. Review it, then approve again.")
 
 
-def _store_current(plan: Plan, *, message: str) -> SavedRef:
-    """The stored version holding ``plan``: the saved one if unchanged, else a new version."""
+def _store_current(plan: Plan, *, message: str, over: int | None = None) -> SavedRef:
+    """The stored version holding ``plan``: the saved one if unchanged, else a new version.
+
+    The new version must follow the one this tab opened (or ``over``, a newer one the user
+    chose to save on top of); when another tab saved in between, the store raises
+    ``VersionConflict`` and nothing is written.
+    """
     saved: SavedRef | None = st.session_state[Keys.SAVED]
     if saved is not None and saved.fingerprint == fingerprint(plan):
         return saved
+    expected = None if saved is None else (saved.version if over is None else over)
     version = get_services().store.save_plan(plan, plan_id=saved.plan_id if saved else None,
-                                             message=message)
+                                             message=message, expected_version=expected)
     saved = SavedRef(version.plan_id, version.version, fingerprint(plan))
     st.session_state[Keys.SAVED] = saved
+    st.session_state[Keys.CONFLICT] = None
     return saved
+
+
+def _hold_conflict(conflict: VersionConflict, plan: Plan, *, save_message: str) -> None:
+    """Keep what the refused save needs to tell the user and to be made again on request."""
+    store = get_services().store
+    changes = describe_changes(store.load_plan(conflict.plan_id, conflict.expected),
+                               store.load_plan(conflict.plan_id, conflict.latest))
+    st.session_state[Keys.CONFLICT] = Conflict(
+        plan_id=conflict.plan_id, opened=conflict.expected, latest=conflict.latest,
+        saved_at=conflict.saved_at, message=conflict.message, changes=changes, save_message=save_message)
+
+
+def reload_newer_version() -> None:
+    """Give up this tab's unsaved edits and open the newer version another tab saved."""
+    conflict: Conflict | None = st.session_state[Keys.CONFLICT]
+    if conflict is not None:
+        open_saved_plan(conflict.plan_id, conflict.latest)
+
+
+def save_on_top() -> None:
+    """Save this tab's plan as the version after the newer one; its message says so."""
+    st.session_state[Keys.NOTICES] = []
+    conflict: Conflict | None = st.session_state[Keys.CONFLICT]
+    plan: Plan | None = st.session_state[Keys.PLAN]
+    if conflict is None or plan is None or _refused_for_json("save the plan"):
+        return
+    note = f"saved over version {conflict.latest} (edited from version {conflict.opened})"
+    message = f"{conflict.save_message} · {note}" if conflict.save_message else note
+    with reported("save the plan"):
+        try:
+            saved = _store_current(plan, message=message, over=conflict.latest)
+        except VersionConflict as newer:  # yet another save came in meanwhile
+            _hold_conflict(newer, plan, save_message=conflict.save_message)
+            return
+        st.session_state[Keys.SAVE_MESSAGE] = ""
+        notify("success", f"Saved as version {saved.version}, after version {conflict.latest}; "
+                          f"its changes are not in yours ({conflict.changes}).")
 
 
 def describe_changes(old: Plan, new: Plan) -> str:
@@ -277,6 +342,14 @@ def _take_edit(plan: Plan) -> None:
     if current is not None and fingerprint(plan) == fingerprint(current):
         return
     run: Run | None = st.session_state[Keys.RUN]
+    if current is not None and execution_fingerprint(plan) == execution_fingerprint(current):
+        # Only locks or notes changed: what runs is the same, so approval and run stay; the
+        # run carries the plan as it is now, so Save stores it with the version holding it.
+        st.session_state[Keys.PLAN] = plan
+        st.session_state[Keys.LOCKS] = [s.id for s in plan.steps if s.locked]
+        if run is not None:
+            st.session_state[Keys.RUN] = run.model_copy(update={"plan": plan})
+        return
     if run is not None and run.started_at is not None:
         # The results disappear with the run; say so, or it looks like they were lost.
         stored = " (it stays stored with the saved version)" if st.session_state[Keys.RUN_SAVED] == run.id else ""
@@ -294,7 +367,7 @@ def approve() -> None:
         if errors:
             notify("error", f"The plan has {len(errors)} problem(s); fix them before approving.")
             return
-        st.session_state[Keys.APPROVED] = fingerprint(plan)
+        st.session_state[Keys.APPROVED] = execution_fingerprint(plan)
 
 
 # -- runs ----------------------------------------------------------------------------------------
@@ -322,19 +395,52 @@ def _refused_during_run(action: str) -> bool:
 def request_run(kind: RunKind) -> None:
     """Start running the next step or the rest of the approved plan in the background.
 
-    A finished run is followed by a fresh one; a paused or interrupted one carries on.
+    A paused or interrupted run carries on. After a finished run, "Run next step" asks first
+    (the user may expect a next step where there is none, and a new run replaces the results
+    on the page); "Run all" is plainly a new run.
     """
     st.session_state[Keys.NOTICES] = []
+    st.session_state[Keys.CONFIRM_NEW_RUN] = None
     if _refused_during_run("start another run") or _refused_for_json("run the plan"):
         return
     plan: Plan | None = st.session_state[Keys.PLAN]
     if plan is None or not is_approved(plan):
         notify("error", "Could not run the plan: approve this version of it first.")
         return
+    run: Run | None = st.session_state[Keys.RUN]
+    if kind == "next" and run is not None and run.finished and _same_run(run, plan):
+        st.session_state[Keys.CONFIRM_NEW_RUN] = kind
+        return
+    _start_run(plan, kind)
+
+
+def confirm_new_run() -> None:
+    """The user confirmed: start the new run that "Run next step" asked about."""
+    kind: RunKind | None = st.session_state[Keys.CONFIRM_NEW_RUN]
+    st.session_state[Keys.CONFIRM_NEW_RUN] = None
+    st.session_state[Keys.NOTICES] = []
+    plan: Plan | None = st.session_state[Keys.PLAN]
+    if kind is None or plan is None or _refused_during_run("start another run") or _refused_for_json("run the plan"):
+        return
+    if not is_approved(plan):
+        notify("error", "Could not run the plan: approve this version of it first.")
+        return
+    _start_run(plan, kind)
+
+
+def cancel_new_run() -> None:
+    st.session_state[Keys.CONFIRM_NEW_RUN] = None
+
+
+def _same_run(run: Run, plan: Plan) -> bool:
+    return execution_fingerprint(run.plan) == execution_fingerprint(plan)
+
+
+def _start_run(plan: Plan, kind: RunKind) -> None:
     with reported("run the plan"):
         services = get_services()
         run: Run | None = st.session_state[Keys.RUN]
-        if run is None or run.finished or fingerprint(run.plan) != fingerprint(plan):
+        if run is None or run.finished or not _same_run(run, plan):
             run = services.executor.start(plan)
             st.session_state[Keys.RUN_SAVED] = None
         st.session_state[Keys.RUN] = None  # the worker's until collected
@@ -382,7 +488,12 @@ def save() -> None:
         if saved is not None and saved.fingerprint == fingerprint(plan):
             notify("info", f"No changes since version {saved.version}.")
         else:
-            saved = _store_current(plan, message=st.session_state.get(Keys.SAVE_MESSAGE, "").strip())
+            message = st.session_state.get(Keys.SAVE_MESSAGE, "").strip()
+            try:
+                saved = _store_current(plan, message=message)
+            except VersionConflict as conflict:
+                _hold_conflict(conflict, plan, save_message=message)
+                return
             st.session_state[Keys.SAVE_MESSAGE] = ""
             notify("success", f"Saved as version {saved.version}.")
         run: Run | None = st.session_state[Keys.RUN]

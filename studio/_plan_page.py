@@ -13,7 +13,7 @@ from core.formats import SAY_TOOL
 from . import _actions as actions
 from ._formats_panel import formats_panel
 from ._graph import GRAPH_MIN_HEIGHT, STATUS_COLOURS, show_graph
-from ._replan_panel import replan_panel, versions_panel
+from ._replan_panel import conflict_panel, replan_panel, versions_panel
 from ._services import Services
 from ._state import PERSIST, Keys, SavedRef
 from ._text import md_escape
@@ -42,6 +42,7 @@ def plan_page() -> None:
                 "graph beside its JSON; review or edit it, approve it, then run it step by step.")
         formats_panel(services, None)
         return
+    conflict_panel(plan)
     with actions.shown("show the plan"):
         _plan_view(services, plan)
 
@@ -146,6 +147,9 @@ def _actions_bar(plan: Plan, errors: list[Problem], blocker: str | None) -> None
     note.text_input("Version note", key=Keys.SAVE_MESSAGE, persist_state=PERSIST,
                     placeholder="Version note (optional)", label_visibility="collapsed")
 
+    if st.session_state[Keys.CONFIRM_NEW_RUN] is not None:
+        _confirm_new_run()
+
     if blocked:
         reason = (f"Approve, Run and Save are disabled. {md_escape(blocker)}: they act on the plan in the panel, "
                   "and its text is not a plan yet.")
@@ -153,7 +157,8 @@ def _actions_bar(plan: Plan, errors: list[Problem], blocker: str | None) -> None
         reason = (f"Approve is disabled: the plan has {len(errors)} problem{'s' if len(errors) != 1 else ''}"
                   " to fix first (listed above).")
     elif approved:
-        reason = "Approved. Run it one step at a time or all at once; editing the plan withdraws approval."
+        reason = ("Approved. Run it one step at a time or all at once; editing what runs withdraws approval "
+                  "(locks and notes do not).")
     else:
         reason = "Review the plan, then approve it to run it."
     if saved is not None:
@@ -161,6 +166,16 @@ def _actions_bar(plan: Plan, errors: list[Problem], blocker: str | None) -> None
         reason += f" · Saved as version {saved.version}" + (" (edited since: Save makes a new version)"
                                                              if edited else "")
     st.caption(reason)
+
+
+def _confirm_new_run() -> None:
+    with st.container(border=True, key="plan.new_run"):
+        st.warning("The last run finished. Start a new run? Its results replace the ones shown below.",
+                   icon=":material/replay:")
+        confirm, cancel, _ = st.columns([1.3, 1, 4.7])
+        confirm.button("Start a new run", key="plan.new_run.confirm", type="primary",
+                       on_click=actions.confirm_new_run, width="stretch")
+        cancel.button("Cancel", key="plan.new_run.cancel", on_click=actions.cancel_new_run, width="stretch")
 
 
 def _step_title(plan: Plan, step_id: str) -> str:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core import Plan
+from core import Plan, dump_plan
 
 from . import _actions as actions
 from ._services import Services
-from ._state import PERSIST, Keys, SavedRef
+from ._state import PERSIST, Conflict, Keys, SavedRef
 from ._text import md_escape
 
-__all__ = ["replan_panel", "versions_panel"]
+__all__ = ["conflict_panel", "replan_panel", "versions_panel"]
 
 
 def replan_panel(services: Services, plan: Plan) -> None:
@@ -53,3 +53,33 @@ def versions_panel(services: Services) -> None:
                     action.button(f"Open v{version.version}", key=f"plan.version.{version.version}",
                                   on_click=actions.open_saved_plan, args=(saved.plan_id, version.version),
                                   width="stretch")
+
+
+def conflict_panel(plan: Plan) -> None:
+    """A save this tab could not make because another tab saved first: what that version changed,
+    and the user's two ways on. Nothing is dropped without the user choosing it."""
+    conflict: Conflict | None = st.session_state[Keys.CONFLICT]
+    if conflict is None:
+        return
+    when = f" on {conflict.saved_at:%Y-%m-%d at %H:%M} UTC" if conflict.saved_at else ""
+    note = f" with the note “{conflict.message}”" if conflict.message else ""
+    with st.container(border=True, key="plan.conflict"):
+        st.warning(md_escape(
+            f"Not saved: version {conflict.latest} of this plan was saved{when}{note}, after version "
+            f"{conflict.opened} that this tab opened (another tab or window saved it). Its changes since "
+            f"version {conflict.opened}: {conflict.changes}."), icon=":material/sync_problem:")
+        reload, download, on_top = st.columns(3, vertical_alignment="center")
+        reload.button("Reload the newer version", key="plan.conflict.reload", icon=":material/sync:",
+                      on_click=actions.reload_newer_version, width="stretch",
+                      help=f"Opens version {conflict.latest}. Your unsaved edits in this tab are lost: "
+                           "download them first to keep them.")
+        download.download_button("Download my edits (JSON)", data=dump_plan(plan, "native"),
+                                  file_name=f"plan-{conflict.plan_id}-mine.json", mime="application/json",
+                                  key="plan.conflict.download", icon=":material/download:",
+                                  on_click="ignore", width="stretch")
+        on_top.button("Save mine on top", key="plan.conflict.save_on_top", icon=":material/save_as:",
+                      on_click=actions.save_on_top, width="stretch", disabled=actions.json_blocker() is not None,
+                      help=f"Saves your plan as the version after {conflict.latest}; the changes of version "
+                           f"{conflict.latest} are not in it, and its version note says so.")
+        st.caption(f"Reloading opens version {conflict.latest} and loses this tab's unsaved edits. Saving "
+                   f"on top keeps version {conflict.latest} in the history, and yours after it.")

@@ -7,12 +7,13 @@ into the Plan page's widgets before switching to it.
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
 from typing import Any, Final
 
 import streamlit as st
 
-__all__ = ["PERSIST", "Keys", "SavedRef", "init_state"]
+__all__ = ["PERSIST", "Conflict", "Keys", "SavedRef", "init_state"]
 
 PERSIST: Final = "session"
 
@@ -36,6 +37,8 @@ class Keys:
     SAVED = "plan.saved"  # SavedRef of the stored version the editor holds, or None
     NOTICES = "plan.notices"  # (kind, text) messages from the last action
     WORKER = "plan.worker"  # core.BackgroundRun carrying out the run, until the page collects it
+    CONFLICT = "plan.conflict"  # Conflict: a save refused because another tab saved first, or None
+    CONFIRM_NEW_RUN = "plan.confirm_new_run"  # RunKind waiting for "start a new run?" after a finished run
     # Library page widgets
     SEARCH = "library.search"
     LIBRARY_MESSAGE = "library.message"  # (kind, text) about the last delete, or None
@@ -61,6 +64,20 @@ class SavedRef:
     fingerprint: str
 
 
+@dataclass(frozen=True)
+class Conflict:
+    """A save this tab could not make: since it opened ``opened``, version ``latest`` was saved
+    (by another tab or process). ``changes`` says what that version changed."""
+
+    plan_id: str
+    opened: int
+    latest: int
+    saved_at: dt.datetime | None
+    message: str
+    changes: str
+    save_message: str  # the version note the user typed for the refused save
+
+
 _DEFAULTS: dict[str, Any] = {
     Keys.GOAL: "",
     Keys.JSON: "",
@@ -80,6 +97,8 @@ _DEFAULTS: dict[str, Any] = {
     Keys.SAVED: None,
     Keys.NOTICES: [],
     Keys.WORKER: None,
+    Keys.CONFLICT: None,
+    Keys.CONFIRM_NEW_RUN: None,
     Keys.SETTINGS_OVERRIDES: None,
     Keys.SETTINGS_MESSAGE: None,
     Keys.SETTINGS_PLANNER: None,

@@ -2,7 +2,8 @@
 
 While the Plan JSON holds text that is not a plan, the page's plan (the graph's) is the last
 valid one; Approve, Run, Save, locks and Re-plan would act on it, so they wait, and the page
-says why. Approval belongs to the exact plan approved: any change withdraws it.
+says why. Approval belongs to the exact plan approved: any change to what runs withdraws it
+(locks and notes do not change what runs).
 """
 
 from __future__ import annotations
@@ -115,7 +116,7 @@ def test_a_plan_with_a_problem_cannot_be_approved(app: AppTest) -> None:
     assert "Approve is disabled: the plan has 1 problem" in texts(app)
 
 
-def test_approval_belongs_to_the_plan_approved_and_any_change_withdraws_it(app: AppTest) -> None:
+def test_approval_belongs_to_the_plan_approved_and_any_change_to_what_runs_withdraws_it(app: AppTest) -> None:
     plan = make_plan(app)
 
     def approved() -> bool:
@@ -124,12 +125,19 @@ def test_approval_belongs_to_the_plan_approved_and_any_change_withdraws_it(app: 
         return not app.button(key="plan.run_all").disabled
 
     assert approved()
-    app.multiselect(key=Keys.LOCKS).select(plan.steps[1].id).run()  # a lock is a change
-    assert app.button(key="plan.run_all").disabled and not app.session_state[Keys.APPROVED]
+    # Locks and notes are review metadata: they change nothing that runs, so approval stays.
+    app.multiselect(key=Keys.LOCKS).select(plan.steps[1].id).run()
+    no_failures(app)
+    assert app.session_state[Keys.PLAN].steps[1].locked
+    assert not app.button(key="plan.run_all").disabled
+    data = json.loads(app.text_area(key=Keys.JSON).value)
+    data["steps"][0]["note"] = "checked"
+    edit_json(app, json.dumps(data, indent=2))
+    assert app.session_state[Keys.PLAN].steps[0].note == "checked"
+    assert not app.button(key="plan.run_all").disabled
 
-    assert approved()
     edit_json(app, app.text_area(key=Keys.JSON).value.replace("Berlin", "Munich"))
-    assert app.button(key="plan.run_all").disabled
+    assert app.button(key="plan.run_all").disabled and not app.session_state[Keys.APPROVED]
 
     assert approved()
     import_text(app, "native", json.dumps({"goal": "other", "steps": [

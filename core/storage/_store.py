@@ -24,7 +24,7 @@ from sqlalchemy import Engine, and_, delete, func, inspect
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from sqlmodel import Session, SQLModel, select
 
-from .._errors import NotFound, PlanError, StorageError
+from .._errors import NotFound, PlanError, StorageError, VersionConflict
 from .._executor import Run, StepRun, StepStatus
 from .._limits import check_plan
 from .._plan import Plan
@@ -146,11 +146,15 @@ class PlanStore:
             raise StorageError(f"cannot {action} in {self.path}: {_reason(exc)}") from exc
 
     # -- plans -------------------------------------------------------------------------------
-    def save_plan(self, plan: Plan, *, plan_id: str | None = None, message: str = "") -> PlanVersion:
+    def save_plan(self, plan: Plan, *, plan_id: str | None = None, message: str = "",
+                  expected_version: int | None = None) -> PlanVersion:
         """Save ``plan`` as a new plan (``plan_id`` None) or as the next version of ``plan_id``.
 
         Saving a plan identical to the latest version returns that version and adds none.
         A plan that cannot be stored raises ``PlanError`` and nothing is written.
+        With ``expected_version``, the save is refused with ``VersionConflict`` when the
+        plan's latest version is another one (someone saved since it was opened); the check
+        and the insert share one write transaction, so two savers cannot both pass it.
         """
         plan_json, stored = _plan_json(plan)
         with self._session("save the plan", write=True) as session:
@@ -164,6 +168,9 @@ class PlanStore:
                 latest = self._latest_version_row(session, plan_id)
                 if latest is not None and latest.plan_json == plan_json:
                     return self._version(latest)
+                if expected_version is not None and latest is not None and latest.version != expected_version:
+                    raise VersionConflict(plan_id, expected=expected_version, latest=latest.version,
+                                          saved_at=latest.created_at, message=latest.message)
                 number = 1 if latest is None else latest.version + 1
                 row.goal = plan.goal
                 row.updated_at = now
