@@ -100,10 +100,10 @@ def fill(store: PlanStore, count: int, registry: object) -> None:
 
 
 def library_data(store: PlanStore) -> None:
-    """What the Library page asks the store for, whichever API it uses."""
-    summaries = getattr(store, "library", None)
-    if summaries is not None:
-        summaries()
+    """Every card's data the Library page asks the store for, whichever API the store has."""
+    histories = getattr(store, "histories", None)
+    if histories is not None:
+        histories([summary.id for summary in store.list_plans("")])
         return
     for summary in store.list_plans(""):
         store.versions(summary.id)
