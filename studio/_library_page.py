@@ -34,18 +34,18 @@ def library_page() -> None:
     if message is not None:
         getattr(st, message[0])(md_escape(message[1]))
     with actions.shown("list the saved plans"):
-        plans = services.store.list_plans(search.strip())
-        if not plans:
+        total = services.store.count_plans(search)
+        if not total:
             st.info("No saved plan matches." if search.strip() else
                     "No saved plans yet. Make one on the Plan page and press **Save**.")
         else:
-            st.caption(f"{len(plans)} saved plan{'s' if len(plans) != 1 else ''}, most recently changed first")
-        shown = plans[:st.session_state[Keys.LIBRARY_SHOWN] or PAGE_SIZE]
+            st.caption(f"{total} saved plan{'s' if total != 1 else ''}, most recently changed first")
+        shown = services.store.list_plans(search, limit=st.session_state[Keys.LIBRARY_SHOWN] or PAGE_SIZE)
         histories = services.store.histories([summary.id for summary in shown])
         for summary in shown:
             _plan_card(summary, histories[summary.id])
-        if len(shown) < len(plans):
-            st.button(f"Show more ({len(plans) - len(shown)} not shown)", key="library.more",
+        if len(shown) < total:
+            st.button(f"Show more ({total - len(shown)} not shown)", key="library.more",
                       on_click=_show_more, args=(len(shown),), icon=":material/expand_more:")
 
 

@@ -220,3 +220,12 @@ def test_library_shows_a_page_of_cards_then_more(app: AppTest) -> None:
     assert not [b for b in app.button if b.key == "library.more"]
     app.text_input(key=Keys.SEARCH).input("number 1").run()  # a new search starts at the first page
     assert cards() == 11  # 1, 10-19
+
+
+def test_count_and_limit_agree_with_the_full_list(store: PlanStore) -> None:
+    _fill(store)
+    for needle in ["", "sites", "s", "no such goal", '"']:
+        listed = store.list_plans(needle)
+        assert store.count_plans(needle) == len(listed)
+        assert store.list_plans(needle, limit=2) == listed[:2]
+        assert store.list_plans(needle, limit=0) == []

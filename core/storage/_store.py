@@ -163,11 +163,12 @@ class PlanStore:
         return PlanVersion(plan_id=plan_id, version=number, created_at=now, message=message,
                            plan=Plan.model_validate_json(plan_json))
 
-    def list_plans(self, search: str = "") -> list[PlanSummary]:
+    def list_plans(self, search: str = "", *, limit: int | None = None) -> list[PlanSummary]:
         """Saved plans, most recently updated first; ``search`` matches the goal, ignoring case.
 
-        One query whatever the number of plans: the latest version and the run count are
-        looked up per listed plan through their indexes, not aggregated over the whole store.
+        ``limit`` keeps the first that many. One query whatever the number of plans: the latest
+        version and the run count are looked up per listed plan through their indexes, not
+        aggregated over the whole store.
         """
         latest = (select(func.max(PlanVersionRow.version)).where(PlanVersionRow.plan_id == PlanRow.id)
                   .correlate(PlanRow).scalar_subquery())
@@ -181,14 +182,26 @@ class PlanStore:
                                        PlanVersionRow.version == latest))
             .order_by(PlanRow.updated_at.desc(), PlanRow.created_at.desc(), PlanRow.id)
         )
-        needle = search.strip().casefold()
-        if needle:
-            query = query.where(PlanRow.id.in_(_search.matching_ids(needle, indexed=self._indexed)))  # type: ignore[attr-defined]
+        query = self._matching(query, search)
+        if limit is not None:
+            query = query.limit(max(limit, 0))
         with self._session("list plans") as session:
             rows = session.exec(query).all()
         return [PlanSummary(id=plan_id, goal=goal, latest_version=number, created_at=created,
                             updated_at=updated, step_count=steps or 0, run_count=run_count, planner=planner)
                 for plan_id, goal, created, updated, number, planner, steps, run_count in rows]
+
+    def count_plans(self, search: str = "") -> int:
+        """How many saved plans ``list_plans(search)`` would list."""
+        query = self._matching(select(func.count()).select_from(PlanRow), search)
+        with self._session("count plans") as session:
+            return session.exec(query).one()
+
+    def _matching(self, query: Any, search: str) -> Any:
+        needle = search.strip().casefold()
+        if not needle:
+            return query
+        return query.where(PlanRow.id.in_(_search.matching_ids(needle, indexed=self._indexed)))  # type: ignore[attr-defined]
 
     def histories(self, plan_ids: list[str]) -> dict[str, PlanHistory]:
         """The versions and runs of each of ``plan_ids``, in three queries however many plans.
