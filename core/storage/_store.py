@@ -170,6 +170,12 @@ class PlanStore:
         version and the run count are looked up per listed plan through their indexes, not
         aggregated over the whole store.
         """
+        order = (PlanRow.updated_at.desc(), PlanRow.created_at.desc(), PlanRow.id)
+        # The plans to list first, from the plan table (and search tables) alone; only those few
+        # then have their latest version and runs looked up.
+        chosen = self._matching(select(PlanRow.id), search).order_by(*order)
+        if limit is not None:
+            chosen = chosen.limit(max(limit, 0))
         latest = (select(func.max(PlanVersionRow.version)).where(PlanVersionRow.plan_id == PlanRow.id)
                   .correlate(PlanRow).scalar_subquery())
         runs = (select(func.count()).select_from(RunRow).where(RunRow.plan_id == PlanRow.id)
@@ -180,11 +186,9 @@ class PlanStore:
                    func.json_array_length(PlanVersionRow.plan_json, "$.steps"), runs)
             .join(PlanVersionRow, and_(PlanVersionRow.plan_id == PlanRow.id,
                                        PlanVersionRow.version == latest))
-            .order_by(PlanRow.updated_at.desc(), PlanRow.created_at.desc(), PlanRow.id)
+            .where(PlanRow.id.in_(chosen))  # type: ignore[attr-defined]
+            .order_by(*order)
         )
-        query = self._matching(query, search)
-        if limit is not None:
-            query = query.limit(max(limit, 0))
         with self._session("list plans") as session:
             rows = session.exec(query).all()
         return [PlanSummary(id=plan_id, goal=goal, latest_version=number, created_at=created,
@@ -193,7 +197,12 @@ class PlanStore:
 
     def count_plans(self, search: str = "") -> int:
         """How many saved plans ``list_plans(search)`` would list."""
-        query = self._matching(select(func.count()).select_from(PlanRow), search)
+        needle = search.strip().casefold()
+        if needle:  # straight from the search tables: every folded goal belongs to a plan
+            query = select(func.count()).select_from(
+                _search.matching_ids(needle, indexed=self._indexed).subquery())
+        else:
+            query = select(func.count()).select_from(PlanRow)
         with self._session("count plans") as session:
             return session.exec(query).one()
 
@@ -201,7 +210,9 @@ class PlanStore:
         needle = search.strip().casefold()
         if not needle:
             return query
-        return query.where(PlanRow.id.in_(_search.matching_ids(needle, indexed=self._indexed)))  # type: ignore[attr-defined]
+        # Joined, not "id IN (...)": SQLite then starts from the few matches, not every plan.
+        found = _search.matching_ids(needle, indexed=self._indexed).subquery()
+        return query.join(found, found.c.plan_id == PlanRow.id)
 
     def histories(self, plan_ids: list[str]) -> dict[str, PlanHistory]:
         """The versions and runs of each of ``plan_ids``, in three queries however many plans.
