@@ -32,6 +32,7 @@ from typing import Any, Callable, Iterable, Iterator, Literal
 from pydantic import BaseModel, Field
 
 from ._errors import ToolCallError
+from ._limits import check_plan
 from ._plan import Plan
 from ._registry import ToolRegistry
 from ._templates import resolve_params
@@ -184,7 +185,9 @@ class Executor:
         self.synthesizer = synthesizer
 
     def start(self, plan: Plan) -> Run:
-        """A new run of ``plan``; raises ``PlanInvalid`` if the plan has errors."""
+        """A new run of ``plan``; raises ``PlanInvalid`` if the plan has errors, ``PlanError``
+        if it was edited in place past a bound of ``core._limits``."""
+        check_plan(plan)
         self.validator.ensure_valid(plan)
         return Run.for_plan(plan)
 

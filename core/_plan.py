@@ -17,6 +17,7 @@ from typing import Any, Iterator
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ._errors import ReferenceSyntaxError
+from ._limits import check_plan
 from ._templates import Reference, find_references
 
 __all__ = ["Plan", "Step", "PlanMetadata", "new_step_id"]
@@ -74,6 +75,13 @@ class Plan(BaseModel):
     metadata: PlanMetadata = Field(default_factory=PlanMetadata)
 
     @model_validator(mode="after")
+    def _within_limits(self) -> "Plan":
+        # Raised as it is (pydantic passes on what is not a ValueError): a PlanError naming
+        # the step and field, from every way a plan is made.
+        check_plan(self)
+        return self
+
+    @model_validator(mode="after")
     def _unique_ids(self) -> "Plan":
         seen: set[str] = set()
         for n, step in enumerate(self.steps):
@@ -103,19 +111,20 @@ class Plan(BaseModel):
 
         References to steps that do not exist, and malformed ones, are left to the validator.
         """
-        step = self.step(step_id)
+        return self._dependencies(self.step(step_id), {s.id: n for n, s in enumerate(self.steps)})
+
+    def _dependencies(self, step: Step, order: dict[str, int]) -> list[str]:
         ids = set(step.depends_on)
         for _name, ref in step.readable_references():
             if 0 <= ref.step < len(self.steps):
                 ids.add(self.steps[ref.step].id)
-        ids.discard(step_id)
-        order = {s.id: n for n, s in enumerate(self.steps)}
+        ids.discard(step.id)
         return sorted(ids, key=lambda i: order.get(i, len(order)))
 
     def edges(self) -> list[tuple[str, str]]:
         """(from, to) pairs: ``to`` needs ``from``; only between steps that exist."""
-        ids = {s.id for s in self.steps}
-        return [(dep, s.id) for s in self.steps for dep in self.dependencies_of(s.id) if dep in ids]
+        order = {s.id: n for n, s in enumerate(self.steps)}
+        return [(dep, s.id) for s in self.steps for dep in self._dependencies(s, order) if dep in order]
 
     def label(self, step_id: str) -> str:
         """How messages name a step: its position, counted from 0 as references count, and tool."""

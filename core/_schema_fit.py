@@ -24,7 +24,7 @@ from ._registry import describe_schema, schema_alternatives
 from ._errors import ReferenceSyntaxError
 from ._templates import Reference, find_references, parse_reference
 
-__all__ = ["value_schema", "may_fit", "describe_value"]
+__all__ = ["value_schema", "may_fit", "describe_value", "json_type"]
 
 INTERPOLATED = {"type": "string", "x-interpolated": True}
 
@@ -72,7 +72,8 @@ def _unknown(option: dict) -> bool:
     return not any(k in option for k in ("type", "enum", "const", "properties", "items", "prefixItems"))
 
 
-def _json_type(value: Any) -> str:
+def json_type(value: Any) -> str:
+    """The JSON type name of a JSON-ready Python value."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -90,12 +91,12 @@ def _json_type(value: Any) -> str:
 
 def _types(option: dict) -> set[str]:
     if "const" in option:
-        return {_json_type(option["const"])}
+        return {json_type(option["const"])}
     kind = option.get("type")
     if kind is not None:
         return set(kind) if isinstance(kind, list) else {kind}
     if "enum" in option:
-        return {_json_type(v) for v in option["enum"]}
+        return {json_type(v) for v in option["enum"]}
     return {"object"} if "properties" in option else {"array"}
 
 
@@ -119,7 +120,7 @@ def _one_fits(value: dict, param: dict, value_defs: dict, param_defs: dict) -> b
 
 
 def _literal_fits(literal: Any, param: dict, defs: dict) -> bool:
-    kind = _json_type(literal)
+    kind = json_type(literal)
     want = _types(param)
     if kind not in want and not (kind == "integer" and "number" in want):
         return False

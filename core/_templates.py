@@ -16,16 +16,21 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Mapping, Union
 
 from ._errors import ReferenceResolutionError, ReferenceSyntaxError
+from ._limits import (MAX_INDEX_DIGITS, MAX_NESTING, MAX_REFERENCE_PATH, MAX_REFERENCES_PER_TEXT,
+                      MAX_RESOLVED_TEXT, shown)
 
 __all__ = ["Reference", "MAP", "find_references", "parse_reference", "resolve_params",
            "check_path", "schema_at_path", "rewrite_step_indexes"]
 
 # ``${step[N]`` opens every reference; the body up to ``}`` is parsed by hand so errors
-# can say exactly what is wrong.
+# can say exactly what is wrong. Indexes are ASCII digits only: ``str.isdigit`` and ``\d``
+# also take "²" or "٣", which ``int`` refuses or reads as another number.
 _OPEN = re.compile(r"\$\{\s*step\s*\[")
-_INDEX = re.compile(r"(\$\{\s*step\s*\[\s*)(\d+)(\s*\])")
+_INDEX = re.compile(r"(\$\{\s*step\s*\[\s*)([0-9]{1,%d})(\s*\])" % MAX_INDEX_DIGITS)
 _FULL = re.compile(r"^\s*\$\{[^{}]*\}\s*$")
 _FIELD = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
+_STEP_INDEX = re.compile(r"[0-9]+")
+_PATH_INDEX = re.compile(r"-?[0-9]+")
 
 
 class _Map:
@@ -65,32 +70,51 @@ def parse_reference(text: str) -> Reference:
     """Parse one ``${step[N].path}``; raise ``ReferenceSyntaxError`` saying what is wrong."""
     refs = list(_scan(text))
     if len(refs) != 1 or not _FULL.match(text):
-        raise ReferenceSyntaxError(f"{text!r} is not a single ${{step[N].path}} reference")
+        raise ReferenceSyntaxError(f"{shown(text)!r} is not a single ${{step[N].path}} reference")
     return refs[0]
 
 
-def _scan(text: str) -> Iterator[Reference]:
+def _index(text: str, pattern: re.Pattern[str], what: str, full: str) -> int:
+    if not pattern.fullmatch(text):
+        raise ReferenceSyntaxError(f"{shown(full)}: {what} {shown(text)!r} is not a whole number")
+    if len(text.lstrip("-")) > MAX_INDEX_DIGITS:
+        raise ReferenceSyntaxError(f"{shown(full)}: {what} has {len(text.lstrip('-'))} digits; "
+                                   f"no plan or result is that long")
+    return int(text)
+
+
+def _spans(text: str) -> Iterator[tuple[int, int, Reference]]:
+    """Each reference in ``text`` with where it starts and ends."""
     pos = 0
+    count = 0
     while (m := _OPEN.search(text, pos)) is not None:
+        count += 1
+        if count > MAX_REFERENCES_PER_TEXT:
+            raise ReferenceSyntaxError(f"more than {MAX_REFERENCES_PER_TEXT} references in one text")
         end = text.find("}", m.end())
         if end < 0:
-            raise ReferenceSyntaxError(f"reference at {text[m.start():]!r} has no closing '}}'")
+            raise ReferenceSyntaxError(f"reference at {shown(text[m.start():])!r} has no closing '}}'")
         body = text[m.end():end]
         full = text[m.start():end + 1]
         close = body.find("]")
         if close < 0:
-            raise ReferenceSyntaxError(f"{full}: missing ']' after the step index")
-        index_text = body[:close].strip()
-        if not index_text.isdigit():
-            raise ReferenceSyntaxError(f"{full}: step index {index_text!r} is not a whole number")
-        yield Reference(int(index_text), _parse_path(body[close + 1:], full), full)
+            raise ReferenceSyntaxError(f"{shown(full)}: missing ']' after the step index")
+        step = _index(body[:close].strip(), _STEP_INDEX, "step index", full)
+        yield m.start(), end + 1, Reference(step, _parse_path(body[close + 1:], full), full)
         pos = end + 1
+
+
+def _scan(text: str) -> Iterator[Reference]:
+    for _start, _end, ref in _spans(text):
+        yield ref
 
 
 def _parse_path(rest: str, full: str) -> tuple[Segment, ...]:
     path: list[Segment] = []
     i = 0
     while i < len(rest):
+        if len(path) > MAX_REFERENCE_PATH:
+            raise ReferenceSyntaxError(f"{shown(full)}: a path may have at most {MAX_REFERENCE_PATH} parts")
         ch = rest[i]
         if ch == ".":
             if rest[i + 1:i + 2] == "*":
@@ -99,37 +123,43 @@ def _parse_path(rest: str, full: str) -> tuple[Segment, ...]:
                 continue
             m = _FIELD.match(rest, i + 1)
             if not m:
-                raise ReferenceSyntaxError(f"{full}: expected a field name after '.' at {rest[i:]!r}")
+                raise ReferenceSyntaxError(f"{shown(full)}: expected a field name after '.' at {shown(rest[i:])!r}")
             path.append(m.group())
             i = m.end()
         elif ch == "[":
             close = rest.find("]", i)
             if close < 0:
-                raise ReferenceSyntaxError(f"{full}: missing ']' in {rest[i:]!r}")
+                raise ReferenceSyntaxError(f"{shown(full)}: missing ']' in {shown(rest[i:])!r}")
             inner = rest[i + 1:close].strip()
             if inner == "*":
                 path.append(MAP)
-            elif inner.lstrip("-").isdigit():
-                path.append(int(inner))
             elif len(inner) >= 2 and inner[0] == inner[-1] and inner[0] in "'\"":
                 path.append(inner[1:-1])
+            elif _PATH_INDEX.fullmatch(inner):
+                path.append(_index(inner, _PATH_INDEX, "index", full))
             else:
-                raise ReferenceSyntaxError(f"{full}: {inner!r} is not an index, '*' or a quoted key")
+                raise ReferenceSyntaxError(f"{shown(full)}: {shown(inner)!r} is not an index, '*' or a quoted key")
             i = close + 1
         elif ch.isspace():
             i += 1
         else:
-            raise ReferenceSyntaxError(f"{full}: unexpected {ch!r} in path")
+            raise ReferenceSyntaxError(f"{shown(full)}: unexpected {ch!r} in path")
+    if len(path) > MAX_REFERENCE_PATH:
+        raise ReferenceSyntaxError(f"{shown(full)}: a path may have at most {MAX_REFERENCE_PATH} parts")
     return tuple(path)
 
 
-def _walk_strings(value: Any, fn: Callable[[str], Any]) -> Any:
+def _walk_strings(value: Any, fn: Callable[[str], Any], depth: int = 0) -> Any:
+    # A plan's params nest at most MAX_NESTING levels (``core._limits``); the margin covers
+    # the params dict itself, and the bound keeps a plan edited in place from recursing away.
+    if depth > MAX_NESTING + 1:
+        raise ReferenceSyntaxError(f"lists and objects may be nested at most {MAX_NESTING} levels deep")
     if isinstance(value, str):
         return fn(value)
     if isinstance(value, list):
-        return [_walk_strings(v, fn) for v in value]
+        return [_walk_strings(v, fn, depth + 1) for v in value]
     if isinstance(value, dict):
-        return {k: _walk_strings(v, fn) for k, v in value.items()}
+        return {k: _walk_strings(v, fn, depth + 1) for k, v in value.items()}
     return value
 
 
@@ -145,15 +175,15 @@ def _follow(value: Any, path: tuple[Segment, ...], ref: Reference) -> Any:
         if seg is MAP:
             if not isinstance(value, list):
                 raise ReferenceResolutionError(
-                    f"{ref}: '*' needs a list at {ref.path_text or 'the result'}, got {type(value).__name__}")
+                    f"{shown(ref.text)}: '*' needs a list at {shown(ref.path_text) or 'the result'}, got {type(value).__name__}")
             return [_follow(item, path[n + 1:], ref) for item in value]
         if isinstance(seg, int):
             if not isinstance(value, list) or not -len(value) <= seg < len(value):
-                raise ReferenceResolutionError(f"{ref}: index [{seg}] is out of range")
+                raise ReferenceResolutionError(f"{shown(ref.text)}: index [{seg}] is out of range")
             value = value[seg]
         else:
             if not isinstance(value, dict) or seg not in value:
-                raise ReferenceResolutionError(f"{ref}: the result has no field {seg!r}")
+                raise ReferenceResolutionError(f"{shown(ref.text)}: the result has no field {shown(repr(seg))}")
             value = value[seg]
     return value
 
@@ -163,20 +193,38 @@ def resolve_params(params: Any, results: Mapping[int, Any]) -> Any:
 
     def one(ref: Reference) -> Any:
         if ref.step not in results:
-            raise ReferenceResolutionError(f"{ref}: step {ref.step} has no result")
+            raise ReferenceResolutionError(f"{shown(ref.text)}: step {ref.step} has no result")
         return _follow(results[ref.step], ref.path, ref)
 
     def sub(text: str) -> Any:
-        refs = list(_scan(text))
-        if not refs:
+        spans = list(_spans(text))
+        if not spans:
             return text
-        if len(refs) == 1 and _FULL.match(text):
-            return one(refs[0])
-        out = text
-        for ref in refs:
-            value = one(ref)
-            out = out.replace(ref.text, value if isinstance(value, str) else json.dumps(value, default=str))
-        return out
+        if len(spans) == 1 and _FULL.match(text):
+            return one(spans[0][2])
+        # One pass, each distinct reference resolved and written once: replacing reference
+        # after reference in ever longer text made many references cost their square.
+        parts: list[str] = []
+        size = 0
+        written: dict[str, str] = {}
+        pos = 0
+        for start, end, ref in spans:
+            if ref.text not in written:
+                value = one(ref)
+                written[ref.text] = value if isinstance(value, str) else json.dumps(value, default=str)
+            for piece in (text[pos:start], written[ref.text]):
+                size += len(piece)
+                parts.append(piece)
+            if size > MAX_RESOLVED_TEXT:
+                raise ReferenceResolutionError(
+                    f"{shown(ref.text)}: the text with its references filled in would be longer "
+                    f"than {MAX_RESOLVED_TEXT:,} characters")
+            pos = end
+        parts.append(text[pos:])
+        if size + len(text) - pos > MAX_RESOLVED_TEXT:
+            raise ReferenceResolutionError(
+                f"the text with its references filled in would be longer than {MAX_RESOLVED_TEXT:,} characters")
+        return "".join(parts)
 
     return _walk_strings(params, sub)
 

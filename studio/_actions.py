@@ -25,9 +25,9 @@ from ._text import md_escape
 
 __all__ = [
     "RUN_IN_PROGRESS", "approve", "collect_finished_run", "delete_saved_plan", "describe_changes", "edit_json",
-    "failure_message", "fingerprint", "import_plan", "make_plan", "notify", "open_saved_plan", "page_services",
-    "plain_message", "replan", "reported", "request_run", "run_in_progress", "save", "set_locks", "show_notices",
-    "show_plan", "shown", "stop_run",
+    "failure_message", "fingerprint", "import_plan", "is_approved", "json_blocker", "make_plan", "notify",
+    "open_saved_plan", "page_services", "plain_message", "replan", "reported", "request_run", "run_in_progress",
+    "save", "set_locks", "show_notices", "show_plan", "shown", "stop_run",
 ]
 
 log = logging.getLogger("studio")
@@ -87,6 +87,29 @@ def fingerprint(plan: Plan) -> str:
     return plan.model_dump_json()
 
 
+def is_approved(plan: Plan) -> bool:
+    """True only for the very plan the user approved: any change since (JSON, locks, import,
+    re-plan) gives it another fingerprint, so approval never carries over to it."""
+    return st.session_state[Keys.APPROVED] == fingerprint(plan)
+
+
+def json_blocker() -> str | None:
+    """Why Approve, Run and Save must wait, or None: while the Plan JSON holds text that is not a
+    plan, the plan they would act on (the last valid one) is not what the panel shows."""
+    error = st.session_state[Keys.JSON_ERROR]
+    return None if error is None else f"Fix the Plan JSON first ({error})"
+
+
+def _refused_for_json(action: str) -> bool:
+    """In a callback: refuse ``action`` while the JSON does not parse (a click the page sent
+    before it drew the button disabled must not act on the last valid plan)."""
+    blocker = json_blocker()
+    if blocker is not None:
+        notify("error", f"Could not {action}. {blocker}: it would act on the last valid plan, "
+                        "not the text in the panel.")
+    return blocker is not None
+
+
 def show_notices() -> None:
     """The notices the last action left, where the page is being drawn."""
     for kind, text in st.session_state[Keys.NOTICES]:
@@ -105,7 +128,7 @@ def _review(plan: Plan) -> None:
     """``plan`` becomes the one under review: approval and run start over."""
     st.session_state[Keys.PLAN] = plan
     st.session_state[Keys.LOCKS] = [s.id for s in plan.steps if s.locked]
-    st.session_state[Keys.APPROVED] = False
+    st.session_state[Keys.APPROVED] = None
     st.session_state[Keys.RUN] = None
     st.session_state[Keys.RUN_SAVED] = None
     st.session_state[Keys.GOAL] = plan.goal
@@ -140,6 +163,8 @@ def replan() -> None:
     plan: Plan | None = st.session_state[Keys.PLAN]
     if plan is None or not feedback:
         notify("error", "Write what should change in the plan first.")
+        return
+    if _refused_for_json("re-plan"):
         return
     with reported("re-plan"):
         services = get_services()
@@ -202,7 +227,9 @@ def set_locks() -> None:
     plan: Plan | None = st.session_state[Keys.PLAN]
     if plan is None:
         return
-    if _refused_during_run("lock steps"):
+    if _refused_during_run("lock steps") or _refused_for_json("change the locked steps"):
+        # Writing the plan back would overwrite the text being fixed (or the running plan);
+        # keep the locks it has.
         st.session_state[Keys.LOCKS] = [s.id for s in plan.steps if s.locked]
         return
     locked = set(st.session_state.get(Keys.LOCKS) or [])
@@ -260,14 +287,14 @@ def _take_edit(plan: Plan) -> None:
 def approve() -> None:
     st.session_state[Keys.NOTICES] = []
     plan: Plan | None = st.session_state[Keys.PLAN]
-    if plan is None or _refused_during_run("approve the plan"):
+    if plan is None or _refused_during_run("approve the plan") or _refused_for_json("approve the plan"):
         return
     with reported("approve the plan"):
         errors = get_services().validator.errors(plan)
         if errors:
             notify("error", f"The plan has {len(errors)} problem(s); fix them before approving.")
             return
-        st.session_state[Keys.APPROVED] = True
+        st.session_state[Keys.APPROVED] = fingerprint(plan)
 
 
 # -- runs ----------------------------------------------------------------------------------------
@@ -298,11 +325,14 @@ def request_run(kind: RunKind) -> None:
     A finished run is followed by a fresh one; a paused or interrupted one carries on.
     """
     st.session_state[Keys.NOTICES] = []
-    if _refused_during_run("start another run") or not st.session_state[Keys.APPROVED]:
+    if _refused_during_run("start another run") or _refused_for_json("run the plan"):
+        return
+    plan: Plan | None = st.session_state[Keys.PLAN]
+    if plan is None or not is_approved(plan):
+        notify("error", "Could not run the plan: approve this version of it first.")
         return
     with reported("run the plan"):
         services = get_services()
-        plan: Plan = st.session_state[Keys.PLAN]
         run: Run | None = st.session_state[Keys.RUN]
         if run is None or run.finished or fingerprint(run.plan) != fingerprint(plan):
             run = services.executor.start(plan)
@@ -345,7 +375,7 @@ def save() -> None:
     """Store the plan (a new version when it changed since the last save) and its run."""
     st.session_state[Keys.NOTICES] = []
     plan: Plan | None = st.session_state[Keys.PLAN]
-    if plan is None:
+    if plan is None or _refused_for_json("save the plan"):
         return
     with reported("save the plan"):
         saved: SavedRef | None = st.session_state[Keys.SAVED]

@@ -13,8 +13,10 @@ only to paint them on the canvas, where nothing is ever parsed as HTML.
 
 from __future__ import annotations
 
+import hashlib
 import html
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -22,9 +24,9 @@ import networkx as nx
 import streamlit as st
 from pyvis.network import Network
 
-from core import Plan, Run, StepStatus
+from core import Plan, Problem, Run, StepStatus
 
-__all__ = ["GRAPH_MIN_HEIGHT", "STATUS_COLOURS", "VIS_NETWORK_FILE", "graph_data", "show_graph", "vis_network_url"]
+__all__ = ["GRAPH_MIN_HEIGHT", "LABEL_FONT_PX", "MIN_LABEL_PX", "NOTE_CHARS", "PROBLEM_BORDER", "STATUS_COLOURS", "VIS_NETWORK_FILE", "graph_data", "show_graph", "vis_network_url"]
 
 VIS_NETWORK_FILE = Path(__file__).resolve().parent / "static" / "vis-network.min.js"
 
@@ -39,6 +41,13 @@ STATUS_COLOURS: dict[str, tuple[str, str, str]] = {
 }
 
 GRAPH_MIN_HEIGHT = 440
+LABEL_FONT_PX = 15
+# The browser never starts a plan's view smaller than this: a large plan pans instead of shrinking.
+MIN_LABEL_PX = 12
+# A longer note is cut in the tooltip, so the params below it stay in view.
+NOTE_CHARS = 160
+PROBLEM_BORDER = "#dc2626"
+_LOCKED_DASHES = [6, 4]
 _LEVEL_GAP = 240
 _ROW_GAP = 95
 
@@ -52,7 +61,7 @@ _OPTIONS: dict[str, Any] = {
     "interaction": {"hover": True, "tooltipDelay": 150, "dragNodes": True, "zoomView": True,
                     "dragView": True},
     "nodes": {"shape": "box", "margin": 12, "borderWidth": 2,
-              "font": {"size": 15, "face": "sans-serif", "multi": False},
+              "font": {"size": LABEL_FONT_PX, "face": "sans-serif", "multi": False},
               "shapeProperties": {"borderRadius": 6}, "widthConstraint": {"maximum": 230}},
     "edges": {"arrows": {"to": {"enabled": True, "scaleFactor": 0.7}},
               "color": {"color": "#6b7280", "highlight": "#111827", "hover": "#111827"},
@@ -83,19 +92,41 @@ def _levels(plan: Plan) -> dict[str, int]:
     return {step_id: level[dag.graph["mapping"][step_id]] for step_id in graph.nodes}
 
 
-def _tooltip(index: int, plan: Plan, status: str, run: Run | None) -> str:
+def _tooltip(index: int, plan: Plan, status: str, run: Run | None, problems: list[str]) -> str:
     step = plan.steps[index]
     lines = [f"step {index} · {step.tool}", f"status: {status}"]
-    if step.note:
-        lines.append(f"note: {step.note}")
+    lines += [f"problem: {message}" for message in problems]
+    if step.locked:
+        lines.append("locked: a re-plan keeps this step")
     if step.parallel:  # nothing else in the graph shows it
         lines.append("parallel: yes")
+    # Params before the note, and the note cut short: a long note never hides them.
     lines.append("params: " + (json.dumps(step.params, indent=2, ensure_ascii=False, default=str)
                                if step.params else "(none)"))
+    if step.note:
+        note = step.note if len(step.note) <= NOTE_CHARS else step.note[:NOTE_CHARS - 1].rstrip() + "…"
+        lines.append(f"note: {note}")
     state = run.steps.get(step.id) if run else None
     if state is not None and state.error:
         lines.append(f"error: {state.error}")
     return html.escape("\n".join(lines))
+
+
+def _problems_by_step(problems: Iterable[Problem]) -> dict[str, list[str]]:
+    """The errors of each step (warnings do not mark a step: the plan can still run)."""
+    out: dict[str, list[str]] = {}
+    for problem in problems:
+        if problem.severity == "error" and problem.step_id is not None:
+            field = f"{problem.field}: " if problem.field else ""
+            out.setdefault(problem.step_id, []).append(field + problem.message)
+    return out
+
+
+def _label(index: int, tool: str, status: str, problem: bool, locked: bool) -> str:
+    first = ("⚠ " if problem else "") + f"{index} · {tool}"
+    second = [status] if status != StepStatus.pending.value else []
+    second += ["locked"] if locked else []
+    return first + ("\n" + " · ".join(second) if second else "")
 
 
 def _edge_labels(plan: Plan) -> dict[tuple[str, str], str]:
@@ -110,23 +141,35 @@ def _edge_labels(plan: Plan) -> dict[tuple[str, str], str]:
     return {edge: ", ".join(names) for edge, names in labels.items()}
 
 
-def graph_data(plan: Plan, run: Run | None = None) -> dict[str, Any]:
-    """Nodes, edges and options for vis-network; every text is HTML-escaped."""
+def graph_data(plan: Plan, run: Run | None = None, problems: Iterable[Problem] = ()) -> dict[str, Any]:
+    """Nodes, edges and options for vis-network; every text is HTML-escaped.
+
+    A step with an error in ``problems`` gets a thick red border and "⚠" before its label; a
+    locked step a dashed border and "locked" under its label.
+    """
     net = Network(directed=True, cdn_resources="in_line")
     levels = _levels(plan)
+    flagged = _problems_by_step(problems)
     statuses = []
     for index, step in enumerate(plan.steps):
         state = run.steps.get(step.id) if run else None
         status = state.status.value if state is not None else StepStatus.pending.value
         statuses.append(status)
         fill, border, text = STATUS_COLOURS[status]
-        label = f"{index} · {step.tool}" + ("" if status == StepStatus.pending.value else f"\n{status}")
+        marks: dict[str, Any] = {}
+        focus = "#111827"  # the border of a hovered or selected step
+        if step.id in flagged:
+            border = focus = PROBLEM_BORDER  # red however the step is pointed at
+            marks["borderWidth"] = marks["borderWidthSelected"] = 4
+        if step.locked:
+            marks["shapeProperties"] = {"borderDashes": _LOCKED_DASHES, "borderRadius": 6}
+        label = _label(index, step.tool, status, step.id in flagged, step.locked)
         net.add_node(step.id, label=html.escape(label), shape="box",
                      color={"background": fill, "border": border,
-                            "highlight": {"background": fill, "border": "#111827"},
-                            "hover": {"background": fill, "border": "#111827"}},
-                     font={"color": text}, title=_tooltip(index, plan, status, run),
-                     level=levels[step.id])
+                            "highlight": {"background": fill, "border": focus},
+                            "hover": {"background": fill, "border": focus}},
+                     font={"color": text}, title=_tooltip(index, plan, status, run, flagged.get(step.id, [])),
+                     level=levels[step.id], **marks)
     labels = _edge_labels(plan)
     for source, target in plan.edges():
         extra = {}
@@ -139,7 +182,14 @@ def graph_data(plan: Plan, run: Run | None = None) -> dict[str, Any]:
     net.set_options(json.dumps(_OPTIONS))
     nodes, edges, _heading, _height, _width, options = net.get_network_data()
     rows = max([list(levels.values()).count(level) for level in set(levels.values())], default=1)
-    return {"nodes": nodes, "edges": edges, "options": json.loads(options), "statuses": statuses,
+    options_data = json.loads(options)
+    # What vis lays out: while it stays the same, the browser recolours the nodes it has in
+    # place (keeping the user's view) instead of drawing a new network.
+    shape = json.dumps([[(n["id"], n["level"]) for n in nodes], [(e["from"], e["to"]) for e in edges],
+                        options_data], sort_keys=True)
+    return {"nodes": nodes, "edges": edges, "options": options_data, "statuses": statuses,
+            "layout": hashlib.sha256(shape.encode()).hexdigest()[:16],
+            "labelPx": LABEL_FONT_PX, "minLabelPx": MIN_LABEL_PX,
             "height": min(640, max(GRAPH_MIN_HEIGHT, 90 + rows * _ROW_GAP))}
 
 
@@ -154,19 +204,32 @@ _CSS = """/* plan graph */
 :host { display: block; }
 .ps-graph { width: 100%; box-sizing: border-box; border: 1px solid #e5e7eb; border-radius: 8px; background: #ffffff;
             position: relative; overflow: hidden; }
+.ps-graph-canvas { width: 100%; height: 100%; }
+.ps-graph-tools { position: absolute; top: 6px; right: 6px; z-index: 4; display: flex; gap: 4px; }
+.ps-graph-tools button { font: 12px sans-serif; padding: 3px 8px; color: #111827; background: #ffffffe6;
+                         border: 1px solid #9ca3af; border-radius: 5px; cursor: pointer; }
+.ps-graph-tools button:hover { background: #f3f4f6; border-color: #111827; }
 .ps-graph-message { padding: 1rem; color: #991b1b; font-family: sans-serif; font-size: 0.9rem; }
-/* pre-wrap: a long note or param wraps instead of being cut off at the tooltip's edge. */
+/* pre-wrap: a long param wraps instead of being cut off at the tooltip's edge; the note is
+   cut short in Python and comes after the params, so they stay in view. */
 div.vis-tooltip { position: absolute; visibility: hidden; padding: 8px 10px; white-space: pre-wrap;
                   overflow-wrap: anywhere;
                   font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 12px;
                   color: #111827; background: #f9fafb; border: 1px solid #9ca3af; border-radius: 6px;
                   box-shadow: 2px 2px 8px rgba(0, 0, 0, 0.15); pointer-events: none; z-index: 5;
-                  max-width: 480px; overflow: hidden; }
+                  max-width: 480px; max-height: 360px; overflow: hidden; }
 """
 
-_HTML = '<div class="ps-graph" data-testid="plan-graph"></div>'
+_HTML = ('<div class="ps-graph" data-testid="plan-graph">'
+         '<div class="ps-graph-tools">'
+         '<button type="button" data-zoom="fit" title="Show the whole plan">Fit</button>'
+         '<button type="button" data-zoom="in" title="Zoom in">Zoom in</button>'
+         '<button type="button" data-zoom="out" title="Zoom out">Zoom out</button>'
+         '</div><div class="ps-graph-canvas"></div></div>')
 
 _JS = """/* plan graph */
+const ZOOM_STEP = 1.25;
+
 function loadVis(url) {
   if (window.vis && window.vis.Network) return Promise.resolve(window.vis);
   if (!window.__planStudioVis) {
@@ -194,28 +257,82 @@ function tooltip(escaped) {
   return element;
 }
 
+function showScale(root) {
+  root.setAttribute("data-scale", root.__network.getScale().toFixed(4));
+}
+
+// The whole plan if its labels stay legible so; else the legible scale, starting at the
+// first steps (top left), and the user pans or zooms to the rest.
+function firstView(root, canvas, data) {
+  const network = root.__network;
+  network.fit({ animation: false });
+  const legible = data.minLabelPx / data.labelPx;
+  if (network.getScale() < legible) {
+    const ids = data.nodes.map((n) => n.id);
+    let left = Infinity, top = Infinity;
+    for (const id of ids) {
+      const box = network.getBoundingBox(id);
+      left = Math.min(left, box.left);
+      top = Math.min(top, box.top);
+    }
+    const margin = 44 / legible;  // clear of the zoom buttons in the top right
+    network.moveTo({ scale: legible, animation: false, position: {
+      x: left - margin + canvas.clientWidth / (2 * legible),
+      y: top - margin + canvas.clientHeight / (2 * legible) } });
+  }
+  showScale(root);
+}
+
+function zoom(root, how) {
+  const network = root.__network;
+  if (!network) return;
+  if (how === "fit") network.fit({ animation: false });
+  else network.moveTo({ scale: network.getScale() * (how === "in" ? ZOOM_STEP : 1 / ZOOM_STEP), animation: false });
+  showScale(root);
+}
+
+function markDrawn(root, data) {
+  root.__network.once("afterDrawing", () => {
+    root.setAttribute("data-statuses", data.statuses.join(" "));
+    root.setAttribute("data-ready", "true");
+  });
+}
+
 export default function (component) {
   const { data, parentElement } = component;
-  const container = parentElement.querySelector(".ps-graph");
-  container.style.height = data.height + "px";
-  container.removeAttribute("data-ready");
+  const root = parentElement.querySelector(".ps-graph");
+  const canvas = root.querySelector(".ps-graph-canvas");
+  root.style.height = data.height + "px";
+  for (const button of root.querySelectorAll("button[data-zoom]")) {
+    button.onclick = () => zoom(root, button.dataset.zoom);
+  }
   loadVis(data.visUrl).then((vis) => {
-    if (container.__network) container.__network.destroy();
-    container.replaceChildren();
     const nodes = data.nodes.map((n) => ({ ...n, label: unescape(n.label), title: tooltip(n.title) }));
+    if (root.__network && root.__layout === data.layout) {
+      // Same steps and edges (a run in progress): recolour in place, keep the user's view.
+      root.__nodes.update(nodes);
+      markDrawn(root, data);
+      root.__network.redraw();
+      return;
+    }
+    root.removeAttribute("data-ready");
+    if (root.__network) root.__network.destroy();
+    canvas.replaceChildren();
     const edges = data.edges.map((e) => ({ ...e, label: e.label ? unescape(e.label) : undefined }));
-    container.__network = new vis.Network(container, { nodes, edges }, data.options);
-    container.__network.once("afterDrawing", () => {
-      container.setAttribute("data-statuses", data.statuses.join(" "));
-      container.setAttribute("data-ready", "true");
-    });
-  }).catch(() => {
-    container.replaceChildren();
+    root.__nodes = new vis.DataSet(nodes);
+    root.__layout = data.layout;
+    root.__network = new vis.Network(canvas, { nodes: root.__nodes, edges: new vis.DataSet(edges) }, data.options);
+    root.__network.on("zoom", () => showScale(root));
+    firstView(root, canvas, data);
+    markDrawn(root, data);
+    root.__network.redraw();
+  }, () => {
+    canvas.replaceChildren();
     const message = document.createElement("div");
     message.className = "ps-graph-message";
     message.textContent = "The graph library could not be loaded. Start the studio with " +
       "`plan-studio` (it serves the library itself), or set server.enableStaticServing = true.";
-    container.appendChild(message);
+    canvas.appendChild(message);
   });
 }
 """
@@ -223,8 +340,11 @@ export default function (component) {
 _plan_graph = st.components.v2.component("plan_studio_graph", html=_HTML, css=_CSS, js=_JS)
 
 
-def show_graph(plan: Plan, run: Run | None = None, *, key: str) -> None:
-    """Draw ``plan`` with each step coloured by its status in ``run``."""
-    data = graph_data(plan, run)
+def show_graph(plan: Plan, run: Run | None = None, *, key: str, problems: Iterable[Problem] = ()) -> None:
+    """Draw ``plan`` with each step coloured by its status in ``run``, errors and locks marked.
+
+    Drawn again with the same ``key`` and the same steps and edges (a run in progress), the
+    browser recolours the steps in place: the view stays where the user put it."""
+    data = graph_data(plan, run, problems)
     data["visUrl"] = vis_network_url()
     _plan_graph(key=key, data=data, height=data["height"])

@@ -75,7 +75,7 @@ def _plan_card(summary: PlanSummary, history: PlanHistory) -> None:
         if button.button("Open", key=f"library.open.{summary.id}", icon=":material/open_in_new:",
                          width="stretch"):
             _open(summary.id)
-        with st.expander("Versions and runs"):
+        with st.expander("Versions and runs", key=f"library.history.{summary.id}"):
             for version in reversed(history.versions):
                 text, action = st.columns([6, 1], vertical_alignment="center")
                 message = f" · {md_escape(version.message)}" if version.message else ""
@@ -84,7 +84,7 @@ def _plan_card(summary: PlanSummary, history: PlanHistory) -> None:
                 if action.button(f"Open v{version.version}", key=f"library.open.{summary.id}.{version.version}",
                                  width="stretch"):
                     _open(summary.id, version.version)
-            with st.popover("Delete", icon=":material/delete:"):
+            with st.popover("Delete", key=f"library.delete_confirm.{summary.id}", icon=":material/delete:"):
                 st.markdown(f"Delete **{md_escape(summary.goal or summary.id)}**, its "
                             f"{summary.latest_version} version(s) and {summary.run_count} run(s)? "
                             "This cannot be undone.")

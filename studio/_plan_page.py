@@ -69,9 +69,11 @@ def _plan_view(services: Services, plan: Plan) -> None:
     with graph_column:
         st.markdown(f"**Graph** · {len(plan.steps)} step{'s' if len(plan.steps) != 1 else ''} · "
                     + " ".join(f":{_STATUS_COLOUR[s]}[●] {s}" for s in STATUS_COLOURS))
-        graph_slot = st.empty()  # drawn last, so it shows the outcome of a run made below
+        graph_slot = st.empty()  # filled last: the graph, or during a run its live progress and graph
         if plan.steps:
-            st.caption("Hover a step for its params, note and error; scroll to zoom, drag to move.")
+            st.caption("Hover a step for its params, note and error; drag to move, scroll or **Zoom in** / "
+                       "**Zoom out** to zoom, **Fit** for the whole plan. ⚠ and a red border: the step has a "
+                       "problem; a dashed border: the step is locked.")
     with json_column:
         st.text_area("Plan JSON", key=Keys.JSON, height=GRAPH_MIN_HEIGHT, on_change=actions.edit_json, persist_state=PERSIST,
                      help="Edit the plan here; the graph follows every valid change.")
@@ -83,24 +85,28 @@ def _plan_view(services: Services, plan: Plan) -> None:
     # Checked only now: should checking fail, the JSON to fix the plan in is already on the page.
     problems = services.validator.validate(plan)
     errors = [p for p in problems if p.severity == "error"]
-    _problems(problems)
-    _actions_bar(plan, errors)
+    blocker = actions.json_blocker()
+    if blocker is None:
+        _problems(problems)
+    else:
+        # The problems found are the last valid plan's, not the text in the panel: show none.
+        st.caption("Problems are checked once the Plan JSON parses; until then the graph shows "
+                   "the last valid plan.")
+    _actions_bar(plan, errors, blocker)
     replan_panel(services, plan)
     versions_panel(services)
     formats_panel(services, plan)
 
     worker: BackgroundRun | None = st.session_state[Keys.WORKER]
-    if worker is not None or run is not None:
+    if worker is None and run is not None:
         st.subheader("Run")
-    if worker is not None:
-        _live_run(plan)
-        run = _progress_run(plan, worker.progress())
-    elif run is not None:
         _results(plan, run)
 
     with graph_slot.container():
-        if plan.steps:
-            show_graph(plan, run, key="plan.graph")
+        if worker is not None:
+            _live_run(plan, errors)  # progress and the graph, redrawn as the run goes
+        elif plan.steps:
+            show_graph(plan, run, key="plan.graph", problems=errors)
         else:
             st.info("No steps to draw: add steps in the JSON, or press **Plan**.",
                     icon=":material/account_tree:")
@@ -125,23 +131,28 @@ def _problems(problems: list[Problem]) -> None:
                 getattr(st, severity)("  \n".join(lines))
 
 
-def _actions_bar(plan: Plan, errors: list[Problem]) -> None:
-    approved = st.session_state[Keys.APPROVED]
+def _actions_bar(plan: Plan, errors: list[Problem], blocker: str | None) -> None:
+    """Approve, Run and Save; all wait while ``blocker`` (the JSON does not parse) says why."""
+    blocked = blocker is not None
+    approved = actions.is_approved(plan) and not blocked
     saved: SavedRef | None = st.session_state[Keys.SAVED]
     approve, run_next, run_all, save, note = st.columns([1.1, 1.3, 1, 1, 3], vertical_alignment="bottom")
-    approve.button("Approve", key="plan.approve", on_click=actions.approve, disabled=bool(errors) or approved,
-                   icon=":material/verified:", width="stretch")
+    approve.button("Approve", key="plan.approve", on_click=actions.approve,
+                   disabled=blocked or bool(errors) or approved, icon=":material/verified:", width="stretch")
     run_next.button("Run next step", key="plan.run_next", on_click=actions.request_run, args=("next",),
                     disabled=not approved, icon=":material/skip_next:", width="stretch")
     run_all.button("Run all", key="plan.run_all", on_click=actions.request_run, args=("all",),
                    disabled=not approved, type="primary" if approved else "secondary",
                    icon=":material/play_arrow:", width="stretch")
-    save.button("Save", key="plan.save", on_click=actions.save, icon=":material/save:",
+    save.button("Save", key="plan.save", on_click=actions.save, disabled=blocked, icon=":material/save:",
                 width="stretch")
     note.text_input("Version note", key=Keys.SAVE_MESSAGE, persist_state=PERSIST,
                     placeholder="Version note (optional)", label_visibility="collapsed")
 
-    if errors:
+    if blocked:
+        reason = (f"Approve, Run and Save are disabled. {md_escape(blocker)}: they act on the plan in the panel, "
+                  "and its text is not a plan yet.")
+    elif errors:
         reason = (f"Approve is disabled: the plan has {len(errors)} problem{'s' if len(errors) != 1 else ''}"
                   " to fix first (listed above).")
     elif approved:
@@ -161,9 +172,10 @@ def _step_title(plan: Plan, step_id: str) -> str:
 
 
 @st.fragment(run_every=_PROGRESS_SECONDS)
-def _live_run(plan: Plan) -> None:
-    """The run in progress, redrawn on its own while the worker runs; clicks elsewhere on the
-    page do not stop it. When the worker is done, the whole page runs again to collect it."""
+def _live_run(plan: Plan, errors: list[Problem]) -> None:
+    """The run in progress above its graph, redrawn on its own while the worker runs (the graph
+    recolours its steps in place); clicks elsewhere on the page do not stop it. When the worker
+    is done, the whole page runs again to collect it."""
     worker: BackgroundRun | None = st.session_state[Keys.WORKER]
     if worker is None or not worker.alive:
         st.rerun()
@@ -173,19 +185,22 @@ def _live_run(plan: Plan) -> None:
     what = "the next step" if progress.kind == "next" else "the plan"
     label = f"Running {what}: {done} of {len(progress.statuses)} steps done"
     with st.status(label, expanded=True, state="running"):
-        ended = [e for e in progress.events if e.type == "plan_step_end"][-5:]
-        for event in ended:
-            st.write(md_escape(f"{_step_title(plan, event.step_id or '')}: {event.data['status']}"))
         if progress.current is not None:
             st.write(md_escape(f"{_step_title(plan, progress.current)}: running"))
         if progress.answer:
             st.markdown(md_escape(progress.answer))
-    stop, note = st.columns([1, 6], vertical_alignment="center")
+    stop, note = st.columns([1, 5], vertical_alignment="center")
     stop.button("Stop", key="plan.stop", on_click=actions.stop_run, disabled=progress.stopping,
                 icon=":material/stop:", width="stretch",
                 help="Stop after the step running now; the steps not started stay pending.")
     note.caption("Stopping after the current step…" if progress.stopping else
                  "You can save the plan meanwhile; the run is saved with it when it finishes.")
+    if plan.steps:
+        show_graph(plan, _progress_run(plan, progress), key="plan.graph", problems=errors)
+    ended = [e for e in progress.events if e.type == "plan_step_end"][-5:]
+    if ended:
+        st.caption("Last finished: " + md_escape(" · ".join(
+            f"{_step_title(plan, e.step_id or '')}: {e.data['status']}" for e in reversed(ended))))
 
 
 def _progress_run(plan: Plan, progress: RunProgress) -> Run:
@@ -234,11 +249,11 @@ def _step_result(plan: Plan, state: StepRun) -> None:
         if rows is not None:
             st.caption(f"{len(rows)} row{'s' if len(rows) != 1 else ''}")
             if rows:
-                st.dataframe(_table(rows), hide_index=True)
+                st.dataframe(_table(rows), hide_index=True, key=f"plan.result.{state.step_id}.rows")
         else:
             st.json(state.result, expanded=2)
     if state.arguments:
-        with st.expander("Arguments sent to the tool"):
+        with st.expander("Arguments sent to the tool", key=f"plan.result.{state.step_id}.arguments"):
             st.json(state.arguments, expanded=False)
 
 

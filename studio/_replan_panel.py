@@ -15,17 +15,19 @@ __all__ = ["replan_panel", "versions_panel"]
 
 
 def replan_panel(services: Services, plan: Plan) -> None:
-    with st.expander("Ask for changes (re-plan)", icon=":material/edit_note:"):
+    with st.expander("Ask for changes (re-plan)", key="plan.replan_panel", icon=":material/edit_note:"):
+        blocked = actions.json_blocker() is not None  # both act on the last valid plan
         ids = [s.id for s in plan.steps]
         # Options follow the plan; a lock on a step that is gone would make the widget fail.
         st.session_state[Keys.LOCKS] = [i for i in st.session_state[Keys.LOCKS] if i in ids]
         st.multiselect("Locked steps", options=ids, format_func=plan.label, key=Keys.LOCKS,
-                       on_change=actions.set_locks, placeholder="None: the planner may change any step",
+                       on_change=actions.set_locks, disabled=blocked, placeholder="None: the planner may change any step",
                        help="A re-plan keeps locked steps exactly as they are.")
         st.text_area("What should change?", key=Keys.FEEDBACK, height=68, persist_state=PERSIST,
                      placeholder="e.g. only high-risk shipments; use Munich instead; drop step 2")
         button, about = st.columns([1, 6], vertical_alignment="center")
-        button.button("Re-plan", key="plan.replan", on_click=actions.replan, icon=":material/refresh:")
+        button.button("Re-plan", key="plan.replan", on_click=actions.replan, disabled=blocked,
+                      icon=":material/refresh:")
         about.caption(f"The {md_escape(services.planner_name)} planner changes the current plan as "
                       "you ask. Both versions are saved, so the current one stays in the history.")
 
@@ -36,7 +38,7 @@ def versions_panel(services: Services) -> None:
         return
     with actions.shown("list the plan's versions"):
         versions = services.store.versions(saved.plan_id)
-        with st.expander(f"Versions · {len(versions)}", icon=":material/history:"):
+        with st.expander(f"Versions · {len(versions)}", key="plan.versions_panel", icon=":material/history:"):
             previous = {v.version: p for v, p in zip(versions[1:], versions)}
             for version in reversed(versions):
                 text, action = st.columns([6, 1], vertical_alignment="center")

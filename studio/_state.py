@@ -30,7 +30,7 @@ class Keys:
     # Plan page state
     PLAN = "plan.current"  # the last plan that parsed: what the graph shows and runs
     JSON_ERROR = "plan.json_error"  # why the JSON panel's text does not parse, or None
-    APPROVED = "plan.approved"
+    APPROVED = "plan.approved"  # fingerprint of the plan the user approved, or None
     RUN = "plan.run"  # core.Run of the current plan, or None
     RUN_SAVED = "plan.run_saved"  # the run's id once it is stored with its plan
     SAVED = "plan.saved"  # SavedRef of the stored version the editor holds, or None
@@ -76,7 +76,7 @@ _DEFAULTS: dict[str, Any] = {
     Keys.LIBRARY_SHOWN: 0,  # 0: the Library's first page
     Keys.PLAN: None,
     Keys.JSON_ERROR: None,
-    Keys.APPROVED: False,
+    Keys.APPROVED: None,
     Keys.RUN: None,
     Keys.RUN_SAVED: None,
     Keys.SAVED: None,

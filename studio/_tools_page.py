@@ -32,7 +32,7 @@ def tools_page() -> None:
     st.caption(f"{len(registry)} tool{'s' if len(registry) != 1 else ''} in {len(groups)} "
                f"group{'s' if len(groups) != 1 else ''}: "
                + ", ".join(f"{md_escape(g)} ({n})" for g, n in groups.items()))
-    tools_tab, manual_tab = st.tabs(["Tools", "Functions manual"])
+    tools_tab, manual_tab = st.tabs(["Tools", "Functions manual"], key="tools.tabs")
     with tools_tab, actions.shown("show the tools"):
         _tool_list(registry)
     with manual_tab, actions.shown("show the functions manual"):

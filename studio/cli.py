@@ -55,6 +55,10 @@ class Interrupted(Exception):
     """Ctrl-C stopped a command; the message says what had finished."""
 
 
+class NotText(CliError):
+    """A file that is not UTF-8 text: a usage error for a goals file, not a plan for a plan file."""
+
+
 def _exportable() -> list[str]:
     return [name for name, fmt in FORMATS.items() if fmt.dump is not None]
 
@@ -135,7 +139,7 @@ def _read(path: Path) -> str:
     except OSError as exc:
         raise CliError(f"cannot read {path}: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:
-        raise CliError(f"cannot read {path}: not UTF-8 text ({exc.reason})") from exc
+        raise NotText(f"cannot read {path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
 
 
 def _looks_like(text: str) -> str | None:
@@ -143,7 +147,7 @@ def _looks_like(text: str) -> str | None:
     goal or step ids (Teams exports carry a goal too, so commands are checked first)."""
     try:
         data = json.loads(text)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # the loaders say what is wrong with it
         return None
     if not isinstance(data, dict):
         return None
@@ -253,11 +257,15 @@ def _note_unread(plan: Plan, goal: str | None) -> None:
 def _load(args: argparse.Namespace, services: Services, out: TextIO) -> tuple[Plan, str] | None:
     """The plan in ``args.file`` and its format, or None once ``out`` has been told why the
     file is not a plan (a broken plan is exit status 1, like an invalid one)."""
-    text = _read(args.file)
+    try:
+        text = _read(args.file)
+    except NotText as exc:
+        print(_one_line(exc), file=out)
+        return None
     try:
         return detect_and_load(args.file, text, args.format, services.registry)
     except PlanError as exc:
-        print(f"{args.file}: {exc}", file=out)
+        print(f"{args.file}: {_one_line(exc)}", file=out)
         return None
 
 
@@ -268,7 +276,7 @@ def _cmd_validate(args: argparse.Namespace, services: Services) -> int:
     plan, _fmt = loaded
     problems = services.validator.validate(plan)
     for problem in problems:
-        print(f"{problem.severity}: {problem}")
+        print(f"{problem.severity}: {_one_line(problem)}")
     if any(p.severity == "error" for p in problems):
         return _EXIT_FAILED
     print("valid")
@@ -298,7 +306,7 @@ def _cmd_run(args: argparse.Namespace, services: Services) -> int:
         run = executor.start(plan)
     except PlanInvalid as exc:
         for problem in exc.problems:
-            print(f"{args.file}: {problem.severity}: {problem}", file=sys.stderr)
+            print(f"{args.file}: {problem.severity}: {_one_line(problem)}", file=sys.stderr)
         return _EXIT_FAILED
     try:
         for event in executor.run_all(run):

@@ -12,9 +12,9 @@ import json
 import re
 
 import pytest
+from browser_helpers import choose, click, enter, graph, offsite, open_studio, screenshot
 from conftest import TEST_API_KEY
 from playwright.sync_api import Page, expect
-from test_browser import ARTIFACTS, TIMEOUT_MS, _graph, _offsite, _screenshot, enter
 
 pytestmark = pytest.mark.browser
 
@@ -37,36 +37,29 @@ SK_PLAN = """<plan>
 </plan>"""
 
 
-def choose(page: Page, label: str, option: str) -> None:
-    """Pick ``option`` in the Streamlit selectbox labelled ``label``."""
-    page.get_by_role("combobox", name=label).click()
-    page.get_by_role("option", name=option).click()
-
-
 def test_plan_repair_replan_run_and_import_with_a_model(page: Page, llm_studio, llm_server) -> None:
     requests: list[str] = []
     page.on("request", lambda request: requests.append(request.url))
     page.set_viewport_size({"width": 1440, "height": 1000})
-    page.set_default_timeout(TIMEOUT_MS)
-    page.goto(llm_studio.url)
+    open_studio(page, llm_studio.url)
     expect(page.get_by_text(re.compile(r"Planner: llm"))).to_be_visible()
 
     # A reply naming a tool that does not exist is sent back with the validator's words.
     llm_server.reply(plan_reply("Berlin", facilities_tool="facility_list"))
     llm_server.reply(plan_reply("Berlin"))
     enter(page.get_by_role("textbox", name="Goal"), GOAL)
-    page.get_by_role("button", name="Plan", exact=True).click()
+    click(page.get_by_role("button", name="Plan", exact=True))
     plan_json = page.get_by_role("textbox", name="Plan JSON")
     expect(plan_json).to_have_value(re.compile(r'"location": "Berlin"'))
-    _graph(page, "pending pending")
+    graph(page, "pending pending")
     assert len(llm_server.requests) == 2
     assert "did you mean 'facilities_list'" in llm_server.text_of(1)
 
     # Re-plan with feedback: a new version, the old one kept.
     llm_server.reply(plan_reply("Munich"))
-    page.get_by_text("Ask for changes (re-plan)").click()
+    page.get_by_text("Ask for changes (re-plan)").click()  # opens the expander: no rerun
     enter(page.get_by_role("textbox", name="What should change?"), "use Munich instead")
-    page.get_by_role("button", name="Re-plan").click()
+    click(page.get_by_role("button", name="Re-plan"))
     expect(plan_json).to_have_value(re.compile(r'"location": "Munich"'))
     expect(page.get_by_text(re.compile(r"Re-planned as version 2"))).to_be_visible()
     expect(page.get_by_text("Versions · 2")).to_be_visible()
@@ -75,20 +68,18 @@ def test_plan_repair_replan_run_and_import_with_a_model(page: Page, llm_studio, 
     # Run: the answer is one streamed call after the steps.
     answer = "Munich's facilities sent several contaminated shipments; see the table."
     llm_server.reply(answer)
-    page.get_by_role("button", name="Approve").click()
-    page.get_by_role("button", name="Run all").click()
+    click(page.get_by_role("button", name="Approve"))
+    click(page.get_by_role("button", name="Run all"))
     # Streamed (into the progress box while the run is in progress), then shown under "Answer".
     expect(page.get_by_text(answer)).to_be_visible()
-    _graph(page, "succeeded succeeded")
+    graph(page, "succeeded succeeded")
     assert llm_server.requests[3].get("stream") is True
-    ARTIFACTS.mkdir(exist_ok=True)
-    _screenshot(page, ARTIFACTS / "llm-journey.png")
-    page.set_viewport_size({"width": 1440, "height": 1000})
+    screenshot(page, "llm-journey.png")
 
     # The model fails: a clear error, and the goal typed and the plan on screen stay.
     llm_server.fail(500, "model overloaded")
     enter(page.get_by_role("textbox", name="Goal"), "Show inspections in Hamburg")
-    page.get_by_role("button", name="Plan", exact=True).click()
+    click(page.get_by_role("button", name="Plan", exact=True))
     expect(page.get_by_text(re.compile(r"Could not make a plan: .*500"))).to_be_visible()
     expect(page.get_by_role("textbox", name="Goal")).to_have_value("Show inspections in Hamburg")
     expect(plan_json).to_have_value(re.compile(r'"location": "Munich"'))
@@ -97,20 +88,21 @@ def test_plan_repair_replan_run_and_import_with_a_model(page: Page, llm_studio, 
     llm_server.reply("Gulls wake the quay")
     llm_server.reply("Les mouettes réveillent le quai")
     llm_server.reply("A poem about the harbour, in French.")
-    page.get_by_text("Import / export").click()
+    page.get_by_text("Import / export").click()  # opens the expander: no rerun
     choose(page, "Import from", "Semantic Kernel XML plan")
     enter(page.get_by_role("textbox", name="Plan to import"), SK_PLAN)
-    page.get_by_role("button", name="Import", exact=True).click()
+    click(page.get_by_role("button", name="Import", exact=True))
     expect(page.get_by_text("Imported 2 steps from the Semantic Kernel XML plan")).to_be_visible()
     expect(plan_json).to_have_value(re.compile(r'"tool": "Translate"'))
-    page.get_by_role("button", name="Approve").click()
-    page.get_by_role("button", name="Run all").click()
-    expect(page.get_by_text("RESULT__TRANSLATED_POEM")).to_be_visible()
+    click(page.get_by_role("button", name="Approve"))
+    click(page.get_by_role("button", name="Run all"))
+    # The appended result's name, as a heading of the results (the JSON panel holds it too).
+    expect(page.get_by_test_id("stMarkdownContainer").get_by_text("RESULT__TRANSLATED_POEM", exact=True)).to_be_visible()
     expect(page.get_by_text("Les mouettes réveillent le quai").first).to_be_visible()
-    _graph(page, "succeeded succeeded")
+    graph(page, "succeeded succeeded")
 
     assert TEST_API_KEY not in page.content()
     for path in llm_studio.data_dir.rglob("*"):
         if path.is_file():
             assert TEST_API_KEY.encode() not in path.read_bytes(), path
-    assert _offsite(requests) == []
+    assert offsite(requests) == []

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import pytest
 from playwright.sync_api import Page, expect
-from test_browser import ARTIFACTS
+from browser_helpers import ARTIFACTS, open_studio
 
 pytestmark = pytest.mark.browser
 
 
 def test_allowed_values_and_descriptions_are_shown_in_full(page: Page, studio) -> None:
     page.set_viewport_size({"width": 1280, "height": 900})
-    page.goto(f"{studio.url}/tools")
-    expect(page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]')).to_be_attached()
+    open_studio(page, f"{studio.url}/tools")
     card = page.locator("[class*=st-key-tools-card-facilities_list]")
     cell = card.locator("td", has_text="landfill")
     expect(cell).to_have_text("recycling, sorting, composting, incineration, landfill")

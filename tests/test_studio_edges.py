@@ -9,7 +9,6 @@ from __future__ import annotations
 import html
 import json
 import re
-from urllib.parse import urlparse
 
 import pytest
 from apptest_helpers import (
@@ -23,7 +22,7 @@ from apptest_helpers import (
 )
 from playwright.sync_api import Page, expect
 from streamlit.testing.v1 import AppTest
-from test_browser import enter
+from browser_helpers import click, enter, offsite, open_studio
 
 from core import Plan
 from studio import Keys
@@ -248,10 +247,6 @@ HOSTILE_LINES = [
 HOSTILE = "\n".join(HOSTILE_LINES)
 
 
-def _offsite(urls: list[str]) -> list[str]:
-    return [u for u in urls if urlparse(u).scheme not in ("data", "blob") and urlparse(u).hostname != "127.0.0.1"]
-
-
 def _markup_in_main(page: Page) -> dict[str, list[str]]:
     """What markdown made of text in the page's main area, beyond the page's own title."""
     return page.evaluate("""() => {
@@ -274,19 +269,18 @@ def test_hostile_text_shows_as_written_in_the_browser(page: Page, studio) -> Non
     page.on("request", lambda request: requests.append(request.url))
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
     page.set_viewport_size({"width": 1440, "height": 1000})
-    page.set_default_timeout(30_000)
-    page.goto(studio.url)
+    open_studio(page, studio.url)
 
     plan = {"goal": HOSTILE, "steps": [
         {"id": "a", "tool": "say", "params": {"message": HOSTILE}, "note": "A long note. " * 40},
         {"id": "b", "tool": "facilities_list", "params": {}},
     ]}
-    page.get_by_test_id("stExpander").get_by_text("Import a plan").click()
+    page.get_by_test_id("stExpander").get_by_text("Import a plan").click()  # no rerun
     enter(page.get_by_role("textbox", name="Plan to import"), json.dumps(plan))
-    page.get_by_role("button", name="Import").click()
+    click(page.get_by_role("button", name="Import"))
     expect(page.get_by_text("Imported 2 steps")).to_be_visible()
-    page.get_by_role("button", name="Approve").click()
-    page.get_by_role("button", name="Run all").click()
+    click(page.get_by_role("button", name="Approve"))
+    click(page.get_by_role("button", name="Run all"))
     expect(page.get_by_text(re.compile(r"^Run \w+ · succeeded"))).to_be_visible()
 
     # The SAY step's message is markdown in a chat bubble: every line reads exactly as written.
@@ -308,11 +302,11 @@ def test_hostile_text_shows_as_written_in_the_browser(page: Page, studio) -> Non
 
     # Saved, the goal is a Library card's title and the note a version's message.
     enter(page.get_by_placeholder("Version note (optional)"), HOSTILE_LINES[2])
-    page.get_by_role("button", name="Save").click()
+    click(page.get_by_role("button", name="Save"))
     expect(page.get_by_text("Saved as version 1.")).to_be_visible()
-    page.get_by_role("link", name="Library").click()
+    click(page.get_by_role("link", name="Library"))
     card = page.locator("[class*=st-key-library-card]")
-    card.get_by_text("Versions and runs").click()
+    card.get_by_text("Versions and runs").click()  # no rerun
     expect(card.get_by_role("button", name="Open v1")).to_be_visible()
     shown = card.inner_text()
     for line in HOSTILE_LINES:
@@ -321,4 +315,4 @@ def test_hostile_text_shows_as_written_in_the_browser(page: Page, studio) -> Non
                                      "bold": []}
 
     assert dialogs == []
-    assert _offsite(requests) == []
+    assert offsite(requests) == []

@@ -5,7 +5,8 @@ Each format registers a ``PlanFormat``; the UI and the CLI offer whatever is reg
 
 from __future__ import annotations
 
-from .._errors import PlanFormatError
+from .._errors import PlanError, PlanFormatError
+from .._limits import MAX_PLAN_TEXT, lone_surrogate
 from .._plan import Plan
 from .._registry import ToolRegistry
 from ._base import PlanFormat
@@ -40,7 +41,21 @@ def load_plan(text: str, fmt: str = "native", registry: ToolRegistry | None = No
         raise PlanFormatError(fmt, "this format can be exported but not imported")
     if not text.strip():
         raise PlanFormatError(fmt, "the text is empty")
-    return f.load(text, registry)
+    if len(text) > MAX_PLAN_TEXT:
+        raise PlanFormatError(fmt, f"the text is {len(text):,} characters long; a plan's text "
+                                   f"may be at most {MAX_PLAN_TEXT:,}")
+    at = lone_surrogate(text)
+    if at is not None:
+        line = text.count("\n", 0, at) + 1
+        column = at - (text.rfind("\n", 0, at) + 1) + 1
+        raise PlanFormatError(fmt, f"line {line}, column {column}: a lone surrogate "
+                                   f"({ascii(text[at])}) is not text UTF-8 can encode")
+    try:
+        return f.load(text, registry)
+    except PlanFormatError:
+        raise
+    except PlanError as exc:  # the plan read, but breaks a bound (core._limits): still unreadable
+        raise PlanFormatError(fmt, str(exc)) from exc
 
 
 def dump_plan(plan: Plan, fmt: str = "native", registry: ToolRegistry | None = None) -> str:

@@ -8,6 +8,7 @@ on import (also as ``description`` or ``reason``) so nothing a model wrote is lo
 from __future__ import annotations
 
 import json
+from collections import Counter
 from typing import Any
 
 from pydantic import ValidationError
@@ -15,7 +16,7 @@ from pydantic import ValidationError
 from .._errors import PlanFormatError
 from .._plan import Plan, PlanMetadata, Step
 from .._registry import ToolRegistry
-from ._base import load_json
+from ._base import check_step_count, load_json
 
 _NOTE_KEYS = ("note", "description", "reason")
 _STEP_KEYS = {"tool", "params", "depends_on", "parallel", "id", "locked", *_NOTE_KEYS}
@@ -35,11 +36,17 @@ def plan_from_seed(data: Any, goal: str | None = None) -> Plan:
     raw_steps = data.get("steps")
     if not isinstance(raw_steps, list):
         raise PlanFormatError("seed", "'steps' must be a list of steps")
+    check_step_count("seed", len(raw_steps))
     metadata = data.get("metadata") or {}
     if not isinstance(metadata, dict):
         raise PlanFormatError("seed", "'metadata' must be an object")
     given_ids = [s.get("id") if isinstance(s, dict) else None for s in raw_steps]
-    ids = [g if isinstance(g, str) and g and given_ids.count(g) == 1 else d
+    uses = Counter(g for g in given_ids if isinstance(g, str))
+    kept = {g for g, count in uses.items() if g and count == 1}
+    # A step without an id of its own gets the one for its position, unless another step
+    # has taken it: then the first free one after all positions.
+    spare = (d for d in seed_step_ids(2 * len(raw_steps))[len(raw_steps):] if d not in kept)
+    ids = [g if isinstance(g, str) and g in kept else d if d not in kept else next(spare)
            for g, d in zip(given_ids, seed_step_ids(len(raw_steps)))]
     steps = []
     for n, raw in enumerate(raw_steps):

@@ -47,9 +47,12 @@ from xml.parsers import expat
 from pydantic import ValidationError
 
 from .._errors import PlanFormatError, ReferenceSyntaxError
+from .._limits import MAX_INDEX_DIGITS, MAX_NESTING, value_problem
 from .._plan import Plan, PlanMetadata, Step
 from .._registry import ToolRegistry
+from .._schema_fit import json_type
 from .._templates import find_references
+from ._base import check_step_count, parse_json
 from ._seed import seed_step_ids
 
 __all__ = ["load_sk", "dump_sk", "sk_plugin_name", "match_tool_name", "unset_variable_uses",
@@ -69,8 +72,15 @@ _VARIABLE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 _NAME_CHAR = re.compile(r"[A-Za-z0-9_]")
 _XML_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
 _NOT_XML_CHAR = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
-_PROLOG = re.compile(r"\s*(<\?xml[^>]*\?>)?\s*(<!--.*?-->\s*|<!DOCTYPE[^\[>]*(\[.*?\])?\s*>\s*)*", re.S)
-_TRAILER = re.compile(r"\s*(<!--.*?-->\s*)*", re.S)
+# Possessive quantifiers (nothing given back) keep these linear: with ".*?" a run of comments
+# before stray text was retried in every way of grouping them (2^n), and "\s*" beside "\s*"
+# made a long run of spaces quadratic. A comment's body takes a "-" only when "->" does not
+# follow, so it always stops at the first "-->".
+_COMMENT = r"<!--(?:[^-]|-(?!->))*+-->"
+_PROLOG = re.compile(r"\s*+(?:<\?xml[^>]*+(?<=\?)>)?+\s*+(?:" + _COMMENT
+                     + r"\s*+|<!DOCTYPE[^\[>]*+(?:\[[^\]]*+\])?+\s*+>\s*+)*+")
+_TRAILER = re.compile(r"\s*+(?:" + _COMMENT + r"\s*+)*+")
+_ASCII_DIGITS = re.compile(r"[0-9]{1,%d}" % MAX_INDEX_DIGITS)
 _PLAN_START = re.compile(r"<plan(?=[\s/>])")
 _PLAN_END = "</plan>"
 
@@ -255,7 +265,7 @@ def _allowed_types(schema: dict[str, Any], defs: dict[str, Any]) -> set[str] | N
     kind = schema.get("type")
     if kind is None:
         if "enum" in schema:
-            return {_json_type(v) for v in schema["enum"]}
+            return {json_type(v) for v in schema["enum"]}
         return None
     kinds = set(kind) if isinstance(kind, list) else {kind}
     if "number" in kinds:
@@ -263,34 +273,17 @@ def _allowed_types(schema: dict[str, Any], defs: dict[str, Any]) -> set[str] | N
     return kinds
 
 
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return "string"
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(name)  # NaN and Infinity are not JSON a plan should hold
-
-
 def _decode_value(raw: str, allowed: set[str] | None) -> Any:
     """An attribute value as the param value: JSON lists, objects, numbers and booleans are
-    decoded, strings stay strings; ``allowed`` (from the tool's schema) settles doubts."""
+    decoded, strings stay strings; ``allowed`` (from the tool's schema) settles doubts. Text
+    that is not JSON a plan could hold (NaN, a huge integer, deep nesting) stays text."""
     try:
-        value = json.loads(raw, parse_constant=_reject_constant)
+        value = parse_json(raw, max_depth=MAX_NESTING)
     except ValueError:
         return raw
-    kind = _json_type(value)
+    if value_problem(value) is not None:  # 1e999 reads as infinity
+        return raw
+    kind = json_type(value)
     if kind == "string":
         return raw
     if kind == "null":
@@ -313,6 +306,7 @@ def _walk_strings(value: Any, fn: Callable[[str], Any]) -> Any:
 def load_sk(text: str, registry: ToolRegistry | None = None) -> Plan:
     part, offset = _locate_plan(text)
     doc = _read_xml(part, offset)
+    check_step_count(FORMAT, len(doc.functions), "functions")
     ids = seed_step_ids(len(doc.functions))
     setters: dict[str, int] = {}  # variable (lower case, as SK ignores case) -> latest step
     unset: dict[str, str] = {}  # lower case -> as first written
@@ -394,7 +388,7 @@ def _plan(doc: _Document, steps: list[Step], unset: list[str]) -> Plan:
     metadata: dict[str, Any] = {k: attrs[k] for k in _ROOT_FIELDS[1:] if k in attrs}
     if extra is not None:
         try:
-            decoded = json.loads(extra)
+            decoded = parse_json(extra, max_depth=MAX_NESTING + 1)
         except ValueError as exc:
             raise _error(doc.root_line, f"<plan metadata> is not valid JSON: {exc}") from None
         if not isinstance(decoded, dict):
@@ -409,7 +403,7 @@ def _plan(doc: _Document, steps: list[Step], unset: list[str]) -> Plan:
         earlier = metadata.get(_COMMENTS_KEY)
         metadata[_COMMENTS_KEY] = (earlier if isinstance(earlier, list) else []) + doc.loose_comments
     for token in parallel.split():
-        if not token.isdigit() or int(token) >= len(steps):
+        if not _ASCII_DIGITS.fullmatch(token) or int(token) >= len(steps):
             raise _error(doc.root_line, f"<plan parallel>: {token!r} is not the index of a step")
         steps[int(token)].parallel = True
     try:
@@ -452,19 +446,25 @@ class _Variables:
                         name, k = f"{_invented_name(ref.step)}_{k}", k + 1
                     taken.add(name.lower())
                     self.names[ref.step] = name
+        # For each step whose output has a name, the first later step that sets the same
+        # variable: worked out once, so each reference is one lookup, not a walk of the plan.
+        self.overwritten_at: dict[int, int] = {}
+        latest: dict[str, int] = {}
+        for k in range(len(self.steps) - 1, -1, -1):
+            name = self.names.get(k)
+            if name is not None and name.lower() in latest:
+                self.overwritten_at[k] = latest[name.lower()]
+            for variable in {v.lower() for v in (name, self.steps[k].result_key) if v}:
+                latest[variable] = k
 
     def usable(self, source: int, at: int) -> str | None:
         """The name by which step ``at`` can read step ``source``'s output, if any: no step
         in between may set the same variable, or ``$NAME`` would mean that step instead."""
         name = self.names.get(source)
-        if name is None or not 0 <= source < at:
+        if name is None or not 0 <= source < at or self.overwritten_at.get(source, at) < at:
             return None
         if name.lower() == _INPUT and source != at - 1:
             return None  # $INPUT is always the previous step's output
-        for k in range(source + 1, at):
-            step = self.steps[k]
-            if any(v and v.lower() == name.lower() for v in (self.names.get(k), step.result_key)):
-                return None
         return name
 
     def to_sk(self, text: str, at: int) -> str:

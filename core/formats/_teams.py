@@ -23,7 +23,7 @@ from pydantic import ValidationError
 from .._errors import PlanFormatError
 from .._plan import Plan, PlanMetadata, Step
 from .._registry import ToolRegistry
-from ._base import load_json
+from ._base import check_step_count, load_json
 from ._semantic_kernel import match_tool_name
 from ._seed import seed_step_ids
 
@@ -107,6 +107,7 @@ def plan_from_teams(data: Any, registry: ToolRegistry | None = None) -> Plan:
     commands = data.get("commands")
     if not isinstance(commands, list):
         raise _error("'commands' must be a list of DO and SAY commands")
+    check_step_count(FORMAT, len(commands), "commands")
     goal = data.get("goal") or ""
     if not isinstance(goal, str):
         raise _error("goal must be text")

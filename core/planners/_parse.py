@@ -124,6 +124,26 @@ def _matching_close(text: str, start: int
     message counts lines, which is only worth doing for the one problem that is shown."""
     stack: list[tuple[str, int]] = []
     closed: list[tuple[int, int]] = []  # outermost (start, end) pairs so far, in order
+    for i, ch in _brackets(text, start):
+        if ch in _OPENERS:
+            stack.append((ch, i))
+        else:
+            opener, at = stack.pop()
+            if _OPENERS[opener] != ch:
+                return i, _mismatch(text, i, opener, at), []
+            if not stack:
+                return i, None, []
+            while closed and closed[-1][0] > at:  # inside the span just closed
+                closed.pop()
+            closed.append((at, i))
+    opener, at = stack[0] if stack else (text[start], start)
+    return None, lambda: (f"the {opener!r} opened on line {_line(text, at)} is never closed "
+                          "(the reply is cut off)"), closed
+
+
+def _brackets(text: str, start: int = 0) -> Iterator[tuple[int, str]]:
+    """(index, bracket) for each bracket of ``text`` from ``start`` that is outside a string.
+    One pass over the few significant characters, whatever lies between them."""
     in_string = False
     escaped_at = -1  # the character after a backslash in a string means nothing here
     for found in _SIGNIFICANT.finditer(text, start):
@@ -138,20 +158,8 @@ def _matching_close(text: str, start: int
                 in_string = False
         elif ch == '"':
             in_string = True
-        elif ch in _OPENERS:
-            stack.append((ch, i))
-        elif ch in "}]":
-            opener, at = stack.pop()
-            if _OPENERS[opener] != ch:
-                return i, _mismatch(text, i, opener, at), []
-            if not stack:
-                return i, None, []
-            while closed and closed[-1][0] > at:  # inside the span just closed
-                closed.pop()
-            closed.append((at, i))
-    opener, at = stack[0] if stack else (text[start], start)
-    return None, lambda: (f"the {opener!r} opened on line {_line(text, at)} is never closed "
-                          "(the reply is cut off)"), closed
+        elif ch != "\\":
+            yield i, ch
 
 
 def _mismatch(text: str, index: int, opener: str, at: int) -> Callable[[], str]:
@@ -163,21 +171,8 @@ def _deepest(text: str) -> tuple[int, int]:
     """How deep brackets outside strings nest in ``text``, up to ``MAX_DEPTH + 1``, and the
     line where the scan stopped."""
     depth = deepest = 0
-    in_string = False
-    escaped_at = -1
-    for found in _SIGNIFICANT.finditer(text):
-        i = found.start()
-        if i == escaped_at:
-            continue
-        ch = text[i]
-        if in_string:
-            if ch == "\\":
-                escaped_at = i + 1
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in _OPENERS:
+    for i, ch in _brackets(text):
+        if ch in _OPENERS:
             depth += 1
             if depth > MAX_DEPTH:
                 return depth, _line(text, i)

@@ -24,8 +24,9 @@ from sqlalchemy import Engine, and_, delete, func, insert, inspect
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from sqlmodel import Session, SQLModel, select
 
-from .._errors import NotFound, StorageError
+from .._errors import NotFound, PlanError, StorageError
 from .._executor import Run, StepRun, StepStatus
+from .._limits import check_plan
 from .._plan import Plan
 from ._engine import make_engine, reading_session, writing_session
 from . import _search
@@ -66,6 +67,21 @@ def _dump(value: Any) -> str | None:
 
 def _load(text: str | None) -> Any:
     return None if text is None else json.loads(text)
+
+
+def _plan_json(plan: Plan) -> tuple[str, Plan]:
+    """The JSON the store keeps for ``plan``, and the plan read back from it.
+
+    Made and read back before anything is written, so a plan that cannot be stored (one
+    edited in place past a bound of ``core._limits``) is refused whole and leaves no
+    half-written version behind.
+    """
+    check_plan(plan)
+    try:
+        text = plan.model_dump_json()
+        return text, Plan.model_validate_json(text)
+    except (ValueError, TypeError, RecursionError) as exc:
+        raise PlanError(f"the plan cannot be stored: {_reason(exc)}") from exc
 
 
 class PlanStore:
@@ -137,8 +153,9 @@ class PlanStore:
         """Save ``plan`` as a new plan (``plan_id`` None) or as the next version of ``plan_id``.
 
         Saving a plan identical to the latest version returns that version and adds none.
+        A plan that cannot be stored raises ``PlanError`` and nothing is written.
         """
-        plan_json = plan.model_dump_json()
+        plan_json, stored = _plan_json(plan)
         with self._session("save the plan", write=True) as session:
             now = _now()
             if plan_id is None:
@@ -160,8 +177,7 @@ class PlanStore:
             session.add(version_row)
             session.flush()  # the plan row first: its folded goal points at it
             _search.index_goal(session, plan_id, plan.goal)
-        return PlanVersion(plan_id=plan_id, version=number, created_at=now, message=message,
-                           plan=Plan.model_validate_json(plan_json))
+        return PlanVersion(plan_id=plan_id, version=number, created_at=now, message=message, plan=stored)
 
     def list_plans(self, search: str = "", *, limit: int | None = None) -> list[PlanSummary]:
         """Saved plans, most recently updated first; ``search`` matches the goal, ignoring case.
@@ -279,9 +295,18 @@ class PlanStore:
 
     # -- runs --------------------------------------------------------------------------------
     def save_run(self, run: Run, *, plan_id: str, version: int) -> None:
-        """Insert the run, or update it if a run with ``run.id`` is saved already, with every step's result."""
-        step_rows = [self._step_values(run.id, position, state)
-                     for position, state in enumerate(run.steps.values())]
+        """Insert the run, or update it if a run with ``run.id`` is saved already, with every step's result.
+
+        Everything is serialised before the first write: a run that cannot be stored raises
+        ``PlanError`` (its plan) or ``StorageError`` (a step's result) and nothing is written.
+        """
+        plan_json, _stored = _plan_json(run.plan)
+        try:
+            step_rows = [self._step_values(run.id, position, state)
+                         for position, state in enumerate(run.steps.values())]
+        except (ValueError, TypeError, RecursionError) as exc:
+            raise StorageError(f"cannot save run {run.id!r}: a step's result cannot be stored: "
+                               f"{_reason(exc)}") from exc
         with self._session("save the run", write=True) as session:
             self._plan_row(session, plan_id)
             exists = session.exec(select(PlanVersionRow.id).where(
@@ -299,7 +324,7 @@ class PlanStore:
             row.finished_at = run.finished_at
             row.status = run.status
             row.answer = run.answer
-            row.plan_json = run.plan.model_dump_json()
+            row.plan_json = plan_json
             session.add(row)
             session.exec(delete(StepRunRow).where(StepRunRow.run_id == run.id))  # type: ignore[call-overload]
             session.flush()  # the run row must exist before its steps point at it
@@ -365,7 +390,7 @@ class PlanStore:
     def _parse_plan(self, text: str, where: str) -> Plan:
         try:
             return Plan.model_validate_json(text)
-        except ValidationError as exc:
+        except (ValidationError, PlanError) as exc:
             raise StorageError(f"{where} in {self.path} is unreadable: {exc}") from exc
 
     def _version(self, row: PlanVersionRow) -> PlanVersion:
@@ -385,7 +410,11 @@ class PlanStore:
     @staticmethod
     def _step_values(run_id: str, position: int, state: StepRun) -> dict[str, Any]:
         data = state.model_dump(mode="json", include={"arguments", "result"})
+        arguments, result = _dump(data["arguments"]), _dump(data["result"])
+        for text in (arguments, result, state.error):
+            if text is not None:
+                text.encode("utf-8")  # SQLite stores UTF-8, which has no lone surrogates
         return dict(run_id=run_id, step_id=state.step_id, position=position,
-                    status=state.status.value, arguments_json=_dump(data["arguments"]),
-                    result_json=_dump(data["result"]), error=state.error,
+                    status=state.status.value, arguments_json=arguments,
+                    result_json=result, error=state.error,
                     started_at=state.started_at, duration_ms=state.duration_ms)
