@@ -28,9 +28,10 @@ def _label(name: str) -> str:
 
 def formats_panel(services: Services, plan: Plan | None) -> None:
     title = "Import / export" if plan is not None else "Import a plan"
-    # Rerun on opening and closing, so the export text (a whole plan again) is only written
-    # and sent while the panel is open.
-    panel = st.expander(title, icon=":material/swap_horiz:", key=PANEL_KEY, on_change="rerun")
+    # With a plan to export, opening and closing rerun the page, so the export text (a whole
+    # plan again) is only written and sent while the panel is open.
+    panel = st.expander(title, icon=":material/swap_horiz:", key=PANEL_KEY,
+                        on_change="rerun" if plan is not None else "ignore")
     with panel:
         if plan is None:
             _import_form()
