@@ -14,7 +14,9 @@ from . import _actions as actions
 from ._services import Services
 from ._state import Keys
 
-__all__ = ["formats_panel"]
+__all__ = ["PANEL_KEY", "formats_panel"]
+
+PANEL_KEY = "plan.formats_panel"  # the expander's open state
 
 _UPLOAD = "plan.import_file"
 _LANGUAGE = {".json": "json", ".xml": "xml"}
@@ -26,20 +28,26 @@ def _label(name: str) -> str:
 
 def formats_panel(services: Services, plan: Plan | None) -> None:
     title = "Import / export" if plan is not None else "Import a plan"
-    with st.expander(title, key="plan.formats_panel", icon=":material/swap_horiz:"):
+    # With a plan to export, opening and closing rerun the page, so the export text (a whole
+    # plan again) is only written and sent while the panel is open.
+    panel = st.expander(title, icon=":material/swap_horiz:", key=PANEL_KEY,
+                        on_change="rerun" if plan is not None else "ignore")
+    with panel:
         if plan is None:
             _import_form()
             return
         export_column, import_column = st.columns(2, gap="large")
         with export_column:
-            _export(services, plan)
+            _export(services, plan, shown=panel.open is not False)
         with import_column:
             _import_form()
 
 
-def _export(services: Services, plan: Plan) -> None:
+def _export(services: Services, plan: Plan, *, shown: bool) -> None:
     names = [n for n, f in FORMATS.items() if f.dump is not None]
     name = st.selectbox("Export as", names, format_func=_label, key=Keys.EXPORT_FORMAT)
+    if not shown:
+        return
     with actions.shown(f"export the plan as {_label(name)}"):
         text = dump_plan(plan, name, services.registry)
         suffix = FORMATS[name].suffix

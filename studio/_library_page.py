@@ -1,17 +1,24 @@
-"""The Library page: saved plans by goal, their versions and runs; open one back into Plan."""
+"""The Library page: saved plans by goal, their versions and runs; open one back into Plan.
+
+A library can hold thousands of plans: the page draws the first ``PAGE_SIZE`` cards and a
+"Show more" button adds the next ones, and it asks the store for a fixed number of queries
+whatever it shows (the summaries, then the drawn cards' versions and runs in one batch).
+"""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from core.storage import PlanStore, PlanSummary
+from core.storage import PlanHistory, PlanSummary
 
 from . import _actions as actions
 from ._navigation import PLAN_PAGE, page
 from ._state import PERSIST, Keys
 from ._text import md_escape
 
-__all__ = ["library_page"]
+__all__ = ["PAGE_SIZE", "library_page"]
+
+PAGE_SIZE = 50
 
 
 def library_page() -> None:
@@ -20,20 +27,34 @@ def library_page() -> None:
     if services is None:
         return
     search = st.text_input("Search", key=Keys.SEARCH, persist_state=PERSIST,
-                           placeholder="Search saved plans by goal", icon=":material/search:")
+                           placeholder="Search saved plans by goal", icon=":material/search:",
+                           on_change=_first_page)
     message = st.session_state[Keys.LIBRARY_MESSAGE]
     st.session_state[Keys.LIBRARY_MESSAGE] = None  # said once
     if message is not None:
         getattr(st, message[0])(md_escape(message[1]))
     with actions.shown("list the saved plans"):
-        plans = services.store.list_plans(search.strip())
-        if not plans:
+        total = services.store.count_plans(search)
+        if not total:
             st.info("No saved plan matches." if search.strip() else
                     "No saved plans yet. Make one on the Plan page and press **Save**.")
         else:
-            st.caption(f"{len(plans)} saved plan{'s' if len(plans) != 1 else ''}, most recently changed first")
-        for summary in plans:
-            _plan_card(services.store, summary)
+            st.caption(f"{total} saved plan{'s' if total != 1 else ''}, most recently changed first")
+        shown = services.store.list_plans(search, limit=st.session_state[Keys.LIBRARY_SHOWN] or PAGE_SIZE)
+        histories = services.store.histories([summary.id for summary in shown])
+        for summary in shown:
+            _plan_card(summary, histories[summary.id])
+        if len(shown) < total:
+            st.button(f"Show more ({total - len(shown)} not shown)", key="library.more",
+                      on_click=_show_more, args=(len(shown),), icon=":material/expand_more:")
+
+
+def _first_page() -> None:
+    st.session_state[Keys.LIBRARY_SHOWN] = 0
+
+
+def _show_more(shown: int) -> None:
+    st.session_state[Keys.LIBRARY_SHOWN] = shown + PAGE_SIZE
 
 
 def _open(plan_id: str, version: int | None = None) -> None:
@@ -42,7 +63,7 @@ def _open(plan_id: str, version: int | None = None) -> None:
     actions.show_notices()  # why it could not be opened
 
 
-def _plan_card(store: PlanStore, summary: PlanSummary) -> None:
+def _plan_card(summary: PlanSummary, history: PlanHistory) -> None:
     with st.container(border=True, key=f"library.card.{summary.id}"):
         about, button = st.columns([6, 1], vertical_alignment="center")
         about.markdown(f"**{md_escape(summary.goal or '(no goal)')}**")
@@ -55,11 +76,11 @@ def _plan_card(store: PlanStore, summary: PlanSummary) -> None:
                          width="stretch"):
             _open(summary.id)
         with st.expander("Versions and runs", key=f"library.history.{summary.id}"):
-            for version in reversed(store.versions(summary.id)):
+            for version in reversed(history.versions):
                 text, action = st.columns([6, 1], vertical_alignment="center")
                 message = f" · {md_escape(version.message)}" if version.message else ""
                 text.markdown(f"Version {version.version} · {version.created_at:%Y-%m-%d %H:%M} · "
-                              f"{len(version.plan.steps)} steps{message}")
+                              f"{version.step_count} steps{message}")
                 if action.button(f"Open v{version.version}", key=f"library.open.{summary.id}.{version.version}",
                                  width="stretch"):
                     _open(summary.id, version.version)
@@ -69,10 +90,9 @@ def _plan_card(store: PlanStore, summary: PlanSummary) -> None:
                             "This cannot be undone.")
                 st.button("Delete for good", key=f"library.delete.{summary.id}", type="primary",
                           on_click=actions.delete_saved_plan, args=(summary.id, summary.goal))
-            runs = store.list_runs(summary.id)
-            if runs:
+            if history.runs:
                 st.markdown("**Runs**")
-            for run in runs:
+            for run in history.runs:
                 counts = ", ".join(f"{n} {s}" for s, n in run.counts.items())
                 started = f"{run.started_at:%Y-%m-%d %H:%M}" if run.started_at else "not started"
                 st.markdown(f"Run {md_escape(run.id)} · version {run.version} · {started} · "

@@ -27,6 +27,9 @@ _STATUS_COLOUR = {"pending": "gray", "running": "blue", "succeeded": "green", "f
 
 # How often the page looks at a run in progress.
 _PROGRESS_SECONDS = 0.5
+# A run's succeeded steps drawn before "Show all": each is a table, and a 200-step run's
+# tables made every rerun take seconds. Steps that did not succeed are always drawn.
+_RESULTS_SHOWN = 20
 
 
 def plan_page() -> None:
@@ -227,10 +230,11 @@ def _results(plan: Plan, run: Run) -> None:
     saved_note = " · saved with the plan" if st.session_state[Keys.RUN_SAVED] == run.id else ""
     # Between "Run next step" clicks nothing runs: the run is paused, or interrupted if a step was cut off.
     st.caption(f"Run {run.id} · {run.status} · {counts}{saved_note}")
-    for step in plan.steps:
-        state = run.steps.get(step.id)
-        if state is None or state.status == StepStatus.pending:
-            continue
+    done = [s for s in (run.steps.get(step.id) for step in plan.steps)
+            if s is not None and s.status != StepStatus.pending]
+    if len(done) > _RESULTS_SHOWN and not st.toggle(f"Show all {len(done)} step results", key="plan.results_all"):
+        done = [s for n, s in enumerate(done) if n < _RESULTS_SHOWN or s.status != StepStatus.succeeded]
+    for state in done:
         with st.container(border=True):
             _step_result(plan, state)
     for name, value in run.appended_results().items():

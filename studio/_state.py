@@ -42,6 +42,7 @@ class Keys:
     # Library page widgets
     SEARCH = "library.search"
     LIBRARY_MESSAGE = "library.message"  # (kind, text) about the last delete, or None
+    LIBRARY_SHOWN = "library.shown"  # how many plan cards the Library draws ("Show more" adds)
     # Settings page: this session's choices, applied over the environment's settings
     SETTINGS_OVERRIDES = "settings.overrides"  # {field: value} given to Settings.from_env, or None
     SETTINGS_MESSAGE = "settings.message"  # (kind, text) about the last Apply, or None
@@ -89,6 +90,7 @@ _DEFAULTS: dict[str, Any] = {
     Keys.EXPORT_FORMAT: "seed",
     Keys.SEARCH: "",
     Keys.LIBRARY_MESSAGE: None,
+    Keys.LIBRARY_SHOWN: 0,  # 0: the Library's first page
     Keys.PLAN: None,
     Keys.JSON_ERROR: None,
     Keys.APPROVED: None,

@@ -88,7 +88,7 @@ def test_plan_repair_replan_run_and_import_with_a_model(page: Page, llm_studio, 
     llm_server.reply("Gulls wake the quay")
     llm_server.reply("Les mouettes réveillent le quai")
     llm_server.reply("A poem about the harbour, in French.")
-    page.get_by_text("Import / export").click()  # opens the expander: no rerun
+    click(page.get_by_text("Import / export"))  # opening it reruns, to write the export text
     choose(page, "Import from", "Semantic Kernel XML plan")
     enter(page.get_by_role("textbox", name="Plan to import"), SK_PLAN)
     click(page.get_by_role("button", name="Import", exact=True))

@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from core import FORMATS, load_plan
 from studio import Keys, get_services
+from studio._formats_panel import PANEL_KEY
 from apptest_helpers import import_text, make_plan, no_failures, run_plan, texts
 
 TEAMS_PLAN = json.dumps({"type": "plan", "commands": [
@@ -106,6 +107,8 @@ def test_every_export_format_shows_the_plan_as_that_format_writes_it(app: AppTes
     registry = get_services().registry
     exportable = [n for n, f in FORMATS.items() if f.dump is not None]
     assert app.selectbox(key=Keys.EXPORT_FORMAT).options == [FORMATS[n].label for n in exportable]
+    assert not app.code  # written only while the panel is open
+    app.session_state[PANEL_KEY] = True  # the user opens "Import / export"
     for name in exportable:
         app.selectbox(key=Keys.EXPORT_FORMAT).set_value(name).run()
         no_failures(app)
@@ -115,6 +118,7 @@ def test_every_export_format_shows_the_plan_as_that_format_writes_it(app: AppTes
 
 def test_an_exported_plan_imports_back_unchanged(app: AppTest) -> None:
     plan = make_plan(app)
+    app.session_state[PANEL_KEY] = True
     app.selectbox(key=Keys.EXPORT_FORMAT).set_value("seed").run()
     exported = app.code[0].value
     app.text_area(key=Keys.GOAL).input("something else entirely")

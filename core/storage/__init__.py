@@ -10,7 +10,7 @@ Tables live in ``_tables``, engine and sessions in ``_engine``, the store in ``_
 Failures raise ``core.StorageError``; missing plans, versions and runs raise ``core.NotFound``.
 """
 
-from ._records import PlanSummary, PlanVersion, RunSummary
+from ._records import PlanHistory, PlanSummary, PlanVersion, RunSummary, VersionSummary
 from ._store import PlanStore
 
-__all__ = ["PlanStore", "PlanSummary", "PlanVersion", "RunSummary"]
+__all__ = ["PlanHistory", "PlanStore", "PlanSummary", "PlanVersion", "RunSummary", "VersionSummary"]

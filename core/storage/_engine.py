@@ -1,9 +1,9 @@
 """The SQLite engine behind the plan store, and the sessions the store works in.
 
-SQLite needs three things switched on per connection, so a ``connect`` listener does it:
-write-ahead logging (readers never wait for the writer), foreign keys (so deleting a plan
-cascades to its versions and runs), and a ``casefold`` SQL function (SQLite's own ``lower``
-only folds ASCII, and plan goals are free text).
+SQLite needs two things switched on per connection, so a ``connect`` listener does it:
+write-ahead logging (readers never wait for the writer) and foreign keys (so deleting a plan
+cascades to its versions and runs). Goals are casefolded in Python when saved, for search
+(see ``_search``), so no SQL function is needed to read them.
 
 Python's ``sqlite3`` module opens transactions on its own and never for ``SELECT``, which would
 let two writers both read "latest version is 3" and both insert version 4. So the driver's
@@ -30,10 +30,6 @@ _BUSY_TIMEOUT_SECONDS = 30.0
 _WRITE_OPTION = "plan_studio_write"
 
 
-def _casefold(value: Any) -> Any:
-    return value.casefold() if isinstance(value, str) else value
-
-
 def make_engine(path: str | Path) -> Engine:
     """An engine for the SQLite file at ``path``; parent folders are created.
 
@@ -57,7 +53,6 @@ def make_engine(path: str | Path) -> Engine:
             cursor.execute("PRAGMA foreign_keys=ON")
         finally:
             cursor.close()
-        dbapi_connection.create_function("casefold", 1, _casefold, deterministic=True)
 
     @event.listens_for(engine, "begin")
     def _begin(connection: Any) -> None:

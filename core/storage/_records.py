@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from .._plan import Plan
 
-__all__ = ["PlanSummary", "PlanVersion", "RunSummary"]
+__all__ = ["PlanHistory", "PlanSummary", "PlanVersion", "RunSummary", "VersionSummary"]
 
 
 @dataclass(frozen=True)
@@ -46,3 +46,22 @@ class RunSummary:
     finished_at: dt.datetime | None
     status: str
     counts: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class VersionSummary:
+    """One saved version as a list shows it, without loading the plan itself."""
+
+    plan_id: str
+    version: int
+    created_at: dt.datetime
+    message: str
+    step_count: int
+
+
+@dataclass(frozen=True)
+class PlanHistory:
+    """A plan's versions (oldest first) and runs (newest first), as the Library lists them."""
+
+    versions: list[VersionSummary] = field(default_factory=list)
+    runs: list[RunSummary] = field(default_factory=list)

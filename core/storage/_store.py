@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from pydantic import ValidationError
-from sqlalchemy import Engine, and_, delete, func, inspect
+from sqlalchemy import Engine, and_, delete, func, insert, inspect
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from sqlmodel import Session, SQLModel, select
 
@@ -29,7 +29,8 @@ from .._executor import Run, StepRun, StepStatus
 from .._limits import check_plan
 from .._plan import Plan
 from ._engine import make_engine, reading_session, writing_session
-from ._records import PlanSummary, PlanVersion, RunSummary
+from . import _search
+from ._records import PlanHistory, PlanSummary, PlanVersion, RunSummary, VersionSummary
 from ._tables import PlanRow, PlanVersionRow, RunRow, StepRunRow
 
 __all__ = ["PlanStore"]
@@ -88,6 +89,7 @@ class PlanStore:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path).expanduser()
+        self._indexed = False  # whether goals are searched through FTS5 (see _search)
         try:
             self._engine: Engine = make_engine(self.path)
         except OSError as exc:
@@ -105,6 +107,7 @@ class PlanStore:
                 with connection.begin():
                     SQLModel.metadata.create_all(connection)
                     self._check_columns(connection)
+                    self._indexed = _search.ensure_tables(connection)
         except (SQLAlchemyError, sqlite3.Error) as exc:
             self._engine.dispose()
             raise StorageError(f"cannot {action} at {self.path}: {_reason(exc)}") from exc
@@ -179,34 +182,94 @@ class PlanStore:
                                          message=message, planner=plan.metadata.planner,
                                          plan_json=plan_json)
             session.add(version_row)
+            session.flush()  # the plan row first: its folded goal points at it
+            _search.index_goal(session, plan_id, plan.goal)
         return PlanVersion(plan_id=plan_id, version=number, created_at=now, message=message, plan=stored)
 
-    def list_plans(self, search: str = "") -> list[PlanSummary]:
-        """Saved plans, most recently updated first; ``search`` matches the goal, ignoring case."""
-        latest = (select(PlanVersionRow.plan_id, func.max(PlanVersionRow.version).label("number"))
-                  .group_by(PlanVersionRow.plan_id).subquery())
-        runs = (select(RunRow.plan_id, func.count().label("count"))
-                .group_by(RunRow.plan_id).subquery())
+    def list_plans(self, search: str = "", *, limit: int | None = None) -> list[PlanSummary]:
+        """Saved plans, most recently updated first; ``search`` matches the goal, ignoring case.
+
+        ``limit`` keeps the first that many. One query whatever the number of plans: the latest
+        version and the run count are looked up per listed plan through their indexes, not
+        aggregated over the whole store.
+        """
+        order = (PlanRow.updated_at.desc(), PlanRow.created_at.desc(), PlanRow.id)
+        # The plans to list first, from the plan table (and search tables) alone; only those few
+        # then have their latest version and runs looked up.
+        chosen = self._matching(select(PlanRow.id), search).order_by(*order)
+        if limit is not None:
+            chosen = chosen.limit(max(limit, 0))
+        latest = (select(func.max(PlanVersionRow.version)).where(PlanVersionRow.plan_id == PlanRow.id)
+                  .correlate(PlanRow).scalar_subquery())
+        runs = (select(func.count()).select_from(RunRow).where(RunRow.plan_id == PlanRow.id)
+                .correlate(PlanRow).scalar_subquery())
         query = (
-            select(PlanRow, latest.c.number, PlanVersionRow.planner,
-                   func.json_array_length(PlanVersionRow.plan_json, "$.steps"),
-                   func.coalesce(runs.c.count, 0))
-            .join(latest, latest.c.plan_id == PlanRow.id)
+            select(PlanRow.id, PlanRow.goal, PlanRow.created_at, PlanRow.updated_at,
+                   PlanVersionRow.version, PlanVersionRow.planner,
+                   func.json_array_length(PlanVersionRow.plan_json, "$.steps"), runs)
             .join(PlanVersionRow, and_(PlanVersionRow.plan_id == PlanRow.id,
-                                       PlanVersionRow.version == latest.c.number))
-            .outerjoin(runs, runs.c.plan_id == PlanRow.id)
-            .order_by(PlanRow.updated_at.desc(), PlanRow.created_at.desc(), PlanRow.id)
+                                       PlanVersionRow.version == latest))
+            .where(PlanRow.id.in_(chosen))  # type: ignore[attr-defined]
+            .order_by(*order)
         )
-        needle = search.strip().casefold()
-        if needle:
-            # instr, not LIKE: a search for "50%" or "a_b" means those characters.
-            query = query.where(func.instr(func.casefold(PlanRow.goal), needle) > 0)
         with self._session("list plans") as session:
             rows = session.exec(query).all()
-        return [PlanSummary(id=row.id, goal=row.goal, latest_version=number,
-                            created_at=row.created_at, updated_at=row.updated_at,
-                            step_count=steps or 0, run_count=run_count, planner=planner)
-                for row, number, planner, steps, run_count in rows]
+        return [PlanSummary(id=plan_id, goal=goal, latest_version=number, created_at=created,
+                            updated_at=updated, step_count=steps or 0, run_count=run_count, planner=planner)
+                for plan_id, goal, created, updated, number, planner, steps, run_count in rows]
+
+    def count_plans(self, search: str = "") -> int:
+        """How many saved plans ``list_plans(search)`` would list."""
+        needle = search.strip().casefold()
+        if needle:  # straight from the search tables: every folded goal belongs to a plan
+            query = select(func.count()).select_from(
+                _search.matching_ids(needle, indexed=self._indexed).subquery())
+        else:
+            query = select(func.count()).select_from(PlanRow)
+        with self._session("count plans") as session:
+            return session.exec(query).one()
+
+    def _matching(self, query: Any, search: str) -> Any:
+        needle = search.strip().casefold()
+        if not needle:
+            return query
+        # Joined, not "id IN (...)": SQLite then starts from the few matches, not every plan.
+        found = _search.matching_ids(needle, indexed=self._indexed).subquery()
+        return query.join(found, found.c.plan_id == PlanRow.id)
+
+    def histories(self, plan_ids: list[str]) -> dict[str, PlanHistory]:
+        """The versions and runs of each of ``plan_ids``, in three queries however many plans.
+
+        Versions come without their plans (``step_count`` says how long each was); a plan id
+        that is not stored maps to an empty history.
+        """
+        ids = list(dict.fromkeys(plan_ids))
+        if not ids:
+            return {}
+        with self._session("list versions and runs") as session:
+            versions = session.exec(
+                select(PlanVersionRow.plan_id, PlanVersionRow.version, PlanVersionRow.created_at,
+                       PlanVersionRow.message, func.json_array_length(PlanVersionRow.plan_json, "$.steps"))
+                .where(PlanVersionRow.plan_id.in_(ids))  # type: ignore[attr-defined]
+                .order_by(PlanVersionRow.plan_id, PlanVersionRow.version)).all()
+            runs = session.exec(select(RunRow.id, RunRow.plan_id, RunRow.version, RunRow.started_at,
+                                       RunRow.finished_at, RunRow.status)
+                                .where(RunRow.plan_id.in_(ids))  # type: ignore[attr-defined]
+                                .order_by(RunRow.created_at.desc(), RunRow.id)).all()
+            tallies = session.exec(
+                select(StepRunRow.run_id, StepRunRow.status, func.count())
+                .join(RunRow, RunRow.id == StepRunRow.run_id)
+                .where(RunRow.plan_id.in_(ids))  # type: ignore[attr-defined]
+                .group_by(StepRunRow.run_id, StepRunRow.status)).all()
+        counts = self._counts(tallies)
+        found: dict[str, PlanHistory] = {plan_id: PlanHistory() for plan_id in ids}
+        for plan_id, number, created, message, steps in versions:
+            found[plan_id].versions.append(VersionSummary(plan_id=plan_id, version=number, created_at=created,
+                                                          message=message, step_count=steps or 0))
+        for run_id, plan_id, number, started, finished, status in runs:
+            found[plan_id].runs.append(RunSummary(id=run_id, plan_id=plan_id, version=number, started_at=started,
+                                                  finished_at=finished, status=status, counts=counts.get(run_id, {})))
+        return found
 
     def load_plan(self, plan_id: str, version: int | None = None) -> Plan:
         """The plan as saved in ``version``, or in its latest version when ``version`` is None."""
@@ -246,7 +309,7 @@ class PlanStore:
         """
         plan_json, _stored = _plan_json(run.plan)
         try:
-            step_rows = [self._step_row(run.id, position, state)
+            step_rows = [self._step_values(run.id, position, state)
                          for position, state in enumerate(run.steps.values())]
         except (ValueError, TypeError, RecursionError) as exc:
             raise StorageError(f"cannot save run {run.id!r}: a step's result cannot be stored: "
@@ -272,7 +335,8 @@ class PlanStore:
             session.add(row)
             session.exec(delete(StepRunRow).where(StepRunRow.run_id == run.id))  # type: ignore[call-overload]
             session.flush()  # the run row must exist before its steps point at it
-            session.add_all(step_rows)
+            if step_rows:  # one executemany, not an ORM object per step
+                session.execute(insert(StepRunRow), step_rows)
 
     def list_runs(self, plan_id: str) -> list[RunSummary]:
         """The plan's runs, newest first."""
@@ -285,10 +349,7 @@ class PlanStore:
                 .join(RunRow, RunRow.id == StepRunRow.run_id)
                 .where(RunRow.plan_id == plan_id)
                 .group_by(StepRunRow.run_id, StepRunRow.status)).all()
-        order = {status.value: n for n, status in enumerate(StepStatus)}
-        counts: dict[str, dict[str, int]] = {}
-        for run_id, status, count in sorted(tallies, key=lambda t: order.get(t[1], len(order))):
-            counts.setdefault(run_id, {})[status] = count
+        counts = self._counts(tallies)
         return [RunSummary(id=r.id, plan_id=r.plan_id, version=r.version, started_at=r.started_at,
                            finished_at=r.finished_at, status=r.status, counts=counts.get(r.id, {}))
                 for r in runs]
@@ -345,13 +406,22 @@ class PlanStore:
                            message=row.message, plan=plan)
 
     @staticmethod
-    def _step_row(run_id: str, position: int, state: StepRun) -> StepRunRow:
-        data = state.model_dump(mode="json")
+    def _counts(tallies: Any) -> dict[str, dict[str, int]]:
+        """(run id, status, count) rows as each run's counts, in the order of ``StepStatus``."""
+        order = {status.value: n for n, status in enumerate(StepStatus)}
+        counts: dict[str, dict[str, int]] = {}
+        for run_id, status, count in sorted(tallies, key=lambda t: order.get(t[1], len(order))):
+            counts.setdefault(run_id, {})[status] = count
+        return counts
+
+    @staticmethod
+    def _step_values(run_id: str, position: int, state: StepRun) -> dict[str, Any]:
+        data = state.model_dump(mode="json", include={"arguments", "result"})
         arguments, result = _dump(data["arguments"]), _dump(data["result"])
         for text in (arguments, result, state.error):
             if text is not None:
                 text.encode("utf-8")  # SQLite stores UTF-8, which has no lone surrogates
-        return StepRunRow(run_id=run_id, step_id=state.step_id, position=position,
-                          status=state.status.value, arguments_json=arguments,
-                          result_json=result, error=state.error,
-                          started_at=state.started_at, duration_ms=state.duration_ms)
+        return dict(run_id=run_id, step_id=state.step_id, position=position,
+                    status=state.status.value, arguments_json=arguments,
+                    result_json=result, error=state.error,
+                    started_at=state.started_at, duration_ms=state.duration_ms)
