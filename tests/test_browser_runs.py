@@ -135,6 +135,9 @@ def test_save_during_a_long_run_keeps_the_run_and_saves_it(page: Page, gated_stu
     _open_gate(fifo)
     finished = page.get_by_text(re.compile(rf"^Run \w+ · succeeded · {STEPS + 1} succeeded · saved with the plan$"))
     expect(finished).to_be_visible()
+    # A long run draws its first results; the rest on request. The step after the gate got
+    # the gate's output.
+    click(page.get_by_text(f"Show all {STEPS + 1} step results"))
     expect(page.get_by_text(f"after gate at {GATE_AT}", exact=True)).to_be_visible()
     statuses = graph(page, " ".join(["succeeded"] * (STEPS + 1)))
     assert "running" not in statuses.get_attribute("data-statuses")
