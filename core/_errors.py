@@ -21,10 +21,8 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import TYPE_CHECKING, Sequence
+from typing import Any, Sequence
 
-if TYPE_CHECKING:  # pragma: no cover
-    from ._validation import Problem
 
 
 class PlanStudioError(Exception):
@@ -54,7 +52,7 @@ class ReferenceSyntaxError(PlanError):
 class PlanInvalid(PlanError):
     """The validator found problems; ``problems`` lists them by step and field."""
 
-    def __init__(self, problems: Sequence["Problem"]) -> None:
+    def __init__(self, problems: Sequence[Any]) -> None:  # core.Problem; _validation imports this module
         self.problems = list(problems)
         super().__init__("; ".join(str(p) for p in self.problems) or "plan is invalid")
 

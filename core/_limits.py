@@ -20,12 +20,10 @@ from __future__ import annotations
 
 import math
 import re
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import Any, Iterator
 
 from ._errors import PlanError
 
-if TYPE_CHECKING:  # pragma: no cover
-    from ._plan import Plan
 
 __all__ = ["MAX_STEPS", "MAX_NESTING", "MAX_INTEGER_DIGITS", "MAX_PLAN_CHARS", "MAX_PLAN_TEXT",
            "MAX_REFERENCES_PER_TEXT", "MAX_INDEX_DIGITS", "MAX_REFERENCE_PATH",
@@ -144,7 +142,7 @@ def json_depth_problem(data: Any, max_depth: int) -> str | None:
     return None
 
 
-def _fields(plan: "Plan") -> Iterator[tuple[str, Any, int, int]]:
+def _fields(plan: Any) -> Iterator[tuple[str, Any, int, int]]:
     """(where, value, nesting allowed, depth of value) for everything in ``plan`` that holds
     data; params and metadata are holders of fields, each field's value nested from 0."""
     yield "plan · goal", plan.goal, 0, 0
@@ -158,7 +156,7 @@ def _fields(plan: "Plan") -> Iterator[tuple[str, Any, int, int]]:
     yield "plan · metadata", plan.metadata.model_extra or {}, MAX_NESTING, -1
 
 
-def check_plan(plan: "Plan") -> None:
+def check_plan(plan: Any) -> None:  # a core.Plan; not imported, as _plan imports this module
     """Raise ``PlanError`` naming the step and field of the first thing over a bound."""
     if len(plan.steps) > MAX_STEPS:
         raise PlanError(f"plan · steps: {len(plan.steps)} steps; a plan may have at most {MAX_STEPS}")
