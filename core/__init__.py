@@ -25,6 +25,7 @@ from ._errors import (
 )
 from ._executor import Event, EventType, Executor, Run, StepRun, StepStatus, Synthesizer
 from ._runner import BackgroundRun, RunKind, RunProgress
+from ._outputs import OutputPath, Preview, flow_preview, output_paths, path_text, preview_reference
 from ._param_edits import (check_param, param_schema, reference_text, remove_param, set_locked, set_note,
                            set_param, set_reference)
 from ._history import DEFAULT_HISTORY_LEVELS, PlanHistory
@@ -48,6 +49,8 @@ __all__ = [
     "set_param", "remove_param", "set_reference", "reference_text", "set_note", "set_locked",
     "check_param", "param_schema",
     "PlanHistory", "DEFAULT_HISTORY_LEVELS",
+    # what a step's output offers, and what a reference gives now
+    "OutputPath", "output_paths", "path_text", "Preview", "preview_reference", "flow_preview",
     # references
     "Reference", "find_references", "parse_reference", "resolve_params",
     # validation and execution
