@@ -35,7 +35,14 @@ def targets(plan: Plan) -> dict[tuple[str, str], list[str]]:
 
 
 def has_cycle(plan: Plan) -> bool:
-    graph = nx.DiGraph(plan.edges())
+    """Whether the steps need each other in a circle, malformed references included (the
+    edits count them: ``${step[1].data.`` still means step 1 is needed)."""
+    graph = nx.DiGraph()
+    ids = {s.id for s in plan.steps}
+    for (step_id, _name), named in targets(plan).items():
+        graph.add_edges_from((source, step_id) for source in named if source != DANGLING and source != step_id)
+    for step in plan.steps:
+        graph.add_edges_from((d, step.id) for d in step.depends_on if d in ids and d != step.id)
     return not nx.is_directed_acyclic_graph(graph)
 
 
