@@ -131,6 +131,8 @@ def test_a_run_stored_mid_run_is_listed_as_paused_with_the_steps_done(store: Pla
     assert mid.paused and (mid.steps_done, mid.steps_total) == (1, 4)
     assert mid.shown_status == "paused (1 of 4 steps done)"
     assert "running" not in mid.shown_status
+    assert mid.counts == {"succeeded": 1, "running": 1, "pending": 2}
+    assert mid.shown_counts() == {"succeeded": 1, "pending": 2, "interrupted": 1}
     done = summaries[finished.id]
     assert not done.paused and done.shown_status == "succeeded"
     history = store.histories([plan_id])[plan_id]

@@ -62,6 +62,14 @@ class RunSummary:
     def steps_total(self) -> int:
         return sum(self.counts.values())
 
+    def shown_counts(self) -> dict[str, int]:
+        """``counts`` as a list says them: in a paused run, steps stored as running were cut off."""
+        if not self.paused or "running" not in self.counts:
+            return dict(self.counts)
+        shown = {s: n for s, n in self.counts.items() if s != "running"}
+        shown["interrupted"] = shown.get("interrupted", 0) + self.counts["running"]
+        return shown
+
     @property
     def shown_status(self) -> str:
         """What a list says: the stored status once finished, else ``paused (3 of 8 steps done)``."""
