@@ -222,3 +222,24 @@ def test_a_run_stored_mid_run_is_paused_in_the_library_and_opens_as_interrupted(
     opened = app.session_state[Keys.RUN]
     assert opened.steps[plan.steps[1].id].status == StepStatus.interrupted
     assert "paused, 1 of 2 steps done" in texts(app)
+
+
+def test_a_reload_during_a_run_keeps_the_run(app: AppTest) -> None:
+    """The reloaded tab picks up the run its old session started (or, had it ended before
+    the reload, the run as the draft kept it): either way the run is not lost."""
+    make_plan(app)
+    app.button(key="plan.approve").click().run()
+    app.button(key="plan.run_all").click().run()  # started; this session never collects it
+    no_failures(app)
+    worker = app.session_state[Keys.WORKER]
+    run_id = (worker.run if worker is not None else app.session_state[Keys.RUN]).id
+
+    back = _reload(_url(app))
+    picked_up = back.session_state[Keys.WORKER]
+    if picked_up is not None:
+        assert picked_up.join(60), "the run did not finish"
+        back.run()
+        no_failures(back)
+    assert back.session_state[Keys.WORKER] is None
+    run = back.session_state[Keys.RUN]
+    assert run.id == run_id and run.status == "succeeded"
