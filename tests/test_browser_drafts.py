@@ -4,6 +4,7 @@ plan and its run back; the Library opens a saved run."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Callable, Iterator
 from urllib.parse import parse_qs, urlencode, urlparse
@@ -11,6 +12,8 @@ from urllib.parse import parse_qs, urlencode, urlparse
 import pytest
 from browser_helpers import click, enter, graph, open_studio, reload, screenshot
 from playwright.sync_api import Browser, BrowserContext, Page, expect
+
+from test_browser_runs import _open_gate, gated_studio  # noqa: F401  (a fixture, used by name)
 
 pytestmark = pytest.mark.browser
 
@@ -130,3 +133,28 @@ def test_the_library_opens_a_saved_run_and_a_plans_latest_run(studio, new_tab) -
                                        r"\(paused, 1 of 2 steps done\)"))).to_be_visible()
     graph(page, "succeeded pending")
     screenshot(page, "drafts-opened-run.png")
+
+
+def test_a_reload_during_a_run_shows_it_live_again_and_it_is_saved(page: Page, gated_studio) -> None:  # noqa: F811
+    studio, fifo = gated_studio
+    page.set_viewport_size({"width": 1440, "height": 1000})
+    open_studio(page, studio.url)
+    enter(page.get_by_role("textbox", name="Goal"), "Get facilities in Berlin")
+    click(page.get_by_role("button", name="Plan", exact=True))
+    steps = [{"tool": "facilities_list", "params": {"location": "Berlin"}},
+             {"tool": "wait_for_gate", "params": {"label": "gate"}},
+             {"tool": "say", "params": {"message": "after ${step[1].label}"}}]
+    enter(page.get_by_role("textbox", name="Plan JSON"), json.dumps({"goal": "Gated", "steps": steps}, indent=1))
+    click(page.get_by_role("button", name="Approve"))
+    click(page.get_by_role("button", name="Run all"))
+    expect(page.get_by_text("Step 1 · wait_for_gate: running")).to_be_visible()
+    click(page.get_by_role("button", name="Save"))
+    expect(page.get_by_text("The run in progress is saved with this version when it finishes.")).to_be_visible()
+
+    reload(page)
+    expect(page.get_by_text("Running the plan: 1 of 3 steps done")).to_be_visible()
+    graph(page, "succeeded running pending")
+    screenshot(page, "drafts-reload-mid-run.png")
+    _open_gate(fifo)
+    expect(page.get_by_text(re.compile(r"^Run \w+ · succeeded · 3 succeeded · saved with the plan$"))).to_be_visible()
+    graph(page, "succeeded succeeded succeeded")
