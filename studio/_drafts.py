@@ -247,7 +247,7 @@ def _apply(content: str, store: PlanStore, worker: BackgroundRun | None) -> None
             plan = plan or parsed
         except PlanError as exc:
             json_error = actions.plain_message(exc)
-    if plan is None and (text.strip() or goal):
+    if plan is None and text.strip():
         plan = Plan()  # an empty plan, so the Plan JSON (and its text) is on the page
     if plan is not None:
         actions.show_plan(plan, saved=None)
