@@ -4,6 +4,9 @@ Every save of a changed plan adds a version; old versions are never rewritten, s
 them can be loaded, compared or run again. Plans and runs go in and come out as the domain
 models (``Plan``, ``Run``); the rows in ``_tables`` are an implementation detail.
 
+Drafts are the studio's unsaved work per tab: opaque text under an id, replaced whole on each
+write (one upsert) and pruned by age.
+
 Database failures surface as ``StorageError`` naming the file and the action; asking for a
 plan, version or run that is not there raises ``NotFound``.
 """
