@@ -13,6 +13,7 @@ from ._errors import (
     ReferenceResolutionError,
     ReferenceSyntaxError,
     RepairLimitReached,
+    ReplyCut,
     StorageError,
     ToolArgumentsError,
     ToolCallError,
@@ -47,5 +48,5 @@ __all__ = [
     "PlanStudioError", "ToolDefinitionError", "PlanError", "PlanFormatError",
     "ReferenceSyntaxError", "PlanInvalid", "ToolCallError", "ToolArgumentsError",
     "ReferenceResolutionError", "ToolExecutionError", "PlannerError", "PlannerUnavailable",
-    "RepairLimitReached", "StorageError", "NotFound", "VersionConflict",
+    "RepairLimitReached", "ReplyCut", "StorageError", "NotFound", "VersionConflict",
 ]
