@@ -187,7 +187,10 @@ def restore_draft() -> None:
 def _restore(session_id: str | None) -> str | None:
     """The draft id this tab keeps, when it is the URL's; None for a new one."""
     store = get_services().store
-    store.prune_drafts(DRAFT_MAX_AGE)
+    try:
+        store.prune_drafts(DRAFT_MAX_AGE)
+    except PlanStudioError as exc:  # housekeeping: never in the way of bringing work back
+        actions.log.warning("could not prune old drafts: %s", exc)
     params = st.query_params
     wanted = params.get(DRAFT_PARAM, "")
     draft = store.load_draft(wanted) if _ID.fullmatch(wanted) else None
