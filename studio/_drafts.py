@@ -195,9 +195,11 @@ def _restore(session_id: str | None) -> str | None:
     wanted = params.get(DRAFT_PARAM, "")
     draft = store.load_draft(wanted) if _ID.fullmatch(wanted) else None
     if draft is not None:
-        with _lock:
+        with _lock:  # checked and claimed at once: two tabs opening one URL together get one each
             copy = _held_elsewhere(wanted, session_id)
             worker = None if copy else _live.pop(wanted, None)
+            if not copy:
+                _holders[wanted] = session_id or ""
         _apply(draft.content, store, worker)
         if not copy:
             return wanted
