@@ -15,7 +15,7 @@ from typing import Iterator, Literal
 import streamlit as st
 
 from core import (FORMATS, BackgroundRun, Plan, PlanError, PlanFormatError, PlanStudioError, Run, RunKind,
-                  Step, VersionConflict, dump_plan, load_plan)
+                  Step, StepStatus, VersionConflict, dump_plan, load_plan)
 from core.planners import PlanContext, unread_notice
 
 from ._services import Services
@@ -26,9 +26,10 @@ from ._text import md_escape
 __all__ = [
     "RUN_IN_PROGRESS", "approve", "cancel_new_run", "collect_finished_run", "confirm_new_run", "delete_saved_plan",
     "describe_changes", "edit_json", "execution_fingerprint", "failure_message", "fingerprint", "import_plan",
-    "is_approved", "json_blocker", "make_plan", "notify", "open_saved_plan", "page_services", "plain_message",
+    "is_approved", "json_blocker", "make_plan", "notify", "open_saved_plan", "open_saved_run", "page_services",
+    "plain_message",
     "reload_newer_version", "replan", "reported", "request_run", "run_in_progress", "save", "save_on_top",
-    "set_locks", "show_notices", "show_plan", "shown", "stop_run",
+    "set_locks", "settled_run", "show_notices", "show_plan", "shown", "stop_run",
 ]
 
 log = logging.getLogger("studio")
@@ -504,7 +505,8 @@ def save() -> None:
 
 
 def open_saved_plan(plan_id: str, version: int | None = None) -> bool:
-    """Load a stored plan (its latest version by default) into the editor; False if it failed."""
+    """Load a stored plan (its latest version by default) into the editor, with the latest run
+    stored for that version; False if it failed."""
     st.session_state[Keys.NOTICES] = []
     if _refused_during_run("open another plan"):
         return False
@@ -513,10 +515,55 @@ def open_saved_plan(plan_id: str, version: int | None = None) -> bool:
         if version is None:
             version = max(v.version for v in store.versions(plan_id))
         plan = store.load_plan(plan_id, version)
+        run_id = store.latest_run_id(plan_id, version)
+        run = None if run_id is None else store.load_run(run_id)
         show_plan(plan, saved=SavedRef(plan_id, version, fingerprint(plan)))
-        notify("info", f"Opened version {version} of this plan.")
+        said = f"Opened version {version} of this plan."
+        if run is not None:
+            _show_stored_run(run)
+            said += f" Its latest run is shown below ({_run_state(run)})."
+        notify("info", said)
         return True
     return False
+
+
+def open_saved_run(plan_id: str, version: int, run_id: str) -> bool:
+    """Load a stored run with the plan version it ran into the editor; False if it failed."""
+    st.session_state[Keys.NOTICES] = []
+    if _refused_during_run("open another run"):
+        return False
+    with reported("open the run"):
+        store = get_services().store
+        plan = store.load_plan(plan_id, version)
+        run = store.load_run(run_id)
+        show_plan(plan, saved=SavedRef(plan_id, version, fingerprint(plan)))
+        _show_stored_run(run)
+        notify("info", f"Opened run {run.id} ({_run_state(run)}) of version {version} of this plan. "
+                       "Approve the plan to run it again" + (" or carry on." if not run.finished else "."))
+        return True
+    return False
+
+
+# A stored run is not running, whatever its steps said when it was stored: the studio stopped or
+# the tab went away mid-step. Such steps show, and run again, as interrupted.
+_CUT_OFF = "interrupted: the run stopped while this step was running; it runs again on the next run"
+
+
+def settled_run(run: Run) -> Run:
+    """``run`` as it stands when nothing carries it out: steps left running become interrupted."""
+    cut = {step_id: state.model_copy(update={"status": StepStatus.interrupted, "error": _CUT_OFF, "worker": None})
+           for step_id, state in run.steps.items() if state.status == StepStatus.running}
+    return run.model_copy(update={"steps": {**run.steps, **cut}}) if cut else run
+
+
+def _show_stored_run(run: Run) -> None:
+    st.session_state[Keys.RUN] = settled_run(run)
+    st.session_state[Keys.RUN_SAVED] = run.id
+
+
+def _run_state(run: Run) -> str:
+    done = sum(s.status in (StepStatus.succeeded, StepStatus.failed, StepStatus.skipped) for s in run.steps.values())
+    return run.status if run.finished else f"paused, {done} of {len(run.steps)} steps done"
 
 
 def delete_saved_plan(plan_id: str, goal: str) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.storage import PlanHistory, PlanSummary
+from core.storage import PlanHistory, PlanSummary, RunSummary
 
 from . import _actions as actions
 from ._navigation import PLAN_PAGE, page
@@ -93,7 +93,18 @@ def _plan_card(summary: PlanSummary, history: PlanHistory) -> None:
             if history.runs:
                 st.markdown("**Runs**")
             for run in history.runs:
-                counts = ", ".join(f"{n} {s}" for s, n in run.counts.items())
-                started = f"{run.started_at:%Y-%m-%d %H:%M}" if run.started_at else "not started"
-                st.markdown(f"Run {md_escape(run.id)} · version {run.version} · {started} · "
-                            f"**{md_escape(run.status)}** · {md_escape(counts)}")
+                _run_line(run)
+
+
+def _run_line(run: RunSummary) -> None:
+    text, action = st.columns([6, 1], vertical_alignment="center")
+    counts = ", ".join(f"{n} {s}" for s, n in run.shown_counts().items())
+    started = f"{run.started_at:%Y-%m-%d %H:%M}" if run.started_at else "not started"
+    # A stored run never runs: an unfinished one (stored mid-run, or cut off) is paused.
+    text.markdown(f"Run {md_escape(run.id)} · version {run.version} · {started} · "
+                  f"**{md_escape(run.shown_status)}** · {md_escape(counts)}")
+    if action.button("Open run", key=f"library.open_run.{run.id}", width="stretch",
+                     help="Open this run with the plan version it ran in the Plan page"):
+        if actions.open_saved_run(run.plan_id, run.version, run.id):
+            st.switch_page(page(PLAN_PAGE))
+        actions.show_notices()

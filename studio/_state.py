@@ -39,6 +39,8 @@ class Keys:
     WORKER = "plan.worker"  # core.BackgroundRun carrying out the run, until the page collects it
     CONFLICT = "plan.conflict"  # Conflict: a save refused because another tab saved first, or None
     CONFIRM_NEW_RUN = "plan.confirm_new_run"  # RunKind waiting for "start a new run?" after a finished run
+    DRAFT_ID = "plan.draft_id"  # this tab's draft in the store (and its URL), set on the session's first run
+    DRAFT_WRITTEN = "plan.draft_written"  # what the draft last written holds (_drafts.Snapshot), to skip rewrites
     # Library page widgets
     SEARCH = "library.search"
     LIBRARY_MESSAGE = "library.message"  # (kind, text) about the last delete, or None
@@ -101,6 +103,8 @@ _DEFAULTS: dict[str, Any] = {
     Keys.WORKER: None,
     Keys.CONFLICT: None,
     Keys.CONFIRM_NEW_RUN: None,
+    Keys.DRAFT_ID: None,
+    Keys.DRAFT_WRITTEN: None,
     Keys.SETTINGS_OVERRIDES: None,
     Keys.SETTINGS_MESSAGE: None,
     Keys.SETTINGS_PLANNER: None,

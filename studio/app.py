@@ -15,11 +15,17 @@ if _PROJECT not in sys.path:
 
 from studio import init_state  # noqa: E402
 from studio._actions import collect_finished_run  # noqa: E402
+from studio._drafts import keep_draft, restore_draft, sync_url  # noqa: E402
 from studio._navigation import NAVIGATION, page  # noqa: E402
 
 # A file, not a ":material/…:" icon: Streamlit fetches those favicons from Google's servers.
 st.set_page_config(page_title="Plan Studio", page_icon=str(Path(__file__).resolve().parent / "assets" / "icon.png"),
                    layout="wide")
 init_state()
+restore_draft()  # the session's first run: the work this tab's URL names comes back
 collect_finished_run()  # on every page: a run that ended while the user was elsewhere is kept
+keep_draft()  # after the callbacks of this run: what they changed is kept, and named in the URL
+sync_url()
 st.navigation([page(spec) for spec in NAVIGATION], position="top").run()
+keep_draft()  # and what the page itself changed
+sync_url()

@@ -44,7 +44,7 @@ from playwright.sync_api import Locator, Page, WebSocket, expect
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 __all__ = ["ARTIFACTS", "TIMEOUT_MS", "choose", "click", "enter", "graph", "graph_nodes", "offsite",
-           "open_studio", "reruns", "screenshot"]
+           "open_studio", "reload", "reruns", "screenshot"]
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 TIMEOUT_MS = 30_000
@@ -132,6 +132,14 @@ def open_studio(page: Page, url: str) -> None:
     _RUNS[page] = _Runs(page)
     with reruns(page):
         page.goto(url)
+
+
+def reload(page: Page) -> None:
+    """Reload the tab (a new Streamlit session on a new socket) and wait until its first run is drawn."""
+    runs = _RUNS[page]
+    with page.expect_websocket(lambda socket: urlparse(socket.url).path.endswith(_STREAM)):
+        page.reload()
+    runs.wait_until_drawn(0)  # the new socket's runs count from none
 
 
 @contextmanager

@@ -134,3 +134,13 @@ def test_the_pages_table_matches_the_navigation() -> None:
     from studio._navigation import NAVIGATION
     documented = [row[0].strip("*") for row in table_rows(section(README, "The studio"))]
     assert documented == [spec.title for spec in NAVIGATION]
+
+
+def test_the_kept_work_section_matches_the_drafts_code() -> None:
+    from studio import _drafts
+
+    kept = section(README, "The studio").split("### Your work is kept", 1)[1]
+    assert f"Drafts not changed for {_drafts.DRAFT_MAX_AGE.days} days are" in kept.replace("\n  ", " ")
+    assert f"`?{_drafts.DRAFT_PARAM}=…`" in kept
+    for name in (_drafts.PLAN_PARAM, _drafts.VERSION_PARAM, _drafts.RUN_PARAM):
+        assert f"`{name}`" in kept

@@ -188,7 +188,8 @@ def test_an_interrupted_step_shows_as_interrupted_and_runs_again(app: AppTest) -
     app.switch_page(LIBRARY).run()
     no_failures(app)
     app_text = texts(app)
-    assert f"Run {run.id}" in app_text and "**interrupted** · 1 succeeded, 1 interrupted" in app_text
+    # Stored unfinished, so listed as paused: nothing runs a stored run.
+    assert f"Run {run.id}" in app_text and "**paused (1 of 2 steps done)** · 1 succeeded, 1 interrupted" in app_text
     assert "running" not in app_text
 
     app.switch_page(PLAN).run()

@@ -5,12 +5,13 @@
     store.save_plan(edited, plan_id=saved.plan_id)            # version 2
     run = Executor(registry).execute(store.load_plan(saved.plan_id))
     store.save_run(run, plan_id=saved.plan_id, version=2)
+    store.save_draft("3f2a…", content)                         # a studio tab's unsaved work
 
 Tables live in ``_tables``, engine and sessions in ``_engine``, the store in ``_store``.
 Failures raise ``core.StorageError``; missing plans, versions and runs raise ``core.NotFound``.
 """
 
-from ._records import PlanHistory, PlanSummary, PlanVersion, RunSummary, VersionSummary
+from ._records import Draft, PlanHistory, PlanSummary, PlanVersion, RunSummary, VersionSummary
 from ._store import PlanStore
 
-__all__ = ["PlanHistory", "PlanStore", "PlanSummary", "PlanVersion", "RunSummary", "VersionSummary"]
+__all__ = ["Draft", "PlanHistory", "PlanStore", "PlanSummary", "PlanVersion", "RunSummary", "VersionSummary"]

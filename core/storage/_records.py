@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from .._plan import Plan
 
-__all__ = ["PlanHistory", "PlanSummary", "PlanVersion", "RunSummary", "VersionSummary"]
+__all__ = ["Draft", "PlanHistory", "PlanSummary", "PlanVersion", "RunSummary", "VersionSummary"]
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,36 @@ class RunSummary:
     status: str
     counts: dict[str, int] = field(default_factory=dict)
 
+    @property
+    def paused(self) -> bool:
+        """Not finished: stored between steps, mid-run, or cut off. Nothing runs a stored run,
+        so one whose steps were still running when it was stored is paused too."""
+        return self.finished_at is None
+
+    @property
+    def steps_done(self) -> int:
+        """How many steps finished: succeeded, failed or skipped."""
+        return sum(self.counts.get(status, 0) for status in ("succeeded", "failed", "skipped"))
+
+    @property
+    def steps_total(self) -> int:
+        return sum(self.counts.values())
+
+    def shown_counts(self) -> dict[str, int]:
+        """``counts`` as a list says them: in a paused run, steps stored as running were cut off."""
+        if not self.paused or "running" not in self.counts:
+            return dict(self.counts)
+        shown = {s: n for s, n in self.counts.items() if s != "running"}
+        shown["interrupted"] = shown.get("interrupted", 0) + self.counts["running"]
+        return shown
+
+    @property
+    def shown_status(self) -> str:
+        """What a list says: the stored status once finished, else ``paused (3 of 8 steps done)``."""
+        if not self.paused:
+            return self.status
+        return f"paused ({self.steps_done} of {self.steps_total} steps done)"
+
 
 @dataclass(frozen=True)
 class VersionSummary:
@@ -65,3 +95,12 @@ class PlanHistory:
 
     versions: list[VersionSummary] = field(default_factory=list)
     runs: list[RunSummary] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Draft:
+    """A studio tab's unsaved work: ``content`` is the studio's JSON, kept as it came."""
+
+    id: str
+    updated_at: dt.datetime
+    content: str

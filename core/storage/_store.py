@@ -4,6 +4,9 @@ Every save of a changed plan adds a version; old versions are never rewritten, s
 them can be loaded, compared or run again. Plans and runs go in and come out as the domain
 models (``Plan``, ``Run``); the rows in ``_tables`` are an implementation detail.
 
+Drafts are the studio's unsaved work per tab: opaque text under an id, replaced whole on each
+write (one upsert) and pruned by age.
+
 Database failures surface as ``StorageError`` naming the file and the action; asking for a
 plan, version or run that is not there raises ``NotFound``.
 """
@@ -21,6 +24,7 @@ from typing import Any, Iterator
 
 from pydantic import ValidationError
 from sqlalchemy import Engine, and_, delete, func, insert, inspect
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from sqlmodel import Session, SQLModel, select
 
@@ -30,8 +34,8 @@ from .._limits import check_plan
 from .._plan import Plan
 from ._engine import make_engine, reading_session, writing_session
 from . import _search
-from ._records import PlanHistory, PlanSummary, PlanVersion, RunSummary, VersionSummary
-from ._tables import PlanRow, PlanVersionRow, RunRow, StepRunRow
+from ._records import Draft, PlanHistory, PlanSummary, PlanVersion, RunSummary, VersionSummary
+from ._tables import DraftRow, PlanRow, PlanVersionRow, RunRow, StepRunRow
 
 __all__ = ["PlanStore"]
 
@@ -373,6 +377,50 @@ class PlanStore:
                        finished_at=row.finished_at, answer=row.answer)
         except (ValueError, ValidationError) as exc:
             raise StorageError(f"{where} in {self.path} is unreadable: {exc}") from exc
+
+    def latest_run_id(self, plan_id: str, version: int | None = None) -> str | None:
+        """The id of the plan's most recently stored run (of ``version`` if given), or None."""
+        query = select(RunRow.id).where(RunRow.plan_id == plan_id)
+        if version is not None:
+            query = query.where(RunRow.version == version)
+        with self._session("find the plan's latest run") as session:
+            return session.exec(query.order_by(RunRow.created_at.desc(), RunRow.id).limit(1)).first()  # type: ignore[attr-defined]
+
+    # -- drafts ------------------------------------------------------------------------------
+    # A draft is a studio tab's unsaved work, written on every change so a reload finds it.
+    # One upsert per write; the content is opaque here.
+    def save_draft(self, draft_id: str, content: str) -> Draft:
+        """Keep ``content`` as the draft ``draft_id``, replacing what it held."""
+        if not draft_id:
+            raise StorageError("cannot save a draft without an id")
+        try:
+            content.encode("utf-8")  # SQLite stores UTF-8, which has no lone surrogates
+        except UnicodeEncodeError as exc:
+            raise StorageError(f"cannot save draft {draft_id!r}: {_reason(exc)}") from exc
+        now = _now()
+        with self._session("save the draft", write=True) as session:
+            upsert = sqlite_insert(DraftRow).values(id=draft_id, updated_at=now, content=content)
+            session.execute(upsert.on_conflict_do_update(
+                index_elements=["id"], set_={"updated_at": now, "content": content}))
+        return Draft(id=draft_id, updated_at=now, content=content)
+
+    def load_draft(self, draft_id: str) -> Draft | None:
+        """The draft ``draft_id``, or None when there is none (never saved, deleted or pruned)."""
+        with self._session("load the draft") as session:
+            row = session.get(DraftRow, draft_id)
+        return None if row is None else Draft(id=row.id, updated_at=row.updated_at, content=row.content)
+
+    def delete_draft(self, draft_id: str) -> None:
+        """Forget the draft; deleting one that is not there does nothing."""
+        with self._session("delete the draft", write=True) as session:
+            session.exec(delete(DraftRow).where(DraftRow.id == draft_id))  # type: ignore[call-overload]
+
+    def prune_drafts(self, older_than: dt.timedelta) -> int:
+        """Delete the drafts not written for ``older_than``; how many went."""
+        cutoff = _now() - older_than
+        with self._session("prune old drafts", write=True) as session:
+            result = session.exec(delete(DraftRow).where(DraftRow.updated_at < cutoff))  # type: ignore[call-overload,arg-type]
+            return result.rowcount or 0
 
     # -- helpers -----------------------------------------------------------------------------
     @staticmethod

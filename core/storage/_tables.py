@@ -18,7 +18,7 @@ from sqlalchemy import DateTime, UniqueConstraint
 from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
 
-__all__ = ["UTCDateTime", "PlanRow", "PlanVersionRow", "RunRow", "StepRunRow"]
+__all__ = ["UTCDateTime", "DraftRow", "PlanRow", "PlanVersionRow", "RunRow", "StepRunRow"]
 
 
 class UTCDateTime(TypeDecorator[dt.datetime]):
@@ -101,3 +101,14 @@ class StepRunRow(SQLModel, table=True):
     error: str | None = None
     started_at: dt.datetime | None = Field(default=None, sa_type=UTCDateTime)
     duration_ms: float | None = None
+
+
+class DraftRow(SQLModel, table=True):
+    """Unsaved work of one studio tab, kept so a reload brings it back. The content is the
+    studio's own JSON: the store keeps it whole and never reads it."""
+
+    __tablename__ = "draft"
+
+    id: str = Field(primary_key=True)
+    updated_at: dt.datetime = Field(sa_type=UTCDateTime, index=True, description="Orders pruning.")
+    content: str
