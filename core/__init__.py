@@ -13,6 +13,8 @@ from ._errors import (
     ReferenceResolutionError,
     ReferenceSyntaxError,
     RepairLimitReached,
+    ReviewDecided,
+    ReviewRequestError,
     StorageError,
     ToolArgumentsError,
     ToolCallError,
@@ -47,5 +49,6 @@ __all__ = [
     "PlanStudioError", "ToolDefinitionError", "PlanError", "PlanFormatError",
     "ReferenceSyntaxError", "PlanInvalid", "ToolCallError", "ToolArgumentsError",
     "ReferenceResolutionError", "ToolExecutionError", "PlannerError", "PlannerUnavailable",
-    "RepairLimitReached", "StorageError", "NotFound", "VersionConflict",
+    "RepairLimitReached", "StorageError", "NotFound", "VersionConflict", "ReviewRequestError",
+    "ReviewDecided",
 ]

@@ -31,7 +31,7 @@ from ._services import Services, build_services
 
 __all__ = ["STUDIO_OPTIONS", "detect_and_load", "main"]
 
-ENTRY_SCRIPT = Path(__file__).resolve().parent / "app.py"
+ENTRY_SCRIPT = Path(__file__).resolve().parent / "asgi.py"  # the app (app.py) with the review API
 
 # Streamlit options the studio needs wherever it is started; .streamlit/config.toml holds the
 # same, for `streamlit run` from the project folder (a test keeps the two equal).
