@@ -15,6 +15,7 @@ from ._errors import (
     RepairLimitReached,
     ReviewDecided,
     ReviewRequestError,
+    ReviewServiceError,
     StorageError,
     ToolArgumentsError,
     ToolCallError,
@@ -50,5 +51,5 @@ __all__ = [
     "ReferenceSyntaxError", "PlanInvalid", "ToolCallError", "ToolArgumentsError",
     "ReferenceResolutionError", "ToolExecutionError", "PlannerError", "PlannerUnavailable",
     "RepairLimitReached", "StorageError", "NotFound", "VersionConflict", "ReviewRequestError",
-    "ReviewDecided",
+    "ReviewDecided", "ReviewServiceError",
 ]

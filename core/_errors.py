@@ -11,6 +11,7 @@
     │   ├── ReferenceResolutionError  a reference points at data the earlier step did not return
     │   └── ToolExecutionError   the tool itself raised
     ├── ReviewRequestError       a review submission is malformed (names the field)
+    ├── ReviewServiceError       the review API refused a call or could not be reached
     ├── PlannerError             a planner could not produce a valid plan
     │   ├── PlannerUnavailable   no model configured, endpoint unreachable, HTTP error, timeout
     │   └── RepairLimitReached   the model kept returning invalid plans; carries the last problems
@@ -81,6 +82,15 @@ class ReviewRequestError(PlanStudioError):
     def __init__(self, field: str, message: str) -> None:
         self.field = field
         super().__init__(f"{field}: {message}")
+
+
+class ReviewServiceError(PlanStudioError):
+    """The review API answered with an error (``status``: its HTTP status; 0 when it could
+    not be reached)."""
+
+    def __init__(self, status: int, message: str) -> None:
+        self.status = status
+        super().__init__(message)
 
 
 class PlannerError(PlanStudioError):

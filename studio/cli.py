@@ -6,6 +6,8 @@
     plan-studio validate FILE [--format F]      exit 1 and the problems, or "valid"
     plan-studio run FILE                        each step's status and result count; exit 1 if one failed
     plan-studio replan FILE --feedback TEXT     the changed plan
+    plan-studio token                           the review API's token (made if there is none)
+    plan-studio mcp-server [--studio-url URL]   the review inbox as an MCP server on stdio
 
 Exit status: 0 done; 1 the plan is invalid or unreadable, or a step failed; 2 a usage or
 setup error, printed as one line on stderr (never a traceback).
@@ -119,6 +121,11 @@ def _parser() -> argparse.ArgumentParser:
     replan.add_argument("--format", choices=_importable(),
                         help="the file's format, also used for the output when it can be "
                              "written (default: from its suffix and content)")
+    commands.add_parser("token", parents=[common], help="print the review API's token")
+    mcp_server = commands.add_parser("mcp-server", parents=[common],
+                                     help="serve the review inbox to MCP clients over stdio")
+    mcp_server.add_argument("--studio-url", default="http://127.0.0.1:8501",
+                            help="the studio review links point at (default http://127.0.0.1:8501)")
     return parser
 
 
@@ -345,7 +352,22 @@ def _cmd_replan(args: argparse.Namespace, services: Services) -> int:
     return 0
 
 
-_COMMANDS = {"plan": _cmd_plan, "validate": _cmd_validate, "run": _cmd_run, "replan": _cmd_replan}
+def _cmd_token(args: argparse.Namespace, services: Services) -> int:
+    from ._api_token import ensure_token
+
+    print(ensure_token(services.settings.data_dir))
+    return 0
+
+
+def _cmd_mcp_server(args: argparse.Namespace, services: Services) -> int:
+    from ._mcp_server import make_mcp_server
+
+    make_mcp_server(services, args.studio_url).run("stdio")
+    return 0
+
+
+_COMMANDS = {"plan": _cmd_plan, "validate": _cmd_validate, "run": _cmd_run, "replan": _cmd_replan,
+             "token": _cmd_token, "mcp-server": _cmd_mcp_server}
 
 
 def _studio_argv(port: int) -> list[str]:
