@@ -119,7 +119,12 @@ class DeclaredTool(Tool):
             path = list(error.path)
             if path and path[0] in skip:
                 continue  # a reference's value is checked where it is resolved
-            problems.append((_field(path) or "params", error.message))
+            if error.validator == "required" and isinstance(error.instance, dict):
+                # Named by the missing field, as the studio's own tools report it.
+                problems += [(_field([*path, name]), "required parameter is missing") for name in error.validator_value
+                             if name not in error.instance]
+            else:
+                problems.append((_field(path) or "(arguments)", error.message))
         return problems
 
     def call(self, args: dict[str, Any]) -> Any:
