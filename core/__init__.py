@@ -23,6 +23,7 @@ from ._errors import (
     ToolExecutionError,
     VersionConflict,
 )
+from ._declared_tools import DeclaredTool, ToolDefinition, parse_tool_definitions, with_declared_tools
 from ._executor import Event, EventType, Executor, Run, StepRun, StepStatus, Synthesizer
 from ._runner import BackgroundRun, RunKind, RunProgress
 from ._plan import Plan, PlanMetadata, Step, new_step_id
@@ -53,3 +54,5 @@ __all__ = [
     "RepairLimitReached", "StorageError", "NotFound", "VersionConflict", "ReviewRequestError",
     "ReviewDecided", "ReviewServiceError",
 ]
+# Tools an agent declares when it sends a plan for review (kept apart to merge cleanly).
+__all__ += ["DeclaredTool", "ToolDefinition", "parse_tool_definitions", "with_declared_tools"]

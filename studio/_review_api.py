@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 import time
 from contextlib import asynccontextmanager
 from typing import Any, AsyncIterator, Awaitable, Callable
@@ -63,7 +64,9 @@ def _guarded(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
             services = await run_in_threadpool(_services)
             token = await run_in_threadpool(ensure_token, services.settings.data_dir)
         except PlanStudioError as exc:
-            return _error(503, f"the studio cannot serve reviews: {exc}")
+            # Said before the token is checked: the reason (a path, say) goes to the log only.
+            print(f"plan-studio: the review API cannot serve: {exc}", file=sys.stderr, flush=True)
+            return _error(503, "the studio cannot serve reviews now; its log says why")
         if not token_matches(request.headers.get("authorization"), token):
             return _error(401, _UNAUTHORIZED, **{"WWW-Authenticate": "Bearer"})
         try:

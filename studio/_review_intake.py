@@ -18,8 +18,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from core import FORMATS, PlanError, ReviewRequestError, ToolRegistry, Validator, dump_plan
-from core._declared_tools import parse_tool_definitions, with_declared_tools
+from core import (FORMATS, PlanError, ReviewRequestError, ToolRegistry, Validator, dump_plan,
+                  parse_tool_definitions, with_declared_tools)
 from core.storage import Review
 
 from ._services import Services

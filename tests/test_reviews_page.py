@@ -105,3 +105,11 @@ def test_a_review_link_opens_the_review(app: AppTest) -> None:
     assert app.session_state[Keys.PLAN] == load_plan(json.dumps(SENT), "native").model_copy(
         update={"metadata": app.session_state[Keys.PLAN].metadata})
     assert isinstance(app.session_state[Keys.PLAN], Plan)
+
+
+def test_settings_shows_the_api_token_kept_private_in_the_data_folder(app: AppTest) -> None:
+    app.switch_page("../pages/settings.py").run()
+    no_failures(app)
+    token_file = get_services().settings.data_dir / "api-token"
+    assert oct(token_file.stat().st_mode & 0o777) == "0o600"
+    assert [c.value for c in app.code] == [token_file.read_text().strip()]

@@ -3,17 +3,15 @@ decision per step and the approved plan saved as a version; agents' tool definit
 
 from __future__ import annotations
 
-import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
-from core import NotFound, Plan, ReviewDecided, ReviewRequestError, Validator
-from core._declared_tools import parse_tool_definitions, with_declared_tools
+from core import (NotFound, Plan, ReviewDecided, ReviewRequestError, ToolRegistry, Validator,
+                  parse_tool_definitions, with_declared_tools)
 from core.storage import PlanStore, step_decisions
-from core import ToolRegistry
 
 PLAN = Plan.model_validate({"goal": "mail the report", "steps": [
     {"id": "a", "tool": "make_report", "params": {"days": 7}},
