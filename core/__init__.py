@@ -13,6 +13,7 @@ from ._errors import (
     ReferenceResolutionError,
     ReferenceSyntaxError,
     RepairLimitReached,
+    ReplyCut,
     ReviewDecided,
     ReviewRequestError,
     ReviewServiceError,
@@ -51,7 +52,7 @@ __all__ = [
     "PlanStudioError", "ToolDefinitionError", "PlanError", "PlanFormatError",
     "ReferenceSyntaxError", "PlanInvalid", "ToolCallError", "ToolArgumentsError",
     "ReferenceResolutionError", "ToolExecutionError", "PlannerError", "PlannerUnavailable",
-    "RepairLimitReached", "StorageError", "NotFound", "VersionConflict", "ReviewRequestError",
+    "RepairLimitReached", "ReplyCut", "StorageError", "NotFound", "VersionConflict", "ReviewRequestError",
     "ReviewDecided", "ReviewServiceError",
 ]
 # Tools an agent declares when it sends a plan for review (kept apart to merge cleanly).

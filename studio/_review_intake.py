@@ -20,6 +20,7 @@ from typing import Any
 
 from core import (FORMATS, PlanError, ReviewRequestError, ToolRegistry, Validator, dump_plan,
                   parse_tool_definitions, with_declared_tools)
+from core.formats import detect_and_load
 from core.storage import Review
 
 from ._services import Services
@@ -75,8 +76,6 @@ def registry_for(services: Services, tools: list[dict[str, Any]] | None) -> Tool
 
 def submit_review(services: Services, body: Any) -> Review:
     """Read ``body`` (a submission, as decoded JSON) and store it as a pending review."""
-    from .cli import detect_and_load  # the CLI's format detection; imported late, as cli imports a lot
-
     if not isinstance(body, dict):
         raise ReviewRequestError("body", f"must be a JSON object, not {type(body).__name__}")
     unknown = sorted(set(body) - _FIELDS)

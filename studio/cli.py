@@ -25,8 +25,9 @@ from typing import Any, Iterable, Iterator, Sequence, TextIO
 
 from pydantic import ValidationError
 
-from core import (FORMATS, FROM_OPTIONS_VARIABLE, Executor, Plan, PlanError, PlanFormatError, PlanInvalid,
-                  PlanStudioError, Run, Settings, StepRun, StepStatus, ToolRegistry, dump_plan, load_plan)
+from core import (FORMATS, FROM_OPTIONS_VARIABLE, Executor, Plan, PlanError, PlanInvalid,
+                  PlanStudioError, Run, Settings, StepRun, StepStatus, dump_plan)
+from core.formats import detect_and_load
 from core.planners import unread_notice
 
 from ._services import Services, build_services
@@ -147,53 +148,6 @@ def _read(path: Path) -> str:
         raise CliError(f"cannot read {path}: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:
         raise NotText(f"cannot read {path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
-
-
-def _looks_like(text: str) -> str | None:
-    """The JSON format ``text`` resembles, if any: a Teams plan has commands, a native one a
-    goal or step ids (Teams exports carry a goal too, so commands are checked first)."""
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):  # the loaders say what is wrong with it
-        return None
-    if not isinstance(data, dict):
-        return None
-    if "commands" in data:
-        return "teams"
-    steps = data.get("steps")
-    if "goal" in data or (isinstance(steps, list) and any(isinstance(s, dict) and "id" in s for s in steps)):
-        return "native"
-    return None
-
-
-def detect_and_load(path: Path, text: str, fmt: str | None,
-                    registry: ToolRegistry | None = None) -> tuple[Plan, str]:
-    """The plan in ``text`` and the format it was read as.
-
-    Without ``fmt``: the formats whose suffix matches ``path`` (all importable ones if none
-    does) are tried, the one the content looks like first; the first that reads it wins, and
-    if none does, the most likely one's error is raised.
-    """
-    if fmt is not None:
-        return load_plan(text, fmt, registry), fmt
-    candidates = [n for n in _importable() if FORMATS[n].suffix == path.suffix.lower()] or _importable()
-    likely = _looks_like(text)
-    # Native reads loosely, so it goes last unless the content looks native; the likely
-    # format goes first, so a broken file is reported in the terms of what it was meant to be.
-    if "native" in candidates and likely != "native":
-        candidates.remove("native")
-        candidates.append("native")
-    if likely in candidates:
-        candidates.remove(likely)
-        candidates.insert(0, likely)
-    first_error: PlanFormatError | None = None
-    for name in candidates:
-        try:
-            return load_plan(text, name, registry), name
-        except PlanFormatError as exc:
-            first_error = first_error or exc
-    assert first_error is not None  # there is always at least one importable format
-    raise first_error
 
 
 def _compact(text: str) -> str:
