@@ -95,7 +95,10 @@ def submit_review(services: Services, body: Any) -> Review:
         raise ReviewRequestError("plan", str(exc)) from exc
     if goal and not plan.goal:
         plan = plan.model_copy(update={"goal": goal})
-    return services.store.submit_review(plan, agent=agent, fmt=fmt, original_text=text, tools=tools)
+    try:
+        return services.store.submit_review(plan, agent=agent, fmt=fmt, original_text=text, tools=tools)
+    except PlanError as exc:  # read, but past a bound the store keeps plans within
+        raise ReviewRequestError("plan", str(exc)) from exc
 
 
 def review_view(services: Services, review: Review, *, url: str | None = None) -> dict[str, Any]:
