@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core import Plan, ReviewDecided, Validator
+from core import Plan, PlanStudioError, ReviewDecided, Validator
 from core.storage import Review
 
 from . import _actions as actions
@@ -92,7 +92,7 @@ def review_validator(services: Services) -> Validator:
         return services.validator
     try:
         tools = _review_tools(services, review_id)
-    except Exception:  # the review vanished: check against the studio's tools alone
+    except PlanStudioError:  # the review cannot be read: check against the studio's tools alone
         return services.validator
     return services.validator if not tools else Validator(registry_for(services, tools))
 
