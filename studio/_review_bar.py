@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.storage import Review
+from core import Plan
+from core.storage import Review, step_decisions
 
 from . import _actions as actions
 from ._review_actions import ReviewKeys, close_review, decide, open_review_id
 from ._services import Services
-from ._state import PERSIST
+from ._state import PERSIST, Keys
 from ._text import md_escape
 
 __all__ = ["review_bar"]
@@ -47,6 +48,7 @@ def review_bar(services: Services) -> None:
                      width="stretch", help="Leave the review pending; it stays in Reviews.")
         note.caption("Approve sends the plan as it is in the editor, your edits included, and saves it "
                      "as a version." + (" Fix the Plan JSON first." if blocked else ""))
+        _changes(review)
 
 
 def _about(review: Review) -> None:
@@ -57,3 +59,13 @@ def _about(review: Review) -> None:
         names = ", ".join(t["name"] for t in review.tools)
         st.caption(md_escape(f"Checked and drawn against the agent's own tools ({names}); the agent runs "
                              "them itself, they cannot be run here."))
+
+
+def _changes(review: Review) -> None:
+    """What approving would tell the agent about each step, so a plan swapped by mistake shows."""
+    plan: Plan | None = st.session_state[Keys.PLAN]
+    changed = [d for d in step_decisions(review.plan, plan, approved=True) if d.decision != "approved"]
+    if not changed:
+        st.caption("No changes to the plan as sent.")
+        return
+    st.caption(md_escape("Your changes: " + " · ".join(f"{d.step_id} {d.decision}" for d in changed)))

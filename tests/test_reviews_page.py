@@ -49,8 +49,10 @@ def test_a_review_opened_edited_and_approved_goes_back_with_the_edit(app: AppTes
     no_failures(app)
     assert "from **shipping-bot**" in texts(app)
     assert app.session_state[Keys.PLAN].goal == SENT["goal"]
+    assert "No changes to the plan as sent." in texts(app)
 
     edit_json(app, app.text_area(key=Keys.JSON).value.replace('"Berlin"', '"Leipzig"'))
+    assert "Your changes: fac edited" in texts(app)
     app.text_input(key="review.comment").input("Leipzig, not Berlin").run()
     app.button(key="review.approve").click().run()
     no_failures(app)
