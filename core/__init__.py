@@ -18,6 +18,9 @@ from ._errors import (
     ReferenceSyntaxError,
     RepairLimitReached,
     ReplyCut,
+    ReviewDecided,
+    ReviewRequestError,
+    ReviewServiceError,
     StorageError,
     ToolArgumentsError,
     ToolCallError,
@@ -25,6 +28,7 @@ from ._errors import (
     ToolExecutionError,
     VersionConflict,
 )
+from ._declared_tools import DeclaredTool, ToolDefinition, parse_tool_definitions, with_declared_tools
 from ._executor import Event, EventType, Executor, Run, StepRun, StepStatus, Synthesizer
 from ._runner import BackgroundRun, RunKind, RunProgress
 from ._outputs import OutputPath, Preview, flow_preview, output_paths, path_text, preview_reference
@@ -65,5 +69,8 @@ __all__ = [
     "PlanStudioError", "ToolDefinitionError", "PlanError", "PlanFormatError",
     "ReferenceSyntaxError", "PlanInvalid", "EditRefused", "ToolCallError", "ToolArgumentsError",
     "ReferenceResolutionError", "ToolExecutionError", "PlannerError", "PlannerUnavailable",
-    "RepairLimitReached", "ReplyCut", "StorageError", "NotFound", "VersionConflict",
+    "RepairLimitReached", "ReplyCut", "StorageError", "NotFound", "VersionConflict", "ReviewRequestError",
+    "ReviewDecided", "ReviewServiceError",
 ]
+# Tools an agent declares when it sends a plan for review (kept apart to merge cleanly).
+__all__ += ["DeclaredTool", "ToolDefinition", "parse_tool_definitions", "with_declared_tools"]

@@ -192,7 +192,9 @@ def add_dependency(plan: Plan, from_id: str, to_id: str) -> Plan:
     if from_id == to_id:
         raise EditRefused(f"{plan.label(to_id)} cannot depend on itself", step_ids=[to_id],
                           fields=["depends_on"])
-    if from_id in needs(plan)[to_id]:
+    # Only a dependency the executor sees counts as "already so": a malformed reference
+    # (``${step[2].data.``) still needs its step for cycles, but orders nothing at run time.
+    if from_id in plan.dependencies_of(to_id):
         return plan
     chain = path_between(plan, to_id, from_id)
     if chain is not None:

@@ -11,13 +11,16 @@
     │   ├── ToolArgumentsError   resolved arguments break the tool's schema
     │   ├── ReferenceResolutionError  a reference points at data the earlier step did not return
     │   └── ToolExecutionError   the tool itself raised
+    ├── ReviewRequestError       a review submission is malformed (names the field)
+    ├── ReviewServiceError       the review API refused a call or could not be reached
     ├── PlannerError             a planner could not produce a valid plan
     │   ├── PlannerUnavailable   no model configured, endpoint unreachable, HTTP error, timeout
     │   ├── ReplyCut             the model's reply stopped at its length limit; carries the text
     │   └── RepairLimitReached   the model kept returning invalid plans; carries the last problems
     └── StorageError             the plan store could not read or write
         ├── NotFound             no plan, version or run with that id
-        └── VersionConflict      a newer version was saved since the one a save started from
+        ├── VersionConflict      a newer version was saved since the one a save started from
+        └── ReviewDecided        the review was already approved or rejected
 """
 
 from __future__ import annotations
@@ -86,6 +89,23 @@ class ToolExecutionError(ToolCallError):
     """The tool function raised an exception."""
 
 
+class ReviewRequestError(PlanStudioError):
+    """A plan submitted for review cannot be taken: ``field`` names what is wrong."""
+
+    def __init__(self, field: str, message: str) -> None:
+        self.field = field
+        super().__init__(f"{field}: {message}")
+
+
+class ReviewServiceError(PlanStudioError):
+    """The review API answered with an error (``status``: its HTTP status; 0 when it could
+    not be reached)."""
+
+    def __init__(self, status: int, message: str) -> None:
+        self.status = status
+        super().__init__(message)
+
+
 class PlannerError(PlanStudioError):
     """A planner could not produce a plan."""
 
@@ -146,3 +166,12 @@ class VersionConflict(StorageError):
         self.message = message
         super().__init__(f"plan {plan_id!r} has a newer version {latest} than version {expected}, "
                          "which this save started from")
+
+
+class ReviewDecided(StorageError):
+    """A decision for a review someone already approved or rejected; ``status`` says which."""
+
+    def __init__(self, review_id: str, status: str) -> None:
+        self.review_id = review_id
+        self.status = status
+        super().__init__(f"review {review_id!r} was already {status}")

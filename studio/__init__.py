@@ -1,8 +1,10 @@
 """Plan Studio's user interfaces: the Streamlit studio and the ``plan-studio`` command.
 
-Pages in ``pages/`` are thin scripts calling ``plan_page``, ``library_page``, ``tools_page``
-and ``settings_page``; the entry script is ``studio/app.py``. ``build_services`` gives the CLI
+Pages in ``pages/`` are thin scripts calling ``plan_page``, ``library_page``, ``tools_page``,
+``reviews_page`` and ``settings_page``; the entry script is ``studio/app.py``. ``build_services`` gives the CLI
 and the studio the same settings, tools, store, executor and planner.
+
+``ReviewClient`` sends plans to a running studio's review inbox and waits for the decision.
 
 Names are imported on first use, so the command line does not load the pages and the graph
 library it never shows.
@@ -13,14 +15,15 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__all__ = ["Keys", "SavedRef", "Services", "build_services", "get_services", "init_state",
-           "library_page", "plan_page", "settings_page", "tools_page"]
+__all__ = ["Keys", "Review", "ReviewClient", "SavedRef", "Services", "build_services", "get_services",
+           "init_state", "library_page", "plan_page", "reviews_page", "settings_page", "tools_page"]
 
 _HOME = {
     "Keys": "._state", "SavedRef": "._state", "init_state": "._state",
     "Services": "._services", "build_services": "._services", "get_services": "._session",
     "library_page": "._library_page", "plan_page": "._plan_page",
     "settings_page": "._settings_page", "tools_page": "._tools_page",
+    "reviews_page": "._reviews_page", "Review": ".client", "ReviewClient": ".client",
 }
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -31,6 +34,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from ._settings_page import settings_page
     from ._state import Keys, SavedRef, init_state
     from ._tools_page import tools_page
+    from ._reviews_page import reviews_page
+    from .client import Review, ReviewClient
 
 
 def __getattr__(name: str) -> Any:

@@ -14,6 +14,8 @@ from . import _actions as actions
 from ._formats_panel import formats_panel
 from ._graph import GRAPH_MIN_HEIGHT, STATUS_COLOURS, show_graph
 from ._replan_panel import conflict_panel, replan_panel, versions_panel
+from ._review_actions import review_validator
+from ._review_bar import review_bar
 from ._services import Services
 from ._state import PERSIST, Keys, SavedRef
 from ._text import md_escape
@@ -46,6 +48,7 @@ def plan_page() -> None:
         formats_panel(services, None)
         return
     conflict_panel(plan)
+    review_bar(services)
     with actions.shown("show the plan"):
         _plan_view(services, plan)
 
@@ -84,7 +87,7 @@ def _plan_view(services: Services, plan: Plan) -> None:
                                "valid plan."), icon=":material/data_object:")
 
     # Checked only now: should checking fail, the JSON to fix the plan in is already on the page.
-    problems = services.validator.validate(plan)
+    problems = review_validator(services).validate(plan)  # with an agent's own tools in a review
     errors = [p for p in problems if p.severity == "error"]
     blocker = actions.json_blocker()
     if blocker is None:

@@ -46,6 +46,7 @@ def settings_page() -> None:
             "why it cannot plan; saved plans, editing and running still work, and the embedded "
             "planner needs neither.", icon=":material/key_off:")
     st.caption("The key itself is never shown, logged or stored: only whether it is set.")
+    _review_api(settings)
 
     st.subheader("Planner for this session")
     st.caption("The environment (`PLAN_STUDIO_PLANNER`, `PLAN_STUDIO_MODEL`, "
@@ -162,3 +163,15 @@ def reset() -> None:
     st.session_state[Keys.SETTINGS_MESSAGE] = ("info", "Back to the environment's settings.")
     for key in _WIDGETS.values():
         st.session_state[key] = None
+
+
+def _review_api(settings: Settings) -> None:
+    """The review API's token, for agents that send plans here (``plan-studio token`` prints it too)."""
+    from ._api_token import ensure_token
+
+    st.subheader("Review API")
+    with actions.shown("show the review API token"):
+        token = ensure_token(settings.data_dir)
+        st.caption("Agents send plans for review to `POST /api/reviews` on this studio's address, with the "
+                   "header `Authorization: Bearer TOKEN`:")
+        st.code(token, language=None)

@@ -6,6 +6,8 @@
     plan-studio validate FILE [--format F]      exit 1 and the problems, or "valid"
     plan-studio run FILE                        each step's status and result count; exit 1 if one failed
     plan-studio replan FILE --feedback TEXT     the changed plan
+    plan-studio token                           the review API's token (made if there is none)
+    plan-studio mcp-server [--studio-url URL]   the review inbox as an MCP server on stdio
 
 Exit status: 0 done; 1 the plan is invalid or unreadable, or a step failed; 2 a usage or
 setup error, printed as one line on stderr (never a traceback).
@@ -23,15 +25,16 @@ from typing import Any, Iterable, Iterator, Sequence, TextIO
 
 from pydantic import ValidationError
 
-from core import (FORMATS, FROM_OPTIONS_VARIABLE, Executor, Plan, PlanError, PlanFormatError, PlanInvalid,
-                  PlanStudioError, Run, Settings, StepRun, StepStatus, ToolRegistry, dump_plan, load_plan)
+from core import (FORMATS, FROM_OPTIONS_VARIABLE, Executor, Plan, PlanError, PlanInvalid,
+                  PlanStudioError, Run, Settings, StepRun, StepStatus, dump_plan)
+from core.formats import detect_and_load
 from core.planners import unread_notice
 
 from ._services import Services, build_services
 
 __all__ = ["STUDIO_OPTIONS", "detect_and_load", "main"]
 
-ENTRY_SCRIPT = Path(__file__).resolve().parent / "app.py"
+ENTRY_SCRIPT = Path(__file__).resolve().parent / "asgi.py"  # the app (app.py) with the review API
 
 # Streamlit options the studio needs wherever it is started; .streamlit/config.toml holds the
 # same, for `streamlit run` from the project folder (a test keeps the two equal).
@@ -119,6 +122,11 @@ def _parser() -> argparse.ArgumentParser:
     replan.add_argument("--format", choices=_importable(),
                         help="the file's format, also used for the output when it can be "
                              "written (default: from its suffix and content)")
+    commands.add_parser("token", parents=[common], help="print the review API's token")
+    mcp_server = commands.add_parser("mcp-server", parents=[common],
+                                     help="serve the review inbox to MCP clients over stdio")
+    mcp_server.add_argument("--studio-url", default="http://127.0.0.1:8501",
+                            help="the studio review links point at (default http://127.0.0.1:8501)")
     return parser
 
 
@@ -140,53 +148,6 @@ def _read(path: Path) -> str:
         raise CliError(f"cannot read {path}: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:
         raise NotText(f"cannot read {path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
-
-
-def _looks_like(text: str) -> str | None:
-    """The JSON format ``text`` resembles, if any: a Teams plan has commands, a native one a
-    goal or step ids (Teams exports carry a goal too, so commands are checked first)."""
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):  # the loaders say what is wrong with it
-        return None
-    if not isinstance(data, dict):
-        return None
-    if "commands" in data:
-        return "teams"
-    steps = data.get("steps")
-    if "goal" in data or (isinstance(steps, list) and any(isinstance(s, dict) and "id" in s for s in steps)):
-        return "native"
-    return None
-
-
-def detect_and_load(path: Path, text: str, fmt: str | None,
-                    registry: ToolRegistry | None = None) -> tuple[Plan, str]:
-    """The plan in ``text`` and the format it was read as.
-
-    Without ``fmt``: the formats whose suffix matches ``path`` (all importable ones if none
-    does) are tried, the one the content looks like first; the first that reads it wins, and
-    if none does, the most likely one's error is raised.
-    """
-    if fmt is not None:
-        return load_plan(text, fmt, registry), fmt
-    candidates = [n for n in _importable() if FORMATS[n].suffix == path.suffix.lower()] or _importable()
-    likely = _looks_like(text)
-    # Native reads loosely, so it goes last unless the content looks native; the likely
-    # format goes first, so a broken file is reported in the terms of what it was meant to be.
-    if "native" in candidates and likely != "native":
-        candidates.remove("native")
-        candidates.append("native")
-    if likely in candidates:
-        candidates.remove(likely)
-        candidates.insert(0, likely)
-    first_error: PlanFormatError | None = None
-    for name in candidates:
-        try:
-            return load_plan(text, name, registry), name
-        except PlanFormatError as exc:
-            first_error = first_error or exc
-    assert first_error is not None  # there is always at least one importable format
-    raise first_error
 
 
 def _compact(text: str) -> str:
@@ -345,7 +306,22 @@ def _cmd_replan(args: argparse.Namespace, services: Services) -> int:
     return 0
 
 
-_COMMANDS = {"plan": _cmd_plan, "validate": _cmd_validate, "run": _cmd_run, "replan": _cmd_replan}
+def _cmd_token(args: argparse.Namespace, services: Services) -> int:
+    from ._api_token import ensure_token
+
+    print(ensure_token(services.settings.data_dir))
+    return 0
+
+
+def _cmd_mcp_server(args: argparse.Namespace, services: Services) -> int:
+    from ._mcp_server import make_mcp_server
+
+    make_mcp_server(services, args.studio_url).run("stdio")
+    return 0
+
+
+_COMMANDS = {"plan": _cmd_plan, "validate": _cmd_validate, "run": _cmd_run, "replan": _cmd_replan,
+             "token": _cmd_token, "mcp-server": _cmd_mcp_server}
 
 
 def _studio_argv(port: int) -> list[str]:

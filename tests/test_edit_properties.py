@@ -88,7 +88,10 @@ def check_kept(before: Plan, after: Plan, skip: set[tuple[str, str]] = frozenset
         assert not set(step.depends_on) & gone
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# Derandomized: CI runs the same 200 sequences every time; a new seed is tried by hand
+# (HYPOTHESIS_SEED / --hypothesis-seed), not by chance in CI.
+@settings(max_examples=200, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(plan=plans(), data=st.data())
 def test_random_edits_never_retarget_or_leave_a_reference_to_a_deleted_step(plan: Plan, data: st.DataObject):
     for _ in range(data.draw(st.integers(1, 8))):

@@ -5,6 +5,9 @@ Each format registers a ``PlanFormat``; the UI and the CLI offer whatever is reg
 
 from __future__ import annotations
 
+import json
+from pathlib import PurePath
+
 from .._errors import PlanError, PlanFormatError
 from .._limits import MAX_PLAN_TEXT, lone_surrogate
 from .._plan import Plan
@@ -18,7 +21,7 @@ from ._teams import SAY_TOOL, dump_teams, load_teams, plan_from_teams, plan_to_t
 
 __all__ = ["PlanFormat", "FORMATS", "register_format", "load_plan", "dump_plan",
            "plan_from_seed", "plan_to_seed", "plan_from_teams", "plan_to_teams",
-           "sk_plugin_name", "unset_variable_uses", "SAY_TOOL"]
+           "sk_plugin_name", "unset_variable_uses", "SAY_TOOL", "detect_and_load"]
 
 FORMATS: dict[str, PlanFormat] = {}
 
@@ -70,3 +73,55 @@ register_format(PlanFormat("seed", "Planner Agent JSON (seed)", ".json", load_se
 register_format(PlanFormat("sk", "Semantic Kernel XML plan", ".xml", load_sk, dump_sk))
 register_format(PlanFormat("teams", "Teams AI DO/SAY plan", ".json", load_teams, dump_teams))
 register_format(PlanFormat("mermaid", "Mermaid flowchart (export only)", ".mmd", None, dump_mermaid))
+
+
+def _readable() -> list[str]:
+    return [name for name, fmt in FORMATS.items() if fmt.load is not None]
+
+
+def _looks_like(text: str) -> str | None:
+    """The JSON format ``text`` resembles, if any: a Teams plan has commands, a native one a
+    goal or step ids (Teams exports carry a goal too, so commands are checked first)."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):  # the loaders say what is wrong with it
+        return None
+    if not isinstance(data, dict):
+        return None
+    if "commands" in data:
+        return "teams"
+    steps = data.get("steps")
+    if "goal" in data or (isinstance(steps, list) and any(isinstance(s, dict) and "id" in s for s in steps)):
+        return "native"
+    return None
+
+
+def detect_and_load(path: PurePath, text: str, fmt: str | None,
+                    registry: ToolRegistry | None = None) -> tuple[Plan, str]:
+    """The plan in ``text`` and the format it was read as (the CLI's files, the review API's
+    submissions).
+
+    Without ``fmt``: the formats whose suffix matches ``path`` (all importable ones if none
+    does) are tried, the one the content looks like first; the first that reads it wins, and
+    if none does, the most likely one's error is raised.
+    """
+    if fmt is not None:
+        return load_plan(text, fmt, registry), fmt
+    candidates = [n for n in _readable() if FORMATS[n].suffix == path.suffix.lower()] or _readable()
+    likely = _looks_like(text)
+    # Native reads loosely, so it goes last unless the content looks native; the likely
+    # format goes first, so a broken file is reported in the terms of what it was meant to be.
+    if "native" in candidates and likely != "native":
+        candidates.remove("native")
+        candidates.append("native")
+    if likely in candidates:
+        candidates.remove(likely)
+        candidates.insert(0, likely)
+    first_error: PlanFormatError | None = None
+    for name in candidates:
+        try:
+            return load_plan(text, name, registry), name
+        except PlanFormatError as exc:
+            first_error = first_error or exc
+    assert first_error is not None  # there is always at least one importable format
+    raise first_error

@@ -7,11 +7,18 @@
     store.save_run(run, plan_id=saved.plan_id, version=2)
     store.save_draft("3f2a…", content)                         # a studio tab's unsaved work
 
+Reviews (plans agents send for a person to decide on) are kept too:
+
+    review = store.submit_review(plan, agent="my-agent", fmt="native", original_text=text)
+    store.decide_review(review.id, approve=True, plan=edited, comment="ok")  # saves the version
+
 Tables live in ``_tables``, engine and sessions in ``_engine``, the store in ``_store``.
 Failures raise ``core.StorageError``; missing plans, versions and runs raise ``core.NotFound``.
 """
 
 from ._records import Draft, PlanHistory, PlanSummary, PlanVersion, RunSummary, VersionSummary
+from ._reviews import REVIEW_STATUSES, Review, ReviewStatus, ReviewSummary, StepDecision, step_decisions
 from ._store import PlanStore
 
-__all__ = ["Draft", "PlanHistory", "PlanStore", "PlanSummary", "PlanVersion", "RunSummary", "VersionSummary"]
+__all__ = ["Draft", "PlanHistory", "PlanStore", "PlanSummary", "PlanVersion", "REVIEW_STATUSES", "Review",
+           "ReviewStatus", "ReviewSummary", "RunSummary", "StepDecision", "VersionSummary", "step_decisions"]

@@ -23,23 +23,25 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from pydantic import ValidationError
-from sqlalchemy import Engine, and_, delete, func, insert, inspect
+from sqlalchemy import Engine, and_, case, delete, func, insert, inspect
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from sqlmodel import Session, SQLModel, select
 
-from .._errors import NotFound, PlanError, StorageError, VersionConflict
+from .._errors import NotFound, PlanError, ReviewDecided, StorageError, VersionConflict
 from .._executor import Run, StepRun, StepStatus
 from .._limits import check_plan
 from .._plan import Plan
 from ._engine import make_engine, reading_session, writing_session
 from . import _search
 from ._records import Draft, PlanHistory, PlanSummary, PlanVersion, RunSummary, VersionSummary
-from ._tables import DraftRow, PlanRow, PlanVersionRow, RunRow, StepRunRow
+from ._reviews import Review, ReviewSummary, StepDecision, step_decisions
+from ._tables import DraftRow, PlanRow, PlanVersionRow, ReviewDecisionRow, ReviewRow, RunRow, StepRunRow
 
 __all__ = ["PlanStore"]
 
 _PLAN_ID_BYTES = 4  # 8 hex characters; a clash is checked for and drawn again
+_REVIEW_ID_BYTES = 8  # review links are shared: 16 hex characters are not guessed
 
 _clock_lock = threading.Lock()
 _last_time = dt.datetime.min.replace(tzinfo=dt.timezone.utc)
@@ -165,29 +167,35 @@ class PlanStore:
         """
         plan_json, stored = _plan_json(plan)
         with self._session("save the plan", write=True) as session:
-            now = _now()
-            if plan_id is None:
-                plan_id = self._new_plan_id(session)
-                session.add(PlanRow(id=plan_id, goal=plan.goal, created_at=now, updated_at=now))
-                number = 1
-            else:
-                row = self._plan_row(session, plan_id)
-                latest = self._latest_version_row(session, plan_id)
-                if latest is not None and latest.plan_json == plan_json:
-                    return self._version(latest)
-                if expected_version is not None and latest is not None and latest.version != expected_version:
-                    raise VersionConflict(plan_id, expected=expected_version, latest=latest.version,
-                                          saved_at=latest.created_at, message=latest.message)
-                number = 1 if latest is None else latest.version + 1
-                row.goal = plan.goal
-                row.updated_at = now
-                session.add(row)
-            version_row = PlanVersionRow(plan_id=plan_id, version=number, created_at=now,
-                                         message=message, planner=plan.metadata.planner,
-                                         plan_json=plan_json)
-            session.add(version_row)
-            session.flush()  # the plan row first: its folded goal points at it
-            _search.index_goal(session, plan_id, plan.goal)
+            return self._save_in(session, plan, plan_json, stored, plan_id=plan_id, message=message,
+                                 expected_version=expected_version)
+
+    def _save_in(self, session: Session, plan: Plan, plan_json: str, stored: Plan, *, plan_id: str | None,
+                 message: str, expected_version: int | None) -> PlanVersion:
+        """``save_plan`` inside an open write session (a review's approval saves with it)."""
+        now = _now()
+        if plan_id is None:
+            plan_id = self._new_plan_id(session)
+            session.add(PlanRow(id=plan_id, goal=plan.goal, created_at=now, updated_at=now))
+            number = 1
+        else:
+            row = self._plan_row(session, plan_id)
+            latest = self._latest_version_row(session, plan_id)
+            if latest is not None and latest.plan_json == plan_json:
+                return self._version(latest)
+            if expected_version is not None and latest is not None and latest.version != expected_version:
+                raise VersionConflict(plan_id, expected=expected_version, latest=latest.version,
+                                      saved_at=latest.created_at, message=latest.message)
+            number = 1 if latest is None else latest.version + 1
+            row.goal = plan.goal
+            row.updated_at = now
+            session.add(row)
+        version_row = PlanVersionRow(plan_id=plan_id, version=number, created_at=now,
+                                     message=message, planner=plan.metadata.planner,
+                                     plan_json=plan_json)
+        session.add(version_row)
+        session.flush()  # the plan row first: its folded goal points at it
+        _search.index_goal(session, plan_id, plan.goal)
         return PlanVersion(plan_id=plan_id, version=number, created_at=now, message=message, plan=stored)
 
     def list_plans(self, search: str = "", *, limit: int | None = None) -> list[PlanSummary]:
@@ -422,12 +430,122 @@ class PlanStore:
             result = session.exec(delete(DraftRow).where(DraftRow.updated_at < cutoff))  # type: ignore[call-overload,arg-type]
             return result.rowcount or 0
 
+    # -- reviews -----------------------------------------------------------------------------
+    def submit_review(self, plan: Plan, *, agent: str, fmt: str, original_text: str,
+                      tools: list[dict[str, Any]] | None = None) -> Review:
+        """Keep ``plan``, sent by ``agent`` in format ``fmt`` as ``original_text``, for review."""
+        plan_json, stored = _plan_json(plan)
+        tools_json = _dump(tools)
+        with self._session("store the review", write=True) as session:
+            review_id = self._new_review_id(session)
+            now = _now()
+            session.add(ReviewRow(id=review_id, agent=agent, submitted_at=now, goal=plan.goal, status="pending",
+                                  format=fmt, original_text=original_text, plan_json=plan_json,
+                                  tools_json=tools_json))
+        return Review(id=review_id, agent=agent, submitted_at=now, goal=plan.goal, status="pending", format=fmt,
+                      original_text=original_text, plan=stored, tools=tools)
+
+    def get_review(self, review_id: str) -> Review:
+        """The review with its decision, if made; ``NotFound`` when there is none with that id."""
+        with self._session("load the review") as session:
+            row = session.get(ReviewRow, review_id)
+            if row is None:
+                raise NotFound(f"no review with id {review_id!r}")
+            decisions = session.exec(select(ReviewDecisionRow).where(ReviewDecisionRow.review_id == review_id)
+                                     .order_by(ReviewDecisionRow.position)).all()
+            version = None
+            if row.plan_id is not None and row.version is not None:
+                version = session.exec(select(PlanVersionRow.plan_json).where(
+                    PlanVersionRow.plan_id == row.plan_id, PlanVersionRow.version == row.version)).first()
+        where = f"review {review_id!r}"
+        return Review(id=row.id, agent=row.agent, submitted_at=row.submitted_at, goal=row.goal, status=row.status,
+                      format=row.format, original_text=row.original_text,
+                      plan=self._parse_plan(row.plan_json, where), tools=_load(row.tools_json),
+                      comment=row.comment, decided_at=row.decided_at,
+                      decisions=[StepDecision(d.step_id, d.decision) for d in decisions],
+                      plan_id=row.plan_id, version=row.version,
+                      approved_plan=None if version is None else self._parse_plan(version, where))
+
+    def review_status(self, review_id: str) -> str:
+        """Only the review's status: what a waiting agent polls, one indexed lookup."""
+        with self._session("look up the review") as session:
+            status = session.exec(select(ReviewRow.status).where(ReviewRow.id == review_id)).first()
+        if status is None:
+            raise NotFound(f"no review with id {review_id!r}")
+        return status
+
+    def list_reviews(self, status: str | None = None, *, limit: int | None = None) -> list[ReviewSummary]:
+        """Reviews, pending ones first, then the most recently sent; ``status`` keeps one kind."""
+        pending_first = case((ReviewRow.status == "pending", 0), else_=1)
+        query = select(ReviewRow.id, ReviewRow.agent, ReviewRow.submitted_at, ReviewRow.goal, ReviewRow.status,
+                       func.json_array_length(ReviewRow.plan_json, "$.steps"), ReviewRow.decided_at)
+        if status is not None:
+            query = query.where(ReviewRow.status == status)
+        query = query.order_by(pending_first, ReviewRow.submitted_at.desc(), ReviewRow.id)  # type: ignore[union-attr]
+        if limit is not None:
+            query = query.limit(max(limit, 0))
+        with self._session("list reviews") as session:
+            rows = session.exec(query).all()
+        return [ReviewSummary(id=i, agent=a, submitted_at=t, goal=g, status=s, step_count=n or 0, decided_at=d)
+                for i, a, t, g, s, n, d in rows]
+
+    def count_reviews(self, status: str | None = None) -> int:
+        query = select(func.count()).select_from(ReviewRow)
+        if status is not None:
+            query = query.where(ReviewRow.status == status)
+        with self._session("count reviews") as session:
+            return session.exec(query).one()
+
+    def decide_review(self, review_id: str, *, approve: bool, plan: Plan | None = None, comment: str = "",
+                      plan_id: str | None = None) -> Review:
+        """Approve (with ``plan``, the reviewer's version, edits included) or reject the review.
+
+        An approved plan is saved in the plan store, as the next version of ``plan_id`` or as a
+        new plan, in the same transaction as the decision. A review already decided raises
+        ``ReviewDecided`` and nothing is written: two reviewers cannot both decide it.
+        """
+        approved = _plan_json(plan) if approve and plan is not None else None
+        with self._session("record the review's decision", write=True) as session:
+            row = session.get(ReviewRow, review_id)
+            if row is None:
+                raise NotFound(f"no review with id {review_id!r}")
+            if row.status != "pending":
+                raise ReviewDecided(review_id, row.status)
+            sent = self._parse_plan(row.plan_json, f"review {review_id!r}")
+            if approve:
+                plan_json, stored = approved if approved is not None else _plan_json(sent)
+                saved = self._save_in(session, stored, plan_json, stored, plan_id=plan_id,
+                                      message=f"approved in review {review_id} (sent by {row.agent})",
+                                      expected_version=None)
+                row.plan_id, row.version = saved.plan_id, saved.version
+                decided = stored
+            else:
+                decided = None
+            row.status = "approved" if approve else "rejected"
+            row.comment = comment
+            row.decided_at = _now()
+            session.add(row)
+            session.flush()
+            decisions = step_decisions(sent, decided, approved=approve)
+            if decisions:
+                session.execute(insert(ReviewDecisionRow), [
+                    dict(review_id=review_id, step_id=d.step_id, position=n, decision=d.decision)
+                    for n, d in enumerate(decisions)])
+        return self.get_review(review_id)
+
     # -- helpers -----------------------------------------------------------------------------
     @staticmethod
     def _new_plan_id(session: Session) -> str:
         while True:
             candidate = secrets.token_hex(_PLAN_ID_BYTES)
             if session.get(PlanRow, candidate) is None:
+                return candidate
+
+    @staticmethod
+    def _new_review_id(session: Session) -> str:
+        while True:
+            candidate = secrets.token_hex(_REVIEW_ID_BYTES)
+            if session.get(ReviewRow, candidate) is None:
                 return candidate
 
     @staticmethod

@@ -18,7 +18,7 @@ from sqlalchemy import DateTime, UniqueConstraint
 from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
 
-__all__ = ["UTCDateTime", "DraftRow", "PlanRow", "PlanVersionRow", "RunRow", "StepRunRow"]
+__all__ = ["UTCDateTime", "DraftRow", "PlanRow", "PlanVersionRow", "ReviewDecisionRow", "ReviewRow", "RunRow", "StepRunRow"]
 
 
 class UTCDateTime(TypeDecorator[dt.datetime]):
@@ -112,3 +112,35 @@ class DraftRow(SQLModel, table=True):
     id: str = Field(primary_key=True)
     updated_at: dt.datetime = Field(sa_type=UTCDateTime, index=True, description="Orders pruning.")
     content: str
+
+
+class ReviewRow(SQLModel, table=True):
+    """A plan an agent sent for a person to review, and, once made, the decision on it."""
+
+    __tablename__ = "review"
+
+    id: str = Field(primary_key=True)
+    agent: str
+    submitted_at: dt.datetime = Field(sa_type=UTCDateTime, index=True)
+    goal: str
+    status: str = Field(index=True, description="pending, approved or rejected")
+    format: str = Field(description="The format the plan was submitted in.")
+    original_text: str = Field(description="The plan exactly as submitted.")
+    plan_json: str = Field(description="The submitted plan, read.")
+    tools_json: str | None = Field(default=None, description="The agent's tool definitions, as MCP lists them.")
+    comment: str = ""
+    decided_at: dt.datetime | None = Field(default=None, sa_type=UTCDateTime)
+    plan_id: str | None = Field(default=None, foreign_key="plan.id", ondelete="SET NULL",
+                                description="The stored plan holding the approved version.")
+    version: int | None = None
+
+
+class ReviewDecisionRow(SQLModel, table=True):
+    """The reviewer's decision on one step: approved, edited, added, removed or rejected."""
+
+    __tablename__ = "review_decision"
+
+    review_id: str = Field(foreign_key="review.id", ondelete="CASCADE", primary_key=True)
+    step_id: str = Field(primary_key=True)
+    position: int
+    decision: str

@@ -1,0 +1,91 @@
+"""The studio as an MCP server: an agent in any MCP client asks a person to review its plan.
+
+    plan-studio mcp-server [--studio-url URL]      (stdio; writes to the studio's own store)
+
+Two tools: ``submit_plan_for_review`` stores the plan as a pending review and answers its id and
+the link that opens it in the studio; ``get_review`` answers the review (optionally waiting up
+to ``wait_seconds`` for the decision): status, the plan as approved with the reviewer's edits,
+the comment, a decision per step and the validator's problems. Reviews made here are the same
+as those sent over HTTP: the Reviews page lists both.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+from core import PlanStudioError
+
+from ._review_api import MAX_WAIT_SECONDS, REVIEWS_URL_PATH
+from ._review_intake import review_view, submit_review
+from ._services import Services
+
+__all__ = ["DEFAULT_STUDIO_URL", "make_mcp_server"]
+
+DEFAULT_STUDIO_URL = "http://127.0.0.1:8501"
+_POLL_SECONDS = 0.25
+
+_INSTRUCTIONS = ("Before acting on a plan of tool calls, send it to a person for review with "
+                 "submit_plan_for_review, then call get_review with wait_seconds until its status is "
+                 "approved or rejected. Run the plan as get_review returns it: it includes the reviewer's edits.")
+
+
+def make_mcp_server(services: Services, studio_url: str = DEFAULT_STUDIO_URL) -> MCPServer:
+    """The MCP server over ``services``' store; review links point at ``studio_url``."""
+    server = MCPServer("plan-studio", instructions=_INSTRUCTIONS)
+    base = studio_url.rstrip("/")
+
+    def link(review_id: str) -> str:
+        return f"{base}/{REVIEWS_URL_PATH}?review={review_id}"
+
+    @server.tool()
+    def submit_plan_for_review(plan: dict[str, Any] | str, format: str | None = None, agent: str = "mcp-agent",
+                               goal: str | None = None, tools: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+        """Send a plan of tool calls for a person to review before you act on it.
+
+        Args:
+            plan: The plan: a JSON object (formats native, seed, teams) or its text (any format).
+            format: native, seed, sk or teams; worked out from the plan when left out.
+            agent: Your name, as the reviewer sees it.
+            goal: What the plan is for, when the plan itself carries no goal.
+            tools: Your own tools' definitions as MCP lists them (name, description, inputSchema,
+                outputSchema), so the plan is checked and drawn against them.
+
+        Returns:
+            The review's id, its status (pending) and the link that opens it in the studio.
+        """
+        body = {k: v for k, v in {"plan": plan, "format": format, "agent": agent, "goal": goal,
+                                  "tools": tools}.items() if v is not None}
+        try:
+            review = submit_review(services, body)
+        except PlanStudioError as exc:
+            raise ToolError(str(exc)) from None
+        return {"id": review.id, "status": review.status, "url": link(review.id)}
+
+    @server.tool()
+    async def get_review(review_id: str, wait_seconds: float = 0.0) -> dict[str, Any]:
+        """A review's status and, once decided, the plan as approved (with the reviewer's edits),
+        the reviewer's comment and a decision per step.
+
+        Args:
+            review_id: The id submit_plan_for_review answered.
+            wait_seconds: Wait up to this long (at most 600) for a person to decide; 0 answers at once.
+
+        Returns:
+            status (pending, approved or rejected), plan, plan_text, comment, decisions, problems.
+        """
+        deadline = time.monotonic() + min(max(wait_seconds, 0.0), MAX_WAIT_SECONDS)
+        try:
+            while (await asyncio.to_thread(services.store.review_status, review_id) == "pending"
+                   and time.monotonic() < deadline):
+                await asyncio.sleep(min(_POLL_SECONDS, max(deadline - time.monotonic(), 0.0)))
+            review = await asyncio.to_thread(services.store.get_review, review_id)
+            return review_view(services, review, url=link(review_id))
+        except PlanStudioError as exc:
+            raise ToolError(str(exc)) from None
+
+    return server

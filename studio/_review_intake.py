@@ -1,0 +1,131 @@
+"""Reviews as agents see them: a submission read and stored, a review shown back as JSON.
+
+The HTTP API and the MCP server both go through here, so both read submissions the same way
+and answer with the same fields:
+
+    review = submit_review(services, {"plan": {...}, "format": "native", "agent": "my-agent"})
+    view = review_view(services, services.store.get_review(review.id))  # status, plan, problems, ...
+
+A submission is ``plan`` (the plan's text, or for a JSON format the JSON itself), optional
+``format`` (default: worked out from the content), ``agent`` (who sent it), ``goal`` (when the
+plan carries none) and ``tools`` (the agent's own tool definitions, as MCP lists them). What
+cannot be read raises ``ReviewRequestError`` naming the field.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from core import (FORMATS, PlanError, ReviewRequestError, ToolRegistry, Validator, dump_plan,
+                  parse_tool_definitions, with_declared_tools)
+from core.formats import detect_and_load
+from core.storage import Review
+
+from ._services import Services
+
+__all__ = ["MAX_AGENT_NAME", "registry_for", "review_view", "submit_review"]
+
+MAX_AGENT_NAME = 200
+_FIELDS = {"plan", "format", "agent", "goal", "tools"}
+
+
+def _text_field(body: dict[str, Any], name: str, default: str, limit: int) -> str:
+    value = body.get(name, default)
+    if value is None:
+        return default
+    if not isinstance(value, str):
+        raise ReviewRequestError(name, f"must be a string, not {type(value).__name__}")
+    if len(value) > limit:
+        raise ReviewRequestError(name, f"is {len(value)} characters long; at most {limit} are taken")
+    return value.strip() or default
+
+
+def _plan_text(body: dict[str, Any], fmt: str | None) -> str:
+    if "plan" not in body or body["plan"] is None:
+        raise ReviewRequestError("plan", "is required: the plan's text, or for a JSON format the plan itself")
+    plan = body["plan"]
+    if isinstance(plan, str):
+        if not plan.strip():
+            raise ReviewRequestError("plan", "is empty")
+        return plan
+    if isinstance(plan, (dict, list)):
+        if fmt is not None and FORMATS[fmt].suffix != ".json":
+            raise ReviewRequestError("plan", f"the {FORMATS[fmt].label} is text: send it as a string")
+        return json.dumps(plan, ensure_ascii=False, indent=2)
+    raise ReviewRequestError("plan", f"must be a string or a JSON object, not {type(plan).__name__}")
+
+
+def _format(body: dict[str, Any]) -> str | None:
+    fmt = body.get("format")
+    if fmt is None:
+        return None
+    readable = [name for name, f in FORMATS.items() if f.load is not None]
+    if not isinstance(fmt, str) or fmt not in readable:
+        raise ReviewRequestError("format", f"unknown format {fmt!r}; one of: {', '.join(readable)}")
+    return fmt
+
+
+def registry_for(services: Services, tools: list[dict[str, Any]] | None) -> ToolRegistry:
+    """The tools a review's plan is checked against: the studio's and the agent's own."""
+    if not tools:
+        return services.registry
+    return with_declared_tools(services.registry, parse_tool_definitions(tools))
+
+
+def submit_review(services: Services, body: Any) -> Review:
+    """Read ``body`` (a submission, as decoded JSON) and store it as a pending review."""
+    if not isinstance(body, dict):
+        raise ReviewRequestError("body", f"must be a JSON object, not {type(body).__name__}")
+    unknown = sorted(set(body) - _FIELDS)
+    if unknown:
+        raise ReviewRequestError(unknown[0], f"is not a field of a review request; the fields are "
+                                             f"{', '.join(sorted(_FIELDS))}")
+    fmt = _format(body)
+    text = _plan_text(body, fmt)
+    agent = _text_field(body, "agent", "agent", MAX_AGENT_NAME)
+    goal = _text_field(body, "goal", "", 10_000)
+    definitions = parse_tool_definitions(body.get("tools"))
+    tools = [d.as_json() for d in definitions] or None
+    registry = registry_for(services, tools)
+    try:
+        plan, fmt = detect_and_load(Path("submitted"), text, fmt, registry)
+    except PlanError as exc:
+        raise ReviewRequestError("plan", str(exc)) from exc
+    if goal and not plan.goal:
+        plan = plan.model_copy(update={"goal": goal})
+    try:
+        return services.store.submit_review(plan, agent=agent, fmt=fmt, original_text=text, tools=tools)
+    except PlanError as exc:  # read, but past a bound the store keeps plans within
+        raise ReviewRequestError("plan", str(exc)) from exc
+
+
+def review_view(services: Services, review: Review, *, url: str | None = None) -> dict[str, Any]:
+    """The review as the API answers it: status, the plan as approved (edits included) or as
+    sent while pending or rejected, the comment, a decision per step, and the problems the
+    validator finds in that plan against the studio's tools and the agent's."""
+    plan = review.approved_plan or review.plan
+    registry = registry_for(services, review.tools)
+    problems = Validator(registry).validate(plan)
+    fmt = review.format if FORMATS[review.format].dump is not None else "native"
+    view: dict[str, Any] = {
+        "id": review.id,
+        "status": review.status,
+        "agent": review.agent,
+        "goal": review.goal,
+        "submitted_at": review.submitted_at.isoformat(),
+        "decided_at": review.decided_at.isoformat() if review.decided_at else None,
+        "comment": review.comment,
+        "decisions": [{"step_id": d.step_id, "decision": d.decision} for d in review.decisions],
+        "plan": json.loads(dump_plan(plan, "native")),
+        "format": fmt,
+        "plan_text": dump_plan(plan, fmt, registry),
+        "problems": [{"severity": p.severity, "step_index": p.step_index, "step_id": p.step_id,
+                      "field": p.field, "message": p.message} for p in problems],
+        "approved_version": ({"plan_id": review.plan_id, "version": review.version}
+                             if review.plan_id is not None else None),
+    }
+    if url is not None:
+        view["url"] = url
+    return view

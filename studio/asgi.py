@@ -1,0 +1,21 @@
+"""The studio with its review API: the app (``app.py``) and ``/api/...`` on one port.
+
+``plan-studio`` runs this file with ``streamlit run``, which finds the ``st.App`` below and
+serves it with uvicorn; ``streamlit run studio/app.py`` still serves the app alone.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import streamlit as st
+
+# Run as a script, this file's folder is on sys.path, not the project folder holding the packages.
+_PROJECT = str(Path(__file__).resolve().parent.parent)
+if _PROJECT not in sys.path:
+    sys.path.insert(0, _PROJECT)
+
+from studio._review_api import api_routes, make_token  # noqa: E402
+
+app = st.App(Path(__file__).resolve().parent / "app.py", routes=api_routes(), lifespan=make_token)

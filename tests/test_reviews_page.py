@@ -1,0 +1,117 @@
+"""The Reviews page and the Plan page's review bar, through AppTest: a review an agent sent is
+listed (escaped, pending first), opened into the editor, edited and approved or rejected."""
+
+from __future__ import annotations
+
+import json
+
+from streamlit.testing.v1 import AppTest
+
+from apptest_helpers import PLAN, edit_json, no_failures, texts
+from core import Plan, load_plan
+from studio import Keys, get_services
+from studio._review_intake import submit_review
+from studio._text import md_escape
+
+REVIEWS = "../pages/reviews.py"
+
+SENT = {"goal": "Find contaminated shipments", "steps": [
+    {"id": "fac", "tool": "facilities_list", "params": {"location": "Berlin"}},
+    {"id": "ship", "tool": "shipments_list", "params": {"has_contaminants": True, "facility_id": "${step[0].data.*.id}"},
+     "depends_on": ["fac"]},
+]}
+
+
+def _send(body: dict) -> str:
+    return submit_review(get_services(), body).id
+
+
+def test_pending_reviews_come_first_and_untrusted_text_is_escaped(app: AppTest) -> None:
+    first = _send({"plan": SENT, "agent": "early-bot"})
+    get_services().store.decide_review(first, approve=False, comment="no")
+    hostile = dict(SENT, goal="![x](http://evil.example/a.png) **loud**")
+    second = _send({"plan": hostile, "agent": "[bot](http://evil.example)"})
+    app.switch_page(REVIEWS).run()
+    no_failures(app)
+    shown = "\n".join(str(m.value) for m in app.markdown)
+    # Drawn as the characters sent (links as inline code), never as an image or a link.
+    assert md_escape(hostile["goal"]) in shown and md_escape("[bot](http://evil.example)") in shown
+    assert "1 pending · 2 in all" in texts(app)
+    keys = [b.key for b in app.button if b.key and b.key.startswith("reviews.open.")]
+    assert keys == [f"reviews.open.{second}", f"reviews.open.{first}"]
+
+
+def test_a_review_opened_edited_and_approved_goes_back_with_the_edit(app: AppTest) -> None:
+    review_id = _send({"plan": SENT, "agent": "shipping-bot"})
+    app.switch_page(REVIEWS).run()
+    app.button(key=f"reviews.open.{review_id}").click().run()
+    app.switch_page(PLAN).run()  # AppTest does not follow st.switch_page on its own
+    no_failures(app)
+    assert "from **shipping-bot**" in texts(app)
+    assert app.session_state[Keys.PLAN].goal == SENT["goal"]
+    assert "No changes to the plan as sent." in texts(app)
+
+    edit_json(app, app.text_area(key=Keys.JSON).value.replace('"Berlin"', '"Leipzig"'))
+    assert "Your changes: fac edited" in texts(app)
+    app.text_input(key="review.comment").input("Leipzig, not Berlin").run()
+    app.button(key="review.approve").click().run()
+    no_failures(app)
+    assert "Approved and sent back to shipping-bot" in texts(app)
+
+    review = get_services().store.get_review(review_id)
+    assert review.status == "approved" and review.comment == "Leipzig, not Berlin"
+    assert review.approved_plan is not None and review.approved_plan.steps[0].params == {"location": "Leipzig"}
+    assert [(d.step_id, d.decision) for d in review.decisions] == [("fac", "edited"), ("ship", "approved")]
+    assert get_services().store.load_plan(review.plan_id, review.version) == review.approved_plan
+    assert app.button(key="review.close")  # decided: only Close is left
+    assert not [b for b in app.button if b.key == "review.approve"]
+
+
+def test_a_rejected_review_keeps_the_comment_and_stores_no_version(app: AppTest) -> None:
+    review_id = _send({"plan": SENT, "agent": "bot"})
+    app.switch_page(REVIEWS).run()
+    app.button(key=f"reviews.open.{review_id}").click().run()
+    app.switch_page(PLAN).run()
+    app.text_input(key="review.comment").input("too broad").run()
+    app.button(key="review.reject").click().run()
+    no_failures(app)
+    review = get_services().store.get_review(review_id)
+    assert (review.status, review.comment, review.plan_id) == ("rejected", "too broad", None)
+    assert {d.decision for d in review.decisions} == {"rejected"}
+    assert get_services().store.list_plans() == []
+
+
+def test_a_plan_using_the_agents_own_tools_is_checked_against_their_definitions(app: AppTest) -> None:
+    tools = [{"name": "send_mail", "description": "Send a mail",
+              "inputSchema": {"type": "object", "properties": {"to": {"type": "string"}}, "required": ["to"]}}]
+    plan = {"goal": "mail", "steps": [{"id": "m", "tool": "send_mail", "params": {"to": 42}}]}
+    review_id = _send({"plan": plan, "tools": tools, "agent": "mailer"})
+    app.switch_page(REVIEWS).run()
+    app.button(key=f"reviews.open.{review_id}").click().run()
+    app.switch_page(PLAN).run()
+    no_failures(app)
+    said = texts(app)
+    assert "unknown tool" not in said
+    assert "params.to: 42 is not of type 'string'" in said
+    assert "agent's own tools (send_mail)" in said
+    edit_json(app, app.text_area(key=Keys.JSON).value.replace("42", '"ops@example.com"'))
+    assert "No problems found" in texts(app)
+
+
+def test_a_review_link_opens_the_review(app: AppTest) -> None:
+    review_id = _send({"plan": json.dumps(SENT), "agent": "bot"})
+    app.query_params["review"] = review_id
+    app.switch_page(REVIEWS).run()
+    no_failures(app)
+    assert app.session_state["review.open"] == review_id
+    assert app.session_state[Keys.PLAN] == load_plan(json.dumps(SENT), "native").model_copy(
+        update={"metadata": app.session_state[Keys.PLAN].metadata})
+    assert isinstance(app.session_state[Keys.PLAN], Plan)
+
+
+def test_settings_shows_the_api_token_kept_private_in_the_data_folder(app: AppTest) -> None:
+    app.switch_page("../pages/settings.py").run()
+    no_failures(app)
+    token_file = get_services().settings.data_dir / "api-token"
+    assert oct(token_file.stat().st_mode & 0o777) == "0o600"
+    assert [c.value for c in app.code] == [token_file.read_text().strip()]
