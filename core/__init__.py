@@ -3,6 +3,7 @@ plan formats and storage. Nothing here imports the UI.
 """
 
 from ._errors import (
+    McpServerError,
     NotFound,
     PlanError,
     PlanFormatError,
@@ -44,7 +45,7 @@ __all__ = [
     # formats
     "FORMATS", "PlanFormat", "dump_plan", "load_plan",
     # errors
-    "PlanStudioError", "ToolDefinitionError", "PlanError", "PlanFormatError",
+    "PlanStudioError", "ToolDefinitionError", "McpServerError", "PlanError", "PlanFormatError",
     "ReferenceSyntaxError", "PlanInvalid", "ToolCallError", "ToolArgumentsError",
     "ReferenceResolutionError", "ToolExecutionError", "PlannerError", "PlannerUnavailable",
     "RepairLimitReached", "StorageError", "NotFound", "VersionConflict",

@@ -7,6 +7,10 @@
     plan-studio run FILE                        each step's status and result count; exit 1 if one failed
     plan-studio replan FILE --feedback TEXT     the changed plan
 
+Every command also takes ``--tools FILE_OR_MODULE`` (your Python tools) and ``--mcp
+COMMAND_OR_URL`` (an MCP server's tools), both repeatable. A command refuses to run when one
+of them cannot be loaded (exit 2, one line each); the studio starts without it and says why.
+
 Exit status: 0 done; 1 the plan is invalid or unreadable, or a step failed; 2 a usage or
 setup error, printed as one line on stderr (never a traceback).
 """
@@ -84,6 +88,13 @@ def _parser() -> argparse.ArgumentParser:
                         help="the date relative phrases resolve against (YYYY-MM-DD)")
     common.add_argument("--planner", choices=["embedded", "llm"], default=argparse.SUPPRESS,
                         help="embedded (offline) or llm (OPENAI_API_KEY / OPENAI_BASE_URL)")
+    common.add_argument("--tools", action="append", metavar="FILE_OR_MODULE", default=argparse.SUPPRESS,
+                        help="load your tools from a .py file, a module or module:register "
+                             "(repeatable; default: PLAN_STUDIO_TOOLS)")
+    common.add_argument("--mcp", action="append", metavar="COMMAND_OR_URL", default=argparse.SUPPRESS,
+                        help="load an MCP server's tools: a stdio command line, or a streamable "
+                             "HTTP URL with optional ' | Name: value' headers (repeatable; "
+                             "default: PLAN_STUDIO_MCP, one per line)")
 
     parser = argparse.ArgumentParser(
         prog="plan-studio", parents=[common],
@@ -126,11 +137,20 @@ def _settings(args: argparse.Namespace) -> Settings:
     try:
         return Settings.from_env(data_dir=getattr(args, "data_dir", None),
                                  today=getattr(args, "today", None),
-                                 planner=getattr(args, "planner", None))
+                                 planner=getattr(args, "planner", None),
+                                 tools=_tool_sources(args), mcp=getattr(args, "mcp", None))
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise CliError(f"bad setting {where}: {first['msg']}") from exc
+
+
+def _tool_sources(args: argparse.Namespace) -> list[str] | None:
+    """``--tools`` values, files made absolute: the studio may resolve them from elsewhere."""
+    sources = getattr(args, "tools", None)
+    if sources is None:
+        return None
+    return [str(Path(s).expanduser().resolve()) if s.endswith(".py") or os.sep in s else s for s in sources]
 
 
 def _read(path: Path) -> str:
@@ -365,6 +385,12 @@ def _serve(args: argparse.Namespace) -> int:
         if hasattr(args, option):
             os.environ[variable] = str(getattr(args, option))
             given.append(option)
+    if hasattr(args, "tools"):
+        os.environ["PLAN_STUDIO_TOOLS"] = os.pathsep.join(_tool_sources(args) or [])
+        given.append("tools")
+    if hasattr(args, "mcp"):
+        os.environ["PLAN_STUDIO_MCP"] = "\n".join(args.mcp)
+        given.append("mcp")
     os.environ[FROM_OPTIONS_VARIABLE] = ",".join(given)
     _settings(args)  # a bad setting is reported here, not as a broken page
     print(f"Plan Studio: http://127.0.0.1:{args.port}", file=sys.stderr, flush=True)
@@ -383,6 +409,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command is None:
             return _serve(args)
         services = build_services(_settings(args))
+        if services.tool_problems:
+            # A plan checked or run without the tools it was asked to use would mislead.
+            for problem in services.tool_problems:
+                print(f"plan-studio: error: {_one_line(problem)}", file=sys.stderr)
+            return _EXIT_ERROR
         status = _COMMANDS[args.command](args, services)
     except (CliError, PlanStudioError) as exc:
         print(f"plan-studio: error: {_one_line(exc)}", file=sys.stderr)
