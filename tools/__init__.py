@@ -18,7 +18,7 @@ from typing import Callable
 
 from core import PlanStudioError, Settings, ToolDefinitionError, ToolRegistry
 
-from ._mcp import McpServerSpec, McpTool, add_mcp_server
+from ._mcp import McpConnection, McpServerSpec, McpTool, add_mcp_server, start_mcp_server
 from ._python import load_python_source
 
 __all__ = ["BUILTIN_GROUPS", "build_registry", "load_group", "load_tools", "load_python_source",
@@ -78,9 +78,17 @@ def load_tools(settings: Settings, groups: list[str] | None = None) -> tuple[Too
             load_python_source(source, registry, settings)
         except ToolDefinitionError as exc:
             problems.append(str(exc))
-    for server in settings.mcp:
+    started: list[McpConnection | PlanStudioError] = []
+    for server in settings.mcp:  # all start side by side; then each is waited for in order
         try:
-            problems += add_mcp_server(registry, server, settings.mcp_timeout)
+            started.append(start_mcp_server(server, settings.mcp_timeout))
+        except PlanStudioError as exc:
+            started.append(exc)
+    for connection in started:
+        try:
+            if isinstance(connection, PlanStudioError):
+                raise connection
+            problems += add_mcp_server(registry, connection)
         except PlanStudioError as exc:
             problems.append(str(exc))
     return registry, problems

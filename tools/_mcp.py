@@ -34,7 +34,7 @@ from jsonschema.validators import validator_for
 
 from core import McpServerError, Tool, ToolArgumentsError, ToolExecutionError, ToolRegistry
 
-__all__ = ["McpServerSpec", "McpConnection", "McpTool", "add_mcp_server", "close_all"]
+__all__ = ["McpServerSpec", "McpConnection", "McpTool", "start_mcp_server", "add_mcp_server", "close_all"]
 
 _HEADER_SEPARATOR = " | "
 _STDERR_TAIL = 400
@@ -94,9 +94,11 @@ class McpConnection:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._session: Any = None
         self._stop: asyncio.Event | None = None
+        self._task: asyncio.Task[None] | None = None
         self._ready: concurrent.futures.Future[None] = concurrent.futures.Future()
         self._stopped = threading.Event()
         self._gone: str | None = None  # why the connection ended, once it has
+        self._http_status: str = ""  # the last HTTP error answer: the SDK's message leaves it out
         self._errlog = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
         self._thread = threading.Thread(target=self._run, name=f"mcp {spec.label[:40]}", daemon=True)
 
@@ -104,7 +106,15 @@ class McpConnection:
 
     def open(self) -> "McpConnection":
         """Start the server, initialize the session and list its tools, within the timeout."""
+        return self.start().wait_ready()
+
+    def start(self) -> "McpConnection":
+        """Start connecting in the background (servers start side by side, not one by one)."""
         self._thread.start()
+        return self
+
+    def wait_ready(self) -> "McpConnection":
+        """Wait until the tools are listed; ``McpServerError`` if that fails or takes too long."""
         try:
             self._ready.result(self.timeout)
         except concurrent.futures.TimeoutError:
@@ -122,7 +132,8 @@ class McpConnection:
         loop, session = self._loop, self._session
         if self._gone is not None or loop is None or session is None or loop.is_closed():
             raise ToolExecutionError(f"{tool} failed: MCP server {self.spec.label} is not running "
-                                     f"({self._gone or 'not started'}){self._stderr_tail()}")
+                                     f"({self._gone or 'not started'})")
+        since = self._stderr_size()
         try:
             future = asyncio.run_coroutine_threadsafe(session.call_tool(tool, arguments), loop)
         except RuntimeError:  # the loop closed between the check and the call
@@ -135,20 +146,22 @@ class McpConnection:
                                      f"within {self.timeout:g} s") from None
         except concurrent.futures.CancelledError:
             raise ToolExecutionError(f"{tool} failed: MCP server {self.spec.label} stopped "
-                                     f"during the call{self._stderr_tail()}") from None
+                                     f"during the call{self._stderr_tail(since)}") from None
         except Exception as exc:  # the SDK's errors: connection lost, JSON-RPC error, ...
             gone = self._gone and f" ({self._gone})"
             raise ToolExecutionError(f"{tool} failed: MCP server {self.spec.label}: "
-                                     f"{_describe(exc)}{gone or ''}{self._stderr_tail()}") from None
+                                     f"{_describe(exc)}{gone or ''}{self._stderr_tail(since)}") from None
         return _result_value(tool, result)
 
     def close(self) -> None:
-        loop, stop = self._loop, self._stop
-        if loop is not None and stop is not None and not loop.is_closed():
+        """Stop the session (and a stdio server's process), even one still starting."""
+        loop, task = self._loop, self._task
+        if loop is not None and task is not None and not loop.is_closed():
             with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(stop.set)
+                loop.call_soon_threadsafe(task.cancel)
         if self._thread.is_alive():
-            self._stopped.wait(self.timeout)
+            # The SDK gives a stdio server 2 s to exit on its own before it is terminated.
+            self._stopped.wait(min(self.timeout, 5.0))
         if self in _OPEN:
             _OPEN.remove(self)
 
@@ -157,6 +170,9 @@ class McpConnection:
     def _run(self) -> None:
         try:
             asyncio.run(self._main())
+        except asyncio.CancelledError:
+            self._gone = "closed by the studio"
+            self._fail(McpServerError("stopped while starting"))
         except BaseException as exc:  # noqa: BLE001 (reported to whoever waits, never raised here)
             self._fail(exc)
         finally:
@@ -167,6 +183,7 @@ class McpConnection:
         from mcp import ClientSession  # the SDK is imported only when a server is configured
 
         self._loop = asyncio.get_running_loop()
+        self._task = asyncio.current_task()
         self._stop = asyncio.Event()
         async with contextlib.AsyncExitStack() as stack:
             read, write = await stack.enter_async_context(self._transport())
@@ -195,25 +212,37 @@ class McpConnection:
             from mcp.shared._httpx_utils import create_mcp_http_client
 
             client = create_mcp_http_client(headers=self.spec.headers or None)
+            client.event_hooks["response"].append(self._note_status)
             return _with_client(client, streamable_http_client(self.spec.target, http_client=client))
         from mcp.client.stdio import StdioServerParameters, stdio_client
 
         argv = shlex.split(self.spec.target)
         return stdio_client(StdioServerParameters(command=argv[0], args=argv[1:]), errlog=self._errlog)
 
+    async def _note_status(self, response: Any) -> None:
+        if response.status_code >= 400:
+            self._http_status = f" (HTTP {response.status_code} {response.reason_phrase})".replace(" )", ")")
+
     def _fail(self, exc: BaseException) -> None:
-        message = _describe(exc)
+        message = _describe(exc) + self._http_status
         self._gone = message
         if not self._ready.done():
             self._ready.set_exception(McpServerError(
                 f"MCP server {self.spec.label}: could not start: {message}{self._stderr_tail()}"))
 
-    def _stderr_tail(self) -> str:
-        """The end of what a stdio server wrote to stderr: usually why it stopped."""
+    def _stderr_size(self) -> int:
         try:
             self._errlog.flush()
-            self._errlog.seek(0)
-            text = self._errlog.read()[-4000:].strip()
+            return self._errlog.seek(0, 2)
+        except (OSError, ValueError):
+            return 0
+
+    def _stderr_tail(self, since: int = 0) -> str:
+        """The end of what a stdio server wrote to stderr (after ``since``): usually why it stopped."""
+        try:
+            self._errlog.flush()
+            self._errlog.seek(max(since, self._stderr_size() - 4000))
+            text = self._errlog.read().strip()
         except (OSError, ValueError):
             return ""
         lines = [line for line in text.splitlines() if line.strip()]
@@ -233,6 +262,8 @@ def _describe(exc: BaseException) -> str:
     if isinstance(exc, FileNotFoundError):
         return f"command not found: {exc.filename or exc}"
     text = str(exc).strip()
+    if text == "Connection closed":
+        return "the connection closed (the server stopped)"
     kind = type(exc).__name__
     if not text:
         return {"ClosedResourceError": "the connection closed", "BrokenResourceError": "the connection broke",
@@ -306,12 +337,18 @@ def _make_tool(listed: Any, group: str, connection: McpConnection) -> McpTool:
                    _input_validator=cls(schema))
 
 
-def add_mcp_server(registry: ToolRegistry, server: str, timeout: float) -> list[str]:
-    """Connect to ``server`` and add its tools to ``registry``; the problems with single tools
-    (a name already taken, an invalid schema). Raises ``McpServerError`` when the server cannot
-    be used at all."""
-    spec = McpServerSpec.parse(server)
-    connection = McpConnection(spec, timeout).open()
+def start_mcp_server(server: str, timeout: float) -> McpConnection:
+    """Begin connecting to ``server``; ``add_mcp_server`` waits for it."""
+    return McpConnection(McpServerSpec.parse(server), timeout).start()
+
+
+def add_mcp_server(registry: ToolRegistry, server: str | McpConnection, timeout: float = 30.0) -> list[str]:
+    """Connect to ``server`` (or finish connecting) and add its tools to ``registry``; the
+    problems with single tools (a name already taken, an invalid schema). Raises
+    ``McpServerError`` when the server cannot be used at all."""
+    pending = server if isinstance(server, McpConnection) else start_mcp_server(server, timeout)
+    connection = pending.wait_ready()
+    spec = connection.spec
     group = connection.server_name or spec.label
     if group in registry.groups():
         connection.close()
