@@ -67,6 +67,10 @@ def _mcp_servers(settings: Settings, problems: list[str]) -> None:
                "streamable HTTP server (headers after ` | `, e.g. `https://host/mcp | "
                "Authorization: Bearer TOKEN`); anything else is a command that starts a stdio "
                "server. Their tools appear on **Tools** and the planner may use them.")
+    message = st.session_state[Keys.SETTINGS_MCP_MESSAGE]
+    if message is not None:
+        kind, text = message
+        getattr(st, kind)(md_escape(text))
     for index, server in enumerate(settings.mcp):
         name, remove = st.columns([6, 1], vertical_alignment="center")
         name.code(_server_label(server), language=None)
@@ -100,26 +104,26 @@ def add_server(current: list[str]) -> None:
     try:
         McpServerSpec.parse(text)
     except PlanStudioError as exc:
-        st.session_state[Keys.SETTINGS_MESSAGE] = ("error", f"{exc}. Not added.")
+        st.session_state[Keys.SETTINGS_MCP_MESSAGE] = ("error", f"{exc}. Not added.")
         return
     if text in current:
-        st.session_state[Keys.SETTINGS_MESSAGE] = ("info", "That MCP server is already in use.")
+        st.session_state[Keys.SETTINGS_MCP_MESSAGE] = ("info", "That MCP server is already in use.")
         return
     st.session_state[Keys.SETTINGS_MCP] = [*current, text]
     st.session_state[Keys.SETTINGS_MCP_NEW] = ""
-    st.session_state[Keys.SETTINGS_MESSAGE] = (
+    st.session_state[Keys.SETTINGS_MCP_MESSAGE] = (
         "success", f"Added for this session: MCP server {_server_label(text)}. Its tools are on Tools.")
 
 
 def remove_server(current: list[str], index: int) -> None:
     removed = current[index]
     st.session_state[Keys.SETTINGS_MCP] = [s for i, s in enumerate(current) if i != index]
-    st.session_state[Keys.SETTINGS_MESSAGE] = ("info", f"Removed for this session: MCP server {_server_label(removed)}.")
+    st.session_state[Keys.SETTINGS_MCP_MESSAGE] = ("info", f"Removed for this session: MCP server {_server_label(removed)}.")
 
 
 def reset_servers() -> None:
     st.session_state[Keys.SETTINGS_MCP] = None
-    st.session_state[Keys.SETTINGS_MESSAGE] = ("info", "Back to the environment's MCP servers.")
+    st.session_state[Keys.SETTINGS_MCP_MESSAGE] = ("info", "Back to the environment's MCP servers.")
 
 
 def _facts_table(settings: Settings) -> str:

@@ -230,3 +230,32 @@ def test_the_studio_is_handed_the_sources_as_absolute_paths(tmp_path, monkeypatc
     assert seen == {"tools": str(tmp_path / "my_text.py"), "mcp": "node a.js\nhttps://h/mcp"}
     assert Settings.from_env().tools == [str(tmp_path / "my_text.py")]
     assert Settings.from_env().mcp == ["node a.js", "https://h/mcp"]
+
+
+# -- the Settings page's MCP servers, through AppTest ----------------------------------------------
+
+def test_mcp_servers_are_added_and_removed_on_settings_for_the_session(tmp_path, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    from studio._text import md_escape
+
+    app_script = Path(__file__).resolve().parents[1] / "studio" / "app.py"
+    monkeypatch.setenv("PLAN_STUDIO_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("PLAN_STUDIO_MCP_TIMEOUT", "60")
+    at = AppTest.from_file(str(app_script), default_timeout=120).run()
+    at.switch_page("../pages/settings.py").run()
+    at.text_input(key="settings.mcp_new").input("https://h/mcp | not a header")
+    at.button(key="settings.mcp.add").click().run()
+    assert [e.value for e in at.error] == [md_escape("MCP server https://h/mcp: header 'not a header' is "
+                                                     "not 'Name: value'. Not added.")]
+    server = f"{sys.executable} {Path(__file__).resolve().parent / 'mcp_test_server.py'} stdio"
+    at.text_input(key="settings.mcp_new").input(server)
+    at.button(key="settings.mcp.add").click().run()
+    assert not at.exception and not at.error
+    assert at.success[0].value == md_escape(f"Added for this session: MCP server {server}. Its tools are on Tools.")
+    at.switch_page("../pages/tools.py").run()
+    assert any("Say hello to someone, as plain text only" in m.value for m in at.markdown)
+    at.switch_page("../pages/settings.py").run()
+    at.button(key="settings.mcp.remove.0").click().run()
+    at.switch_page("../pages/tools.py").run()
+    assert not any("Say hello to someone" in m.value for m in at.markdown)
