@@ -78,8 +78,10 @@ def _date(text: str) -> dt.date:
         raise argparse.ArgumentTypeError(f"{text!r} is not a date in YYYY-MM-DD form") from None
 
 
-def _parser() -> argparse.ArgumentParser:
-    # Options every command takes, before or after the command name.
+def _common_options(before_command: bool) -> argparse.ArgumentParser:
+    """Options every command takes, before or after the command name. The repeatable ones
+    get their own names before it: argparse would let the command's values replace them, and
+    ``--tools a.py run plan.json --tools b.py`` means both."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--data-dir", type=Path, default=argparse.SUPPRESS,
                         help="where plans and demo data are kept (default: PLAN_STUDIO_DATA_DIR "
@@ -88,16 +90,23 @@ def _parser() -> argparse.ArgumentParser:
                         help="the date relative phrases resolve against (YYYY-MM-DD)")
     common.add_argument("--planner", choices=["embedded", "llm"], default=argparse.SUPPRESS,
                         help="embedded (offline) or llm (OPENAI_API_KEY / OPENAI_BASE_URL)")
+    prefix = "before_" if before_command else ""
     common.add_argument("--tools", action="append", metavar="FILE_OR_MODULE", default=argparse.SUPPRESS,
+                        dest=f"{prefix}tools",
                         help="load your tools from a .py file, a module or module:register "
                              "(repeatable; default: PLAN_STUDIO_TOOLS)")
     common.add_argument("--mcp", action="append", metavar="COMMAND_OR_URL", default=argparse.SUPPRESS,
+                        dest=f"{prefix}mcp",
                         help="load an MCP server's tools: a stdio command line, or a streamable "
                              "HTTP URL with optional ' | Name: value' headers (repeatable; "
                              "default: PLAN_STUDIO_MCP, one per line)")
+    return common
 
+
+def _parser() -> argparse.ArgumentParser:
+    common = _common_options(before_command=False)
     parser = argparse.ArgumentParser(
-        prog="plan-studio", parents=[common],
+        prog="plan-studio", parents=[_common_options(before_command=True)],
         description="See, edit, approve and run what an AI planner is about to do. "
                     "Without a command, starts the studio in your browser.")
     parser.add_argument("--port", type=int, default=8501, help="the studio's port (default 8501)")
@@ -138,16 +147,22 @@ def _settings(args: argparse.Namespace) -> Settings:
         return Settings.from_env(data_dir=getattr(args, "data_dir", None),
                                  today=getattr(args, "today", None),
                                  planner=getattr(args, "planner", None),
-                                 tools=_tool_sources(args), mcp=getattr(args, "mcp", None))
+                                 tools=_tool_sources(args), mcp=_listed(args, "mcp"))
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise CliError(f"bad setting {where}: {first['msg']}") from exc
 
 
+def _listed(args: argparse.Namespace, name: str) -> list[str] | None:
+    """A repeatable option's values, before and after the command name; None if never given."""
+    before, after = getattr(args, f"before_{name}", None), getattr(args, name, None)
+    return None if before is None and after is None else [*(before or []), *(after or [])]
+
+
 def _tool_sources(args: argparse.Namespace) -> list[str] | None:
     """``--tools`` values, files made absolute: the studio may resolve them from elsewhere."""
-    sources = getattr(args, "tools", None)
+    sources = _listed(args, "tools")
     if sources is None:
         return None
     return [str(Path(s).expanduser().resolve()) if s.endswith(".py") or os.sep in s else s for s in sources]
@@ -385,11 +400,12 @@ def _serve(args: argparse.Namespace) -> int:
         if hasattr(args, option):
             os.environ[variable] = str(getattr(args, option))
             given.append(option)
-    if hasattr(args, "tools"):
-        os.environ["PLAN_STUDIO_TOOLS"] = os.pathsep.join(_tool_sources(args) or [])
+    sources, servers = _tool_sources(args), _listed(args, "mcp")
+    if sources is not None:
+        os.environ["PLAN_STUDIO_TOOLS"] = os.pathsep.join(sources)
         given.append("tools")
-    if hasattr(args, "mcp"):
-        os.environ["PLAN_STUDIO_MCP"] = "\n".join(args.mcp)
+    if servers is not None:
+        os.environ["PLAN_STUDIO_MCP"] = "\n".join(servers)
         given.append("mcp")
     os.environ[FROM_OPTIONS_VARIABLE] = ",".join(given)
     _settings(args)  # a bad setting is reported here, not as a broken page

@@ -188,6 +188,18 @@ def facilities_list(location: str) -> list[str]:
     assert result.status == 2 and "'facilities_list' is already loaded" in result.err
 
 
+def test_tools_before_and_after_the_command_both_count(tmp_path, cli):
+    first = source(tmp_path, "my_text.py", GOOD)
+    second = source(tmp_path, "more.py", '''
+        def halve(n: int) -> float:
+            """Half of a number."""
+            return n / 2
+        ''')
+    plan = plan_file(tmp_path, [{"tool": "shout", "params": {"text": "a"}}, {"tool": "halve", "params": {"n": 3}}])
+    result = cli("--tools", first, "validate", plan, "--tools", second)
+    assert (result.status, result.out) == (0, "valid\n"), result.err
+
+
 def test_a_missing_file_or_module(tmp_path, cli):
     result = cli("validate", plan_file(tmp_path, []), "--tools", tmp_path / "nope.py", "--tools", "no_such_mod_xyz")
     assert result.status == 2
