@@ -79,7 +79,8 @@ def test_tools_are_listed_as_the_server_gave_them(loaded):
     listed = {t.name: t for t in connection.tools}
     # Every tool the server listed is in the registry, with its description and schemas unchanged.
     everything = [t for t in registry if t.group == connection.server_name]
-    assert {t.name for t in everything} == set(listed)
+    tasks_only = {n for n, t in listed.items() if t.execution and t.execution.task_support == "required"}
+    assert {t.name for t in everything} == set(listed) - tasks_only
     for tool in everything:
         assert tool.description == (listed[tool.name].description or "")
         assert tool.parameters == listed[tool.name].input_schema
@@ -95,9 +96,30 @@ def test_tools_are_listed_as_the_server_gave_them(loaded):
 
 def test_a_server_that_does_not_start_is_one_problem_and_the_rest_loads(loaded):
     registry, problems = loaded
-    assert problems == ["MCP server no-such-mcp-server-command: could not start: "
-                        "command not found: no-such-mcp-server-command"]
+    assert problems[-1] == ("MCP server no-such-mcp-server-command: could not start: "
+                            "command not found: no-such-mcp-server-command")
     assert "echo" in registry and "add" in registry
+
+
+def test_a_tool_that_only_runs_as_an_mcp_task_is_refused_with_a_message(loaded):
+    registry, problems = loaded
+    listed = registry.get("echo").connection.tools
+    tasks_only = [t.name for t in listed if t.execution and t.execution.task_support == "required"]
+    assert tasks_only, "server-everything lists a task-only tool (simulate-research-query)"
+    label = registry.get("echo").connection.spec.label
+    assert problems[:-1] == [f"MCP server {label}: MCP tool {name!r} refused: it only runs as an MCP "
+                             "task, which Plan Studio does not support" for name in tasks_only]
+    assert not any(name in registry for name in tasks_only)
+
+
+def test_an_image_comes_back_as_the_servers_content_blocks(loaded):
+    registry, _ = loaded
+    [step] = _run(registry, [{"tool": "get-tiny-image", "params": {}}])
+    assert step.status == StepStatus.succeeded
+    kinds = [block["type"] for block in step.result]
+    assert "image" in kinds and "text" in kinds
+    image = next(block for block in step.result if block["type"] == "image")
+    assert image["mimeType"] == "image/png" and image["data"]
 
 
 def test_the_functions_manual_lists_mcp_tools(loaded):
@@ -236,7 +258,7 @@ def test_server_everything_over_streamable_http(tmp_path):
     try:
         registry, problems = load_tools(Settings(data_dir=tmp_path, mcp=[f"http://127.0.0.1:{port}/mcp"],
                                                  mcp_timeout=TIMEOUT))
-        assert problems == []
+        assert all("only runs as an MCP task" in p for p in problems)
         [echo] = _run(registry, [{"tool": "echo", "params": {"message": "over HTTP"}}])
         assert echo.result == "Echo: over HTTP"
         registry.get("echo").connection.close()

@@ -277,8 +277,10 @@ def _result_value(tool: str, result: Any) -> Any:
         raise ToolExecutionError(f"{tool} failed: {' '.join(texts).strip() or 'the server reported an error'}")
     if result.structured_content is not None:
         return result.structured_content
-    if texts:
+    if texts and len(texts) == len(result.content):
         return "\n".join(texts)
+    # Images, resources, links: the blocks as the server gave them, text ones included, so
+    # nothing the call returned is dropped.
     return [block.model_dump(mode="json", by_alias=True, exclude_none=True) for block in result.content]
 
 
@@ -324,6 +326,10 @@ def _path_text(path: list[Any]) -> str:
 
 
 def _make_tool(listed: Any, group: str, connection: McpConnection) -> McpTool:
+    if getattr(listed.execution, "task_support", None) == "required":
+        # A task-augmented call answers later, through tasks/get: a plan step cannot wait on that.
+        raise McpServerError(f"MCP tool {listed.name!r} refused: it only runs as an MCP task, "
+                             "which Plan Studio does not support")
     schema = listed.input_schema or {"type": "object"}
     cls = validator_for(schema, default=jsonschema.Draft202012Validator)
     try:
