@@ -197,16 +197,17 @@ def test_a_server_that_hangs_or_dies_mid_run_fails_its_step_and_nothing_else(tmp
         hung, after = _run(registry, [{"tool": "hang", "params": {}}, {"tool": "greet", "params": {"name": "Bo"}}])
         assert hung.status == StepStatus.failed and "did not answer within 3 s" in hung.error
         assert after.status == StepStatus.succeeded  # the session still serves other calls
+        registry.get("hang").connection.timeout = TIMEOUT  # a restart below needs room to start
         died, later, builtin = _run(registry, [
             {"tool": "die", "params": {}},
             {"tool": "greet", "params": {"name": "Bo"}, "depends_on": []},
-            {"tool": "list_count", "params": {"items": ["a", "b"]}} if "list_count" in registry
-            else {"tool": "facilities_list", "params": {}},
+            {"tool": "facilities_list", "params": {}},
         ])
         assert died.status == StepStatus.failed
-        assert "the connection closed (the server stopped)" in died.error
-        assert later.status == StepStatus.failed and f"{TEST_SERVER}" in later.error
+        assert "the connection closed (the server stopped)" in died.error and f"{TEST_SERVER}" in died.error
         assert builtin.status == StepStatus.succeeded
+        # The next call starts the server again: a crash costs the step that saw it, no more.
+        assert later.status == StepStatus.succeeded and later.result == "Hello, Bo!"
     finally:
         registry.get("greet").connection.close()
 

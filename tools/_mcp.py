@@ -101,6 +101,9 @@ class McpConnection:
         self._http_status: str = ""  # the last HTTP error answer: the SDK's message leaves it out
         self._errlog = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
         self._thread = threading.Thread(target=self._run, name=f"mcp {spec.label[:40]}", daemon=True)
+        self._lost: str | None = None  # why the last call found the server gone; the next restarts it
+        self._closed = False  # closed by the studio: never restarted
+        self._restarting = threading.Lock()
 
     # -- from the studio's threads ------------------------------------------------------------
 
@@ -118,17 +121,23 @@ class McpConnection:
         try:
             self._ready.result(self.timeout)
         except concurrent.futures.TimeoutError:
-            self.close()
+            self._shut_down()
             raise McpServerError(f"MCP server {self.spec.label}: did not start and list its tools "
                                  f"within {self.timeout:g} s{self._stderr_tail()}") from None
         except McpServerError:
-            self.close()
+            self._shut_down()
             raise
-        _OPEN.append(self)
+        if self not in _OPEN:
+            _OPEN.append(self)
         return self
 
     def call(self, tool: str, arguments: dict[str, Any]) -> Any:
-        """Call ``tool`` on the server; its result (structured content, else text)."""
+        """Call ``tool`` on the server; its result (structured content, else text). A server
+        that died during an earlier call is started again first (the step that saw it die
+        has failed and said so)."""
+        with self._restarting:
+            if self._lost is not None and not self._closed:
+                self._restart(tool)
         loop, session = self._loop, self._session
         if self._gone is not None or loop is None or session is None or loop.is_closed():
             raise ToolExecutionError(f"{tool} failed: MCP server {self.spec.label} is not running "
@@ -145,9 +154,12 @@ class McpConnection:
             raise ToolExecutionError(f"{tool} failed: MCP server {self.spec.label} did not answer "
                                      f"within {self.timeout:g} s") from None
         except concurrent.futures.CancelledError:
+            self._lost = "it stopped"
             raise ToolExecutionError(f"{tool} failed: MCP server {self.spec.label} stopped "
                                      f"during the call{self._stderr_tail(since)}") from None
         except Exception as exc:  # the SDK's errors: connection lost, JSON-RPC error, ...
+            if _connection_lost(exc):
+                self._lost = _describe(exc)
             gone = self._gone and f" ({self._gone})"
             raise ToolExecutionError(f"{tool} failed: MCP server {self.spec.label}: "
                                      f"{_describe(exc)}{gone or ''}{self._stderr_tail(since)}") from None
@@ -155,6 +167,25 @@ class McpConnection:
 
     def close(self) -> None:
         """Stop the session (and a stdio server's process), even one still starting."""
+        self._closed = True
+        self._shut_down()
+
+    def _restart(self, tool: str) -> None:
+        lost = self._lost
+        self._shut_down()
+        self._loop = self._session = self._task = None
+        self._ready = concurrent.futures.Future()
+        self._stopped = threading.Event()
+        self._gone = self._lost = None
+        self._thread = threading.Thread(target=self._run, name=self._thread.name, daemon=True)
+        try:
+            self.start().wait_ready()
+        except McpServerError as exc:
+            self._lost = lost  # try again on the next call
+            raise ToolExecutionError(f"{tool} failed: MCP server {self.spec.label} stopped earlier "
+                                     f"({lost}) and did not start again: {exc}") from None
+
+    def _shut_down(self) -> None:
         loop, task = self._loop, self._task
         if loop is not None and task is not None and not loop.is_closed():
             with contextlib.suppress(RuntimeError):
@@ -168,16 +199,18 @@ class McpConnection:
     # -- on the connection's own thread -------------------------------------------------------
 
     def _run(self) -> None:
+        stopped, ready = self._stopped, self._ready
         try:
             asyncio.run(self._main())
         except asyncio.CancelledError:
-            self._gone = "closed by the studio"
-            self._fail(McpServerError("stopped while starting"))
+            self._fail(McpServerError("closed by the studio"), ready)
         except BaseException as exc:  # noqa: BLE001 (reported to whoever waits, never raised here)
-            self._fail(exc)
+            self._fail(exc, ready)
         finally:
-            self._gone = self._gone or "the connection closed"
-            self._stopped.set()
+            # A restart may already have replaced this thread: then its state is not ours.
+            if threading.current_thread() is self._thread:
+                self._gone = self._gone or "the connection closed"
+            stopped.set()
 
     async def _main(self) -> None:
         from mcp import ClientSession  # the SDK is imported only when a server is configured
@@ -204,7 +237,6 @@ class McpConnection:
             self._session = session
             self._ready.set_result(None)
             await self._stop.wait()
-        self._gone = "closed by the studio"
 
     def _transport(self) -> contextlib.AbstractAsyncContextManager[Any]:
         if self.spec.is_url:
@@ -223,11 +255,12 @@ class McpConnection:
         if response.status_code >= 400:
             self._http_status = f" (HTTP {response.status_code} {response.reason_phrase})".replace(" )", ")")
 
-    def _fail(self, exc: BaseException) -> None:
+    def _fail(self, exc: BaseException, ready: concurrent.futures.Future[None]) -> None:
         message = _describe(exc) + self._http_status
-        self._gone = message
-        if not self._ready.done():
-            self._ready.set_exception(McpServerError(
+        if threading.current_thread() is self._thread:
+            self._gone = message
+        if not ready.done():
+            ready.set_exception(McpServerError(
                 f"MCP server {self.spec.label}: could not start: {message}{self._stderr_tail()}"))
 
     def _stderr_size(self) -> int:
@@ -269,6 +302,13 @@ def _describe(exc: BaseException) -> str:
         return {"ClosedResourceError": "the connection closed", "BrokenResourceError": "the connection broke",
                 "EndOfStream": "the server closed the connection"}.get(kind, kind)
     return text if kind in ("MCPError", "McpServerError") else f"{kind}: {text}"
+
+
+def _connection_lost(exc: BaseException) -> bool:
+    """Whether ``exc`` means the server is gone (not that it answered with an error)."""
+    text = _describe(exc)
+    return text.startswith(("the connection", "the server closed")) or type(exc).__name__ in (
+        "ClosedResourceError", "BrokenResourceError", "EndOfStream")
 
 
 def _result_value(tool: str, result: Any) -> Any:
