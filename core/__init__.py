@@ -14,6 +14,7 @@ from ._errors import (
     ReferenceResolutionError,
     ReferenceSyntaxError,
     RepairLimitReached,
+    ReplyCut,
     StorageError,
     ToolArgumentsError,
     ToolCallError,
@@ -48,5 +49,5 @@ __all__ = [
     "PlanStudioError", "ToolDefinitionError", "McpServerError", "PlanError", "PlanFormatError",
     "ReferenceSyntaxError", "PlanInvalid", "ToolCallError", "ToolArgumentsError",
     "ReferenceResolutionError", "ToolExecutionError", "PlannerError", "PlannerUnavailable",
-    "RepairLimitReached", "StorageError", "NotFound", "VersionConflict",
+    "RepairLimitReached", "ReplyCut", "StorageError", "NotFound", "VersionConflict",
 ]
