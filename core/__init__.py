@@ -7,6 +7,7 @@ from ._edits import (Dependent, add_dependency, add_step, delete_step, dependent
                      edge_between, move_step, remove_dependency, steps_deleted_with)
 from ._errors import (
     EditRefused,
+    McpServerError,
     NotFound,
     PlanError,
     PlanFormatError,
@@ -66,7 +67,7 @@ __all__ = [
     # formats
     "FORMATS", "PlanFormat", "dump_plan", "load_plan",
     # errors
-    "PlanStudioError", "ToolDefinitionError", "PlanError", "PlanFormatError",
+    "PlanStudioError", "ToolDefinitionError", "McpServerError", "PlanError", "PlanFormatError",
     "ReferenceSyntaxError", "PlanInvalid", "EditRefused", "ToolCallError", "ToolArgumentsError",
     "ReferenceResolutionError", "ToolExecutionError", "PlannerError", "PlannerUnavailable",
     "RepairLimitReached", "ReplyCut", "StorageError", "NotFound", "VersionConflict", "ReviewRequestError",

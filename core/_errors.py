@@ -2,6 +2,7 @@
 
     PlanStudioError
     ├── ToolDefinitionError      a tool author's mistake, found when a tool is registered
+    ├── McpServerError           an MCP server could not be started, reached or listed
     ├── PlanError                the plan text or structure is wrong (user or model at fault)
     │   ├── PlanFormatError      an import could not be parsed (names the format and place)
     │   ├── ReferenceSyntaxError a ``${step[N].path}`` reference is malformed
@@ -36,6 +37,10 @@ class PlanStudioError(Exception):
 
 class ToolDefinitionError(PlanStudioError):
     """A tool function cannot be turned into a tool: the author must fix it."""
+
+
+class McpServerError(PlanStudioError):
+    """An MCP server could not be started, reached or listed (its tools are not loaded)."""
 
 
 class PlanError(PlanStudioError):

@@ -186,6 +186,8 @@ class Tool:
     returns: dict[str, Any]
     returns_description: str = ""
     group: str = "general"
+    # Where the tool came from when it is not built in ("file tools.py", "MCP server x"), for the Tools page.
+    source: str = ""
     arguments_model: type[BaseModel] = field(default=BaseModel, repr=False)
     _output: TypeAdapter | None = field(default=None, repr=False)
 
@@ -280,6 +282,15 @@ class ToolRegistry:
             raise ToolDefinitionError(f"a tool named {tool.name!r} is already registered")
         self._tools[tool.name] = tool
         return func
+
+    def add(self, tool: Tool) -> None:
+        """Add a tool built elsewhere (another registry, an MCP server); names stay unique."""
+        if tool.name in self._tools:
+            raise ToolDefinitionError(f"a tool named {tool.name!r} is already registered")
+        self._tools[tool.name] = tool
+
+    def groups(self) -> set[str]:
+        return {tool.group for tool in self._tools.values()}
 
     def get(self, name: str) -> Tool:
         return self._tools[name]

@@ -9,14 +9,16 @@ client is made, so it can never be dumped, saved or shown with the settings.
 from __future__ import annotations
 
 import datetime as dt
+import importlib.util
 import os
+import re
 from pathlib import Path
 from typing import Literal
 
 import platformdirs
 from pydantic import BaseModel, Field
 
-__all__ = ["Settings", "PlannerName", "FROM_OPTIONS_VARIABLE"]
+__all__ = ["Settings", "PlannerName", "FROM_OPTIONS_VARIABLE", "split_tool_sources", "split_mcp_servers"]
 
 PlannerName = Literal["embedded", "llm"]
 
@@ -29,11 +31,40 @@ _ENV = {
     "temperature": "PLAN_STUDIO_TEMPERATURE",
     "max_retries": "PLAN_STUDIO_MAX_RETRIES",
     "timeout": "PLAN_STUDIO_TIMEOUT",
+    "mcp_timeout": "PLAN_STUDIO_MCP_TIMEOUT",
 }
+# Lists: tool sources are separated by os.pathsep, like PATH; MCP servers one per line (a
+# command line has spaces and a URL has colons, so neither separator would do).
+_LIST_ENV = {"tools": "PLAN_STUDIO_TOOLS", "mcp": "PLAN_STUDIO_MCP"}
+_IDENTIFIER = re.compile(r"^[A-Za-z_]\w*$")
+_MODULE = re.compile(r"^[A-Za-z_][\w.]*$")
 # Set by ``plan-studio`` for the studio it starts: the settings its own options gave (it hands
 # them over as the variables above), so the Settings page can name the option, not the variable.
 FROM_OPTIONS_VARIABLE = "PLAN_STUDIO_FROM_OPTIONS"
-_OPTIONS = {"data_dir": "--data-dir", "today": "--today", "planner": "--planner"}
+_OPTIONS = {"data_dir": "--data-dir", "today": "--today", "planner": "--planner", "tools": "--tools",
+            "mcp": "--mcp"}
+
+
+def split_tool_sources(text: str) -> list[str]:
+    """``PLAN_STUDIO_TOOLS`` as a list of sources. On POSIX ``os.pathsep`` is ``:``, which also
+    separates a module from its function (``pkg.tools:register``): a name after a module is
+    taken for that function unless it is itself an importable module."""
+    out: list[str] = []
+    for part in (p.strip() for p in text.split(os.pathsep)):
+        if not part:
+            continue
+        previous = out[-1] if out else ""
+        if (os.pathsep == ":" and _IDENTIFIER.match(part) and _MODULE.match(previous)
+                and ":" not in previous and importlib.util.find_spec(part) is None):
+            out[-1] = f"{previous}:{part}"
+        else:
+            out.append(part)
+    return out
+
+
+def split_mcp_servers(text: str) -> list[str]:
+    """``PLAN_STUDIO_MCP`` as a list of servers: one command line or URL per line."""
+    return [line.strip() for line in text.splitlines() if line.strip()]
 
 
 class Settings(BaseModel):
@@ -45,10 +76,17 @@ class Settings(BaseModel):
     temperature: float = Field(0.1, ge=0, le=2)
     max_retries: int = Field(3, ge=0, le=10, description="Repair attempts after the first reply")
     timeout: float = Field(60.0, gt=0, description="Seconds to wait for the model")
+    tools: list[str] = Field(default_factory=list, description="Python tool files and modules (--tools)")
+    mcp: list[str] = Field(default_factory=list, description="MCP servers: command lines or URLs (--mcp)")
+    mcp_timeout: float = Field(30.0, gt=0, description="Seconds to wait for an MCP server to start or answer")
 
     @classmethod
     def from_env(cls, **overrides: object) -> "Settings":
         values: dict[str, object] = {k: os.environ[v] for k, v in _ENV.items() if os.environ.get(v)}
+        if os.environ.get(_LIST_ENV["tools"]):
+            values["tools"] = split_tool_sources(os.environ[_LIST_ENV["tools"]])
+        if os.environ.get(_LIST_ENV["mcp"]):
+            values["mcp"] = split_mcp_servers(os.environ[_LIST_ENV["mcp"]])
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls.model_validate(values)
 
@@ -59,7 +97,7 @@ class Settings(BaseModel):
         given = os.environ.get(FROM_OPTIONS_VARIABLE, "").split(",")
         if name in _OPTIONS and name in given:
             return _OPTIONS[name]
-        variable = _ENV.get(name)
+        variable = _ENV.get(name) or _LIST_ENV.get(name)
         return variable if variable and os.environ.get(variable) else None
 
     @property

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from core import (Executor, PlannerError, PlanStudioError, Settings, ToolRegistry, Validator,
                   make_synthesizer)
 from core.planners import Planner, make_planner
-from tools import build_registry
+from tools import load_tools
 
 if TYPE_CHECKING:  # pragma: no cover
     from core.storage import PlanStore
@@ -30,6 +30,8 @@ class Services:
     _planner: Planner | None = field(default=None, repr=False)
     _planner_problem: str | None = field(default=None, repr=False)
     _store: PlanStore | None = field(default=None, repr=False)
+    # One line per tool source (a --tools file, an MCP server) that could not be loaded.
+    tool_problems: list[str] = field(default_factory=list)
 
     @property
     def store(self) -> PlanStore:
@@ -69,7 +71,9 @@ def build_services(settings: Settings, registry: ToolRegistry | None = None,
     ``registry`` replaces the installed tools (tests pass their own); ``store`` shares an open
     store instead of opening the settings' database again.
     """
-    registry = registry if registry is not None else build_registry(settings)
+    problems: list[str] = []
+    if registry is None:
+        registry, problems = load_tools(settings)
     planner, problem = _make_planner(settings, registry)
     return Services(
         settings=settings,
@@ -79,4 +83,5 @@ def build_services(settings: Settings, registry: ToolRegistry | None = None,
         _planner=planner,
         _planner_problem=problem,
         _store=store,
+        tool_problems=problems,
     )

@@ -8,6 +8,8 @@ applied over them.
 
 from __future__ import annotations
 
+import sys
+
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
@@ -29,7 +31,10 @@ def _store_for(path: str) -> PlanStore:
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _services_for(settings_json: str) -> Services:
     settings = Settings.model_validate_json(settings_json)
-    return build_services(settings, store=_store_for(str(settings.store_path)))
+    services = build_services(settings, store=_store_for(str(settings.store_path)))
+    for problem in services.tool_problems:  # also on the Tools page; here for whoever started it
+        print(f"plan-studio: tools: {problem}", file=sys.stderr, flush=True)
+    return services
 
 
 def session_overrides() -> dict[str, object]:
@@ -38,7 +43,11 @@ def session_overrides() -> dict[str, object]:
     # stand-in and log a warning.
     if get_script_run_ctx(suppress_warning=True) is None:
         return {}
-    return dict(st.session_state.get(Keys.SETTINGS_OVERRIDES) or {})
+    overrides = dict(st.session_state.get(Keys.SETTINGS_OVERRIDES) or {})
+    servers = st.session_state.get(Keys.SETTINGS_MCP)
+    if servers is not None:  # kept apart: the planner form's Apply and reset leave them alone
+        overrides["mcp"] = list(servers)
+    return overrides
 
 
 def get_services() -> Services:

@@ -12,8 +12,9 @@ from typing import Any
 import streamlit as st
 from pydantic import ValidationError
 
-from core import Settings
+from core import PlanStudioError, Settings
 from core.llm import ModelClient
+from tools import McpServerSpec
 
 from . import _actions as actions
 from ._state import PERSIST, Keys
@@ -58,6 +59,72 @@ def settings_page() -> None:
     if st.session_state[Keys.SETTINGS_OVERRIDES]:
         st.button("Back to the environment's settings", key="settings.reset", on_click=reset,
                   icon=":material/restart_alt:")
+    _mcp_servers(settings, services.tool_problems)
+
+
+def _mcp_servers(settings: Settings, problems: list[str]) -> None:
+    st.subheader("MCP servers for this session")
+    st.caption("`--mcp` and `PLAN_STUDIO_MCP` (one per line) set the defaults. A URL is a "
+               "streamable HTTP server (headers after ` | `, e.g. `https://host/mcp | "
+               "Authorization: Bearer TOKEN`); anything else is a command that starts a stdio "
+               "server. Their tools appear on **Tools** and the planner may use them.")
+    message = st.session_state[Keys.SETTINGS_MCP_MESSAGE]
+    if message is not None:
+        kind, text = message
+        getattr(st, kind)(md_escape(text))
+    for index, server in enumerate(settings.mcp):
+        name, remove = st.columns([6, 1], vertical_alignment="center")
+        name.code(_server_label(server), language=None)
+        remove.button("Remove", key=f"settings.mcp.remove.{index}", on_click=remove_server,
+                      args=(settings.mcp, index), icon=":material/delete:")
+    if not settings.mcp:
+        st.caption("No MCP servers.")
+    for problem in problems:
+        if problem.startswith("MCP server"):
+            st.warning(md_escape(problem), icon=":material/extension_off:")
+    with st.form("settings.mcp.form", border=True, clear_on_submit=False):
+        st.text_input("Add an MCP server", key=Keys.SETTINGS_MCP_NEW,
+                      placeholder="npx -y @modelcontextprotocol/server-everything  or  https://host/mcp")
+        st.form_submit_button("Add server", key="settings.mcp.add", on_click=add_server,
+                              args=(settings.mcp,), icon=":material/add:")
+    if st.session_state[Keys.SETTINGS_MCP] is not None:
+        st.button("Back to the environment's MCP servers", key="settings.mcp.reset",
+                  on_click=reset_servers, icon=":material/restart_alt:")
+
+
+def _server_label(server: str) -> str:
+    try:
+        return McpServerSpec.parse(server).label  # header values (tokens) are never shown
+    except PlanStudioError:
+        return server
+
+
+def add_server(current: list[str]) -> None:
+    """Form callback: add the typed server for this session if it reads as one."""
+    text = (st.session_state[Keys.SETTINGS_MCP_NEW] or "").strip()
+    try:
+        McpServerSpec.parse(text)
+    except PlanStudioError as exc:
+        st.session_state[Keys.SETTINGS_MCP_MESSAGE] = ("error", f"{exc}. Not added.")
+        return
+    if text in current:
+        st.session_state[Keys.SETTINGS_MCP_MESSAGE] = ("info", "That MCP server is already in use.")
+        return
+    st.session_state[Keys.SETTINGS_MCP] = [*current, text]
+    st.session_state[Keys.SETTINGS_MCP_NEW] = ""
+    st.session_state[Keys.SETTINGS_MCP_MESSAGE] = (
+        "success", f"Added for this session: MCP server {_server_label(text)}. Its tools are on Tools.")
+
+
+def remove_server(current: list[str], index: int) -> None:
+    removed = current[index]
+    st.session_state[Keys.SETTINGS_MCP] = [s for i, s in enumerate(current) if i != index]
+    st.session_state[Keys.SETTINGS_MCP_MESSAGE] = ("info", f"Removed for this session: MCP server {_server_label(removed)}.")
+
+
+def reset_servers() -> None:
+    st.session_state[Keys.SETTINGS_MCP] = None
+    st.session_state[Keys.SETTINGS_MCP_MESSAGE] = ("info", "Back to the environment's MCP servers.")
 
 
 def _facts_table(settings: Settings) -> str:

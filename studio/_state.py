@@ -54,6 +54,9 @@ class Keys:
     SETTINGS_TEMPERATURE = "settings.temperature"
     SETTINGS_MAX_RETRIES = "settings.max_retries"
     SETTINGS_TIMEOUT = "settings.timeout"
+    SETTINGS_MCP = "settings.mcp"  # this session's MCP servers (list of --mcp values), or None: the environment's
+    SETTINGS_MCP_NEW = "settings.mcp_new"  # the "Add an MCP server" text box
+    SETTINGS_MCP_MESSAGE = "settings.mcp_message"  # (kind, text) about the last add or remove, or None
     # Tools page widgets
     TOOLS_FILTER = "tools.filter"
 
@@ -112,6 +115,9 @@ _DEFAULTS: dict[str, Any] = {
     Keys.SETTINGS_TEMPERATURE: None,
     Keys.SETTINGS_MAX_RETRIES: None,
     Keys.SETTINGS_TIMEOUT: None,
+    Keys.SETTINGS_MCP: None,
+    Keys.SETTINGS_MCP_NEW: "",
+    Keys.SETTINGS_MCP_MESSAGE: None,
     Keys.TOOLS_FILTER: "",
 }
 

@@ -14,6 +14,7 @@ import streamlit as st
 
 from core import Tool, ToolRegistry, describe_bounds, schema_alternatives
 from core.planners import render_manual
+from tools import McpTool
 
 from . import _actions as actions
 from ._state import PERSIST, Keys
@@ -28,6 +29,8 @@ def tools_page() -> None:
     if services is None:
         return
     registry = services.registry
+    for problem in services.tool_problems:
+        st.warning(f"Not loaded: {md_escape(problem)}", icon=":material/extension_off:")
     groups = Counter(tool.group for tool in registry)
     st.caption(f"{len(registry)} tool{'s' if len(registry) != 1 else ''} in {len(groups)} "
                f"group{'s' if len(groups) != 1 else ''}: "
@@ -59,7 +62,9 @@ def _tool_list(registry: ToolRegistry) -> None:
 def _tool_card(tool: Tool) -> None:
     with st.container(border=True, key=f"tools.card.{tool.name}"):
         st.markdown(f"**{md_escape(tool.name)}** · group {md_escape(tool.group)}")
-        st.markdown(md_escape(tool.description))
+        if tool.source:
+            st.caption(f"From {md_escape(tool.source)}")
+        st.markdown(md_escape(tool.description) if tool.description else "*No description.*")
         rows = parameter_rows(tool)
         if rows:
             # A static table wraps long descriptions and value lists instead of cutting them off
@@ -73,8 +78,13 @@ def _tool_card(tool: Tool) -> None:
             st.markdown(f"**Returns:** {md_escape(tool.returns_description)}")
         elif not tool.returns:
             st.markdown("**Returns:** not described")
+        if isinstance(tool, McpTool):
+            # As the server gave them, byte for byte what a reader of the server would see.
+            with st.expander("Input schema (JSON)", key=f"tools.input.{tool.name}"):
+                st.json(tool.parameters, expanded=True)
         if tool.returns:
-            with st.expander("Return schema (JSON)", key=f"tools.returns.{tool.name}"):
+            label = "Output schema (JSON)" if isinstance(tool, McpTool) else "Return schema (JSON)"
+            with st.expander(label, key=f"tools.returns.{tool.name}"):
                 st.json(tool.returns, expanded=False)
 
 

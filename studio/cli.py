@@ -9,6 +9,10 @@
     plan-studio token                           the review API's token (made if there is none)
     plan-studio mcp-server [--studio-url URL]   the review inbox as an MCP server on stdio
 
+Every command also takes ``--tools FILE_OR_MODULE`` (your Python tools) and ``--mcp
+COMMAND_OR_URL`` (an MCP server's tools), both repeatable. A command refuses to run when one
+of them cannot be loaded (exit 2, one line each); the studio starts without it and says why.
+
 Exit status: 0 done; 1 the plan is invalid or unreadable, or a step failed; 2 a usage or
 setup error, printed as one line on stderr (never a traceback).
 """
@@ -77,8 +81,10 @@ def _date(text: str) -> dt.date:
         raise argparse.ArgumentTypeError(f"{text!r} is not a date in YYYY-MM-DD form") from None
 
 
-def _parser() -> argparse.ArgumentParser:
-    # Options every command takes, before or after the command name.
+def _common_options(before_command: bool) -> argparse.ArgumentParser:
+    """Options every command takes, before or after the command name. The repeatable ones
+    get their own names before it: argparse would let the command's values replace them, and
+    ``--tools a.py run plan.json --tools b.py`` means both."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--data-dir", type=Path, default=argparse.SUPPRESS,
                         help="where plans and demo data are kept (default: PLAN_STUDIO_DATA_DIR "
@@ -87,9 +93,23 @@ def _parser() -> argparse.ArgumentParser:
                         help="the date relative phrases resolve against (YYYY-MM-DD)")
     common.add_argument("--planner", choices=["embedded", "llm"], default=argparse.SUPPRESS,
                         help="embedded (offline) or llm (OPENAI_API_KEY / OPENAI_BASE_URL)")
+    prefix = "before_" if before_command else ""
+    common.add_argument("--tools", action="append", metavar="FILE_OR_MODULE", default=argparse.SUPPRESS,
+                        dest=f"{prefix}tools",
+                        help="load your tools from a .py file, a module or module:register "
+                             "(repeatable; default: PLAN_STUDIO_TOOLS)")
+    common.add_argument("--mcp", action="append", metavar="COMMAND_OR_URL", default=argparse.SUPPRESS,
+                        dest=f"{prefix}mcp",
+                        help="load an MCP server's tools: a stdio command line, or a streamable "
+                             "HTTP URL with optional ' | Name: value' headers (repeatable; "
+                             "default: PLAN_STUDIO_MCP, one per line)")
+    return common
 
+
+def _parser() -> argparse.ArgumentParser:
+    common = _common_options(before_command=False)
     parser = argparse.ArgumentParser(
-        prog="plan-studio", parents=[common],
+        prog="plan-studio", parents=[_common_options(before_command=True)],
         description="See, edit, approve and run what an AI planner is about to do. "
                     "Without a command, starts the studio in your browser.")
     parser.add_argument("--port", type=int, default=8501, help="the studio's port (default 8501)")
@@ -134,11 +154,26 @@ def _settings(args: argparse.Namespace) -> Settings:
     try:
         return Settings.from_env(data_dir=getattr(args, "data_dir", None),
                                  today=getattr(args, "today", None),
-                                 planner=getattr(args, "planner", None))
+                                 planner=getattr(args, "planner", None),
+                                 tools=_tool_sources(args), mcp=_listed(args, "mcp"))
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise CliError(f"bad setting {where}: {first['msg']}") from exc
+
+
+def _listed(args: argparse.Namespace, name: str) -> list[str] | None:
+    """A repeatable option's values, before and after the command name; None if never given."""
+    before, after = getattr(args, f"before_{name}", None), getattr(args, name, None)
+    return None if before is None and after is None else [*(before or []), *(after or [])]
+
+
+def _tool_sources(args: argparse.Namespace) -> list[str] | None:
+    """``--tools`` values, files made absolute: the studio may resolve them from elsewhere."""
+    sources = _listed(args, "tools")
+    if sources is None:
+        return None
+    return [str(Path(s).expanduser().resolve()) if s.endswith(".py") or os.sep in s else s for s in sources]
 
 
 def _read(path: Path) -> str:
@@ -341,6 +376,13 @@ def _serve(args: argparse.Namespace) -> int:
         if hasattr(args, option):
             os.environ[variable] = str(getattr(args, option))
             given.append(option)
+    sources, servers = _tool_sources(args), _listed(args, "mcp")
+    if sources is not None:
+        os.environ["PLAN_STUDIO_TOOLS"] = os.pathsep.join(sources)
+        given.append("tools")
+    if servers is not None:
+        os.environ["PLAN_STUDIO_MCP"] = "\n".join(servers)
+        given.append("mcp")
     os.environ[FROM_OPTIONS_VARIABLE] = ",".join(given)
     _settings(args)  # a bad setting is reported here, not as a broken page
     print(f"Plan Studio: http://127.0.0.1:{args.port}", file=sys.stderr, flush=True)
@@ -359,6 +401,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command is None:
             return _serve(args)
         services = build_services(_settings(args))
+        if services.tool_problems:
+            # A plan checked or run without the tools it was asked to use would mislead.
+            for problem in services.tool_problems:
+                print(f"plan-studio: error: {_one_line(problem)}", file=sys.stderr)
+            return _EXIT_ERROR
         status = _COMMANDS[args.command](args, services)
     except (CliError, PlanStudioError) as exc:
         print(f"plan-studio: error: {_one_line(exc)}", file=sys.stderr)
