@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import datetime as dt
 import enum
+import itertools
 import operator
 import threading
 import time
@@ -172,13 +173,28 @@ class _Workers:
 _workers = _Workers()
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Schedule:
     """What a run needs from its plan at every step, computed once per call."""
 
     order: list[str]
     dependencies: dict[str, list[str]]
     positions: dict[str, int]
+    # The steps in order[:finished] are succeeded, failed or skipped, which no step leaves: each
+    # pass starts after them instead of looking at every step again (a long run paid its square).
+    finished: int = 0
+
+    def advance(self, run: Run) -> int:
+        """Move ``finished`` past the steps that have finished since; the new value."""
+        order, steps, n = self.order, run.steps, self.finished
+        while n < len(order) and steps[order[n]].status in _DONE:
+            n += 1
+        self.finished = n
+        return n
+
+    def unfinished(self, run: Run) -> Iterator[StepRun]:
+        """The states of the steps from ``finished`` on, in order."""
+        return map(run.steps.__getitem__, itertools.islice(self.order, self.finished, None))
 
 
 class _Results(Mapping[int, Any]):
@@ -252,9 +268,9 @@ class Executor:
         while not run.finished:
             if should_stop is not None and should_stop():
                 return
-            done = self._done(run)
+            done = self._done(run, schedule)
             yield from self._next(run, schedule)
-            if not run.finished and self._done(run) == done:
+            if not run.finished and self._done(run, schedule) == done:
                 return
 
     def execute(self, plan: Plan) -> Run:
@@ -265,8 +281,9 @@ class Executor:
         return run
 
     @staticmethod
-    def _done(run: Run) -> int:
-        return sum(map(_DONE.__contains__, map(_status, run.steps.values())))
+    def _done(run: Run, schedule: _Schedule) -> int:
+        finished = schedule.advance(run)
+        return finished + sum(map(_DONE.__contains__, map(_status, schedule.unfinished(run))))
 
     def _schedule(self, plan: Plan) -> _Schedule:
         positions = {s.id: n for n, s in enumerate(plan.steps)}
@@ -283,8 +300,8 @@ class Executor:
             yield Event(type="turn_start", run_id=run.id, data={"goal": run.plan.goal})
             yield Event(type="plan_created", run_id=run.id,
                         data={"plan": run.plan.model_dump(mode="json")})
-        yield from self._reclaim(run)
-        for step_id in schedule.order:
+        yield from self._reclaim(run, schedule)
+        for step_id in itertools.islice(schedule.order, schedule.advance(run), None):
             state = run.steps[step_id]
             if state.status not in _RUNNABLE:
                 continue
@@ -300,12 +317,12 @@ class Executor:
                 continue  # a step it needs is still running under another worker: wait for it
             yield from self._run_step(run, step_id, schedule)
             break
-        if _DONE.issuperset(map(_status, run.steps.values())):
+        if schedule.advance(run) == len(schedule.order) and _DONE.issuperset(map(_status, run.steps.values())):
             yield from self._finish(run)
 
-    def _reclaim(self, run: Run) -> Iterator[Event]:
+    def _reclaim(self, run: Run, schedule: _Schedule) -> Iterator[Event]:
         """Steps left ``running`` by a worker that is gone become ``interrupted``."""
-        if StepStatus.running not in map(_status, run.steps.values()):
+        if StepStatus.running not in map(_status, schedule.unfinished(run)):
             return
         for step_id, state in run.steps.items():
             if state.status == StepStatus.running and not _workers.alive(state.worker):
