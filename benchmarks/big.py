@@ -1,6 +1,13 @@
 """Prints how the server copes with big plans and big libraries (issue 8, item 6).
 
-    .venv/bin/python benchmarks/big.py [--repeat N] [--skip-app] [--search-plans N]
+    .venv/bin/python benchmarks/big.py [--repeat N] [--skip-app] [--search-plans N] [--only PART]
+    .venv/bin/python benchmarks/big.py --against PATH   # before and after, side by side
+
+With ``--against PATH`` (a checkout of older code, e.g. ``git worktree add /tmp/before
+b0452cb``) each part runs twice, in child processes, once on the code at PATH and once on this
+checkout's, one right after the other so both see the same load on the machine; the table
+gives each figure's two medians and their ratio. The same benchmark code (this file) drives
+both; only what it imports (``core``, ``tools``, ``studio``, the app) differs.
 
 Figures are CPU time (``time.process_time``, every thread of this process: the store, and for
 the app figures Streamlit's script thread and the run's background worker), medians over
@@ -17,6 +24,7 @@ import argparse
 import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -30,8 +38,12 @@ from core import Executor, Plan, Settings
 from core.storage import PlanStore
 from tools import build_registry
 
-ROOT = Path(__file__).resolve().parents[1]
+HERE = Path(__file__).resolve()
+ROOT = HERE.parents[1]  # the code under test; a child run with --root measures another checkout
 APP = ROOT / "studio" / "app.py"
+# Every figure as it is reported: (label, samples, unit); a child prints them as JSON.
+RESULTS: list[tuple[str, list[float], str]] = []
+QUIET = False
 LIBRARY = "../pages/library.py"
 TODAY = "2025-10-12"
 WORDS = ["contaminated", "shipments", "Berlin", "facilities", "failed", "inspections", "landfills",
@@ -55,9 +67,20 @@ def cpu(fn: Callable[[], object]) -> float:
     return (time.process_time() - began) * 1000
 
 
-def report(label: str, samples: list[float]) -> None:
+def report(label: str, samples: list[float], unit: str = "ms") -> None:
+    RESULTS.append((label, samples, unit))
+    if QUIET:
+        return
+    if unit != "ms":
+        print(f"{label:<46} {statistics.median(samples):9.1f} {unit}", flush=True)
+        return
     print(f"{label:<46} median {statistics.median(samples):9.2f} ms   "
           f"min {min(samples):9.2f} ms   n={len(samples)}", flush=True)
+
+
+def note(text: str) -> None:
+    if not QUIET:
+        print(text, flush=True)
 
 
 def timed(label: str, fn: Callable[[], object], repeat: int) -> None:
@@ -120,7 +143,7 @@ def library_figures(tmp: Path, repeat: int, app: bool) -> None:
     store = PlanStore(settings.store_path)
     began = time.perf_counter()
     fill(store, 1000, registry)
-    print(f"{'(filling 1,000 plans took)':<46} {time.perf_counter() - began:9.2f} s", flush=True)
+    note(f"{'(filling 1,000 plans took)':<46} {time.perf_counter() - began:9.2f} s")
     timed("list_plans (1,000 plans)", lambda: store.list_plans(""), repeat)
     timed("Library data (1,000 plans)", lambda: library_data(store), repeat)
     store.close()
@@ -142,15 +165,20 @@ def search_figures(tmp: Path, repeat: int, count: int) -> None:
     began = time.perf_counter()
     for n in range(count):
         store.save_plan(small.model_copy(update={"goal": goal(n)}))
-    print(f"{'(filling ' + format(count, ',') + ' plans took)':<46} {time.perf_counter() - began:9.2f} s",
-          flush=True)
+    note(f"{'(filling ' + format(count, ',') + ' plans took)':<46} {time.perf_counter() - began:9.2f} s")
     page = getattr(store, "count_plans", None) is not None
-    for needle in ("munich", "STRASSE", "straße", "50%", "number 9999", "nothing like this"):
+    # Three letters and more go through the trigram index; shorter ones ("mu") cannot.
+    for needle in ("munich", "STRASSE", "straße", "50%", "number 9999", "nothing like this", "mu", "9"):
         hits = len(store.list_plans(needle))
-        timed(f"search {needle!r} ({hits} hits / {count:,})", lambda: store.list_plans(needle), repeat)
-        if page:  # what the Library asks for: how many match, and the first page of them
-            timed("  count + first 50", lambda: (store.count_plans(needle),  # type: ignore[attr-defined]
-                                                 store.list_plans(needle, limit=50)), repeat)  # type: ignore[call-arg]
+        timed(f"search {needle!r}: all {hits} hits", lambda: store.list_plans(needle), repeat)
+        # What the Library asks for: how many match and the first page of them (code without
+        # pages listed every match).
+        if page:
+            timed(f"search {needle!r}: Library (count + first 50)",
+                  lambda: (store.count_plans(needle),  # type: ignore[attr-defined]
+                           store.list_plans(needle, limit=50)), repeat)  # type: ignore[call-arg]
+        else:
+            timed(f"search {needle!r}: Library (count + first 50)", lambda: store.list_plans(needle), repeat)
     store.close()
 
 
@@ -192,7 +220,8 @@ def plan_page_figures(tmp: Path, repeat: int) -> None:
 
         def run_all() -> None:
             at.button(key="plan.run_all").click().run()
-            worker = at.session_state[Keys.WORKER]
+            # Older code ran the plan inside the click; newer code runs it in a worker.
+            worker = at.session_state[Keys.WORKER] if hasattr(Keys, "WORKER") else None
             if worker is not None:
                 assert worker.join(600), "the run did not finish"
                 at.run()
@@ -207,18 +236,81 @@ def plan_page_figures(tmp: Path, repeat: int) -> None:
         assert at.session_state[Keys.RUN_SAVED] is not None, "the run was not saved"
     for label, samples in figures.items():
         report(f"Plan page: {label}", samples)
-    print(f"{'Plan page: elements sent after the run':<46} {statistics.median(sizes) / 1024:9.1f} KB", flush=True)
+    report("Plan page: elements sent per rerun after the run", [size / 1024 for size in sizes], "KB")
+
+
+PARTS = ["store", "library", "search", "page"]
+
+
+def _child(root: Path, part: str, args: argparse.Namespace) -> tuple[str, list[tuple[str, list[float], str]]]:
+    """Run ``part`` of this benchmark on the code in ``root``; its code folder and figures."""
+    command = [sys.executable, str(HERE), "--root", str(root), "--json", "--only", part,
+               "--repeat", str(args.repeat), "--search-plans", str(args.search_plans)]
+    if args.skip_app:
+        command.append("--skip-app")
+    # The checkout goes first on the path: ahead of this environment's own (editable) install.
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))}
+    done = subprocess.run(command, env=env, cwd=root, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"the benchmark failed on {root}:\n{done.stderr[-4000:]}")
+    answer = json.loads(done.stdout.strip().splitlines()[-1])
+    return answer["code"], [tuple(r) for r in answer["results"]]  # type: ignore[misc]
+
+
+def compare(before: Path, args: argparse.Namespace) -> None:
+    """Each part on the code at ``before``, then on this checkout's; the figures side by side."""
+    after = ROOT
+    print(f"before: {before} ({_commit(before)})\nafter:  {after} ({_commit(after)})\n"
+          f"CPU time (time.process_time, all threads of the process), medians of --repeat {args.repeat} "
+          f"(search: of {max(args.repeat, 20)}); each part runs before, then after, back to back.", flush=True)
+    print(f"\n{'figure':<58} {'before':>12} {'after':>12} {'after/before':>13}", flush=True)
+    for part in (p for p in PARTS if p in set(args.only or PARTS)):
+        if part == "page" and args.skip_app:
+            continue
+        code_before, old = _child(before, part, args)
+        code_after, new = _child(after, part, args)
+        assert code_before.startswith(str(before)) and code_after.startswith(str(after)), (code_before, code_after)
+        old_by_label = {label: (samples, unit) for label, samples, unit in old}
+        for label, samples, unit in new:
+            then = old_by_label.get(label)
+            now = statistics.median(samples)
+            if then is None:
+                print(f"{label:<58} {'-':>12} {now:9.2f} {unit:<2} {'':>13}", flush=True)
+                continue
+            was = statistics.median(then[0])
+            ratio = f"{now / was:12.3f}x" if was else ""
+            print(f"{label:<58} {was:9.2f} {unit:<2} {now:9.2f} {unit:<2} {ratio:>13}", flush=True)
+        for label, samples, unit in old:
+            if label not in {n[0] for n in new}:
+                print(f"{label:<58} {statistics.median(samples):9.2f} {unit:<2} {'-':>12}", flush=True)
+
+
+def _commit(root: Path) -> str:
+    done = subprocess.run(["git", "-C", str(root), "log", "-1", "--format=%h %s"], capture_output=True, text=True)
+    return done.stdout.strip()[:70] or "not a git checkout"
 
 
 def main() -> None:
+    global QUIET, ROOT, APP
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--skip-app", action="store_true", help="store figures only, no AppTest")
     parser.add_argument("--search-plans", type=int, default=10_000)
-    parser.add_argument("--only", choices=["store", "library", "search", "page"], action="append",
+    parser.add_argument("--only", choices=PARTS, action="append",
                         help="run only these parts (repeatable)")
+    parser.add_argument("--against", type=Path, metavar="PATH",
+                        help="also measure the code checked out at PATH and print both side by side")
+    parser.add_argument("--root", type=Path, help=argparse.SUPPRESS)  # a child: the code it measures
+    parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # a child: figures as JSON
     args = parser.parse_args()
-    parts = set(args.only or ["store", "library", "search", "page"])
+    if args.against is not None:
+        compare(args.against.resolve(), args)
+        return
+    QUIET = args.json
+    if args.root is not None:
+        ROOT = args.root.resolve()
+        APP = ROOT / "studio" / "app.py"
+    parts = set(args.only or PARTS)
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "PLAN_STUDIO_PLANNER", "PLAN_STUDIO_DB"):
         os.environ.pop(name, None)
     os.environ["PLAN_STUDIO_TODAY"] = TODAY
@@ -231,7 +323,11 @@ def main() -> None:
         if "search" in parts:
             search_figures(tmp, max(args.repeat, 20), args.search_plans)
         if "page" in parts and not args.skip_app:
-            plan_page_figures(tmp, max(1, args.repeat // 2))
+            plan_page_figures(tmp, args.repeat)
+    if args.json:
+        import core
+
+        print(json.dumps({"code": str(Path(core.__file__).resolve().parent), "results": RESULTS}))
 
 
 if __name__ == "__main__":

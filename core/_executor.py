@@ -23,11 +23,13 @@ from __future__ import annotations
 
 import datetime as dt
 import enum
+import itertools
+import operator
 import threading
 import time
 import uuid
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator, Literal
+from typing import Any, Callable, Iterable, Iterator, Literal, Mapping
 
 from pydantic import BaseModel, Field
 
@@ -64,6 +66,10 @@ class StepStatus(str, enum.Enum):
 _DONE = frozenset({StepStatus.succeeded, StepStatus.failed, StepStatus.skipped})
 # A step in one of these runs when its dependencies have succeeded.
 _RUNNABLE = frozenset({StepStatus.pending, StepStatus.interrupted})
+
+# Statuses are read for every step after every step of a run: through C (map, set methods)
+# rather than a Python loop, which made a 200-step run spend most of its time counting.
+_status = operator.attrgetter("status")
 
 INTERRUPTED_NOTE = "interrupted: the run stopped while this step was running; it runs again on the next run"
 
@@ -167,13 +173,61 @@ class _Workers:
 _workers = _Workers()
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Schedule:
     """What a run needs from its plan at every step, computed once per call."""
 
     order: list[str]
     dependencies: dict[str, list[str]]
     positions: dict[str, int]
+    # The steps in order[:finished] are succeeded, failed or skipped, which no step leaves: each
+    # pass starts after them instead of looking at every step again (a long run paid its square).
+    finished: int = 0
+
+    def advance(self, run: Run) -> int:
+        """Move ``finished`` past the steps that have finished since; the new value."""
+        order, steps, n = self.order, run.steps, self.finished
+        while n < len(order) and steps[order[n]].status in _DONE:
+            n += 1
+        self.finished = n
+        return n
+
+    def unfinished(self, run: Run) -> Iterator[StepRun]:
+        """The states of the steps from ``finished`` on, in order."""
+        return map(run.steps.__getitem__, itertools.islice(self.order, self.finished, None))
+
+
+class _Results(Mapping[int, Any]):
+    """The results of a run's succeeded steps by position, read when a reference asks.
+
+    A step's params refer to a few earlier steps; building every result into a dict for each
+    step made a long plan's run cost the square of its length.
+    """
+
+    def __init__(self, run: Run) -> None:
+        self._plan_steps = run.plan.steps
+        self._states = run.steps
+
+    def _state(self, position: int) -> StepRun | None:
+        if not isinstance(position, int) or not 0 <= position < len(self._plan_steps):
+            return None
+        state = self._states.get(self._plan_steps[position].id)
+        return state if state is not None and state.status == StepStatus.succeeded else None
+
+    def __contains__(self, position: object) -> bool:
+        return self._state(position) is not None  # type: ignore[arg-type]
+
+    def __getitem__(self, position: int) -> Any:
+        state = self._state(position)
+        if state is None:
+            raise KeyError(position)
+        return state.result
+
+    def __iter__(self) -> Iterator[int]:
+        return (n for n in range(len(self._plan_steps)) if n in self)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
 class Executor:
@@ -214,9 +268,9 @@ class Executor:
         while not run.finished:
             if should_stop is not None and should_stop():
                 return
-            done = self._done(run)
+            done = self._done(run, schedule)
             yield from self._next(run, schedule)
-            if not run.finished and self._done(run) == done:
+            if not run.finished and self._done(run, schedule) == done:
                 return
 
     def execute(self, plan: Plan) -> Run:
@@ -227,13 +281,16 @@ class Executor:
         return run
 
     @staticmethod
-    def _done(run: Run) -> int:
-        return sum(s.status in _DONE for s in run.steps.values())
+    def _done(run: Run, schedule: _Schedule) -> int:
+        finished = schedule.advance(run)
+        return finished + sum(map(_DONE.__contains__, map(_status, schedule.unfinished(run))))
 
     def _schedule(self, plan: Plan) -> _Schedule:
+        positions = {s.id: n for n, s in enumerate(plan.steps)}
+        # What dependencies_of gives each step, with the positions looked up once for all.
         return _Schedule(order=self.order(plan),
-                         dependencies={s.id: plan.dependencies_of(s.id) for s in plan.steps},
-                         positions={s.id: n for n, s in enumerate(plan.steps)})
+                         dependencies={s.id: plan._dependencies(s, positions) for s in plan.steps},
+                         positions=positions)
 
     def _next(self, run: Run, schedule: _Schedule) -> Iterator[Event]:
         if run.finished:
@@ -243,8 +300,8 @@ class Executor:
             yield Event(type="turn_start", run_id=run.id, data={"goal": run.plan.goal})
             yield Event(type="plan_created", run_id=run.id,
                         data={"plan": run.plan.model_dump(mode="json")})
-        yield from self._reclaim(run)
-        for step_id in schedule.order:
+        yield from self._reclaim(run, schedule)
+        for step_id in itertools.islice(schedule.order, schedule.advance(run), None):
             state = run.steps[step_id]
             if state.status not in _RUNNABLE:
                 continue
@@ -260,11 +317,13 @@ class Executor:
                 continue  # a step it needs is still running under another worker: wait for it
             yield from self._run_step(run, step_id, schedule)
             break
-        if all(s.status in _DONE for s in run.steps.values()):
+        if schedule.advance(run) == len(schedule.order) and _DONE.issuperset(map(_status, run.steps.values())):
             yield from self._finish(run)
 
-    def _reclaim(self, run: Run) -> Iterator[Event]:
+    def _reclaim(self, run: Run, schedule: _Schedule) -> Iterator[Event]:
         """Steps left ``running`` by a worker that is gone become ``interrupted``."""
+        if StepStatus.running not in map(_status, schedule.unfinished(run)):
+            return
         for step_id, state in run.steps.items():
             if state.status == StepStatus.running and not _workers.alive(state.worker):
                 self._interrupt(state)
@@ -293,9 +352,7 @@ class Executor:
             began = time.perf_counter()
             arguments = result = error = None
             try:
-                results = {schedule.positions[sid]: s.result for sid, s in run.steps.items()
-                           if s.status == StepStatus.succeeded}
-                arguments = resolve_params(step.params, results)
+                arguments = resolve_params(step.params, _Results(run))
                 yield Event(type="tool_call", run_id=run.id, step_id=step_id,
                             data={"tool": step.tool, "arguments": arguments})
                 result = self.registry.get(step.tool).call(arguments)

@@ -86,6 +86,10 @@ def _walk(value: Any, max_nesting: int, depth: int = 0) -> tuple[tuple[str, str]
     Walks with its own stack, so any depth (and a list that contains itself) is safe.
     ``depth`` -1 makes ``value`` a holder of fields (params), whose values are counted from 0.
     """
+    if value is None:
+        return None, 0
+    if isinstance(value, str) and value.isascii():  # most fields: plain text, nothing to walk
+        return None, len(value)
     chars = 0
     stack: list[tuple[Any, list[str | int], int]] = [(value, [], depth)]
     while stack:
@@ -142,16 +146,29 @@ def json_depth_problem(data: Any, max_depth: int) -> str | None:
     return None
 
 
-def _fields(plan: Any) -> Iterator[tuple[str, Any, int, int]]:
+class _StepField:
+    """``step 3 (tool) · params``, written only when a message needs it: every plan is checked
+    when built, run and saved, and writing it for each field of a long plan cost more than the check."""
+
+    __slots__ = ("n", "tool", "name")
+
+    def __init__(self, n: int, tool: Any, name: str) -> None:
+        self.n, self.tool, self.name = n, tool, name
+
+    def __str__(self) -> str:
+        tool = shown(self.tool, 40) if isinstance(self.tool, str) else "?"
+        return f"step {self.n} ({tool}) · {self.name}"
+
+
+def _fields(plan: Any) -> Iterator[tuple[str | _StepField, Any, int, int]]:
     """(where, value, nesting allowed, depth of value) for everything in ``plan`` that holds
     data; params and metadata are holders of fields, each field's value nested from 0."""
     yield "plan · goal", plan.goal, 0, 0
     for n, step in enumerate(plan.steps):
-        where = f"step {n} ({shown(step.tool, 40) if isinstance(step.tool, str) else '?'})"
         for name in ("id", "tool", "note", "output_var", "result_key"):
-            yield f"{where} · {name}", getattr(step, name), 0, 0
-        yield f"{where} · depends_on", step.depends_on, 1, 0
-        yield f"{where} · params", step.params, MAX_NESTING, -1
+            yield _StepField(n, step.tool, name), getattr(step, name), 0, 0
+        yield _StepField(n, step.tool, "depends_on"), step.depends_on, 1, 0
+        yield _StepField(n, step.tool, "params"), step.params, MAX_NESTING, -1
     yield "plan · metadata.planner", plan.metadata.planner, 0, 0
     yield "plan · metadata", plan.metadata.model_extra or {}, MAX_NESTING, -1
 

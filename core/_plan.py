@@ -17,6 +17,7 @@ panel, every format and the model's prompt speak them
 from __future__ import annotations
 
 import datetime as dt
+import operator
 import uuid
 from typing import Any, Iterator
 
@@ -27,6 +28,8 @@ from ._limits import check_plan
 from ._templates import Reference, find_references
 
 __all__ = ["Plan", "Step", "PlanMetadata", "new_step_id"]
+
+_step_id = operator.attrgetter("id")
 
 
 def new_step_id() -> str:
@@ -98,10 +101,12 @@ class Plan(BaseModel):
 
     # -- lookups ---------------------------------------------------------------------------
     def index_of(self, step_id: str) -> int:
-        for n, step in enumerate(self.steps):
-            if step.id == step_id:
-                return n
-        raise KeyError(step_id)
+        # The ids listed and searched in C: labels look steps up one by one, and a Python
+        # loop here made drawing a long plan cost its square.
+        try:
+            return list(map(_step_id, self.steps)).index(step_id)
+        except ValueError:
+            raise KeyError(step_id) from None
 
     def step(self, step_id: str) -> Step:
         return self.steps[self.index_of(step_id)]

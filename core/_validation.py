@@ -60,8 +60,9 @@ class Validator:
         if not plan.steps:
             problems.append(Problem("the plan has no steps", "steps"))
         unset = self._check_unset_variables(plan)
+        ids = {s.id for s in plan.steps}  # once, not per step: a long plan paid its square
         for index, step in enumerate(plan.steps):
-            problems.extend(self._check_step(plan, index, step))
+            problems.extend(self._check_step(plan, index, step, ids))
             problems.extend(p for p in unset if p.step_index == index)
         problems.extend(self._check_cycles(plan))
         return problems
@@ -71,7 +72,7 @@ class Validator:
         checks that need the whole plan (cycles, Semantic Kernel variables): what a form
         checks as one field changes."""
         index = plan.index_of(step_id)
-        return self._check_step(plan, index, plan.steps[index])
+        return self._check_step(plan, index, plan.steps[index], {s.id for s in plan.steps})
 
     def errors(self, plan: Plan) -> list[Problem]:
         return [p for p in self.validate(plan) if p.severity == "error"]
@@ -82,7 +83,7 @@ class Validator:
         if errors:
             raise PlanInvalid(errors)
 
-    def _check_step(self, plan: Plan, index: int, step: Step) -> list[Problem]:
+    def _check_step(self, plan: Plan, index: int, step: Step, ids: set[str]) -> list[Problem]:
         out: list[Problem] = []
 
         def problem(field: str, message: str, severity: Literal["error", "warning"] = "error") -> None:
@@ -114,7 +115,6 @@ class Validator:
             for field, message in tool.check_arguments(step.params, skip=with_refs):
                 problem(f"params.{field}", message)
 
-        ids = {s.id for s in plan.steps}
         for dep in step.depends_on:
             if dep == step.id:
                 problem("depends_on", "a step cannot depend on itself")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pyarrow as pa
 import streamlit as st
 
 from core import BackgroundRun, Plan, Problem, Run, RunProgress, StepRun, StepStatus
@@ -283,9 +284,22 @@ def _said(plan: Plan, state: StepRun) -> str | None:
     return message if isinstance(message, str) else None
 
 
-def _table(rows: list[Any]) -> list[dict[str, Any]]:
-    """Rows a table can show: nested values as JSON text, bare values in a ``value`` column."""
+def _table(rows: list[Any]) -> Any:
+    """Rows a table can show: nested values as JSON text, bare values in a ``value`` column.
+
+    An Arrow table when Arrow can type every column: Streamlit sends it as it is, where a
+    list of dicts goes through pandas first (ten times the time, paid for every result on
+    every rerun). Columns Arrow cannot type (mixed values) go the pandas way as before.
+    """
     def cell(value: Any) -> Any:
         return json.dumps(value, ensure_ascii=False) if isinstance(value, (dict, list)) else value
-    return [{k: cell(v) for k, v in row.items()} if isinstance(row, dict) else {"value": cell(row)}
-            for row in rows]
+    records = [{k: cell(v) for k, v in row.items()} if isinstance(row, dict) else {"value": cell(row)}
+               for row in rows]
+    columns = dict.fromkeys(k for record in records for k in record)  # in order of appearance, as pandas
+    if not all(isinstance(k, str) for k in columns):
+        return records
+    try:
+        table = pa.table({k: [record.get(k) for record in records] for k in columns})
+    except (pa.ArrowException, TypeError, ValueError, OverflowError):
+        return records
+    return records if any(pa.types.is_null(t) for t in table.schema.types) else table

@@ -229,3 +229,36 @@ def test_count_and_limit_agree_with_the_full_list(store: PlanStore) -> None:
         assert store.count_plans(needle) == len(listed)
         assert store.list_plans(needle, limit=2) == listed[:2]
         assert store.list_plans(needle, limit=0) == []
+
+
+def test_a_new_version_moves_its_plan_first_in_a_search_page(store: PlanStore) -> None:
+    first = store.save_plan(_plan("Sites in Berlin, first", ["Berlin"]))
+    second = store.save_plan(_plan("Sites in Berlin, second", ["Berlin"]))
+    for needle in ("berlin", "in"):  # through the trigram index, and too short for it
+        assert [s.id for s in store.list_plans(needle, limit=1)] == [second.plan_id]
+    store.save_plan(_plan("Sites in Berlin, first", ["Berlin", "Munich"]), plan_id=first.plan_id)
+    for needle in ("berlin", "in"):
+        assert [s.id for s in store.list_plans(needle, limit=1)] == [first.plan_id]
+        assert [s.id for s in store.list_plans(needle)] == [first.plan_id, second.plan_id]
+
+
+def test_search_pages_follow_the_plans_order_in_a_file_without_sort_keys(tmp_path: Path) -> None:
+    """A file from the search index's first version (no sort keys in plan_goal), then saved to by
+    that version again (which moves a plan first in the plan table only): reopening puts the
+    search pages in the plans' order."""
+    path = tmp_path / "keys.sqlite3"
+    with PlanStore(path) as store:
+        ids = [store.save_plan(_plan(f"Sites in Berlin {n}", ["Berlin"])).plan_id for n in range(5)]
+    with sqlite3.connect(path) as db:
+        db.execute("DROP INDEX plan_goal_order")
+        db.execute("ALTER TABLE plan_goal DROP COLUMN updated_at")
+        db.execute("ALTER TABLE plan_goal DROP COLUMN created_at")
+    for _ in range(2):  # the upgrade is done once and is harmless again
+        with PlanStore(path) as store:
+            assert [s.id for s in store.list_plans("berlin", limit=3)] == ids[::-1][:3]
+    with sqlite3.connect(path) as db:  # that version saves plan 0 again: only the plan row moves
+        db.execute("UPDATE plan SET updated_at = '2999-01-01 00:00:00.000000' WHERE id = ?", (ids[0],))
+    with PlanStore(path) as store:
+        for needle in ("berlin", "in"):
+            assert [s.id for s in store.list_plans(needle, limit=2)] == [ids[0], ids[4]]
+            assert [s.id for s in store.list_plans(needle)] == [s.id for s in store.list_plans()]

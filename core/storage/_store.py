@@ -14,6 +14,7 @@ plan, version or run that is not there raises ``NotFound``.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import secrets
 import sqlite3
@@ -23,7 +24,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from pydantic import ValidationError
-from sqlalchemy import Engine, and_, case, delete, func, insert, inspect
+from sqlalchemy import Engine, and_, bindparam, case, delete, func, insert, inspect
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from sqlmodel import Session, SQLModel, select
@@ -88,6 +89,38 @@ def _plan_json(plan: Plan) -> tuple[str, Plan]:
         return text, Plan.model_validate_json(text)
     except (ValueError, TypeError, RecursionError) as exc:
         raise PlanError(f"the plan cannot be stored: {_reason(exc)}") from exc
+
+
+_ORDER = (PlanRow.updated_at.desc(), PlanRow.created_at.desc(), PlanRow.id)
+
+
+@functools.lru_cache(maxsize=None)
+def _list_query(through_index: bool | None, limited: bool) -> Any:
+    """``list_plans``'s statement: for no search (``through_index`` None), or a search through
+    the trigram index or not; the search text and ``:limit`` come as parameters. Built once per
+    kind: building it per call cost more than SQLite took to answer it."""
+    # The plans to list first, from the plan table or the search tables alone (which hold the
+    # plans' sort keys); only those few then have their latest version and runs looked up.
+    if through_index is None:
+        chosen: Any = select(PlanRow.id).order_by(*_ORDER)
+        if limited:
+            chosen = chosen.limit(bindparam("limit"))
+    else:
+        found = _search.matching_ids(through_index=through_index, limited=limited).subquery()
+        chosen = select(found.c.plan_id)
+    latest = (select(func.max(PlanVersionRow.version)).where(PlanVersionRow.plan_id == PlanRow.id)
+              .correlate(PlanRow).scalar_subquery())
+    runs = (select(func.count()).select_from(RunRow).where(RunRow.plan_id == PlanRow.id)
+            .correlate(PlanRow).scalar_subquery())
+    return (
+        select(PlanRow.id, PlanRow.goal, PlanRow.created_at, PlanRow.updated_at,
+               PlanVersionRow.version, PlanVersionRow.planner,
+               func.json_array_length(PlanVersionRow.plan_json, "$.steps"), runs)
+        .join(PlanVersionRow, and_(PlanVersionRow.plan_id == PlanRow.id,
+                                   PlanVersionRow.version == latest))
+        .where(PlanRow.id.in_(chosen))  # type: ignore[attr-defined]
+        .order_by(*_ORDER)
+    )
 
 
 class PlanStore:
@@ -205,27 +238,14 @@ class PlanStore:
         version and the run count are looked up per listed plan through their indexes, not
         aggregated over the whole store.
         """
-        order = (PlanRow.updated_at.desc(), PlanRow.created_at.desc(), PlanRow.id)
-        # The plans to list first, from the plan table (and search tables) alone; only those few
-        # then have their latest version and runs looked up.
-        chosen = self._matching(select(PlanRow.id), search).order_by(*order)
-        if limit is not None:
-            chosen = chosen.limit(max(limit, 0))
-        latest = (select(func.max(PlanVersionRow.version)).where(PlanVersionRow.plan_id == PlanRow.id)
-                  .correlate(PlanRow).scalar_subquery())
-        runs = (select(func.count()).select_from(RunRow).where(RunRow.plan_id == PlanRow.id)
-                .correlate(PlanRow).scalar_subquery())
-        query = (
-            select(PlanRow.id, PlanRow.goal, PlanRow.created_at, PlanRow.updated_at,
-                   PlanVersionRow.version, PlanVersionRow.planner,
-                   func.json_array_length(PlanVersionRow.plan_json, "$.steps"), runs)
-            .join(PlanVersionRow, and_(PlanVersionRow.plan_id == PlanRow.id,
-                                       PlanVersionRow.version == latest))
-            .where(PlanRow.id.in_(chosen))  # type: ignore[attr-defined]
-            .order_by(*order)
-        )
+        needle = search.strip().casefold()
+        params: dict[str, Any] = {} if limit is None else {"limit": max(limit, 0)}
+        if needle:
+            params.update(_search.search_params(needle, indexed=self._indexed))
+        query = _list_query(_search.uses_index(needle, indexed=self._indexed) if needle else None,
+                            limit is not None)
         with self._session("list plans") as session:
-            rows = session.exec(query).all()
+            rows = session.execute(query, params).all()
         return [PlanSummary(id=plan_id, goal=goal, latest_version=number, created_at=created,
                             updated_at=updated, step_count=steps or 0, run_count=run_count, planner=planner)
                 for plan_id, goal, created, updated, number, planner, steps, run_count in rows]
@@ -233,21 +253,10 @@ class PlanStore:
     def count_plans(self, search: str = "") -> int:
         """How many saved plans ``list_plans(search)`` would list."""
         needle = search.strip().casefold()
-        if needle:  # straight from the search tables: every folded goal belongs to a plan
-            query = select(func.count()).select_from(
-                _search.matching_ids(needle, indexed=self._indexed).subquery())
-        else:
-            query = select(func.count()).select_from(PlanRow)
         with self._session("count plans") as session:
-            return session.exec(query).one()
-
-    def _matching(self, query: Any, search: str) -> Any:
-        needle = search.strip().casefold()
-        if not needle:
-            return query
-        # Joined, not "id IN (...)": SQLite then starts from the few matches, not every plan.
-        found = _search.matching_ids(needle, indexed=self._indexed).subquery()
-        return query.join(found, found.c.plan_id == PlanRow.id)
+            if needle:  # straight from the search tables: every folded goal belongs to a plan
+                return session.execute(_search.count_matching(needle, indexed=self._indexed)).scalar_one()
+            return session.exec(select(func.count()).select_from(PlanRow)).one()
 
     def histories(self, plan_ids: list[str]) -> dict[str, PlanHistory]:
         """The versions and runs of each of ``plan_ids``, in three queries however many plans.

@@ -21,6 +21,7 @@ import os
 import random
 import sqlite3
 import tempfile
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -316,8 +317,8 @@ class WasteData:
 
     ``today`` is a date or a function returning one; with a function (as ``for_settings``
     gives when today is not pinned) a long-running app moves to a fresh database when the
-    date changes, so "today" in a plan and in the data stay the same day. Each query opens
-    its own connection, so one instance can serve Streamlit's threads at once.
+    date changes, so "today" in a plan and in the data stay the same day. Each thread reads
+    through its own connection, so one instance can serve Streamlit's threads at once.
     """
 
     def __init__(self, data_dir: Path, today: dt.date | Callable[[], dt.date],
@@ -325,6 +326,7 @@ class WasteData:
         self.data_dir = Path(data_dir)
         self._today = today
         self.seed = seed
+        self._local = threading.local()
 
     @classmethod
     def for_settings(cls, settings: Any, seed: int = DEFAULT_SEED) -> "WasteData":
@@ -350,20 +352,33 @@ class WasteData:
             generate_database(path, today, self.seed)
         return path
 
+    def _connection(self) -> sqlite3.Connection:
+        """This thread's read-only connection to today's file, opened once per file.
+
+        Opening a connection per query (and SQLite reading the schema again) took most of a
+        query's time: a 200-step plan opened 200. A file generated anew (another day, or
+        replaced) has another inode or mtime, so it gets a connection of its own.
+        """
+        path = self.ensure()
+        stat = path.stat()
+        key = (path, stat.st_ino, stat.st_mtime_ns)
+        if getattr(self._local, "key", None) != key:
+            old = getattr(self._local, "conn", None)
+            if old is not None:
+                old.close()
+            # Read-only: a query can never change the demo file.
+            self._local.conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+            self._local.key = key
+        return self._local.conn
+
     def _select(self, table: str, query: _Query, order: str, limit: int) -> dict[str, Any]:
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
             raise ValueError(f"limit must be a whole number of at least 1 (got {limit!r})")
         columns = _COLUMNS[table]
         sql = f"SELECT {', '.join(columns)} FROM {table} {query.where()} ORDER BY {order} LIMIT ?"
-        path = self.ensure()
-        # Read-only: a query can never change the demo file.
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-        try:
-            # SQLite's integers stop at 2**63 - 1; no table comes near, so a larger limit
-            # means "all of them", as the schema (at least 1, no maximum) promises.
-            fetched = conn.execute(sql, [*query.params, min(limit, _SQLITE_MAX)]).fetchall()
-        finally:
-            conn.close()
+        # SQLite's integers stop at 2**63 - 1; no table comes near, so a larger limit
+        # means "all of them", as the schema (at least 1, no maximum) promises.
+        fetched = self._connection().execute(sql, [*query.params, min(limit, _SQLITE_MAX)]).fetchall()
         rows = [dict(zip(columns, row)) for row in fetched]
         if table == "shipments":
             for row in rows:
