@@ -134,8 +134,8 @@ class DeclaredTool(Tool):
 def with_declared_tools(base: ToolRegistry, definitions: Sequence[ToolDefinition]) -> ToolRegistry:
     """A registry with ``base``'s tools and the declared ones; a declared tool replaces a
     studio tool of the same name, since the agent runs its own."""
+    declared = {d.name: DeclaredTool.from_definition(d) for d in definitions}
     registry = ToolRegistry()
-    # Filled directly: declared tools have no Python function for ``register`` to read.
-    registry._tools.update({tool.name: tool for tool in base})
-    registry._tools.update({d.name: DeclaredTool.from_definition(d) for d in definitions})
+    for tool in [*(t for t in base if t.name not in declared), *declared.values()]:
+        registry.add(tool)
     return registry
