@@ -2,7 +2,10 @@
 plan formats and storage. Nothing here imports the UI.
 """
 
+from ._edits import (Dependent, add_dependency, add_step, delete_step, dependents_of, duplicate_step,
+                     edge_between, move_step, remove_dependency, steps_deleted_with)
 from ._errors import (
+    EditRefused,
     NotFound,
     PlanError,
     PlanFormatError,
@@ -22,6 +25,9 @@ from ._errors import (
 )
 from ._executor import Event, EventType, Executor, Run, StepRun, StepStatus, Synthesizer
 from ._runner import BackgroundRun, RunKind, RunProgress
+from ._param_edits import (check_param, param_schema, reference_text, remove_param, set_locked, set_note,
+                           set_param, set_reference)
+from ._history import DEFAULT_HISTORY_LEVELS, PlanHistory
 from ._plan import Plan, PlanMetadata, Step, new_step_id
 from ._registry import NonBlank, Tool, ToolRegistry, describe_bounds, schema_alternatives
 from ._settings import FROM_OPTIONS_VARIABLE, PlannerName, Settings
@@ -36,6 +42,12 @@ __all__ = [
     # tools and settings
     "Tool", "ToolRegistry", "schema_alternatives", "describe_bounds", "NonBlank", "Settings", "PlannerName",
     "FROM_OPTIONS_VARIABLE",
+    # edits (by step id) and their history
+    "Dependent", "add_step", "dependents_of", "steps_deleted_with", "delete_step", "duplicate_step",
+    "move_step", "add_dependency", "remove_dependency", "edge_between",
+    "set_param", "remove_param", "set_reference", "reference_text", "set_note", "set_locked",
+    "check_param", "param_schema",
+    "PlanHistory", "DEFAULT_HISTORY_LEVELS",
     # references
     "Reference", "find_references", "parse_reference", "resolve_params",
     # validation and execution
@@ -45,7 +57,7 @@ __all__ = [
     "FORMATS", "PlanFormat", "dump_plan", "load_plan",
     # errors
     "PlanStudioError", "ToolDefinitionError", "PlanError", "PlanFormatError",
-    "ReferenceSyntaxError", "PlanInvalid", "ToolCallError", "ToolArgumentsError",
+    "ReferenceSyntaxError", "PlanInvalid", "EditRefused", "ToolCallError", "ToolArgumentsError",
     "ReferenceResolutionError", "ToolExecutionError", "PlannerError", "PlannerUnavailable",
     "RepairLimitReached", "StorageError", "NotFound", "VersionConflict",
 ]

@@ -5,7 +5,8 @@
     ├── PlanError                the plan text or structure is wrong (user or model at fault)
     │   ├── PlanFormatError      an import could not be parsed (names the format and place)
     │   ├── ReferenceSyntaxError a ``${step[N].path}`` reference is malformed
-    │   └── PlanInvalid          the validator found problems; carries them
+    │   ├── PlanInvalid          the validator found problems; carries them
+    │   └── EditRefused          an edit would break the plan; names the steps and fields
     ├── ToolCallError            a failure at run time, while a step runs
     │   ├── ToolArgumentsError   resolved arguments break the tool's schema
     │   ├── ReferenceResolutionError  a reference points at data the earlier step did not return
@@ -55,6 +56,17 @@ class PlanInvalid(PlanError):
     def __init__(self, problems: Sequence[Any]) -> None:  # core.Problem; _validation imports this module
         self.problems = list(problems)
         super().__init__("; ".join(str(p) for p in self.problems) or "plan is invalid")
+
+
+class EditRefused(PlanError):
+    """An edit was refused because it would break the plan (a dependency cycle, a step that
+    others need, a reference to a path the tool cannot return). ``step_ids`` and ``fields``
+    say where, for the editor to mark; the message says it in words."""
+
+    def __init__(self, message: str, *, step_ids: Sequence[str] = (), fields: Sequence[str] = ()) -> None:
+        self.step_ids = list(step_ids)
+        self.fields = list(fields)
+        super().__init__(message)
 
 
 class ToolCallError(PlanStudioError):

@@ -20,7 +20,7 @@ from ._limits import (MAX_INDEX_DIGITS, MAX_NESTING, MAX_REFERENCE_PATH, MAX_REF
                       MAX_RESOLVED_TEXT, shown)
 
 __all__ = ["Reference", "MAP", "find_references", "parse_reference", "resolve_params",
-           "check_path", "schema_at_path", "rewrite_step_indexes"]
+           "check_path", "schema_at_path", "rewrite_step_indexes", "referenced_step_indexes"]
 
 # ``${step[N]`` opens every reference; the body up to ``}`` is parsed by hand so errors
 # can say exactly what is wrong. Indexes are ASCII digits only: ``str.isdigit`` and ``\d``
@@ -344,3 +344,11 @@ def rewrite_step_indexes(params: Any, mapping: Mapping[int, int]) -> Any:
 
     # One pass over the text, so a reference renumbered to N is never renumbered again.
     return _walk_strings(params, lambda text: _INDEX.sub(renumber, text))
+
+
+def referenced_step_indexes(params: Any) -> set[int]:
+    """The step index of every reference in ``params``, malformed references included
+    (``${step[2].data.`` still names step 2), so an edit never loses track of one."""
+    found: set[int] = set()
+    _walk_strings(params, lambda text: found.update(int(m.group(2)) for m in _INDEX.finditer(text)))
+    return found

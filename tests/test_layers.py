@@ -44,3 +44,51 @@ def test_the_layer_test_sees_a_violation(tmp_path):
     bad = tmp_path / "m.py"
     bad.write_text("import streamlit as st\nfrom studio.x import y\n")
     assert {"streamlit", "studio"} <= imported_roots(bad)
+
+
+
+def _module_name(path: Path, root: Path) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path, root: Path, modules: set[str]) -> set[str]:
+    """The project's modules that ``path`` imports, type-only imports included: a circle
+    hidden behind ``TYPE_CHECKING`` is still two modules that cannot be read apart."""
+    name = _module_name(path, root)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            parts = package.split(".")
+            base = parts[: len(parts) - node.level + 1] if node.level else []
+            stem = ".".join([*base, *(node.module.split(".") if node.module else [])])
+            # `from . import x` names a module; `from .m import x` names a name in m.
+            targets = [f"{stem}.{a.name}" for a in node.names if f"{stem}.{a.name}" in modules] or [stem]
+        else:
+            continue
+        found.update(t for t in targets if t in modules and t != name)
+    return found
+
+
+def import_circles(root: Path, packages: list[str]) -> list[list[str]]:
+    import networkx as nx
+
+    files = [f for package in packages for f in (root / package).rglob("*.py")]
+    modules = {_module_name(f, root) for f in files}
+    graph = nx.DiGraph([(_module_name(f, root), t) for f in files for t in _imports(f, root, modules)])
+    return [sorted(c) for c in nx.simple_cycles(graph)]
+
+
+def test_no_import_circles():
+    assert import_circles(ROOT, ["core", "tools", "studio", "pages"]) == []
+
+
+def test_the_circle_test_sees_a_type_only_circle(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "a.py").write_text("from .b import x\n")
+    (tmp_path / "pkg" / "b.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .a import y\n")
+    assert import_circles(tmp_path, ["pkg"]) == [["pkg.a", "pkg.b"]]

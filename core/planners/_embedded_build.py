@@ -25,23 +25,12 @@ from typing import Any, Iterable, Iterator
 from .._errors import PlannerError
 from .._plan import Plan, Step
 from ._embedded_parse import DATES, LIMIT, Filter, Mention, Parsed, Segment, accepts
+from ._embedded_group import Group
 from ._embedded_shared import share_qualifiers, shared_mentions
 from ._embedded_vocabulary import ToolInfo, Vocabulary
 
-__all__ = ["Group", "Node", "make_groups", "build_nodes", "nodes_to_steps", "mark_parallel",
+__all__ = ["Node", "make_groups", "build_nodes", "nodes_to_steps", "mark_parallel",
            "ordered_params"]
-
-
-@dataclass
-class Group:
-    primary: Mention
-    qualifiers: list[Mention] = field(default_factory=list)
-    filters: list[Mention] = field(default_factory=list)
-    then: bool = False
-    link: bool = False
-    add: bool = False
-    # Entities and filters said before the part, in a sentence of their own ("Last week, ...").
-    leading: list[Mention] = field(default_factory=list)
 
 
 @dataclass

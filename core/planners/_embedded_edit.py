@@ -15,7 +15,8 @@ from .._errors import PlannerError
 from .._plan import Plan, Step
 from .._templates import find_references, rewrite_step_indexes
 from ..formats._seed import seed_step_ids
-from ._embedded_build import Group, Node, build_nodes, make_groups, nodes_to_steps, ordered_params, reference
+from ._embedded_build import Node, build_nodes, make_groups, nodes_to_steps, ordered_params, reference
+from ._embedded_group import Group
 from ._embedded_parse import CITY, DATES, LIMIT, Filter, accepts, parse
 from ._embedded_vocabulary import Vocabulary, out_of_bounds
 

@@ -24,7 +24,8 @@ import re
 from .._errors import PlannerError
 from .._plan import Plan, PlanMetadata
 from . import _embedded_phrases as phrases
-from ._embedded_build import Group, make_groups, mark_parallel
+from ._embedded_build import make_groups, mark_parallel
+from ._embedded_group import Group
 from ._embedded_edit import PlanEdit
 from ._embedded_feedback import Reading, bare_counts, entity_swaps, named_step_indexes, old_values, same_filter
 from ._embedded_parse import _MASK, CITY, DATES, LIMIT, Filter, Mention, Parsed, accepts, parse, phrase_pattern

@@ -14,13 +14,11 @@ failed inspections") stays with that entity: the list it could be shared over en
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable
+from typing import Iterable
 
+from ._embedded_group import Group
 from ._embedded_parse import CITY, Mention
 from ._embedded_vocabulary import Vocabulary
-
-if TYPE_CHECKING:
-    from ._embedded_build import Group
 
 __all__ = ["share_qualifiers", "shared_mentions"]
 
