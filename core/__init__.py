@@ -2,6 +2,7 @@
 plan formats and storage. Nothing here imports the UI.
 """
 
+from ._diff import EdgeChange, FieldChange, ParamChange, PlanDiff, StepChange, diff_plans
 from ._edits import (Dependent, add_dependency, add_step, delete_step, dependents_of, duplicate_step,
                      edge_between, move_step, remove_dependency, steps_deleted_with)
 from ._errors import (
@@ -25,6 +26,7 @@ from ._errors import (
 )
 from ._executor import Event, EventType, Executor, Run, StepRun, StepStatus, Synthesizer
 from ._runner import BackgroundRun, RunKind, RunProgress
+from ._outputs import OutputPath, Preview, flow_preview, output_paths, path_text, preview_reference
 from ._param_edits import (check_param, param_schema, reference_text, remove_param, set_locked, set_note,
                            set_param, set_reference)
 from ._history import DEFAULT_HISTORY_LEVELS, PlanHistory
@@ -48,6 +50,9 @@ __all__ = [
     "set_param", "remove_param", "set_reference", "reference_text", "set_note", "set_locked",
     "check_param", "param_schema",
     "PlanHistory", "DEFAULT_HISTORY_LEVELS",
+    "PlanDiff", "StepChange", "ParamChange", "FieldChange", "EdgeChange", "diff_plans",
+    # what a step's output offers, and what a reference gives now
+    "OutputPath", "output_paths", "path_text", "Preview", "preview_reference", "flow_preview",
     # references
     "Reference", "find_references", "parse_reference", "resolve_params",
     # validation and execution
