@@ -13,15 +13,17 @@ from typing import Any, Callable
 
 import streamlit as st
 
-from core import (Plan, PlanStudioError, add_dependency, add_step, delete_step, dependents_of, dump_plan,
-                  duplicate_step, remove_dependency, steps_deleted_with)
+from core import (Plan, PlanStudioError, Problem, Run, add_dependency, add_step, delete_step, dependents_of,
+                  diff_plans, dump_plan, duplicate_step, remove_dependency, steps_deleted_with)
 
 from . import _actions as actions
+from ._graph import show_graph
 from ._services import Services
 from ._state import Keys
 from ._text import md_escape
 
-__all__ = ["apply_edit", "editor_toolbar", "on_graph_action", "redo", "request_delete", "start_empty_plan",
+__all__ = ["apply_edit", "changed_since_approval", "editable_graph", "editor_toolbar", "handle_graph_event",
+           "on_graph_action", "redo", "request_delete", "start_empty_plan",
            "undo"]
 
 
@@ -178,6 +180,20 @@ def handle_graph_event(event: dict[str, Any]) -> None:
         undo()
     elif kind == "redo":
         redo()
+
+
+def changed_since_approval(plan: Plan) -> list[str]:
+    """Ids of the steps added or changed since the plan was last approved (none before that)."""
+    approved: Plan | None = st.session_state[Keys.EDITOR_APPROVED_PLAN]
+    if approved is None:
+        return []
+    return [i for i in diff_plans(approved, plan).changed_step_ids() if i in {s.id for s in plan.steps}]
+
+
+def editable_graph(plan: Plan, run: Run | None, errors: list[Problem]) -> None:
+    """The plan's graph as the editor: the selected step, and the steps changed since approval."""
+    show_graph(plan, run, key=Keys.EDITOR_GRAPH, problems=errors, changed=changed_since_approval(plan),
+               selected=st.session_state[Keys.EDITOR_SELECTED], on_action=on_graph_action)
 
 
 def editor_toolbar(services: Services, plan: Plan) -> None:

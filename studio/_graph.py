@@ -24,9 +24,9 @@ import networkx as nx
 import streamlit as st
 from pyvis.network import Network
 
-from core import Plan, PlanStudioError, Problem, Reference, Run, StepStatus, resolve_params
+from core import Plan, Problem, Reference, Run, StepStatus, flow_preview
 
-__all__ = ["CHANGED_BORDER", "FLOW_SHOWN", "GRAPH_MIN_HEIGHT", "LABEL_FONT_PX", "MIN_LABEL_PX", "NOTE_CHARS", "PROBLEM_BORDER", "STATUS_COLOURS", "VIS_NETWORK_FILE", "draw_graph_data", "graph_data", "show_graph", "vis_network_url"]
+__all__ = ["CHANGED_BORDER", "GRAPH_MIN_HEIGHT", "LABEL_FONT_PX", "MIN_LABEL_PX", "NOTE_CHARS", "PROBLEM_BORDER", "STATUS_COLOURS", "VIS_NETWORK_FILE", "draw_graph_data", "graph_data", "show_graph", "vis_network_url"]
 
 VIS_NETWORK_FILE = Path(__file__).resolve().parent / "static" / "vis-network.min.js"
 
@@ -48,8 +48,6 @@ MIN_LABEL_PX = 12
 NOTE_CHARS = 160
 PROBLEM_BORDER = "#dc2626"
 CHANGED_BORDER = "#2563eb"
-# Values shown when hovering an edge after a run, before "…" and the count.
-FLOW_SHOWN = 3
 _LOCKED_DASHES = [6, 4]
 _LEVEL_GAP = 240
 _ROW_GAP = 95
@@ -152,24 +150,12 @@ def _edge_labels(plan: Plan) -> dict[tuple[str, str], str]:
 
 
 def _flowed(plan: Plan, run: Run | None, edge: tuple[str, str]) -> str:
-    """After a run: the values that flowed along ``edge`` (the first few, and how many)."""
-    source = run.steps.get(edge[0]) if run is not None else None
-    if source is None or source.status != StepStatus.succeeded:
+    """After a run: the values that flowed along ``edge``, per param (the first few, and how many)."""
+    if run is None or edge[0] not in run.steps:
         return ""
-    lines = []
-    for name, ref in _edge_flows(plan).get(edge, []):
-        try:
-            value = resolve_params(ref.text, {ref.step: source.result})
-        except PlanStudioError as exc:
-            lines.append(f"{name}: could not be resolved ({exc})")
-            continue
-        if isinstance(value, list):
-            shown = ", ".join(json.dumps(v, ensure_ascii=False, default=str) for v in value[:FLOW_SHOWN])
-            more = ", …" if len(value) > FLOW_SHOWN else ""
-            lines.append(f"{name}: {len(value)} value{'s' if len(value) != 1 else ''}: [{shown}{more}]")
-        else:
-            lines.append(f"{name}: {json.dumps(value, ensure_ascii=False, default=str)[:200]}")
-    return "\n".join(lines)
+    flows = flow_preview(plan, run, *edge)
+    return "\n".join(f"{name}: {p.summary()}" for name, previews in flows.items() for p in previews
+                      if p.status != "not yet run")
 
 
 def graph_data(plan: Plan, run: Run | None = None, problems: Iterable[Problem] = (), *,

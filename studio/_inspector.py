@@ -174,7 +174,7 @@ def _typed_changed(services: Services, step_id: str, name: str, kind: str, key: 
         return
     why = check_param(services.registry, plan, step_id, name, value)
     if why:
-        errors[_error_key(step_id, name)] = f"{why}. Not applied."
+        errors[_error_key(step_id, name)] = f"{name}: {why}. Not applied."
         return
     errors.pop(_error_key(step_id, name), None)
     apply_edit(label, lambda p: set_param(p, step_id, name, value))
@@ -236,7 +236,7 @@ def _fitting_paths(services: Services, plan: Plan, step_id: str, name: str, sour
     if source_tool not in services.registry:
         return []
     schema = param_schema(services.registry, tool, name)
-    return list(output_paths(services.registry, source_tool, fits=schema))
+    return [found.path for found in output_paths(services.registry, source_tool, fits=schema)]
 
 
 # -- drawing ---------------------------------------------------------------------------------------
@@ -306,7 +306,8 @@ def _field(services: Services, plan: Plan, step_id: str, tool: Tool, name: str, 
         else:
             _typed_widget(services, step_id, name, kind, schema, value, key, help_text)
     if linked and source != TYPED:
-        st.caption(md_escape(f"↳ {preview_reference(plan, run, step_id, name)}"))
+        previews = preview_reference(plan, run, step_id, name, registry=services.registry)
+        st.caption(md_escape("↳ " + " · ".join(p.summary() for p in previews)))
     if error:
         st.error(md_escape(error), icon=":material/error:")
 

@@ -40,7 +40,7 @@ class Keys:
     CONFLICT = "plan.conflict"  # Conflict: a save refused because another tab saved first, or None
     CONFIRM_NEW_RUN = "plan.confirm_new_run"  # RunKind waiting for "start a new run?" after a finished run
     # Plan page: the editor (graph, inspector, history, comparison)
-    EDITOR_GRAPH = "editor.graph"  # the editable graph component; its trigger ``action`` carries graph edits
+    EDITOR_GRAPH = "plan.graph"  # the (editable) graph component, one identity idle and during a run; its trigger ``action`` carries graph edits
     EDITOR_HISTORY = "editor.history"  # core PlanHistory of the plan under review: one undo step per edit
     EDITOR_SELECTED = "editor.selected"  # id of the step the inspector shows, or None
     EDITOR_APPROVED_PLAN = "editor.approved_plan"  # the plan as last approved (steps changed since are marked)
