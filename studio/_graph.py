@@ -49,7 +49,7 @@ NOTE_CHARS = 160
 PROBLEM_BORDER = "#dc2626"
 CHANGED_BORDER = "#2563eb"
 _LOCKED_DASHES = [6, 4]
-_LEVEL_GAP = 240
+_LEVEL_GAP = 330  # room for the label of what flows along an edge between two steps
 _ROW_GAP = 95
 
 _OPTIONS: dict[str, Any] = {
@@ -337,6 +337,8 @@ function zoom(root, how) {
 // The step Python has selected stays selected across redraws; an edge selection stays while it exists.
 function keepSelection(root, data) {
   const network = root.__network;
+  // What Python last drew as selected: once it matches a click, that click's rerun has arrived.
+  root.setAttribute("data-drawn-selected", data.selected || "");
   const edge = root.__selection && root.__selection.edge;
   if (edge && root.__edges.get(edge.join(">"))) {
     network.setSelection({ nodes: [], edges: [edge.join(">")] });
@@ -402,6 +404,18 @@ function onKey(root, event) {
   event.stopPropagation();
 }
 
+// The page redrawn after a click in the graph (Streamlit replacing elements around it) drops
+// the focus to the page body; the graph takes it back, so Delete and Ctrl+Z still reach it.
+// Focus the user moved (a click or Tab elsewhere) is left where it went.
+function keepFocus(root, event) {
+  const pointer = window.__planStudioPointer;
+  if (event.relatedTarget !== null || (!pointer.inGraph && Date.now() - pointer.at < 400)) return;
+  requestAnimationFrame(() => {
+    const active = document.activeElement;
+    if (active === null || active === document.body) root.focus({ preventScroll: true });
+  });
+}
+
 // Clicks, keys and drawn edges become edits; wired once per network.
 function wireEditing(root, vis) {
   const network = root.__network;
@@ -455,6 +469,15 @@ export default function (component) {
   if (root.__editable) {
     root.tabIndex = 0;
     root.onkeydown = (event) => onKey(root, event);
+    root.onfocusout = (event) => keepFocus(root, event);
+    if (!window.__planStudioPointer) {
+      window.__planStudioPointer = { at: 0, inGraph: false };
+      document.addEventListener("pointerdown", (event) => {
+        window.__planStudioPointer.at = Date.now();
+        window.__planStudioPointer.inGraph = event.composedPath().some(
+          (node) => node.classList && node.classList.contains("ps-graph"));
+      }, true);
+    }
   } else {
     root.removeAttribute("tabindex");
     root.onkeydown = null;
