@@ -17,6 +17,7 @@ from core import Plan
 from studio import Keys
 
 from apptest_helpers import make_plan, no_failures, texts
+from test_graph import drawn_graphs
 
 
 def field_key(app: AppTest, step_id: str, name: str, part: str = "") -> str:
@@ -138,3 +139,39 @@ def test_deleting_a_step_others_need_asks_first_and_names_them(app: AppTest) -> 
     assert "facility_id" not in plan(app).steps[0].params
     app.button(key="editor.undo").click().run()
     assert plan(app) == made
+
+
+def test_compare_versions_shows_added_removed_and_changed_steps_param_by_param(app: AppTest) -> None:
+    made = make_plan(app)
+    app.button(key="plan.save").click().run()
+    first = made.steps[0].id
+    app.session_state[Keys.EDITOR_SELECTED] = first
+    app.run()
+    app.text_input(key=field_key(app, first, "location")).input("Munich").run()
+    add_step(app, "inspections_list")
+    app.button(key="plan.save").click().run()
+    no_failures(app)
+    # Version 1 against the plan being edited (version 2).
+    app.selectbox(key=Keys.EDITOR_COMPARE_OLD).set_value(1).run()
+    app.selectbox(key=Keys.EDITOR_COMPARE_NEW).set_value("current").run()
+    no_failures(app)
+    said = texts(app)
+    assert "location: 'Berlin' → 'Munich'" in said
+    assert "+ step 2 (inspections_list)" in said
+    compared = [g for g in drawn_graphs(app) if "added" in g["statuses"]]
+    assert compared and compared[0]["statuses"] == ["changed", "same", "added"]
+
+
+def test_approving_a_replan_shows_what_it_changed_first(app: AppTest) -> None:
+    make_plan(app)
+    app.text_area(key=Keys.FEEDBACK).input("only high-risk shipments")
+    app.button(key="plan.replan").click().run()
+    no_failures(app)
+    app.button(key="plan.approve").click().run()
+    assert app.session_state[Keys.APPROVED] is None  # not yet: the changes come first
+    said = texts(app)
+    assert "this plan is a re-plan of version 1, asked for: “only high-risk shipments”" in said
+    assert "risk_level set to 'high'" in said
+    app.button(key="editor.approve_diff.confirm").click().run()
+    no_failures(app)
+    assert app.session_state[Keys.APPROVED] is not None
