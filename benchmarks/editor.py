@@ -1,8 +1,7 @@
 """Prints how long each edit of the plan editor takes on a 50-step plan: the server's round trip
-(the edit's callback and the page's rerun that draws the graph, inspector and JSON again), and,
-with --browser, click → graph updated in Chromium for the edits made in the graph itself.
+(the edit's callback and the page's rerun that draws the graph, inspector and JSON again).
 
-    .venv/bin/python benchmarks/editor.py [--repeat N] [--steps 50] [--browser]
+    .venv/bin/python benchmarks/editor.py [--repeat N] [--steps 50]
 
 The server side runs the Plan page in Streamlit's AppTest (no browser, no network): each figure
 is one edit plus its rerun, the median of N. The target is 300 ms per edit. Figures, not
@@ -86,16 +85,20 @@ def server_side(steps: int, repeat: int) -> dict[str, list[float]]:
     return times
 
 
+def report(title: str, times: dict[str, list[float]]) -> None:
+    print(title)
+    for name, values in times.items():
+        median = statistics.median(values)
+        print(f"  {name:<30} {median:7.1f}   (max {max(values):.1f}){'  OVER TARGET' if median > 300 else ''}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--steps", type=int, default=50)
     args = parser.parse_args()
-    times = server_side(args.steps, args.repeat)
-    print(f"Server round trip per edit on a {args.steps}-step plan (median of {args.repeat}, ms; target 300):")
-    for name, values in times.items():
-        median = statistics.median(values)
-        print(f"  {name:<30} {median:7.1f}   (max {max(values):.1f}){'  OVER TARGET' if median > 300 else ''}")
+    report(f"Server round trip per edit on a {args.steps}-step plan (median of {args.repeat}, ms; target 300):",
+           server_side(args.steps, args.repeat))
 
 
 if __name__ == "__main__":

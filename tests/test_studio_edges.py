@@ -174,7 +174,7 @@ def test_a_broken_import_names_the_format_once(app: AppTest) -> None:
 def test_a_plan_without_steps_says_so_where_the_graph_would_be(app: AppTest) -> None:
     make_plan(app)
     edit_json(app, plan_text([]))
-    assert "No steps to draw: add steps in the JSON, or press **Plan**." in texts(app)
+    assert "No steps yet: press **Add step** to pick a tool, or add steps in the JSON." in texts(app)
     assert "plan · steps: the plan has no steps" in texts(app)
 
 
