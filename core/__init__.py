@@ -17,6 +17,7 @@ from ._errors import (
     ReferenceResolutionError,
     ReferenceSyntaxError,
     RepairLimitReached,
+    ReplyCut,
     StorageError,
     ToolArgumentsError,
     ToolCallError,
@@ -64,5 +65,5 @@ __all__ = [
     "PlanStudioError", "ToolDefinitionError", "PlanError", "PlanFormatError",
     "ReferenceSyntaxError", "PlanInvalid", "EditRefused", "ToolCallError", "ToolArgumentsError",
     "ReferenceResolutionError", "ToolExecutionError", "PlannerError", "PlannerUnavailable",
-    "RepairLimitReached", "StorageError", "NotFound", "VersionConflict",
+    "RepairLimitReached", "ReplyCut", "StorageError", "NotFound", "VersionConflict",
 ]

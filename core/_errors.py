@@ -13,6 +13,7 @@
     │   └── ToolExecutionError   the tool itself raised
     ├── PlannerError             a planner could not produce a valid plan
     │   ├── PlannerUnavailable   no model configured, endpoint unreachable, HTTP error, timeout
+    │   ├── ReplyCut             the model's reply stopped at its length limit; carries the text
     │   └── RepairLimitReached   the model kept returning invalid plans; carries the last problems
     └── StorageError             the plan store could not read or write
         ├── NotFound             no plan, version or run with that id
@@ -93,14 +94,35 @@ class PlannerUnavailable(PlannerError):
     """The planner's model cannot be reached or is not configured."""
 
 
+class ReplyCut(PlannerError):
+    """The model stopped writing at its length limit (``finish_reason: "length"``): what it
+    wrote is the start of an answer, and even when a plan can be read from it, steps may be
+    missing from the end."""
+
+    def __init__(self, endpoint: str, text: str) -> None:
+        self.text = text
+        super().__init__(f"the model at {endpoint} stopped at its length limit after "
+                         f"{len(text):,} characters, so its reply is incomplete")
+
+
 class RepairLimitReached(PlannerError):
     """The model's replies stayed invalid after every allowed retry."""
+
+    # A model can answer with thousands of problems; the message shows the first ones.
+    PROBLEMS_SHOWN = 20
 
     def __init__(self, attempts: int, problems: Sequence[str]) -> None:
         self.attempts = attempts
         self.problems = list(problems)
-        listed = "\n".join(f"- {p}" for p in self.problems)
+        listed = "\n".join(f"- {_clip(p)}" for p in self.problems[: self.PROBLEMS_SHOWN])
+        more = len(self.problems) - self.PROBLEMS_SHOWN
+        if more > 0:
+            listed += f"\n- … and {more:,} more"
         super().__init__(f"no valid plan after {attempts} attempts; last problems:\n{listed}")
+
+
+def _clip(text: str, limit: int = 500) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 class StorageError(PlanStudioError):

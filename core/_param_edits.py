@@ -153,7 +153,7 @@ def check_param(registry: ToolRegistry, plan: Plan, step_id: str, name: str, val
     except EditRefused as exc:
         return str(exc)
     field = f"params.{name}"
-    found = [p.message for p in Validator(registry).validate(candidate)
-             if p.step_id == step_id and p.severity == "error"
+    found = [p.message for p in Validator(registry).step_problems(candidate, step_id)
+             if p.severity == "error"
              and (p.field == field or p.field.startswith((field + ".", field + "[")))]
     return "; ".join(dict.fromkeys(found)) or None

@@ -6,6 +6,12 @@ and each plan format (``core.formats``) reads and writes it.
 Step ids are stable across edits, so results, locks and UI state follow a step when
 others are added, removed or moved. ``depends_on`` holds step ids; references in params
 use the seed form ``${step[N].path}`` with N the step's position, and imply a dependency.
+
+Inside core, steps are addressed by id: every edit (``core._edits``, ``core._param_edits``)
+takes ids, and one that changes positions renumbers the references in the same pass, so a
+reference never silently names another step. Positions stay in the text because the JSON
+panel, every format and the model's prompt speak them
+(``docs/decisions/0001-step-references.md``).
 """
 
 from __future__ import annotations

@@ -66,6 +66,13 @@ class Validator:
         problems.extend(self._check_cycles(plan))
         return problems
 
+    def step_problems(self, plan: Plan, step_id: str) -> list[Problem]:
+        """The problems of one step (tool, params, references, dependencies) without the
+        checks that need the whole plan (cycles, Semantic Kernel variables): what a form
+        checks as one field changes."""
+        index = plan.index_of(step_id)
+        return self._check_step(plan, index, plan.steps[index])
+
     def errors(self, plan: Plan) -> list[Problem]:
         return [p for p in self.validate(plan) if p.severity == "error"]
 

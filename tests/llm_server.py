@@ -46,6 +46,7 @@ class ScriptedReply:
     declared_length: int | None = None       # a Content-Length larger than ``body``, then hang up
     events: list[str] | None = None          # streamed: raw ``data:`` payloads, then [DONE]
     trickle: bool = False                    # one byte every 0.2 s, forever
+    finish_reason: str = "stop"              # "length": the model hit its token limit
 
 
 @dataclass
@@ -61,10 +62,10 @@ class LLMServer:
     # -- scripting --------------------------------------------------------------------------
     def reply(self, content: str, *, delay: float = 0.0, chunks: list[str] | None = None,
               stream_error_after: int | None = None, error: str | None = None,
-              stream_end_after: int | None = None) -> None:
+              stream_end_after: int | None = None, finish_reason: str = "stop") -> None:
         self.replies.append(ScriptedReply(content=content, delay=delay, chunks=chunks,
                                           stream_error_after=stream_error_after, error=error,
-                                          stream_end_after=stream_end_after))
+                                          stream_end_after=stream_end_after, finish_reason=finish_reason))
 
     def raw(self, body: bytes, *, declared_length: int | None = None,
             content_type: str = "application/json") -> None:
@@ -171,7 +172,7 @@ class _Handler(BaseHTTPRequestHandler):
             elif body.get("stream"):
                 self._stream(body, scripted)
             else:
-                self._json(200, _completion(body, scripted.content))
+                self._json(200, _completion(body, scripted.content, scripted.finish_reason))
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (a timeout test); nothing to answer
         if self.owner._stopping.is_set():
@@ -252,12 +253,12 @@ def _split_words(text: str) -> list[str]:
     return pieces
 
 
-def _completion(body: dict[str, Any], content: str) -> dict[str, Any]:
+def _completion(body: dict[str, Any], content: str, finish_reason: str = "stop") -> dict[str, Any]:
     return {
         "id": "chatcmpl-test", "object": "chat.completion", "created": int(time.time()),
         "model": body.get("model", "test-model"),
         "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
-                     "finish_reason": "stop"}],
+                     "finish_reason": finish_reason}],
         "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
     }
 

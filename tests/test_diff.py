@@ -100,3 +100,13 @@ def test_a_changed_goal_is_reported():
     new = base().model_copy(update={"goal": "other"})
     diff = diff_plans(base(), new)
     assert not diff.is_empty and diff.goal == ("g", "other") and "goal: 'g' → 'other'" in diff.summary()
+
+
+def test_a_step_deleted_and_another_of_its_tool_added_reads_as_a_change():
+    """The decision for the tool pass: replacing a step with another call of the same tool
+    is shown param by param, as the reader thinks of it, rather than as a removal and an add."""
+    plan = Plan(steps=[Step(id="a", tool="facilities_list", params={"location": "Berlin"})])
+    new, added = add_step(delete_step(plan, "a"), "facilities_list", params={"location": "Munich"})
+    [change] = diff_plans(plan, new).changed
+    assert (change.old_id, change.new_id, change.matched_by) == ("a", added, "tool")
+    assert diff_plans(plan, new).added == [] and diff_plans(plan, new).removed == []

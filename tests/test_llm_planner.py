@@ -195,6 +195,34 @@ def test_no_retries_allowed_means_one_request(registry, settings, llm_server):
     assert caught.value.attempts == 1 and len(llm_server.requests) == 1
 
 
+def test_a_reply_cut_at_the_length_limit_is_not_taken_for_a_shorter_plan(planner, llm_server):
+    # The first step alone is a valid plan: only finish_reason says the rest is missing.
+    llm_server.reply(reply({"steps": BERLIN_SHIPMENTS["steps"][:1]}), finish_reason="length")
+    llm_server.reply(reply(BERLIN_SHIPMENTS))
+    plan = planner.plan("Berlin facilities and their shipments", today=TODAY)
+
+    assert [s.tool for s in plan.steps] == ["facilities_list", "shipments_list"]
+    assert len(llm_server.requests) == 2
+    assert "stopped at the length limit" in llm_server.messages(1)[-1]["content"]
+
+
+def test_replies_always_cut_end_in_the_repair_limit_saying_why(registry, settings, llm_server):
+    strict = LLMPlanner(registry, settings.model_copy(update={"max_retries": 0}))
+    llm_server.reply(reply({"steps": BERLIN_SHIPMENTS["steps"][:1]}), finish_reason="length")
+    with pytest.raises(RepairLimitReached) as caught:
+        strict.plan("Berlin facilities and their shipments", today=TODAY)
+    assert "stopped at the length limit" in caught.value.problems[0]
+
+
+def test_the_repair_limit_message_lists_the_first_problems_only():
+    problems = [f"step {n} (x) · params.y: wrong " + "z" * 2000 for n in range(500)]
+    message = str(RepairLimitReached(3, problems))
+    assert message.count("\n- step ") == RepairLimitReached.PROBLEMS_SHOWN
+    assert message.endswith(f"… and {500 - RepairLimitReached.PROBLEMS_SHOWN} more")
+    assert len(message) < 20 * 600
+    assert len(RepairLimitReached(3, problems).problems) == 500  # all kept for callers
+
+
 # -- endpoints that misbehave ---------------------------------------------------------------------
 def test_an_endpoint_refusing_structured_output_still_gets_a_plan(planner, llm_server):
     llm_server.reject_response_format()

@@ -128,3 +128,9 @@ def test_param_schema_carries_its_defs(registry):
     assert schema is not None and "pending" in str(schema)
     assert param_schema(registry, "shipments_list", "nope") is None
     assert param_schema(registry, "nope", "status") is None
+
+
+def test_check_param_reports_a_reference_to_itself_or_a_later_step(registry):
+    assert "refers to itself" in check_param(registry, two_steps(), "s", "facility_id", "${step[1].data.*.id}")
+    assert "which comes later" in check_param(registry, two_steps(), "f", "location", "${step[1].data[0].destination}")
+    assert "has no closing '}'" in check_param(registry, two_steps(), "s", "facility_id", "${step[0].data.")

@@ -25,7 +25,7 @@ import time
 from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
-from .._errors import PlannerUnavailable
+from .._errors import PlannerUnavailable, ReplyCut
 from .._settings import Settings
 from ._redact import StreamRedactor, redact
 
@@ -208,6 +208,10 @@ class ModelClient:
         if not isinstance(content, str):
             raise PlannerUnavailable(f"The model endpoint at {self.endpoint} answered with message content "
                                      f"that is not text but {_json_kind(content)}")
+        if getattr(choices[0], "finish_reason", None) == "length":
+            # The JSON may still parse (a lenient reader finds a complete prefix), but the
+            # steps after the cut would be missing without anyone being told.
+            raise ReplyCut(self.endpoint, redact(content))
         return redact(content)
 
     def _stream_choices(self, chunk: Any) -> list[Any]:

@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 from pydantic import ValidationError
 
-from .._errors import PlanError, PlanFormatError, RepairLimitReached
+from .._errors import PlanError, PlanFormatError, RepairLimitReached, ReplyCut
 from .._plan import Plan, PlanMetadata, Step, new_step_id
 from .._registry import ToolRegistry
 from .._settings import Settings
@@ -189,8 +189,14 @@ class LLMPlanner:
         problems: list[str] = []
         attempts = 0
         for attempts in range(1, self.settings.max_retries + 2):
-            reply = self.client.chat(messages, json_schema=schema, temperature=self.settings.temperature)
-            plan, problems = self._read(reply, build)
+            try:
+                reply = self.client.chat(messages, json_schema=schema, temperature=self.settings.temperature)
+            except ReplyCut as cut:
+                reply, plan, problems = cut.text, None, [
+                    f"your reply stopped at the length limit after {len(cut.text):,} characters, so the plan "
+                    "is incomplete; answer with a shorter plan (fewer steps, shorter notes) that fits"]
+            else:
+                plan, problems = self._read(reply, build)
             if plan is not None and not problems:
                 meta = {**plan.metadata.model_dump(exclude={"planner", "today", "created_at"}),
                         "planner": self.name, "model": self.client.model, "attempts": attempts,
