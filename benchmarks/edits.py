@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from core import (Plan, PlanHistory, Settings, Step, Validator, add_dependency, add_step, check_param, delete_step,
+from core import (Plan, EditHistory, Settings, Step, Validator, add_dependency, add_step, check_param, delete_step,
                   diff_plans, duplicate_step, move_step, output_paths, param_schema, preview_reference,
                   remove_dependency, set_param, set_reference)
 from tools import build_registry
@@ -73,7 +73,7 @@ def main() -> None:
                                                                          registry=registry), repeat)
             edited = set_param(move_step(plan, mid, 0), user, "limit", 5)
             timed("diff with the approved version", lambda: diff_plans(plan, edited), repeat)
-            history = PlanHistory(plan)
+            history = EditHistory(plan)
             timed("history push + undo + redo", lambda: (history.push(edited, "e"), history.undo(), history.redo()),
                   repeat)
             timed("validate (for comparison)", lambda: Validator(registry).validate(plan), repeat)

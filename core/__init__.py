@@ -35,7 +35,7 @@ from ._runner import BackgroundRun, RunKind, RunProgress
 from ._outputs import OutputPath, Preview, flow_preview, output_paths, path_text, preview_reference
 from ._param_edits import (check_param, param_schema, reference_text, remove_param, set_locked, set_note,
                            set_param, set_reference)
-from ._history import DEFAULT_HISTORY_LEVELS, PlanHistory
+from ._history import DEFAULT_HISTORY_LEVELS, EditHistory
 from ._plan import Plan, PlanMetadata, Step, new_step_id
 from ._registry import NonBlank, Tool, ToolRegistry, describe_bounds, schema_alternatives
 from ._settings import FROM_OPTIONS_VARIABLE, PlannerName, Settings
@@ -55,7 +55,7 @@ __all__ = [
     "move_step", "add_dependency", "remove_dependency", "edge_between",
     "set_param", "remove_param", "set_reference", "reference_text", "set_note", "set_locked",
     "check_param", "param_schema",
-    "PlanHistory", "DEFAULT_HISTORY_LEVELS",
+    "EditHistory", "DEFAULT_HISTORY_LEVELS",
     "PlanDiff", "StepChange", "ParamChange", "FieldChange", "EdgeChange", "diff_plans",
     # what a step's output offers, and what a reference gives now
     "OutputPath", "output_paths", "path_text", "Preview", "preview_reference", "flow_preview",

@@ -13,12 +13,12 @@ from typing import Any
 from ._errors import PlanError
 from ._plan import Plan
 
-__all__ = ["PlanHistory", "DEFAULT_HISTORY_LEVELS"]
+__all__ = ["EditHistory", "DEFAULT_HISTORY_LEVELS"]
 
 DEFAULT_HISTORY_LEVELS = 100
 
 
-class PlanHistory:
+class EditHistory:
     """Undo/redo over plans. ``push`` records the plan after an edit; ``undo`` and ``redo``
     return the plan to show (``None`` when there is nothing to undo or redo). At most
     ``levels`` edits can be undone; older ones are forgotten. Pushing after an undo drops

@@ -14,8 +14,8 @@ from typing import Iterator, Literal
 
 import streamlit as st
 
-from core import (FORMATS, BackgroundRun, Plan, PlanError, PlanFormatError, PlanStudioError, Run, RunKind,
-                  Step, StepStatus, VersionConflict, dump_plan, load_plan)
+from core import (FORMATS, BackgroundRun, EditHistory, Plan, PlanError, PlanFormatError, PlanStudioError, Run,
+                  RunKind, Step, StepStatus, VersionConflict, dump_plan, load_plan)
 from core.planners import PlanContext, unread_notice
 
 from ._services import Services
@@ -25,11 +25,11 @@ from ._text import md_escape
 
 __all__ = [
     "RUN_IN_PROGRESS", "approve", "cancel_new_run", "collect_finished_run", "confirm_new_run", "delete_saved_plan",
-    "describe_changes", "edit_json", "execution_fingerprint", "failure_message", "fingerprint", "import_plan",
-    "is_approved", "json_blocker", "make_plan", "notify", "open_saved_plan", "open_saved_run", "page_services",
-    "plain_message",
-    "reload_newer_version", "replan", "reported", "request_run", "run_in_progress", "save", "save_on_top",
-    "set_locks", "settled_run", "show_notices", "show_plan", "shown", "stop_run",
+    "describe_changes", "edit_json", "edit_refused", "execution_fingerprint", "failure_message", "fingerprint",
+    "history", "import_plan", "is_approved", "json_blocker", "make_plan", "notify", "open_saved_plan",
+    "open_saved_run", "page_services", "plain_message", "reload_newer_version", "replan", "reported",
+    "request_run", "run_in_progress", "save", "save_on_top", "set_locks", "settled_run", "show_notices",
+    "show_plan", "shown", "stop_run", "take_edit",
 ]
 
 log = logging.getLogger("studio")
@@ -124,6 +124,12 @@ def _refused_for_json(action: str) -> bool:
     return blocker is not None
 
 
+def edit_refused(action: str) -> bool:
+    """In a callback: refuse an edit while a run is in progress or the Plan JSON does not parse
+    (writing the plan back would overwrite the text being fixed), with a notice saying why."""
+    return _refused_during_run(action) or _refused_for_json(action)
+
+
 def show_notices() -> None:
     """The notices the last action left, where the page is being drawn."""
     for kind, text in st.session_state[Keys.NOTICES]:
@@ -131,8 +137,15 @@ def show_notices() -> None:
 
 
 def show_plan(plan: Plan, *, saved: SavedRef | None) -> None:
-    """Put ``plan`` in the editor as the plan to review: not approved, not run."""
+    """Put ``plan`` in the editor as the plan to review: not approved, not run, its edit history
+    starting from it."""
     _review(plan)
+    history(reset=plan)
+    st.session_state[Keys.EDITOR_APPROVED_PLAN] = None
+    st.session_state[Keys.EDITOR_SELECTED] = None
+    st.session_state[Keys.EDITOR_DELETE] = None
+    st.session_state[Keys.EDITOR_FIELD_ERRORS] = {}
+    st.session_state[Keys.EDITOR_CONFIRM_APPROVE] = False
     st.session_state[Keys.JSON_ERROR] = None
     st.session_state[Keys.SAVED] = saved
     st.session_state[Keys.CONFLICT] = None  # about the plan the editor held before
@@ -300,7 +313,7 @@ def set_locks() -> None:
         return
     locked = set(st.session_state.get(Keys.LOCKS) or [])
     steps = [s.model_copy(update={"locked": s.id in locked}) for s in plan.steps]
-    _take_edit(plan.model_copy(update={"steps": steps}))
+    take_edit(plan.model_copy(update={"steps": steps}), "change the locked steps")
     st.session_state[Keys.JSON] = dump_plan(st.session_state[Keys.PLAN], "native")
 
 
@@ -334,7 +347,38 @@ def edit_json() -> None:
         st.session_state[Keys.JSON_ERROR] = plain_message(exc)
         return
     st.session_state[Keys.JSON_ERROR] = None
+    take_edit(plan, "edit the Plan JSON")
+
+
+def history(*, reset: Plan | None = None) -> EditHistory:
+    """The undo history of the plan under review, kept in the session across reruns."""
+    kept: EditHistory | None = st.session_state[Keys.EDITOR_HISTORY]
+    if kept is None or reset is not None:
+        current = reset if reset is not None else st.session_state[Keys.PLAN]
+        kept = EditHistory(current) if current is not None else EditHistory()
+        st.session_state[Keys.EDITOR_HISTORY] = kept
+    return kept
+
+
+def take_edit(plan: Plan, label: str, *, record: bool = True) -> bool:
+    """Every edit of the plan under review goes through here, from the graph, the inspector,
+    the JSON panel or the lock picker: the plan is replaced, the edit is one undo step
+    (``record=False`` for undo and redo themselves), approval is withdrawn when what runs
+    changed, and the inspector's fields are drawn afresh. False when nothing changed."""
+    current: Plan | None = st.session_state[Keys.PLAN]
+    if current is not None and fingerprint(plan) == fingerprint(current):
+        return False
+    if record:
+        kept = history()
+        if kept.current is None and current is not None:
+            kept.reset(current)
+        kept.push(plan, label)
+    st.session_state[Keys.EDITOR_REVISION] += 1
+    st.session_state[Keys.EDITOR_FIELD_ERRORS] = {}
+    if st.session_state[Keys.EDITOR_SELECTED] not in {s.id for s in plan.steps}:
+        st.session_state[Keys.EDITOR_SELECTED] = None
     _take_edit(plan)
+    return True
 
 
 def _take_edit(plan: Plan) -> None:
@@ -369,6 +413,9 @@ def approve() -> None:
             notify("error", f"The plan has {len(errors)} problem(s); fix them before approving.")
             return
         st.session_state[Keys.APPROVED] = execution_fingerprint(plan)
+        # Kept after approval is withdrawn: the editor marks the steps changed since.
+        st.session_state[Keys.EDITOR_APPROVED_PLAN] = plan
+        st.session_state[Keys.EDITOR_CONFIRM_APPROVE] = False
 
 
 # -- runs ----------------------------------------------------------------------------------------

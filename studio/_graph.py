@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import html
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +24,9 @@ import networkx as nx
 import streamlit as st
 from pyvis.network import Network
 
-from core import Plan, Problem, Run, StepStatus
+from core import Plan, Problem, Reference, Run, StepStatus, flow_preview
 
-__all__ = ["GRAPH_MIN_HEIGHT", "LABEL_FONT_PX", "MIN_LABEL_PX", "NOTE_CHARS", "PROBLEM_BORDER", "STATUS_COLOURS", "VIS_NETWORK_FILE", "graph_data", "show_graph", "vis_network_url"]
+__all__ = ["CHANGED_BORDER", "GRAPH_MIN_HEIGHT", "LABEL_FONT_PX", "MIN_LABEL_PX", "NOTE_CHARS", "PROBLEM_BORDER", "STATUS_COLOURS", "VIS_NETWORK_FILE", "draw_graph_data", "graph_data", "show_graph", "vis_network_url"]
 
 VIS_NETWORK_FILE = Path(__file__).resolve().parent / "static" / "vis-network.min.js"
 
@@ -47,8 +47,9 @@ MIN_LABEL_PX = 12
 # A longer note is cut in the tooltip, so the params below it stay in view.
 NOTE_CHARS = 160
 PROBLEM_BORDER = "#dc2626"
+CHANGED_BORDER = "#2563eb"
 _LOCKED_DASHES = [6, 4]
-_LEVEL_GAP = 240
+_LEVEL_GAP = 330  # room for the label of what flows along an edge between two steps
 _ROW_GAP = 95
 
 _OPTIONS: dict[str, Any] = {
@@ -122,31 +123,51 @@ def _problems_by_step(problems: Iterable[Problem]) -> dict[str, list[str]]:
     return out
 
 
-def _label(index: int, tool: str, status: str, problem: bool, locked: bool) -> str:
+def _label(index: int, tool: str, status: str, problem: bool, locked: bool, changed: bool = False) -> str:
     first = ("⚠ " if problem else "") + f"{index} · {tool}"
     second = [status] if status != StepStatus.pending.value else []
     second += ["locked"] if locked else []
+    second += ["changed"] if changed else []
     return first + ("\n" + " · ".join(second) if second else "")
 
 
-def _edge_labels(plan: Plan) -> dict[tuple[str, str], str]:
-    """Which params carry a reference along each edge, e.g. ``facility_id``."""
-    labels: dict[tuple[str, str], list[str]] = {}
+def _edge_flows(plan: Plan) -> dict[tuple[str, str], list[tuple[str, Reference]]]:
+    """The (param, reference) pairs that carry data along each edge."""
+    flows: dict[tuple[str, str], list[tuple[str, Reference]]] = {}
     for step in plan.steps:
         for name, ref in step.readable_references():
             if 0 <= ref.step < len(plan.steps):
-                names = labels.setdefault((plan.steps[ref.step].id, step.id), [])
-                if name not in names:
-                    names.append(name)
-    return {edge: ", ".join(names) for edge, names in labels.items()}
+                pairs = flows.setdefault((plan.steps[ref.step].id, step.id), [])
+                if all(n != name or r.path != ref.path for n, r in pairs):
+                    pairs.append((name, ref))
+    return flows
 
 
-def graph_data(plan: Plan, run: Run | None = None, problems: Iterable[Problem] = ()) -> dict[str, Any]:
+def _edge_labels(plan: Plan) -> dict[tuple[str, str], str]:
+    """What flows along each edge, into which param, e.g. ``data.*.id → facility_id``."""
+    return {edge: ", ".join(f"{ref.path_text.lstrip('.') or 'result'} → {name}" for name, ref in pairs)
+            for edge, pairs in _edge_flows(plan).items()}
+
+
+def _flowed(plan: Plan, run: Run | None, edge: tuple[str, str]) -> str:
+    """After a run: the values that flowed along ``edge``, per param (the first few, and how many)."""
+    if run is None or edge[0] not in run.steps:
+        return ""
+    flows = flow_preview(plan, run, *edge)
+    return "\n".join(f"{name}: {p.summary()}" for name, previews in flows.items() for p in previews
+                      if p.status != "not yet run")
+
+
+def graph_data(plan: Plan, run: Run | None = None, problems: Iterable[Problem] = (), *,
+               changed: Iterable[str] = (), selected: str | None = None, editable: bool = False) -> dict[str, Any]:
     """Nodes, edges and options for vis-network; every text is HTML-escaped.
 
     A step with an error in ``problems`` gets a thick red border and "⚠" before its label; a
-    locked step a dashed border and "locked" under its label.
+    locked step a dashed border and "locked" under its label; a step in ``changed`` (edited
+    since the approved version) "changed" under its label and a thick blue border. Each edge
+    is labelled with what flows along it; after a run its tooltip shows the values that did.
     """
+    changed = set(changed)
     net = Network(directed=True, cdn_resources="in_line")
     levels = _levels(plan)
     flagged = _problems_by_step(problems)
@@ -161,9 +182,12 @@ def graph_data(plan: Plan, run: Run | None = None, problems: Iterable[Problem] =
         if step.id in flagged:
             border = focus = PROBLEM_BORDER  # red however the step is pointed at
             marks["borderWidth"] = marks["borderWidthSelected"] = 4
+        elif step.id in changed:
+            border = CHANGED_BORDER
+            marks["borderWidth"] = 4
         if step.locked:
             marks["shapeProperties"] = {"borderDashes": _LOCKED_DASHES, "borderRadius": 6}
-        label = _label(index, step.tool, status, step.id in flagged, step.locked)
+        label = _label(index, step.tool, status, step.id in flagged, step.locked, step.id in changed)
         net.add_node(step.id, label=html.escape(label), shape="box",
                      color={"background": fill, "border": border,
                             "highlight": {"background": fill, "border": focus},
@@ -178,7 +202,11 @@ def graph_data(plan: Plan, run: Run | None = None, problems: Iterable[Problem] =
             # itself and its label; one inside a column (a cycle) lies on its way back. A curve
             # takes it around them, and the two ways of a cycle bend to opposite sides.
             extra["smooth"] = _DETOUR
-        net.add_edge(source, target, label=html.escape(labels.get((source, target), "")), **extra)
+        flowed = _flowed(plan, run, (source, target))
+        if flowed:
+            extra["title"] = html.escape(flowed)
+        net.add_edge(source, target, id=f"{source}>{target}",
+                     label=html.escape(labels.get((source, target), "")), **extra)
     net.set_options(json.dumps(_OPTIONS))
     nodes, edges, _heading, _height, _width, options = net.get_network_data()
     rows = max([list(levels.values()).count(level) for level in set(levels.values())], default=1)
@@ -189,7 +217,8 @@ def graph_data(plan: Plan, run: Run | None = None, problems: Iterable[Problem] =
                         options_data], sort_keys=True)
     return {"nodes": nodes, "edges": edges, "options": options_data, "statuses": statuses,
             "layout": hashlib.sha256(shape.encode()).hexdigest()[:16],
-            "labelPx": LABEL_FONT_PX, "minLabelPx": MIN_LABEL_PX,
+            "labelPx": LABEL_FONT_PX, "minLabelPx": MIN_LABEL_PX, "editable": editable,
+            "selected": selected if selected in levels else None,
             "height": min(640, max(GRAPH_MIN_HEIGHT, 90 + rows * _ROW_GAP))}
 
 
@@ -209,6 +238,10 @@ _CSS = """/* plan graph */
 .ps-graph-tools button { font: 12px sans-serif; padding: 3px 8px; color: #111827; background: #ffffffe6;
                          border: 1px solid #9ca3af; border-radius: 5px; cursor: pointer; }
 .ps-graph-tools button:hover { background: #f3f4f6; border-color: #111827; }
+.ps-graph:focus { outline: 2px solid #2563eb; outline-offset: -2px; }
+.ps-graph-tools button[aria-pressed=true] { background: #dbeafe; border-color: #2563eb; }
+.ps-graph-hint { position: absolute; top: 6px; left: 8px; z-index: 4; font: 12px sans-serif; color: #1e3a8a;
+                 background: #eff6ff; border: 1px solid #93c5fd; border-radius: 5px; padding: 3px 8px; }
 .ps-graph-message { padding: 1rem; color: #991b1b; font-family: sans-serif; font-size: 0.9rem; }
 /* pre-wrap: a long param wraps instead of being cut off at the tooltip's edge; the note is
    cut short in Python and comes after the params, so they stay in view. */
@@ -225,7 +258,9 @@ _HTML = ('<div class="ps-graph" data-testid="plan-graph">'
          '<button type="button" data-zoom="fit" title="Show as much of the plan as stays legible">Fit</button>'
          '<button type="button" data-zoom="in" title="Zoom in">Zoom in</button>'
          '<button type="button" data-zoom="out" title="Zoom out">Zoom out</button>'
-         '</div><div class="ps-graph-canvas"></div></div>')
+         '<button type="button" data-edit="connect" hidden title="Then drag from the step that comes first '
+         'to the step that needs it">Connect</button>'
+         '</div><div class="ps-graph-hint" hidden></div><div class="ps-graph-canvas"></div></div>')
 
 _JS = """/* plan graph */
 const ZOOM_STEP = 1.25;
@@ -299,6 +334,23 @@ function zoom(root, how) {
   showScale(root);
 }
 
+// The step Python has selected stays selected across redraws; an edge selection stays while it exists.
+function keepSelection(root, data) {
+  const network = root.__network;
+  // What Python last drew as selected: once it matches a click, that click's rerun has arrived.
+  root.setAttribute("data-drawn-selected", data.selected || "");
+  const edge = root.__selection && root.__selection.edge;
+  if (edge && root.__edges.get(edge.join(">"))) {
+    network.setSelection({ nodes: [], edges: [edge.join(">")] });
+  } else if (data.selected) {
+    network.selectNodes([data.selected]);
+    select(root, { node: data.selected });
+  } else {
+    network.unselectAll();
+    select(root, null);
+  }
+}
+
 function markDrawn(root, data) {
   root.__network.once("afterDrawing", () => {
     root.setAttribute("data-statuses", data.statuses.join(" "));
@@ -306,19 +358,139 @@ function markDrawn(root, data) {
   });
 }
 
+// An edit, to Python: every action is a new trigger value (the nonce makes two equal ones differ).
+function send(root, kind, extra) {
+  if (!root.__editable) return;
+  root.__component.setTriggerValue("action", { kind, ...(extra || {}), nonce: Date.now() + Math.random() });
+}
+
+function connectMode(root, on) {
+  const network = root.__network;
+  const button = root.querySelector("button[data-edit=connect]");
+  const hint = root.querySelector(".ps-graph-hint");
+  root.__connecting = on;
+  button.setAttribute("aria-pressed", on ? "true" : "false");
+  hint.hidden = !on;
+  hint.textContent = on ? "Drag from a step to the step that needs it (Esc to cancel)" : "";
+  root.setAttribute("data-mode", on ? "connect" : "view");
+  if (!network) return;
+  if (on) network.addEdgeMode(); else network.disableEditMode();
+}
+
+function select(root, selection) {
+  root.__selection = selection;
+  if (selection && selection.edge) root.setAttribute("data-selected-edge", selection.edge.join(">"));
+  else root.removeAttribute("data-selected-edge");
+  if (selection && selection.node) root.setAttribute("data-selected", selection.node);
+  else root.removeAttribute("data-selected");
+}
+
+function deleteSelection(root) {
+  const selection = root.__selection;
+  if (!selection) return;
+  if (selection.edge) send(root, "delete_edge", { source: selection.edge[0], target: selection.edge[1] });
+  else if (selection.node) send(root, "delete_step", { step: selection.node });
+}
+
+function onKey(root, event) {
+  const key = event.key.toLowerCase();
+  const ctrl = event.ctrlKey || event.metaKey;
+  if (key === "delete" || key === "backspace") deleteSelection(root);
+  else if (ctrl && key === "z") send(root, event.shiftKey ? "redo" : "undo");
+  else if (ctrl && key === "y") send(root, "redo");
+  else if (key === "escape") connectMode(root, false);
+  else return;
+  event.preventDefault();
+  event.stopPropagation();
+}
+
+// The page redrawn after a click in the graph (Streamlit replacing elements around it) drops
+// the focus to the page body; the graph takes it back, so Delete and Ctrl+Z still reach it.
+// Focus the user moved (a click or Tab elsewhere) is left where it went.
+function keepFocus(root, event) {
+  const pointer = window.__planStudioPointer;
+  if (event.relatedTarget !== null || (!pointer.inGraph && Date.now() - pointer.at < 400)) return;
+  requestAnimationFrame(() => {
+    const active = document.activeElement;
+    if (active === null || active === document.body) root.focus({ preventScroll: true });
+  });
+}
+
+// Clicks, keys and drawn edges become edits; wired once per network.
+function wireEditing(root, vis) {
+  const network = root.__network;
+  network.on("click", (params) => {
+    if (!root.__editable) return;
+    root.focus({ preventScroll: true });
+    if (params.nodes.length) {
+      select(root, { node: params.nodes[0] });
+      send(root, "select", { step: params.nodes[0] });
+    } else if (params.edges.length) {
+      const edge = root.__edges.get(params.edges[0]);
+      select(root, { edge: [edge.from, edge.to] });
+    } else {
+      select(root, null);
+      send(root, "select", { step: null });
+    }
+  });
+}
+
+// A DOM-free way to edit, for scripts and tests: the same edits the mouse and keys make.
+function editorApi(root) {
+  return {
+    positions: () => {
+      const network = root.__network;
+      const out = {};
+      for (const [id, at] of Object.entries(network.getPositions())) out[id] = network.canvasToDOM(at);
+      return out;
+    },
+    connect: (source, target) => send(root, "connect", { source, target }),
+    select: (step) => { select(root, step ? { node: step } : null); send(root, "select", { step }); },
+    selectEdge: (source, target) => select(root, { edge: [source, target] }),
+    deleteSelection: () => deleteSelection(root),
+  };
+}
+
 export default function (component) {
   const { data, parentElement } = component;
   const root = parentElement.querySelector(".ps-graph");
   const canvas = root.querySelector(".ps-graph-canvas");
   root.style.height = data.height + "px";
+  root.__component = component;
+  root.__editable = Boolean(data.editable);
+  root.__editor = editorApi(root);
+  root.setAttribute("data-editable", root.__editable ? "true" : "false");
   for (const button of root.querySelectorAll("button[data-zoom]")) {
     button.onclick = () => zoom(root, button.dataset.zoom);
   }
+  const connect = root.querySelector("button[data-edit=connect]");
+  connect.hidden = !root.__editable;
+  connect.onclick = () => connectMode(root, !root.__connecting);
+  if (root.__editable) {
+    root.tabIndex = 0;
+    root.onkeydown = (event) => onKey(root, event);
+    root.onfocusout = (event) => keepFocus(root, event);
+    if (!window.__planStudioPointer) {
+      window.__planStudioPointer = { at: 0, inGraph: false };
+      document.addEventListener("pointerdown", (event) => {
+        window.__planStudioPointer.at = Date.now();
+        window.__planStudioPointer.inGraph = event.composedPath().some(
+          (node) => node.classList && node.classList.contains("ps-graph"));
+      }, true);
+    }
+  } else {
+    root.removeAttribute("tabindex");
+    root.onkeydown = null;
+  }
   loadVis(data.visUrl).then((vis) => {
     const nodes = data.nodes.map((n) => ({ ...n, label: unescape(n.label), title: tooltip(n.title) }));
+    const edges = data.edges.map((e) => ({ ...e, label: e.label ? unescape(e.label) : undefined,
+                                           title: e.title ? tooltip(e.title) : undefined }));
     if (root.__network && root.__layout === data.layout) {
       // Same steps and edges (a run in progress): recolour in place, keep the user's view.
       root.__nodes.update(nodes);
+      root.__edges.update(edges);
+      keepSelection(root, data);
       markDrawn(root, data);
       root.__network.redraw();
       return;
@@ -326,10 +498,19 @@ export default function (component) {
     root.removeAttribute("data-ready");
     if (root.__network) root.__network.destroy();
     canvas.replaceChildren();
-    const edges = data.edges.map((e) => ({ ...e, label: e.label ? unescape(e.label) : undefined }));
     root.__nodes = new vis.DataSet(nodes);
+    root.__edges = new vis.DataSet(edges);
     root.__layout = data.layout;
-    root.__network = new vis.Network(canvas, { nodes: root.__nodes, edges: new vis.DataSet(edges) }, data.options);
+    const options = { ...data.options, manipulation: { enabled: false, initiallyActive: false,
+      addEdge: (edge, done) => {
+        done(null);  // Python adds it (or says why not) and draws the plan again
+        connectMode(root, false);
+        if (edge.from !== edge.to) send(root, "connect", { source: edge.from, target: edge.to });
+      } } };
+    root.__network = new vis.Network(canvas, { nodes: root.__nodes, edges: root.__edges }, options);
+    wireEditing(root, vis);
+    connectMode(root, false);
+    keepSelection(root, data);
     root.__legible = data.minLabelPx / data.labelPx;
     root.__network.on("zoom", () => { keepLegible(root); showScale(root); });
     firstView(root, canvas, data);
@@ -349,11 +530,25 @@ export default function (component) {
 _plan_graph = st.components.v2.component("plan_studio_graph", html=_HTML, css=_CSS, js=_JS)
 
 
-def show_graph(plan: Plan, run: Run | None = None, *, key: str, problems: Iterable[Problem] = ()) -> None:
+def show_graph(plan: Plan, run: Run | None = None, *, key: str, problems: Iterable[Problem] = (),
+               changed: Iterable[str] = (), selected: str | None = None,
+               on_action: Callable[[], None] | None = None) -> None:
     """Draw ``plan`` with each step coloured by its status in ``run``, errors and locks marked.
 
     Drawn again with the same ``key`` and the same steps and edges (a run in progress), the
-    browser recolours the steps in place: the view stays where the user put it."""
-    data = graph_data(plan, run, problems)
+    browser recolours the steps in place: the view stays where the user put it.
+
+    With ``on_action`` the graph is an editor: clicks, drawn edges and keys become trigger
+    values (``{"kind": "select" | "connect" | "delete_edge" | "delete_step" | "undo" |
+    "redo", ...}``) that ``on_action`` reads from ``st.session_state[key].action``."""
+    data = graph_data(plan, run, problems, changed=changed, selected=selected, editable=on_action is not None)
     data["visUrl"] = vis_network_url()
-    _plan_graph(key=key, data=data, height=data["height"])
+    if on_action is None:
+        _plan_graph(key=key, data=data, height=data["height"])
+    else:
+        _plan_graph(key=key, data=data, height=data["height"], on_action_change=on_action)
+
+
+def draw_graph_data(data: dict[str, Any], *, key: str) -> None:
+    """Draw graph data made elsewhere (a comparison of two versions), read-only."""
+    _plan_graph(key=key, data={**data, "visUrl": vis_network_url()}, height=data["height"])

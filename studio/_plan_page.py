@@ -13,7 +13,10 @@ from core.formats import SAY_TOOL
 
 from . import _actions as actions
 from ._formats_panel import formats_panel
-from ._graph import GRAPH_MIN_HEIGHT, STATUS_COLOURS, show_graph
+from . import _compare as compare
+from . import _editor as editor
+from ._graph import GRAPH_MIN_HEIGHT, STATUS_COLOURS
+from ._inspector import inspector
 from ._replan_panel import conflict_panel, replan_panel, versions_panel
 from ._review_actions import review_validator
 from ._review_bar import review_bar
@@ -44,8 +47,11 @@ def plan_page() -> None:
     actions.show_notices()
     plan: Plan | None = st.session_state[Keys.PLAN]
     if plan is None:
-        st.info("Type a goal and press **Plan**, or import a plan below. The plan appears as a "
-                "graph beside its JSON; review or edit it, approve it, then run it step by step.")
+        st.info("Type a goal and press **Plan**, or import a plan below, or build one step by step from an "
+                "empty plan. The plan appears as a graph beside its JSON; review or edit it, approve it, then "
+                "run it step by step.")
+        st.button("Start an empty plan", key="editor.empty", icon=":material/add_circle:",
+                  on_click=editor.start_empty_plan)
         formats_panel(services, None)
         return
     conflict_panel(plan)
@@ -74,11 +80,15 @@ def _plan_view(services: Services, plan: Plan) -> None:
     with graph_column:
         st.markdown(f"**Graph** · {len(plan.steps)} step{'s' if len(plan.steps) != 1 else ''} · "
                     + " ".join(f":{_STATUS_COLOUR[s]}[●] {s}" for s in STATUS_COLOURS))
+        editor.editor_toolbar(services, plan)
         graph_slot = st.empty()  # filled last: the graph, or during a run its live progress and graph
         if plan.steps:
-            st.caption("Hover a step for its params, note and error; drag to move, scroll or **Zoom in** / "
-                       "**Zoom out** to zoom, **Fit** for the whole plan. ⚠ and a red border: the step has a "
-                       "problem; a dashed border: the step is locked.")
+            st.caption("Click a step to edit it below; **Connect**, then drag from a step to the step that needs "
+                       "it; select a step or link and press Delete; Ctrl+Z / Ctrl+Shift+Z undo and redo. Hover a "
+                       "step for its params, a link for what flowed along it. ⚠ and a red border: the step has a "
+                       "problem; a dashed border: locked; a blue border: changed since approval.")
+        with actions.shown("show the step inspector"):
+            inspector(services, plan, run)
     with json_column:
         st.text_area("Plan JSON", key=Keys.JSON, height=GRAPH_MIN_HEIGHT, on_change=actions.edit_json, persist_state=PERSIST,
                      help="Edit the plan here; the graph follows every valid change.")
@@ -100,6 +110,7 @@ def _plan_view(services: Services, plan: Plan) -> None:
     _actions_bar(plan, errors, blocker)
     replan_panel(services, plan)
     versions_panel(services)
+    compare.compare_panel(services, plan)
     formats_panel(services, plan)
 
     worker: BackgroundRun | None = st.session_state[Keys.WORKER]
@@ -111,9 +122,9 @@ def _plan_view(services: Services, plan: Plan) -> None:
         if worker is not None:
             _live_run(plan, errors)  # progress and the graph, redrawn as the run goes
         elif plan.steps:
-            show_graph(plan, run, key="plan.graph", problems=errors)
+            editor.editable_graph(plan, run, errors)
         else:
-            st.info("No steps to draw: add steps in the JSON, or press **Plan**.",
+            st.info("No steps yet: press **Add step** to pick a tool, or add steps in the JSON.",
                     icon=":material/account_tree:")
 
 
@@ -142,7 +153,7 @@ def _actions_bar(plan: Plan, errors: list[Problem], blocker: str | None) -> None
     approved = actions.is_approved(plan) and not blocked
     saved: SavedRef | None = st.session_state[Keys.SAVED]
     approve, run_next, run_all, save, note = st.columns([1.1, 1.3, 1, 1, 3], vertical_alignment="bottom")
-    approve.button("Approve", key="plan.approve", on_click=actions.approve,
+    approve.button("Approve", key="plan.approve", on_click=compare.request_approve,
                    disabled=blocked or bool(errors) or approved, icon=":material/verified:", width="stretch")
     run_next.button("Run next step", key="plan.run_next", on_click=actions.request_run, args=("next",),
                     disabled=not approved, icon=":material/skip_next:", width="stretch")
@@ -154,6 +165,7 @@ def _actions_bar(plan: Plan, errors: list[Problem], blocker: str | None) -> None
     note.text_input("Version note", key=Keys.SAVE_MESSAGE, persist_state=PERSIST,
                     placeholder="Version note (optional)", label_visibility="collapsed")
 
+    compare.approve_diff_panel(plan)
     if st.session_state[Keys.CONFIRM_NEW_RUN] is not None:
         _confirm_new_run()
 
@@ -215,7 +227,7 @@ def _live_run(plan: Plan, errors: list[Problem]) -> None:
     note.caption("Stopping after the current step…" if progress.stopping else
                  "You can save the plan meanwhile; the run is saved with it when it finishes.")
     if plan.steps:
-        show_graph(plan, _progress_run(plan, progress), key="plan.graph", problems=errors)
+        editor.editable_graph(plan, _progress_run(plan, progress), errors)
     ended = [e for e in progress.events if e.type == "plan_step_end"][-5:]
     if ended:
         st.caption("Last finished: " + md_escape(" · ".join(

@@ -41,6 +41,23 @@ class Keys:
     CONFIRM_NEW_RUN = "plan.confirm_new_run"  # RunKind waiting for "start a new run?" after a finished run
     DRAFT_ID = "plan.draft_id"  # this tab's draft in the store (and its URL), set on the session's first run
     DRAFT_WRITTEN = "plan.draft_written"  # what the draft last written holds (_drafts.Snapshot), to skip rewrites
+    # Plan page: the editor (graph, inspector, history, comparison)
+    EDITOR_GRAPH = "plan.graph"  # the (editable) graph component, one identity idle and during a run; its trigger ``action`` carries graph edits
+    EDITOR_HISTORY = "editor.history"  # core EditHistory of the plan under review: one undo step per edit
+    EDITOR_SELECTED = "editor.selected"  # id of the step the inspector shows, or None
+    EDITOR_APPROVED_PLAN = "editor.approved_plan"  # the plan as last approved (steps changed since are marked)
+    EDITOR_REVISION = "editor.revision"  # counts plan changes; the inspector's field keys end with it
+    EDITOR_FIELD_ERRORS = "editor.field_errors"  # {"<step id>.<param>": why the typed value was not applied}
+    EDITOR_DELETE = "editor.delete"  # id of the step whose deletion waits for the user's choice, or None
+    EDITOR_ADDING = "editor.adding"  # True while the tool picker of "Add step" is open
+    EDITOR_TOOL = "editor.tool"  # the tool picker's choice
+    EDITOR_COMPARE = "editor.compare"  # True while "Compare versions" is open
+    EDITOR_COMPARE_OLD = "editor.compare.old"  # version number (or "current") on the left of the comparison
+    EDITOR_COMPARE_NEW = "editor.compare.new"  # ... and on the right
+    EDITOR_CONFIRM_APPROVE = "editor.confirm_approve"  # True while a re-plan's diff waits before approval
+    # Inspector widgets are keyed "editor.field.<step id>.<param>.<revision>" (and ".source",
+    # ".note", ".lock" variants): a change made elsewhere gives them new keys, so they show it.
+    EDITOR_FIELD_PREFIX = "editor.field."
     # Library page widgets
     SEARCH = "library.search"
     LIBRARY_MESSAGE = "library.message"  # (kind, text) about the last delete, or None
@@ -119,6 +136,18 @@ _DEFAULTS: dict[str, Any] = {
     Keys.SETTINGS_MCP_NEW: "",
     Keys.SETTINGS_MCP_MESSAGE: None,
     Keys.TOOLS_FILTER: "",
+    Keys.EDITOR_HISTORY: None,  # made on first use (core.EditHistory)
+    Keys.EDITOR_SELECTED: None,
+    Keys.EDITOR_APPROVED_PLAN: None,
+    Keys.EDITOR_REVISION: 0,
+    Keys.EDITOR_FIELD_ERRORS: {},
+    Keys.EDITOR_DELETE: None,
+    Keys.EDITOR_ADDING: False,
+    Keys.EDITOR_TOOL: None,
+    Keys.EDITOR_COMPARE: False,
+    Keys.EDITOR_COMPARE_OLD: None,
+    Keys.EDITOR_COMPARE_NEW: None,
+    Keys.EDITOR_CONFIRM_APPROVE: False,
 }
 
 
@@ -126,4 +155,4 @@ def init_state() -> None:
     """Give every key its default once per session; the entry script calls it on every run."""
     for key, value in _DEFAULTS.items():
         if key not in st.session_state:
-            st.session_state[key] = list(value) if isinstance(value, list) else value
+            st.session_state[key] = type(value)(value) if isinstance(value, (list, dict)) else value

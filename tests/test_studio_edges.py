@@ -174,7 +174,7 @@ def test_a_broken_import_names_the_format_once(app: AppTest) -> None:
 def test_a_plan_without_steps_says_so_where_the_graph_would_be(app: AppTest) -> None:
     make_plan(app)
     edit_json(app, plan_text([]))
-    assert "No steps to draw: add steps in the JSON, or press **Plan**." in texts(app)
+    assert "No steps yet: press **Add step** to pick a tool, or add steps in the JSON." in texts(app)
     assert "plan · steps: the plan has no steps" in texts(app)
 
 
@@ -287,7 +287,8 @@ def test_hostile_text_shows_as_written_in_the_browser(page: Page, studio) -> Non
     said = page.get_by_test_id("stChatMessage").inner_text()
     for line in HOSTILE_LINES:
         assert line in said
-    assert _markup_in_main(page) == {"links": [], "images": [], "headings": ["Plan", "Run"], "maths": [],
+    # "Step" heads the step inspector, the page's own heading, not the plan's text.
+    assert _markup_in_main(page) == {"links": [], "images": [], "headings": ["Plan", "Step", "Run"], "maths": [],
                                      "bold": []}
 
     # A long note wraps inside the tooltip instead of running off its edge.
