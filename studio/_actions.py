@@ -117,6 +117,10 @@ def json_blocker() -> str | None:
 def _refused_for_json(action: str) -> bool:
     """In a callback: refuse ``action`` while the JSON does not parse (a click the page sent
     before it drew the button disabled must not act on the last valid plan)."""
+    if st.session_state.get(Keys.JSON, "") != st.session_state[Keys.JSON_READ]:
+        # Text typed then a click send one rerun, and Streamlit may call the click's callback
+        # before the panel's: read the text first, so the click acts on what the panel shows.
+        edit_json()
     blocker = json_blocker()
     if blocker is not None:
         notify("error", f"Could not {action}. {blocker}: it would act on the last valid plan, "
@@ -150,6 +154,7 @@ def show_plan(plan: Plan, *, saved: SavedRef | None) -> None:
     st.session_state[Keys.SAVED] = saved
     st.session_state[Keys.CONFLICT] = None  # about the plan the editor held before
     st.session_state[Keys.JSON] = dump_plan(plan, "native")
+    st.session_state[Keys.JSON_READ] = st.session_state[Keys.JSON]  # written here, not typed: nothing to read
 
 
 def _review(plan: Plan) -> None:
@@ -315,6 +320,7 @@ def set_locks() -> None:
     steps = [s.model_copy(update={"locked": s.id in locked}) for s in plan.steps]
     take_edit(plan.model_copy(update={"steps": steps}), "change the locked steps")
     st.session_state[Keys.JSON] = dump_plan(st.session_state[Keys.PLAN], "native")
+    st.session_state[Keys.JSON_READ] = st.session_state[Keys.JSON]  # written here, not typed: nothing to read
 
 
 def import_plan(text: str, fmt: str) -> None:
@@ -335,12 +341,16 @@ def import_plan(text: str, fmt: str) -> None:
 
 def edit_json() -> None:
     """The JSON panel changed: take the plan if it parses, else keep the text and say why."""
+    if st.session_state.get(Keys.JSON, "") == st.session_state[Keys.JSON_READ]:
+        return  # read already, by a click sent in the same rerun (_refused_for_json)
     st.session_state[Keys.NOTICES] = []
     running: Plan | None = st.session_state[Keys.PLAN]
     if running is not None and _refused_during_run("edit the plan (your edit was not applied)"):
         st.session_state[Keys.JSON] = dump_plan(running, "native")  # the panel shows what runs
+        st.session_state[Keys.JSON_READ] = st.session_state[Keys.JSON]  # written here, not typed: nothing to read
         return
     text = st.session_state.get(Keys.JSON, "")
+    st.session_state[Keys.JSON_READ] = text
     try:
         plan = load_plan(text, "native")
     except PlanError as exc:

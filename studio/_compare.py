@@ -78,6 +78,7 @@ def diff_graph_data(old: Plan, new: Plan, diff: PlanDiff) -> dict[str, Any]:
             edge["dashes"] = True
         edges.append(edge)
     data["edges"] = edges
+    data["testid"] = "compare-graph"
     data["statuses"] = [kinds[n["id"]] for n in data["nodes"]]
     shape = json.dumps([[n["id"] for n in data["nodes"]], [e["id"] for e in edges]])
     data["layout"] = hashlib.sha256(shape.encode()).hexdigest()[:16]

@@ -45,6 +45,7 @@ def apply_edit(label: str, change: Callable[[Plan], Plan], *, select: Callable[[
         return False
     if actions.take_edit(edited, label):
         st.session_state[Keys.JSON] = dump_plan(edited, "native")
+        st.session_state[Keys.JSON_READ] = st.session_state[Keys.JSON]  # written here, not typed: nothing to read
     if select is not None:
         st.session_state[Keys.EDITOR_SELECTED] = select(edited)
     return True
@@ -61,6 +62,7 @@ def _move(label: str, step: Callable[[], Plan | None]) -> None:
         return
     actions.take_edit(plan, label, record=False)
     st.session_state[Keys.JSON] = dump_plan(plan, "native")
+    st.session_state[Keys.JSON_READ] = st.session_state[Keys.JSON]  # written here, not typed: nothing to read
     st.session_state[Keys.JSON_ERROR] = None
 
 

@@ -460,6 +460,8 @@ export default function (component) {
   root.__editable = Boolean(data.editable);
   root.__editor = editorApi(root);
   root.setAttribute("data-editable", root.__editable ? "true" : "false");
+  // A comparison is a second graph on the page: tests and scripts tell them apart by this.
+  root.setAttribute("data-testid", data.testid || "plan-graph");
   for (const button of root.querySelectorAll("button[data-zoom]")) {
     button.onclick = () => zoom(root, button.dataset.zoom);
   }

@@ -76,6 +76,9 @@ def _goal_form(services: Services) -> None:
 def _plan_view(services: Services, plan: Plan) -> None:
     run: Run | None = st.session_state[Keys.RUN]
 
+    # Approve, Run and Save sit above the graph, filled once the plan is checked: a click on
+    # Run all leaves the page where the run's progress and the graph are in view.
+    actions_slot = st.container()
     graph_column, json_column = st.columns([3, 2], gap="large")
     with graph_column:
         st.markdown(f"**Graph** · {len(plan.steps)} step{'s' if len(plan.steps) != 1 else ''} · "
@@ -107,7 +110,8 @@ def _plan_view(services: Services, plan: Plan) -> None:
         # The problems found are the last valid plan's, not the text in the panel: show none.
         st.caption("Problems are checked once the Plan JSON parses; until then the graph shows "
                    "the last valid plan.")
-    _actions_bar(plan, errors, blocker)
+    with actions_slot:
+        _actions_bar(plan, errors, blocker)
     replan_panel(services, plan)
     versions_panel(services)
     compare.compare_panel(services, plan)
@@ -174,7 +178,7 @@ def _actions_bar(plan: Plan, errors: list[Problem], blocker: str | None) -> None
                   "and its text is not a plan yet.")
     elif errors:
         reason = (f"Approve is disabled: the plan has {len(errors)} problem{'s' if len(errors) != 1 else ''}"
-                  " to fix first (listed above).")
+                  " to fix first (listed below the graph).")
     elif approved:
         reason = ("Approved. Run it one step at a time or all at once; editing what runs withdraws approval "
                   "(locks and notes do not).")

@@ -31,6 +31,7 @@ class Keys:
     # Plan page state
     PLAN = "plan.current"  # the last plan that parsed: what the graph shows and runs
     JSON_ERROR = "plan.json_error"  # why the JSON panel's text does not parse, or None
+    JSON_READ = "plan.json_read"  # the Plan JSON text edit_json last read (its JSON_ERROR is about this text)
     APPROVED = "plan.approved"  # fingerprint of the plan the user approved, or None
     RUN = "plan.run"  # core.Run of the current plan, or None
     RUN_SAVED = "plan.run_saved"  # the run's id once it is stored with its plan
@@ -115,6 +116,7 @@ _DEFAULTS: dict[str, Any] = {
     Keys.LIBRARY_SHOWN: 0,  # 0: the Library's first page
     Keys.PLAN: None,
     Keys.JSON_ERROR: None,
+    Keys.JSON_READ: "",
     Keys.APPROVED: None,
     Keys.RUN: None,
     Keys.RUN_SAVED: None,

@@ -68,7 +68,9 @@ def test_plan_repair_replan_run_and_import_with_a_model(page: Page, llm_studio, 
     # Run: the answer is one streamed call after the steps.
     answer = "Munich's facilities sent several contaminated shipments; see the table."
     llm_server.reply(answer)
-    click(page.get_by_role("button", name="Approve"))
+    click(page.get_by_role("button", name="Approve"))  # a re-plan shows what it changed first
+    expect(page.get_by_text(re.compile(r"Before you approve: this plan is a re-plan of version 1"))).to_be_visible()
+    click(page.get_by_role("button", name="Approve these changes"))
     click(page.get_by_role("button", name="Run all"))
     # Streamed (into the progress box while the run is in progress), then shown under "Answer".
     expect(page.get_by_text(answer)).to_be_visible()

@@ -294,6 +294,7 @@ def test_hostile_text_shows_as_written_in_the_browser(page: Page, studio) -> Non
     # A long note wraps inside the tooltip instead of running off its edge.
     graph = page.locator("[data-testid=plan-graph][data-ready=true]")
     expect(graph).to_have_attribute("data-statuses", "succeeded succeeded")
+    graph.scroll_into_view_if_needed()  # the run's results below may have scrolled it off the top
     point = graph.evaluate("el => el.__network.canvasToDOM(el.__network.getPositions(['a']).a)")
     box = graph.bounding_box()
     page.mouse.move(box["x"] + point["x"], box["y"] + point["y"])
