@@ -184,8 +184,8 @@ def approve_diff_panel(plan: Plan) -> None:
             return
         old, version, feedback = source
         with st.container(border=True, key="editor.approve_diff"):
-            st.markdown(md_escape(f"**Before you approve:** this plan is a re-plan of version {version}, "
-                                  f"asked for: “{feedback}”. What it changed:"))
+            st.markdown("**Before you approve:** " + md_escape(f"this plan is a re-plan of version {version}, "
+                                                                 f"asked for: “{feedback}”. What it changed:"))
             show_diff(old, plan, key="editor.approve_diff.graph")
             confirm, cancel, _ = st.columns([1.4, 1, 4])
             confirm.button("Approve these changes", key="editor.approve_diff.confirm", type="primary",

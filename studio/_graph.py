@@ -325,9 +325,27 @@ function keepLegible(root) {
   if (network.getScale() < root.__legible) network.moveTo({ scale: root.__legible, animation: false });
 }
 
+// During a run the view follows the running step while it would leave the view, until the
+// user moves the view themselves (drag, wheel, the zoom buttons): then it stays theirs.
+function followRunning(root, data) {
+  const network = root.__network;
+  const at = data.statuses.indexOf("running");
+  if (root.__userMoved || at < 0 || !data.nodes[at]) return;
+  const id = data.nodes[at].id;
+  const position = network.getPositions([id])[id];
+  if (!position) return;
+  const scale = network.getScale();
+  const view = network.getViewPosition();
+  const canvas = root.querySelector(".ps-graph-canvas");
+  const halfWidth = canvas.clientWidth / (2 * scale), halfHeight = canvas.clientHeight / (2 * scale);
+  if (Math.abs(position.x - view.x) < halfWidth * 0.8 && Math.abs(position.y - view.y) < halfHeight * 0.8) return;
+  network.moveTo({ position, scale, animation: false });
+}
+
 function zoom(root, how) {
   const network = root.__network;
   if (!network) return;
+  root.__userMoved = true;
   if (how === "fit") network.fit({ animation: false });
   else network.moveTo({ scale: network.getScale() * (how === "in" ? ZOOM_STEP : 1 / ZOOM_STEP), animation: false });
   keepLegible(root);
@@ -493,6 +511,7 @@ export default function (component) {
       root.__nodes.update(nodes);
       root.__edges.update(edges);
       keepSelection(root, data);
+      followRunning(root, data);
       markDrawn(root, data);
       root.__network.redraw();
       return;
@@ -514,8 +533,11 @@ export default function (component) {
     connectMode(root, false);
     keepSelection(root, data);
     root.__legible = data.minLabelPx / data.labelPx;
-    root.__network.on("zoom", () => { keepLegible(root); showScale(root); });
+    root.__userMoved = false;
+    root.__network.on("zoom", () => { root.__userMoved = true; keepLegible(root); showScale(root); });
+    root.__network.on("dragEnd", (event) => { if (!event.nodes.length) root.__userMoved = true; });
     firstView(root, canvas, data);
+    followRunning(root, data);
     markDrawn(root, data);
     root.__network.redraw();
   }, () => {

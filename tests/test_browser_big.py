@@ -43,6 +43,13 @@ def test_a_50_step_plan_mid_run_shows_its_progress_and_a_legible_graph(page: Pag
     drawn = graph(page, " ".join(["succeeded"] * GATE_AT + ["running"] + ["pending"] * (50 - GATE_AT - 1)))
     expect(drawn).to_be_in_viewport()
     assert label_px(drawn) >= LEGIBLE_PX
+    # The view followed the run: the step running now is inside the graph, not off its edge.
+    x, y, width, height = drawn.evaluate("""(el, at) => {
+        const id = el.__network.body.data.nodes.getIds()[at];
+        const p = el.__network.canvasToDOM(el.__network.getPositions([id])[id]);
+        const canvas = el.querySelector(".ps-graph-canvas");
+        return [p.x, p.y, canvas.clientWidth, canvas.clientHeight]; }""", GATE_AT)
+    assert 0 <= x <= width and 0 <= y <= height
     shot = screenshot(page, "big-50-steps-mid-run.png")
     assert shot.stat().st_size > 0
     expect(progress).to_be_visible()  # the screenshot caught the run still at the gate
