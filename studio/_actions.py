@@ -140,9 +140,13 @@ def show_notices() -> None:
         getattr(st, kind)(md_escape(text))
 
 
-def show_plan(plan: Plan, *, saved: SavedRef | None) -> None:
+def show_plan(plan: Plan, *, saved: SavedRef | None, keeps_review: bool = False) -> None:
     """Put ``plan`` in the editor as the plan to review: not approved, not run, its edit history
-    starting from it."""
+    starting from it. Another plan (a new goal, an import, one from the Library) also ends an
+    agent's review held open here, so its approval cannot send a plan the agent never sent;
+    a re-plan of the plan under review (``keeps_review``) does not."""
+    if not keeps_review:
+        st.session_state[Keys.REVIEW_OPEN] = None
     _review(plan)
     history(reset=plan)
     st.session_state[Keys.EDITOR_APPROVED_PLAN] = None
@@ -211,7 +215,8 @@ def replan() -> None:
             _hold_conflict(conflict, plan, save_message="before re-plan")
             return
         version = services.store.save_plan(new_plan, plan_id=saved.plan_id, message=f"re-plan: {feedback}")
-        show_plan(new_plan, saved=SavedRef(version.plan_id, version.version, fingerprint(new_plan)))
+        show_plan(new_plan, saved=SavedRef(version.plan_id, version.version, fingerprint(new_plan)),
+                  keeps_review=True)
         st.session_state[Keys.FEEDBACK] = ""
         changes = describe_changes(plan, new_plan)
         notify("success", f"Re-planned as version {version.version} ({changes}); version "

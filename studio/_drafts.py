@@ -255,7 +255,7 @@ def _apply(content: str, store: PlanStore, worker: BackgroundRun | None) -> None
     if plan is None and text.strip():
         plan = Plan()  # an empty plan, so the Plan JSON (and its text) is on the page
     if plan is not None:
-        actions.show_plan(plan, saved=None)
+        actions.show_plan(plan, saved=None, keeps_review=True)
     state[Keys.GOAL] = goal
     if text.strip():  # the user's own text, as typed, even when it does not parse
         state[Keys.JSON] = text

@@ -19,7 +19,7 @@ __all__ = ["ReviewKeys", "close_review", "decide", "open_review", "open_review_i
 
 
 class ReviewKeys:
-    OPEN = "review.open"  # id of the review the Plan page is reviewing, or None
+    OPEN = Keys.REVIEW_OPEN  # id of the review the Plan page is reviewing, or None
     COMMENT = "review.comment"  # the reviewer's comment, sent with the decision
     MESSAGE = "review.message"  # (kind, text) for the Reviews page, said once
     LINK_OPENED = "review.link_opened"  # the ?review= id this session already opened
@@ -41,7 +41,7 @@ def open_review(review_id: str) -> bool:
         plan = review.approved_plan or review.plan
         saved = (SavedRef(review.plan_id, review.version, actions.fingerprint(plan))
                  if review.plan_id is not None and review.version is not None else None)
-        actions.show_plan(plan, saved=saved)
+        actions.show_plan(plan, saved=saved, keeps_review=True)
         st.session_state[ReviewKeys.OPEN] = review.id
         st.session_state[ReviewKeys.COMMENT] = review.comment
         if review.status == "pending":

@@ -31,6 +31,7 @@ class Keys:
     # Plan page state
     PLAN = "plan.current"  # the last plan that parsed: what the graph shows and runs
     JSON_ERROR = "plan.json_error"  # why the JSON panel's text does not parse, or None
+    REVIEW_OPEN = "review.open"  # id of the agent's review the Plan page holds, or None (_review_actions)
     JSON_READ = "plan.json_read"  # the Plan JSON text edit_json last read (its JSON_ERROR is about this text)
     APPROVED = "plan.approved"  # fingerprint of the plan the user approved, or None
     RUN = "plan.run"  # core.Run of the current plan, or None

@@ -7,7 +7,7 @@ import json
 
 from streamlit.testing.v1 import AppTest
 
-from apptest_helpers import PLAN, edit_json, no_failures, texts
+from apptest_helpers import PLAN, edit_json, make_plan, no_failures, texts
 from core import Plan, load_plan
 from studio import Keys, get_services
 from studio._review_intake import submit_review
@@ -79,6 +79,18 @@ def test_a_rejected_review_keeps_the_comment_and_stores_no_version(app: AppTest)
     assert (review.status, review.comment, review.plan_id) == ("rejected", "too broad", None)
     assert {d.decision for d in review.decisions} == {"rejected"}
     assert get_services().store.list_plans() == []
+
+
+def test_another_plan_in_the_editor_ends_the_review_so_it_cannot_be_approved_by_mistake(app: AppTest) -> None:
+    review_id = _send({"plan": SENT, "agent": "bot"})
+    app.switch_page(REVIEWS).run()
+    app.button(key=f"reviews.open.{review_id}").click().run()
+    app.switch_page(PLAN).run()
+    assert app.button(key="review.approve")
+    make_plan(app, "Get inspections in Hamburg")  # a plan the agent never sent
+    no_failures(app)
+    assert not [b for b in app.button if b.key == "review.approve"]
+    assert get_services().store.get_review(review_id).status == "pending"  # still waiting in Reviews
 
 
 def test_a_plan_using_the_agents_own_tools_is_checked_against_their_definitions(app: AppTest) -> None:
