@@ -490,6 +490,19 @@ export default function (component) {
     root.tabIndex = 0;
     root.onkeydown = (event) => onKey(root, event);
     root.onfocusout = (event) => keepFocus(root, event);
+    window.__planStudioGraph = root;
+    if (!window.__planStudioKeys) {
+      // However the rerun after a click left the focus, a key pressed with nothing focused
+      // (the page body) goes to the editable graph: typing in a field is never taken.
+      window.__planStudioKeys = true;
+      document.addEventListener("keydown", (event) => {
+        const graph = window.__planStudioGraph;
+        const active = document.activeElement;
+        if (graph && graph.isConnected && graph.__editable && (active === null || active === document.body)) {
+          onKey(graph, event);
+        }
+      });
+    }
     if (!window.__planStudioPointer) {
       window.__planStudioPointer = { at: 0, inGraph: false };
       document.addEventListener("pointerdown", (event) => {
