@@ -29,7 +29,7 @@ __all__ = [
     "history", "import_plan", "is_approved", "json_blocker", "make_plan", "notify", "open_saved_plan",
     "open_saved_run", "page_services", "plain_message", "reload_newer_version", "replan", "reported",
     "request_run", "run_in_progress", "save", "save_on_top", "set_locks", "settled_run", "show_notices",
-    "show_plan", "shown", "stop_run", "take_edit",
+    "show_plan", "shown", "stop_run", "take_edit", "write_json_panel",
 ]
 
 log = logging.getLogger("studio")
@@ -140,6 +140,13 @@ def show_notices() -> None:
         getattr(st, kind)(md_escape(text))
 
 
+def write_json_panel(text: str) -> None:
+    """Put ``text`` in the Plan JSON panel from code: noted as read, since nobody typed it
+    (``_refused_for_json`` reads only what the user typed and no callback has read yet)."""
+    st.session_state[Keys.JSON] = text
+    st.session_state[Keys.JSON_READ] = text
+
+
 def show_plan(plan: Plan, *, saved: SavedRef | None, keeps_review: bool = False) -> None:
     """Put ``plan`` in the editor as the plan to review: not approved, not run, its edit history
     starting from it. Another plan (a new goal, an import, one from the Library) also ends an
@@ -157,8 +164,7 @@ def show_plan(plan: Plan, *, saved: SavedRef | None, keeps_review: bool = False)
     st.session_state[Keys.JSON_ERROR] = None
     st.session_state[Keys.SAVED] = saved
     st.session_state[Keys.CONFLICT] = None  # about the plan the editor held before
-    st.session_state[Keys.JSON] = dump_plan(plan, "native")
-    st.session_state[Keys.JSON_READ] = st.session_state[Keys.JSON]  # written here, not typed: nothing to read
+    write_json_panel(dump_plan(plan, "native"))
 
 
 def _review(plan: Plan) -> None:
@@ -324,8 +330,7 @@ def set_locks() -> None:
     locked = set(st.session_state.get(Keys.LOCKS) or [])
     steps = [s.model_copy(update={"locked": s.id in locked}) for s in plan.steps]
     take_edit(plan.model_copy(update={"steps": steps}), "change the locked steps")
-    st.session_state[Keys.JSON] = dump_plan(st.session_state[Keys.PLAN], "native")
-    st.session_state[Keys.JSON_READ] = st.session_state[Keys.JSON]  # written here, not typed: nothing to read
+    write_json_panel(dump_plan(st.session_state[Keys.PLAN], "native"))
 
 
 def import_plan(text: str, fmt: str) -> None:
@@ -351,8 +356,7 @@ def edit_json() -> None:
     st.session_state[Keys.NOTICES] = []
     running: Plan | None = st.session_state[Keys.PLAN]
     if running is not None and _refused_during_run("edit the plan (your edit was not applied)"):
-        st.session_state[Keys.JSON] = dump_plan(running, "native")  # the panel shows what runs
-        st.session_state[Keys.JSON_READ] = st.session_state[Keys.JSON]  # written here, not typed: nothing to read
+        write_json_panel(dump_plan(running, "native"))  # the panel shows what runs
         return
     text = st.session_state.get(Keys.JSON, "")
     st.session_state[Keys.JSON_READ] = text

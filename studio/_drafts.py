@@ -258,8 +258,7 @@ def _apply(content: str, store: PlanStore, worker: BackgroundRun | None) -> None
         actions.show_plan(plan, saved=None, keeps_review=True)
     state[Keys.GOAL] = goal
     if text.strip():  # the user's own text, as typed, even when it does not parse
-        state[Keys.JSON] = text
-        state[Keys.JSON_READ] = state[Keys.JSON]  # written here, not typed: nothing to read
+        actions.write_json_panel(text)
     state[Keys.JSON_ERROR] = json_error
     state[Keys.FEEDBACK] = _text(data, "feedback")
     state[Keys.SAVE_MESSAGE] = _text(data, "save_message")

@@ -44,8 +44,7 @@ def apply_edit(label: str, change: Callable[[Plan], Plan], *, select: Callable[[
         actions.notify("error", actions.failure_message(label, exc))
         return False
     if actions.take_edit(edited, label):
-        st.session_state[Keys.JSON] = dump_plan(edited, "native")
-        st.session_state[Keys.JSON_READ] = st.session_state[Keys.JSON]  # written here, not typed: nothing to read
+        actions.write_json_panel(dump_plan(edited, "native"))
     if select is not None:
         st.session_state[Keys.EDITOR_SELECTED] = select(edited)
     return True
@@ -61,8 +60,7 @@ def _move(label: str, step: Callable[[], Plan | None]) -> None:
         actions.notify("info", f"Nothing to {label}.")
         return
     actions.take_edit(plan, label, record=False)
-    st.session_state[Keys.JSON] = dump_plan(plan, "native")
-    st.session_state[Keys.JSON_READ] = st.session_state[Keys.JSON]  # written here, not typed: nothing to read
+    actions.write_json_panel(dump_plan(plan, "native"))
     st.session_state[Keys.JSON_ERROR] = None
 
 
