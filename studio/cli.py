@@ -114,10 +114,8 @@ def _parser() -> argparse.ArgumentParser:
                     "Without a command, starts the studio in your browser.")
     parser.add_argument("--port", type=int, default=8501, help="the studio's port (default 8501)")
     parser.add_argument("--allowed-origin", action="append", metavar="ORIGIN", dest="allowed_origins",
-                        help="another origin that may use the studio, e.g. a reverse proxy's "
-                             "https://studio.example.com (repeatable; default: "
-                             "PLAN_STUDIO_ALLOWED_ORIGINS); only 127.0.0.1, localhost and [::1] "
-                             "on the studio's port otherwise")
+                        help="another origin that may use the studio, e.g. a reverse proxy's https://studio."
+                             "example.com (repeatable; default: PLAN_STUDIO_ALLOWED_ORIGINS)")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     plan = commands.add_parser("plan", parents=[common], help="print a plan for a goal")
@@ -367,8 +365,7 @@ _COMMANDS = {"plan": _cmd_plan, "validate": _cmd_validate, "run": _cmd_run, "rep
 def _studio_argv(port: int, allowed_origins: Sequence[str] = ()) -> list[str]:
     flags = [f"--{section}.{name}={str(value).lower() if isinstance(value, bool) else value}"
              for section, options in STUDIO_OPTIONS.items() for name, value in options.items()]
-    # Streamlit checks a WebSocket's origin too (after the studio's own guard, studio/_origin_guard.py):
-    # it must know a proxy's origin as well, or a proxy that rewrites Host would be refused.
+    # Streamlit checks a WebSocket's origin too, after the studio's guard (_origin_guard.py).
     cors = [f"--server.corsAllowedOrigins={origin}" for origin in allowed_origins]
     return ["run", str(ENTRY_SCRIPT), f"--server.port={port}", *flags, *cors]
 

@@ -184,3 +184,25 @@ def test_the_guard_knows_the_port_it_serves() -> None:
     with pytest.raises(WebSocketDisconnect):
         with client.websocket_connect("/ws", headers={"Host": "localhost:8502", "Origin": "null"}) as ws:
             ws.receive_text()
+
+
+# -- the setting ---------------------------------------------------------------------------------
+
+def test_a_bad_allowed_origin_is_a_setup_error_before_the_studio_starts(monkeypatch, capsys) -> None:
+    from studio.cli import main
+
+    for name in ("PLAN_STUDIO_ALLOWED_ORIGINS", "PLAN_STUDIO_FROM_OPTIONS"):
+        monkeypatch.setenv(name, "")  # put back as it was after the test
+    assert main(["--allowed-origin", "https://studio.example.com/app"]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "allowed_origins" in error and "studio.example.com/app" in error
+
+
+def test_an_allowed_origin_reaches_the_setting_and_streamlits_own_check(monkeypatch) -> None:
+    from core import Settings
+    from studio.cli import _studio_argv
+
+    monkeypatch.setenv("PLAN_STUDIO_ALLOWED_ORIGINS", "https://studio.example.com, http://10.0.0.5:8501/")
+    origins = Settings.from_env().allowed_origins
+    assert origins == ["https://studio.example.com", "http://10.0.0.5:8501"]
+    assert "--server.corsAllowedOrigins=https://studio.example.com" in _studio_argv(8501, origins)
