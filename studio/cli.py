@@ -30,7 +30,7 @@ from typing import Any, Iterable, Iterator, Sequence, TextIO
 from pydantic import ValidationError
 
 from core import (FORMATS, FROM_OPTIONS_VARIABLE, Executor, Plan, PlanError, PlanInvalid,
-                  PlanStudioError, Run, Settings, StepRun, StepStatus, dump_plan)
+                  PlanStudioError, Run, Settings, StepRun, StepStatus, dump_plan, private_folder)
 from core.formats import detect_and_load
 from core.planners import unread_notice
 
@@ -393,6 +393,7 @@ def _serve(args: argparse.Namespace) -> int:
         given.append("allowed_origins")
     os.environ[FROM_OPTIONS_VARIABLE] = ",".join(given)
     settings = _settings(args)  # a bad setting is reported here, not as a broken page
+    private_folder(settings.data_dir)  # an older studio's loose folder is tightened before serving
     print(f"Plan Studio: http://127.0.0.1:{args.port}", file=sys.stderr, flush=True)
     streamlit_cli.main(args=_studio_argv(args.port, settings.allowed_origins), prog_name="plan-studio")
     return 0

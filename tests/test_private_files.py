@@ -91,3 +91,32 @@ def test_a_database_outside_the_data_folder_is_private_and_its_folder_left_alone
         assert modes == {".": "0o755", **{name: "0o600" for name in modes if name != "."}}
     finally:
         store.close()
+
+
+def test_the_studio_started_on_a_loose_folder_tightens_it_and_writes_privately(tmp_path: Path) -> None:
+    import json
+    import urllib.request
+
+    from conftest import start_studio
+
+    data_dir = tmp_path / "data"
+    _use_everything(data_dir).close()
+    data_dir.chmod(0o755)
+    for path in data_dir.iterdir():
+        path.chmod(0o644)
+    studio = start_studio(tmp_path)
+    served = next(studio)
+    try:
+        # Started, before anyone opened a page: already private.
+        assert _modes(data_dir) == {".": "0o700", **{name: "0o600" for name in _modes(data_dir) if name != "."}}
+        token = (data_dir / TOKEN_FILE).read_text().strip()
+        body = json.dumps({"plan": {"goal": "x", "steps": [{"id": "a", "tool": "facilities_list"}]}}).encode()
+        request = urllib.request.Request(f"{served.url}/api/reviews", data=body, method="POST",
+                                         headers={"Authorization": f"Bearer {token}"})
+        with urllib.request.urlopen(request, timeout=60) as answer:
+            assert answer.status == 201
+        modes = _modes(data_dir)  # after a write through the running studio: its WAL too
+        assert "studio.sqlite3-wal" in modes
+        assert modes == {".": "0o700", **{name: "0o600" for name in modes if name != "."}}
+    finally:
+        studio.close()
