@@ -132,8 +132,9 @@ class OriginGuard:
 
 async def _refuse(scope: Scope, receive: Receive, send: Send, reason: str) -> None:
     body = f"Forbidden: {reason}\n".encode()
+    # The reason quotes the request's own headers: plain text, and never sniffed as anything else.
     headers = [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(body)).encode()),
-               *FRAMING_HEADERS]
+               (b"x-content-type-options", b"nosniff"), *FRAMING_HEADERS]
     if scope["type"] == "http":
         await send({"type": "http.response.start", "status": 403, "headers": headers})
         await send({"type": "http.response.body", "body": body})
