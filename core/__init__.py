@@ -75,3 +75,7 @@ __all__ = [
 ]
 # Tools an agent declares when it sends a plan for review (kept apart to merge cleanly).
 __all__ += ["DeclaredTool", "ToolDefinition", "parse_tool_definitions", "with_declared_tools"]
+# The data folder and its files, private to the user (kept apart to merge cleanly).
+from ._private_files import private_file, private_folder, private_sqlite, tighten_file  # noqa: E402
+
+__all__ += ["private_file", "private_folder", "private_sqlite", "tighten_file"]

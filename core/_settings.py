@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Literal
 
 import platformdirs
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 __all__ = ["Settings", "PlannerName", "FROM_OPTIONS_VARIABLE", "split_tool_sources", "split_mcp_servers"]
 
@@ -35,14 +35,17 @@ _ENV = {
 }
 # Lists: tool sources are separated by os.pathsep, like PATH; MCP servers one per line (a
 # command line has spaces and a URL has colons, so neither separator would do).
-_LIST_ENV = {"tools": "PLAN_STUDIO_TOOLS", "mcp": "PLAN_STUDIO_MCP"}
+_LIST_ENV = {"tools": "PLAN_STUDIO_TOOLS", "mcp": "PLAN_STUDIO_MCP",
+             "allowed_origins": "PLAN_STUDIO_ALLOWED_ORIGINS"}
 _IDENTIFIER = re.compile(r"^[A-Za-z_]\w*$")
 _MODULE = re.compile(r"^[A-Za-z_][\w.]*$")
 # Set by ``plan-studio`` for the studio it starts: the settings its own options gave (it hands
 # them over as the variables above), so the Settings page can name the option, not the variable.
 FROM_OPTIONS_VARIABLE = "PLAN_STUDIO_FROM_OPTIONS"
 _OPTIONS = {"data_dir": "--data-dir", "today": "--today", "planner": "--planner", "tools": "--tools",
-            "mcp": "--mcp"}
+            "mcp": "--mcp", "allowed_origins": "--allowed-origin"}
+# An origin a browser sends: scheme, host and optional port, nothing after.
+_ORIGIN = re.compile(r"^https?://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?/?$")
 
 
 def split_tool_sources(text: str) -> list[str]:
@@ -79,6 +82,16 @@ class Settings(BaseModel):
     tools: list[str] = Field(default_factory=list, description="Python tool files and modules (--tools)")
     mcp: list[str] = Field(default_factory=list, description="MCP servers: command lines or URLs (--mcp)")
     mcp_timeout: float = Field(30.0, gt=0, description="Seconds to wait for an MCP server to start or answer")
+    allowed_origins: list[str] = Field(default_factory=list,
+                                       description="Origins besides the studio's own that may use it: a reverse proxy's")
+
+    @field_validator("allowed_origins")
+    @classmethod
+    def _origins(cls, origins: list[str]) -> list[str]:
+        for origin in origins:
+            if not _ORIGIN.match(origin):
+                raise ValueError(f"{origin!r} is not an origin like https://studio.example.com")
+        return [origin.rstrip("/").lower() for origin in origins]
 
     @classmethod
     def from_env(cls, **overrides: object) -> "Settings":
@@ -87,6 +100,8 @@ class Settings(BaseModel):
             values["tools"] = split_tool_sources(os.environ[_LIST_ENV["tools"]])
         if os.environ.get(_LIST_ENV["mcp"]):
             values["mcp"] = split_mcp_servers(os.environ[_LIST_ENV["mcp"]])
+        if os.environ.get(_LIST_ENV["allowed_origins"]):
+            values["allowed_origins"] = os.environ[_LIST_ENV["allowed_origins"]].replace(",", " ").split()
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls.model_validate(values)
 

@@ -12,7 +12,7 @@ import os
 import secrets
 from pathlib import Path
 
-from core import StorageError
+from core import StorageError, private_folder, tighten_file
 
 __all__ = ["TOKEN_FILE", "ensure_token", "token_matches"]
 
@@ -28,11 +28,13 @@ def ensure_token(data_dir: Path) -> str:
     """
     path = Path(data_dir).expanduser() / TOKEN_FILE
     try:
-        return _read(path)
+        token = _read(path)
+        tighten_file(path)  # one an older version, or a copy, left readable by others
+        return token
     except FileNotFoundError:
         pass
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_folder(path.parent, tighten_files=False)
         draft = path.with_name(f".{TOKEN_FILE}.{os.getpid()}.{secrets.token_hex(4)}")
         fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w", encoding="ascii") as out:

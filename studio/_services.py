@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from core import (Executor, PlannerError, PlanStudioError, Settings, ToolRegistry, Validator,
-                  make_synthesizer)
+                  make_synthesizer, private_folder)
 from core.planners import Planner, make_planner
 from tools import load_tools
 
@@ -72,6 +72,9 @@ def build_services(settings: Settings, registry: ToolRegistry | None = None,
     store instead of opening the settings' database again.
     """
     problems: list[str] = []
+    # Before any tool or store writes there: plans, runs and reviews are the user's alone, also
+    # in a folder an older version made readable by others.
+    private_folder(settings.data_dir)
     if registry is None:
         registry, problems = load_tools(settings)
     planner, problem = _make_planner(settings, registry)

@@ -233,12 +233,25 @@ def reset() -> None:
 
 
 def _review_api(settings: Settings) -> None:
-    """The review API's token, for agents that send plans here (``plan-studio token`` prints it too)."""
+    """The review API's token, for agents that send plans here (``plan-studio token`` prints it too).
+
+    Masked until Reveal: the token is not even sent to the browser before, so a glance at the
+    screen, a screenshot or a page that could watch this one gets nothing."""
     from ._api_token import ensure_token
 
     st.subheader("Review API")
-    with actions.shown("show the review API token"):
-        token = ensure_token(settings.data_dir)
-        st.caption("Agents send plans for review to `POST /api/reviews` on this studio's address, with the "
-                   "header `Authorization: Bearer TOKEN`:")
-        st.code(token, language=None)
+    st.caption("Agents send plans for review to `POST /api/reviews` on this studio's address, with the "
+               "header `Authorization: Bearer TOKEN`; `plan-studio token` prints the token too.")
+    with st.container(key="settings-token"), actions.shown("show the review API token"):
+        if not st.session_state[Keys.SETTINGS_TOKEN_SHOWN]:
+            st.markdown("Token: `••••••••••••••••` (hidden)")
+            st.button("Reveal token", key="settings.token.reveal", on_click=_show_token, args=(True,),
+                      icon=":material/visibility:")
+            return
+        st.code(ensure_token(settings.data_dir), language=None)
+        st.button("Hide token", key="settings.token.hide", on_click=_show_token, args=(False,),
+                  icon=":material/visibility_off:")
+
+
+def _show_token(shown: bool) -> None:
+    st.session_state[Keys.SETTINGS_TOKEN_SHOWN] = shown

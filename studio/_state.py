@@ -76,6 +76,7 @@ class Keys:
     SETTINGS_MCP = "settings.mcp"  # this session's MCP servers (list of --mcp values), or None: the environment's
     SETTINGS_MCP_NEW = "settings.mcp_new"  # the "Add an MCP server" text box
     SETTINGS_MCP_MESSAGE = "settings.mcp_message"  # (kind, text) about the last add or remove, or None
+    SETTINGS_TOKEN_SHOWN = "settings.token_shown"  # whether Settings shows the review API token (Reveal)
     # Tools page widgets
     TOOLS_FILTER = "tools.filter"
 
@@ -138,6 +139,7 @@ _DEFAULTS: dict[str, Any] = {
     Keys.SETTINGS_MCP: None,
     Keys.SETTINGS_MCP_NEW: "",
     Keys.SETTINGS_MCP_MESSAGE: None,
+    Keys.SETTINGS_TOKEN_SHOWN: False,
     Keys.TOOLS_FILTER: "",
     Keys.EDITOR_HISTORY: None,  # made on first use (core.EditHistory)
     Keys.EDITOR_SELECTED: None,

@@ -16,6 +16,9 @@ _PROJECT = str(Path(__file__).resolve().parent.parent)
 if _PROJECT not in sys.path:
     sys.path.insert(0, _PROJECT)
 
+from core import Settings  # noqa: E402
+from studio._origin_guard import origin_guard  # noqa: E402
 from studio._review_api import api_routes, make_token  # noqa: E402
 
-app = st.App(Path(__file__).resolve().parent / "app.py", routes=api_routes(), lifespan=make_token)
+app = st.App(Path(__file__).resolve().parent / "app.py", routes=api_routes(), lifespan=make_token,
+             middleware=[origin_guard(Settings.from_env().allowed_origins)])

@@ -30,7 +30,7 @@ from typing import Any, Iterable, Iterator, Sequence, TextIO
 from pydantic import ValidationError
 
 from core import (FORMATS, FROM_OPTIONS_VARIABLE, Executor, Plan, PlanError, PlanInvalid,
-                  PlanStudioError, Run, Settings, StepRun, StepStatus, dump_plan)
+                  PlanStudioError, Run, Settings, StepRun, StepStatus, dump_plan, private_folder)
 from core.formats import detect_and_load
 from core.planners import unread_notice
 
@@ -113,6 +113,9 @@ def _parser() -> argparse.ArgumentParser:
         description="See, edit, approve and run what an AI planner is about to do. "
                     "Without a command, starts the studio in your browser.")
     parser.add_argument("--port", type=int, default=8501, help="the studio's port (default 8501)")
+    parser.add_argument("--allowed-origin", action="append", metavar="ORIGIN", dest="allowed_origins",
+                        help="another origin that may use the studio, e.g. a reverse proxy's https://studio."
+                             "example.com (repeatable; default: PLAN_STUDIO_ALLOWED_ORIGINS)")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     plan = commands.add_parser("plan", parents=[common], help="print a plan for a goal")
@@ -359,10 +362,12 @@ _COMMANDS = {"plan": _cmd_plan, "validate": _cmd_validate, "run": _cmd_run, "rep
              "token": _cmd_token, "mcp-server": _cmd_mcp_server}
 
 
-def _studio_argv(port: int) -> list[str]:
+def _studio_argv(port: int, allowed_origins: Sequence[str] = ()) -> list[str]:
     flags = [f"--{section}.{name}={str(value).lower() if isinstance(value, bool) else value}"
              for section, options in STUDIO_OPTIONS.items() for name, value in options.items()]
-    return ["run", str(ENTRY_SCRIPT), f"--server.port={port}", *flags]
+    # Streamlit checks a WebSocket's origin too, after the studio's guard (_origin_guard.py).
+    cors = [f"--server.corsAllowedOrigins={origin}" for origin in allowed_origins]
+    return ["run", str(ENTRY_SCRIPT), f"--server.port={port}", *flags, *cors]
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -383,10 +388,14 @@ def _serve(args: argparse.Namespace) -> int:
     if servers is not None:
         os.environ["PLAN_STUDIO_MCP"] = "\n".join(servers)
         given.append("mcp")
+    if args.allowed_origins is not None:
+        os.environ["PLAN_STUDIO_ALLOWED_ORIGINS"] = " ".join(args.allowed_origins)
+        given.append("allowed_origins")
     os.environ[FROM_OPTIONS_VARIABLE] = ",".join(given)
-    _settings(args)  # a bad setting is reported here, not as a broken page
+    settings = _settings(args)  # a bad setting is reported here, not as a broken page
+    private_folder(settings.data_dir)  # an older studio's loose folder is tightened before serving
     print(f"Plan Studio: http://127.0.0.1:{args.port}", file=sys.stderr, flush=True)
-    streamlit_cli.main(args=_studio_argv(args.port), prog_name="plan-studio")
+    streamlit_cli.main(args=_studio_argv(args.port, settings.allowed_origins), prog_name="plan-studio")
     return 0
 
 

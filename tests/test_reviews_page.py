@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 from apptest_helpers import PLAN, edit_json, make_plan, no_failures, texts
 from core import Plan, load_plan
 from studio import Keys, get_services
+from studio._api_token import ensure_token
 from studio._review_intake import submit_review
 from studio._text import md_escape
 
@@ -121,9 +122,17 @@ def test_a_review_link_opens_the_review(app: AppTest) -> None:
     assert isinstance(app.session_state[Keys.PLAN], Plan)
 
 
-def test_settings_shows_the_api_token_kept_private_in_the_data_folder(app: AppTest) -> None:
+def test_settings_shows_the_api_token_only_when_asked_and_keeps_it_private(app: AppTest) -> None:
     app.switch_page("../pages/settings.py").run()
     no_failures(app)
+    token = ensure_token(get_services().settings.data_dir)  # the studio's start makes it
     token_file = get_services().settings.data_dir / "api-token"
     assert oct(token_file.stat().st_mode & 0o777) == "0o600"
-    assert [c.value for c in app.code] == [token_file.read_text().strip()]
+    # Not drawn at all until asked for: a page that could watch this one would see nothing.
+    assert token not in texts(app)
+    assert [c.value for c in app.code] == []
+
+    app.button(key="settings.token.reveal").click().run()
+    assert [c.value for c in app.code] == [token]
+    app.button(key="settings.token.hide").click().run()
+    assert [c.value for c in app.code] == []

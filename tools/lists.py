@@ -14,7 +14,7 @@ from pathlib import Path
 
 from typing_extensions import TypedDict
 
-from core import NonBlank, Settings, ToolRegistry
+from core import NonBlank, Settings, ToolRegistry, private_sqlite
 
 __all__ = ["ListStore", "ListView", "DeletedList", "register"]
 
@@ -56,7 +56,7 @@ class ListStore:
         self.path = Path(path)
 
     def _connect(self) -> sqlite3.Connection:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        private_sqlite(self.path)  # lists are the user's own: 0600, like the plan store
         conn = sqlite3.connect(self.path, timeout=10, isolation_level=None)
         conn.execute("PRAGMA foreign_keys = ON")
         conn.executescript(_SCHEMA)

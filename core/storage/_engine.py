@@ -21,6 +21,7 @@ from typing import Any
 from sqlalchemy import Engine, event
 from sqlmodel import Session, SQLModel, create_engine
 
+from .._private_files import private_sqlite
 from . import _tables  # noqa: F401  (registers the tables on SQLModel.metadata)
 
 __all__ = ["make_engine", "create_tables", "reading_session", "writing_session"]
@@ -33,10 +34,10 @@ _WRITE_OPTION = "plan_studio_write"
 def make_engine(path: str | Path) -> Engine:
     """An engine for the SQLite file at ``path``; parent folders are created.
 
-    The file itself is opened (and created) on first use.
+    The file is created empty and private (0600) here, so SQLite, which opens it on first use,
+    never makes it readable by others; its -wal and -shm files take its mode.
     """
-    file = Path(path).expanduser()
-    file.parent.mkdir(parents=True, exist_ok=True)
+    file = private_sqlite(Path(path))
     engine = create_engine(
         f"sqlite:///{file}",
         # Streamlit runs each session's script in its own thread; the pool hands a

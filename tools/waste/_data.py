@@ -228,7 +228,7 @@ def generate_database(path: Path, today: dt.date, seed: int = DEFAULT_SEED) -> N
     step, so a process opening ``path`` sees either no file or a complete database.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # the data folder is private
     rng = random.Random(seed)
     facilities = _facilities(rng)
     shipments, contaminants = _shipments_and_contaminants(rng, today, facilities)
