@@ -35,10 +35,20 @@ TYPED = "typed value"  # the "from" picker's choice for a literal
 _NOT_SET = "(not set)"
 
 
+def _alternatives(schema: dict[str, Any], defs: dict[str, Any]) -> list[dict[str, Any]]:
+    """``schema_alternatives``, with a list of types (``"type": ["integer", "null"]``, as JSON
+    schemas an agent declares for its own tools write a nullable param) taken one type at a time."""
+    out: list[dict[str, Any]] = []
+    for option in schema_alternatives(schema, defs):
+        kinds = option.get("type")
+        out += [{**option, "type": kind} for kind in kinds] if isinstance(kinds, list) else [option]
+    return out
+
+
 def field_kind(schema: dict[str, Any]) -> str:
     """Which widget a param gets: enum, boolean, date, integer, number, list, text or json."""
     defs = schema.get("$defs", {})
-    options = [o for o in schema_alternatives(schema, defs) if o.get("type") != "null"] or [{}]
+    options = [o for o in _alternatives(schema, defs) if o.get("type") != "null"] or [{}]
     if all("enum" in o for o in options):
         return "enum"
     types = {o.get("type") for o in options}
@@ -59,7 +69,7 @@ def field_kind(schema: dict[str, Any]) -> str:
 
 def _option(schema: dict[str, Any]) -> dict[str, Any]:
     defs = schema.get("$defs", {})
-    options = [o for o in schema_alternatives(schema, defs) if o.get("type") != "null"]
+    options = [o for o in _alternatives(schema, defs) if o.get("type") != "null"]
     return options[0] if options else {}
 
 
@@ -125,7 +135,7 @@ def _read(kind: str, schema: dict[str, Any], raw: Any) -> Any:
 
 def _item(text: str, schema: dict[str, Any]) -> Any:
     """One line of a list field, as the item type wants it (numbers stay text if they are not)."""
-    kinds = {o.get("type") for o in schema_alternatives(schema, schema.get("$defs", {}))}
+    kinds = {o.get("type") for o in _alternatives(schema, schema.get("$defs", {}))}
     if kinds & {"integer", "number", "boolean", "object", "array"}:
         try:
             return json.loads(text)
