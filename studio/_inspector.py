@@ -353,6 +353,12 @@ def _typed_widget(services: Services, step_id: str, name: str, kind: str, schema
         cast = int if integer else float
         low, high = option.get("minimum"), option.get("maximum")
         current = value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+        # A value past a bound (typed in the JSON, or sent so) is shown as it is, with its
+        # problem; the widget would refuse to draw it, and check_param refuses a new one.
+        if current is not None and low is not None and current < low:
+            low = None
+        if current is not None and high is not None and current > high:
+            high = None
         st.number_input(name, value=cast(current) if current is not None else None,
                         min_value=cast(low) if low is not None else None,
                         max_value=cast(high) if high is not None else None,
