@@ -78,6 +78,7 @@ def test_a_review_in_progress_survives_reload_and_reopening_and_waits_for_a_plan
         assert _amount(page) == 600
         expect(page.get_by_text(re.compile("unknown tool", re.I))).to_have_count(0)
         expect(approve).to_be_disabled()
+        screenshot(page, "review-work-reloaded.png")
 
         # The inspector edits the agent's step from its declared schema: a bounded number, an enum.
         graph = page.locator("[data-testid=plan-graph][data-ready=true][data-editable=true]")
