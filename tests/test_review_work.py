@@ -189,3 +189,16 @@ def test_the_inspector_edits_a_step_of_the_agents_own_tool_from_its_declared_sch
     no_failures(app)
     assert "customer is required" in texts(app)
     assert app.session_state[Keys.PLAN].step("refund").params["customer"] == "ada"
+
+
+def test_reopening_brings_back_plan_json_text_that_does_not_parse_yet(app: AppTest) -> None:
+    review_id = _start_reviewing(app)
+    broken = app.text_area(key=Keys.JSON).value.replace("450", "475") + "\n}"
+    edit_json(app, broken)
+    assert app.session_state[Keys.JSON_ERROR]
+    other = _tab()  # another tab: only the review's own work record has it
+    _open(other, review_id)
+    assert other.text_area(key=Keys.JSON).value == broken
+    assert other.session_state[Keys.JSON_ERROR] == app.session_state[Keys.JSON_ERROR]
+    assert "Not applied: not valid JSON" in texts(other)
+    assert other.button(key="review.approve").disabled
