@@ -38,6 +38,7 @@ def open_review(review_id: str) -> bool:
         review = get_services().store.get_review(review_id)
         pending = review.status == "pending"
         if pending and open_review_id() == review.id:  # already in the editor: the work, its undo steps and all
+            actions.notify("info", f"Back to the plan {review.agent} sent, with your edits and comment as you left them.")
             return True
         plan = review.approved_plan or review.plan
         saved = (SavedRef(review.plan_id, review.version, actions.fingerprint(plan))

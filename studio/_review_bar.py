@@ -42,7 +42,8 @@ def review_bar(services: Services) -> None:
         blocker = approval_blocker(services, st.session_state[Keys.PLAN])
         approve, reject, close, note = st.columns([1.4, 1, 1, 3], vertical_alignment="center")
         approve.button("Approve review", key="review.approve", type="primary", on_click=decide,
-                       args=(review.id, True), disabled=blocker is not None, icon=":material/task_alt:", width="stretch")
+                       args=(review.id, True), disabled=blocker is not None, icon=":material/task_alt:",
+                       width="stretch")
         reject.button("Reject", key="review.reject", on_click=decide, args=(review.id, False),
                       icon=":material/block:", width="stretch")
         close.button("Later", key="review.close", on_click=close_review, icon=":material/schedule:",
