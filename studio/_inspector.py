@@ -330,8 +330,19 @@ def _bounds(schema: dict[str, Any]) -> str:
     return f"({', '.join(words)})" if words else ""
 
 
+# A browser's number field holds integers up to 2**53 - 1 exactly; Streamlit refuses a value or
+# bound past that (an agent's schema may well declare one).
+_BROWSER_SAFE = 2 ** 53 - 1
+
+
+def _browser_safe(number: Any) -> bool:
+    return number is None or (isinstance(number, (int, float)) and abs(number) <= _BROWSER_SAFE)
+
+
 def _typed_widget(services: Services, step_id: str, name: str, kind: str, schema: dict[str, Any], value: Any,
                   key: str, help_text: str | None) -> None:
+    if kind in ("integer", "number") and isinstance(value, (int, float)) and not _browser_safe(value):
+        kind = "json"  # typed as JSON text, so the value is shown and edited exactly
     args = (services, step_id, name, kind, key)
     shown = _shown(kind, value)
     option = _option(schema)
@@ -355,9 +366,9 @@ def _typed_widget(services: Services, step_id: str, name: str, kind: str, schema
         current = value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
         # A value past a bound (typed in the JSON, or sent so) is shown as it is, with its
         # problem; the widget would refuse to draw it, and check_param refuses a new one.
-        if current is not None and low is not None and current < low:
+        if not _browser_safe(low) or (current is not None and low is not None and current < low):
             low = None
-        if current is not None and high is not None and current > high:
+        if not _browser_safe(high) or (current is not None and high is not None and current > high):
             high = None
         st.number_input(name, value=cast(current) if current is not None else None,
                         min_value=cast(low) if low is not None else None,

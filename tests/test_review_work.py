@@ -202,3 +202,20 @@ def test_reopening_brings_back_plan_json_text_that_does_not_parse_yet(app: AppTe
     assert other.session_state[Keys.JSON_ERROR] == app.session_state[Keys.JSON_ERROR]
     assert "Not applied: not valid JSON" in texts(other)
     assert other.button(key="review.approve").disabled
+
+
+def test_the_inspector_draws_numbers_and_bounds_a_browser_cannot_hold(app: AppTest) -> None:
+    huge = 10 ** 20  # past JavaScript's safe integers: a number field cannot hold it
+    tools = [{"name": "count_up", "description": "Count.", "inputSchema": {"type": "object", "properties": {
+        "start": {"type": "integer", "minimum": -huge, "maximum": huge},
+        "total": {"type": "integer", "maximum": huge}}}}]
+    plan = {"goal": "count", "steps": [{"id": "c", "tool": "count_up", "params": {"start": huge // 2, "total": 5}}]}
+    _open(app, _send({"plan": plan, "tools": tools, "agent": "counter"}))
+    app.session_state[Keys.EDITOR_SELECTED] = "c"
+    app.run()
+    no_failures(app)
+    assert "Could not show the step inspector" not in texts(app)
+    revision = app.session_state[Keys.EDITOR_REVISION]
+    assert app.text_input(key=f"{Keys.EDITOR_FIELD_PREFIX}c.start.{revision}").value == str(huge // 2)
+    total = app.number_input(key=f"{Keys.EDITOR_FIELD_PREFIX}c.total.{revision}")
+    assert total.value == 5 and total.max != huge
