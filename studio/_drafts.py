@@ -40,6 +40,8 @@ from core import BackgroundRun, Plan, PlanError, PlanStudioError, Run, load_plan
 from core.storage import PlanStore
 
 from . import _actions as actions
+from . import _review_work as review_work
+from ._review_work import ReviewKeys
 from ._session import get_services
 from ._state import Keys, SavedRef
 
@@ -68,7 +70,7 @@ class Snapshot:
 
 
 _KEPT = (Keys.GOAL, Keys.JSON, Keys.JSON_ERROR, Keys.PLAN, Keys.APPROVED, Keys.SAVED, Keys.RUN, Keys.RUN_SAVED,
-         Keys.FEEDBACK, Keys.SAVE_MESSAGE)
+         Keys.FEEDBACK, Keys.SAVE_MESSAGE, ReviewKeys.OPEN, ReviewKeys.COMMENT, ReviewKeys.TOOLS)
 
 
 def _snapshot() -> Snapshot:
@@ -111,6 +113,7 @@ def _content() -> str:
         "run_saved": run is not None and state[Keys.RUN_SAVED] == run.id,
         "feedback": state.get(Keys.FEEDBACK, ""),
         "save_message": state.get(Keys.SAVE_MESSAGE, ""),
+        "review": review_work.draft_part(),  # the review held open: its bar, comment and the agent's tools
     }
     return json.dumps(data, ensure_ascii=True, separators=(",", ":"))
 
@@ -121,6 +124,7 @@ def keep_draft() -> None:
     draft_id = st.session_state[Keys.DRAFT_ID]
     if draft_id is None:
         return
+    review_work.keep_review_work()  # the reviewer's work on the review held open, for reopening it
     worker: BackgroundRun | None = st.session_state[Keys.WORKER]
     with _lock:
         if worker is not None:
@@ -264,6 +268,7 @@ def _apply(content: str, store: PlanStore, worker: BackgroundRun | None) -> None
     state[Keys.SAVE_MESSAGE] = _text(data, "save_message")
     if plan is None:
         return
+    review_work.restore_part(data.get("review"))
     if data.get("approved") is True:
         state[Keys.APPROVED] = actions.execution_fingerprint(plan)
     saved = data.get("saved")

@@ -35,10 +35,20 @@ TYPED = "typed value"  # the "from" picker's choice for a literal
 _NOT_SET = "(not set)"
 
 
+def _alternatives(schema: dict[str, Any], defs: dict[str, Any]) -> list[dict[str, Any]]:
+    """``schema_alternatives``, with a list of types (``"type": ["integer", "null"]``, as JSON
+    schemas an agent declares for its own tools write a nullable param) taken one type at a time."""
+    out: list[dict[str, Any]] = []
+    for option in schema_alternatives(schema, defs):
+        kinds = option.get("type")
+        out += [{**option, "type": kind} for kind in kinds] if isinstance(kinds, list) else [option]
+    return out
+
+
 def field_kind(schema: dict[str, Any]) -> str:
     """Which widget a param gets: enum, boolean, date, integer, number, list, text or json."""
     defs = schema.get("$defs", {})
-    options = [o for o in schema_alternatives(schema, defs) if o.get("type") != "null"] or [{}]
+    options = [o for o in _alternatives(schema, defs) if o.get("type") != "null"] or [{}]
     if all("enum" in o for o in options):
         return "enum"
     types = {o.get("type") for o in options}
@@ -59,7 +69,7 @@ def field_kind(schema: dict[str, Any]) -> str:
 
 def _option(schema: dict[str, Any]) -> dict[str, Any]:
     defs = schema.get("$defs", {})
-    options = [o for o in schema_alternatives(schema, defs) if o.get("type") != "null"]
+    options = [o for o in _alternatives(schema, defs) if o.get("type") != "null"]
     return options[0] if options else {}
 
 
@@ -125,7 +135,7 @@ def _read(kind: str, schema: dict[str, Any], raw: Any) -> Any:
 
 def _item(text: str, schema: dict[str, Any]) -> Any:
     """One line of a list field, as the item type wants it (numbers stay text if they are not)."""
-    kinds = {o.get("type") for o in schema_alternatives(schema, schema.get("$defs", {}))}
+    kinds = {o.get("type") for o in _alternatives(schema, schema.get("$defs", {}))}
     if kinds & {"integer", "number", "boolean", "object", "array"}:
         try:
             return json.loads(text)
@@ -320,8 +330,19 @@ def _bounds(schema: dict[str, Any]) -> str:
     return f"({', '.join(words)})" if words else ""
 
 
+# A browser's number field holds integers up to 2**53 - 1 exactly; Streamlit refuses a value or
+# bound past that (an agent's schema may well declare one).
+_BROWSER_SAFE = 2 ** 53 - 1
+
+
+def _browser_safe(number: Any) -> bool:
+    return number is None or (isinstance(number, (int, float)) and abs(number) <= _BROWSER_SAFE)
+
+
 def _typed_widget(services: Services, step_id: str, name: str, kind: str, schema: dict[str, Any], value: Any,
                   key: str, help_text: str | None) -> None:
+    if kind in ("integer", "number") and isinstance(value, (int, float)) and not _browser_safe(value):
+        kind = "json"  # typed as JSON text, so the value is shown and edited exactly
     args = (services, step_id, name, kind, key)
     shown = _shown(kind, value)
     option = _option(schema)
@@ -343,6 +364,12 @@ def _typed_widget(services: Services, step_id: str, name: str, kind: str, schema
         cast = int if integer else float
         low, high = option.get("minimum"), option.get("maximum")
         current = value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+        # A value past a bound (typed in the JSON, or sent so) is shown as it is, with its
+        # problem; the widget would refuse to draw it, and check_param refuses a new one.
+        if not _browser_safe(low) or (current is not None and low is not None and current < low):
+            low = None
+        if not _browser_safe(high) or (current is not None and high is not None and current > high):
+            high = None
         st.number_input(name, value=cast(current) if current is not None else None,
                         min_value=cast(low) if low is not None else None,
                         max_value=cast(high) if high is not None else None,

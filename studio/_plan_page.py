@@ -18,7 +18,7 @@ from . import _editor as editor
 from ._graph import GRAPH_MIN_HEIGHT, STATUS_COLOURS
 from ._inspector import inspector
 from ._replan_panel import conflict_panel, replan_panel, versions_panel
-from ._review_actions import review_validator
+from ._review_actions import review_services
 from ._review_bar import review_bar
 from ._services import Services
 from ._state import PERSIST, Keys, SavedRef
@@ -54,6 +54,7 @@ def plan_page() -> None:
                   on_click=editor.start_empty_plan)
         formats_panel(services, None)
         return
+    services = review_services(services)  # reviewing an agent's plan: its own tools count too
     conflict_panel(plan)
     review_bar(services)
     with actions.shown("show the plan"):
@@ -101,7 +102,7 @@ def _plan_view(services: Services, plan: Plan) -> None:
                                "valid plan."), icon=":material/data_object:")
 
     # Checked only now: should checking fail, the JSON to fix the plan in is already on the page.
-    problems = review_validator(services).validate(plan)  # with an agent's own tools in a review
+    problems = services.validator.validate(plan)  # with an agent's own tools in a review
     errors = [p for p in problems if p.severity == "error"]
     blocker = actions.json_blocker()
     if blocker is None:

@@ -4,26 +4,22 @@ approve or reject it, leave it. Kept apart from ``_actions`` (the plan editor's 
 
 from __future__ import annotations
 
+import dataclasses
+
 import streamlit as st
 
 from core import Plan, PlanStudioError, ReviewDecided, Validator
-from core.storage import Review
 
 from . import _actions as actions
 from ._review_intake import registry_for
+from ._review_work import ReviewKeys, bring_back_work, forget_work
 from ._services import Services
 from ._session import get_services
 from ._state import Keys, SavedRef
 
-__all__ = ["ReviewKeys", "close_review", "decide", "open_review", "open_review_id", "review_validator"]
+__all__ = ["ReviewKeys", "close_review", "decide", "open_review", "open_review_id", "review_services"]
 
-
-class ReviewKeys:
-    OPEN = Keys.REVIEW_OPEN  # id of the review the Plan page is reviewing, or None
-    COMMENT = "review.comment"  # the reviewer's comment, sent with the decision
-    MESSAGE = "review.message"  # (kind, text) for the Reviews page, said once
-    LINK_OPENED = "review.link_opened"  # the ?review= id this session already opened
-    SEEN = "review.seen"  # what the list showed: (reviews, pending), to notice new ones
+_SERVICES = "review.services"  # (studio services, tools, the services with the agent's tools): made once
 
 
 def open_review_id() -> str | None:
@@ -31,22 +27,31 @@ def open_review_id() -> str | None:
 
 
 def open_review(review_id: str) -> bool:
-    """Put the review's plan (as approved, once it is) in the editor; False if it failed."""
+    """Put the review in the editor: while it is pending, the reviewer's work on it where there is
+    some (kept across reloads and tabs), else the plan as sent; once decided, the plan as
+    approved, or as sent when rejected. False if it failed."""
     st.session_state[Keys.NOTICES] = []
     if actions.run_in_progress():
         actions.notify("info", "A run is in progress: stop it or let it finish, then open the review.")
         return False
     with actions.reported("open the review"):
         review = get_services().store.get_review(review_id)
+        pending = review.status == "pending"
+        if pending and open_review_id() == review.id:  # already in the editor: the work, its undo steps and all
+            actions.notify("info", f"Back to the plan {review.agent} sent, with your edits and comment as you left them.")
+            return True
         plan = review.approved_plan or review.plan
         saved = (SavedRef(review.plan_id, review.version, actions.fingerprint(plan))
                  if review.plan_id is not None and review.version is not None else None)
         actions.show_plan(plan, saved=saved, keeps_review=True)
         st.session_state[ReviewKeys.OPEN] = review.id
         st.session_state[ReviewKeys.COMMENT] = review.comment
-        if review.status == "pending":
-            actions.notify("info", f"Reviewing the plan {review.agent} sent. Edit it here if it needs it, "
-                                   "then approve or reject it in the review bar.")
+        st.session_state[ReviewKeys.TOOLS] = (review.id, review.tools)
+        if pending:
+            earlier = bring_back_work(review.id)
+            actions.notify("info", f"Reviewing the plan {review.agent} sent"
+                                   + (", with your edits and comment so far" if earlier else "")
+                                   + ". Edit it here if it needs it, then approve or reject it in the review bar.")
         return True
     return False
 
@@ -56,13 +61,35 @@ def close_review() -> None:
     st.session_state[ReviewKeys.COMMENT] = ""
 
 
+def approval_blocker(services: Services, plan: Plan | None) -> str | None:
+    """Why the review cannot be approved now, or None: the gate of the plan page's Approve (the
+    Plan JSON parses, the plan has no problems), with the agent's own tools counted."""
+    blocker = actions.json_blocker()
+    if blocker is not None:
+        return blocker
+    errors = [] if plan is None else services.validator.errors(plan)
+    if errors:
+        return (f"The plan has {len(errors)} problem{'s' if len(errors) != 1 else ''} to fix first "
+                "(listed below the graph)")
+    return None
+
+
 def decide(review_id: str, approve: bool) -> None:
-    """Approve the plan in the editor (edits included, saved as a version) or reject it."""
+    """Approve the plan in the editor (edits included, saved as a version) or reject it.
+    Approval is checked here, not only by the disabled button: a click the page sent before it
+    drew the button disabled must not send the agent a plan with problems."""
     st.session_state[Keys.NOTICES] = []
-    if approve and actions.json_blocker() is not None:
-        actions.notify("error", "The Plan JSON does not parse: fix it, or undo the edit, before approving.")
+    if approve and actions.edit_refused("approve the review"):  # a run going on, or the JSON not parsing
         return
     plan: Plan | None = st.session_state[Keys.PLAN]
+    if approve:
+        try:
+            blocker = approval_blocker(review_services(get_services()), plan)
+        except Exception as exc:  # shown as a notice, never a traceback
+            blocker = actions.failure_message("check the plan", exc)
+        if blocker is not None:
+            actions.notify("error", f"Not approved. {blocker}. The agent is still waiting for your decision.")
+            return
     saved: SavedRef | None = st.session_state[Keys.SAVED]
     comment = (st.session_state.get(ReviewKeys.COMMENT) or "").strip()
     store = get_services().store
@@ -76,6 +103,7 @@ def decide(review_id: str, approve: bool) -> None:
     except Exception as exc:  # shown as a notice, never a traceback
         actions.notify("error", actions.failure_message("record the decision", exc))
         return
+    forget_work(review_id)
     if approve and plan is not None and review.plan_id is not None and review.version is not None:
         st.session_state[Keys.SAVED] = SavedRef(review.plan_id, review.version, actions.fingerprint(plan))
         actions.notify("success", f"Approved and sent back to {review.agent}, with your edits; "
@@ -84,19 +112,38 @@ def decide(review_id: str, approve: bool) -> None:
         actions.notify("success", f"Rejected; {review.agent} gets your comment.")
 
 
-def review_validator(services: Services) -> Validator:
-    """The validator for the plan in the editor: with a review open whose agent sent its own
-    tool definitions, those count as tools too."""
+def _review_tools(services: Services, review_id: str) -> list[dict] | None:
+    """The agent's own tool definitions of the review held open, as opened (or brought back by
+    a reload); read from the store for a session that opened it before they were kept."""
+    held = st.session_state.get(ReviewKeys.TOOLS)
+    if isinstance(held, tuple) and held[0] == review_id:
+        return held[1]
+    tools = services.store.get_review(review_id).tools
+    st.session_state[ReviewKeys.TOOLS] = (review_id, tools)
+    return tools
+
+
+def review_services(services: Services) -> Services:
+    """``services`` for the plan in the editor: with a review open whose agent sent its own tool
+    definitions, its registry and validator know those tools too, so the validator checks the
+    agent's steps and the inspector and Add step edit them from their schemas."""
     review_id = open_review_id()
     if review_id is None:
-        return services.validator
+        return services
     try:
         tools = _review_tools(services, review_id)
-    except PlanStudioError:  # the review cannot be read: check against the studio's tools alone
-        return services.validator
-    return services.validator if not tools else Validator(registry_for(services, tools))
-
-
-def _review_tools(services: Services, review_id: str) -> list[dict] | None:
-    review: Review = services.store.get_review(review_id)
-    return review.tools
+    except PlanStudioError:  # the review cannot be read: the review bar says so
+        return services
+    if not tools:
+        return services
+    made = st.session_state.get(_SERVICES)
+    if made is not None and made[0] is services and made[1] is tools:
+        return made[2]
+    try:
+        registry = registry_for(services, tools)
+    except PlanStudioError as exc:
+        actions.log.warning("the agent's tools of review %s do not read: %s", review_id, exc)
+        return services
+    with_tools = dataclasses.replace(services, registry=registry, validator=Validator(registry))
+    st.session_state[_SERVICES] = (services, tools, with_tools)
+    return with_tools

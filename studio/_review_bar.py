@@ -9,7 +9,7 @@ from core import Plan
 from core.storage import Review, step_decisions
 
 from . import _actions as actions
-from ._review_actions import ReviewKeys, close_review, decide, open_review_id
+from ._review_actions import ReviewKeys, approval_blocker, close_review, decide, open_review_id
 from ._services import Services
 from ._state import PERSIST, Keys
 from ._text import md_escape
@@ -38,16 +38,18 @@ def review_bar(services: Services) -> None:
             return
         st.text_input("Comment for the agent", key=ReviewKeys.COMMENT, persist_state=PERSIST,
                       placeholder="Optional: why you approved or rejected it, what you changed")
-        blocked = actions.json_blocker() is not None
+        # The gate of Approve; decide() checks it again, for a click sent before this was drawn.
+        blocker = approval_blocker(services, st.session_state[Keys.PLAN])
         approve, reject, close, note = st.columns([1.4, 1, 1, 3], vertical_alignment="center")
         approve.button("Approve review", key="review.approve", type="primary", on_click=decide,
-                       args=(review.id, True), disabled=blocked, icon=":material/task_alt:", width="stretch")
+                       args=(review.id, True), disabled=blocker is not None, icon=":material/task_alt:",
+                       width="stretch")
         reject.button("Reject", key="review.reject", on_click=decide, args=(review.id, False),
                       icon=":material/block:", width="stretch")
         close.button("Later", key="review.close", on_click=close_review, icon=":material/schedule:",
                      width="stretch", help="Leave the review pending; it stays in Reviews.")
         note.caption("Approve sends the plan as it is in the editor, your edits included, and saves it "
-                     "as a version." + (" Fix the Plan JSON first." if blocked else ""))
+                     "as a version." + (md_escape(f" {blocker}.") if blocker is not None else ""))
         _changes(review)
 
 

@@ -1,0 +1,133 @@
+"""A review in progress is kept like any draft: a reload, or reopening it from Reviews, brings
+back the reviewer's work, not the plan as the agent sent it.
+
+Two records keep it:
+
+- the tab's draft (``_drafts``) holds which review the editor is reviewing, the comment typed
+  for the agent and the agent's own tool definitions (``draft_part`` / ``restore_part``), so
+  a reloaded tab shows the review bar again and checks and edits the agent's steps against
+  their definitions;
+- the review's own work record (a draft named ``review-<id>`` in the store, ``keep_review_work``)
+  holds the plan as the reviewer has edited it, the Plan JSON text (even while it does not
+  parse) and the comment, so opening the pending review again, from this tab after "Later" or
+  from another tab, brings that work back (``bring_back_work``). Deciding the review forgets it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import streamlit as st
+
+from core import Plan, PlanError, load_plan
+
+from . import _actions as actions
+from ._session import get_services
+from ._state import Keys
+
+__all__ = ["ReviewKeys", "bring_back_work", "draft_part", "forget_work", "keep_review_work", "restore_part"]
+
+_FORMAT = 1  # the work record's layout
+
+
+class ReviewKeys:
+    OPEN = Keys.REVIEW_OPEN  # id of the review the Plan page is reviewing, or None
+    COMMENT = "review.comment"  # the reviewer's comment, sent with the decision
+    TOOLS = "review.tools"  # (review id, the agent's tool definitions or None) of the review opened
+    MESSAGE = "review.message"  # (kind, text) for the Reviews page, said once
+    LINK_OPENED = "review.link_opened"  # the ?review= id this session already opened
+    SEEN = "review.seen"  # what the list showed: (reviews, pending), to notice new ones
+    WORK_WRITTEN = "review.work_written"  # what the review's work record last written holds
+
+
+def _work_id(review_id: str) -> str:
+    # Not 16 hex digits: no ?draft= URL can name it, so no tab takes it for its own draft.
+    return f"review-{review_id}"
+
+
+# -- in the tab's draft ----------------------------------------------------------------------------
+
+def draft_part() -> dict[str, Any] | None:
+    """What the tab's draft keeps of the review held open: its id, the comment, the agent's tools."""
+    review_id = st.session_state.get(ReviewKeys.OPEN)
+    if review_id is None:
+        return None
+    held = st.session_state.get(ReviewKeys.TOOLS)
+    tools = held[1] if isinstance(held, tuple) and held[0] == review_id else None
+    return {"id": review_id, "comment": st.session_state.get(ReviewKeys.COMMENT) or "", "tools": tools}
+
+
+def restore_part(part: Any) -> None:
+    """Hold the review a reloaded tab's draft names open again (the plan came back with the draft)."""
+    if not isinstance(part, dict) or not isinstance(part.get("id"), str):
+        return
+    tools = part.get("tools")
+    comment = part.get("comment")
+    st.session_state[ReviewKeys.OPEN] = part["id"]
+    st.session_state[ReviewKeys.COMMENT] = comment if isinstance(comment, str) else ""
+    st.session_state[ReviewKeys.TOOLS] = (part["id"], tools if isinstance(tools, list) else None)
+
+
+# -- the review's own work record ------------------------------------------------------------------
+
+def _work_snapshot() -> tuple[Any, ...]:
+    state = st.session_state
+    return (state.get(ReviewKeys.OPEN), state.get(Keys.PLAN), state.get(Keys.JSON), state.get(ReviewKeys.COMMENT))
+
+
+def keep_review_work() -> None:
+    """Write the reviewer's work on the pending review held open when it changed since the last
+    write; the entry script calls it on every run. A failure is logged and retried on the next
+    change: the work is still in the session and in the tab's draft."""
+    snapshot = _work_snapshot()
+    review_id, plan, text, comment = snapshot
+    written = st.session_state.get(ReviewKeys.WORK_WRITTEN)
+    if review_id is None or plan is None or (
+            written is not None and all(a is b or a == b for a, b in zip(snapshot, written))):
+        return
+    store = get_services().store
+    try:
+        if store.get_review(review_id).status == "pending":  # a decided review's work is done
+            content = {"format": _FORMAT, "plan": plan.model_dump(mode="json"), "json": text or "",
+                       "comment": comment or ""}
+            store.save_draft(_work_id(review_id), json.dumps(content, ensure_ascii=True, separators=(",", ":")))
+    except Exception as exc:
+        actions.log.warning("could not keep the work on review %s: %s", review_id, exc)
+        return
+    st.session_state[ReviewKeys.WORK_WRITTEN] = snapshot
+
+
+def forget_work(review_id: str) -> None:
+    """The review is decided: its work in progress is done."""
+    try:
+        get_services().store.delete_draft(_work_id(review_id))
+    except Exception as exc:  # housekeeping: the record is pruned with old drafts anyway
+        actions.log.warning("could not forget the work on review %s: %s", review_id, exc)
+    st.session_state[ReviewKeys.WORK_WRITTEN] = _work_snapshot()
+
+
+def bring_back_work(review_id: str) -> bool:
+    """Put the reviewer's kept work on ``review_id`` (plan, Plan JSON text, comment) in the
+    editor, over the plan as sent; False when there is none. Work that no longer reads is
+    said, and the plan as sent stays."""
+    draft = get_services().store.load_draft(_work_id(review_id))
+    if draft is None:
+        return False
+    try:
+        data = json.loads(draft.content)
+        plan = Plan.model_validate(data["plan"])
+        text, comment = data.get("json"), data.get("comment")
+    except (ValueError, TypeError, KeyError, PlanError) as exc:
+        actions.notify("warning", f"Your earlier work on this review could not be brought back ({exc}); "
+                                  "this is the plan as the agent sent it.")
+        return False
+    actions.show_plan(plan, saved=None, keeps_review=True)
+    if isinstance(text, str) and text.strip():  # the text as typed, even when it does not parse
+        actions.write_json_panel(text)
+        try:
+            load_plan(text, "native")
+        except PlanError as exc:
+            st.session_state[Keys.JSON_ERROR] = actions.plain_message(exc)
+    st.session_state[ReviewKeys.COMMENT] = comment if isinstance(comment, str) else ""
+    return True
