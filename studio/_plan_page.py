@@ -285,6 +285,9 @@ def _step_result(plan: Plan, state: StepRun) -> None:
             st.caption(f"{len(rows)} row{'s' if len(rows) != 1 else ''}")
             if rows:
                 st.dataframe(_table(rows), hide_index=True, key=f"plan.result.{state.step_id}.rows")
+        elif isinstance(state.result, str):
+            # st.json reads a string as JSON text ("Json Parse Error"): a plain string is text.
+            st.markdown(md_escape(state.result))
         else:
             st.json(state.result, expanded=2)
     if state.arguments:
