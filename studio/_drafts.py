@@ -40,6 +40,7 @@ from core import BackgroundRun, Plan, PlanError, PlanStudioError, Run, load_plan
 from core.storage import PlanStore
 
 from . import _actions as actions
+from ._unsaved import unsaved_edits
 from ._session import get_services
 from ._state import Keys, SavedRef
 
@@ -67,7 +68,7 @@ class Snapshot:
         return other is not None and all(a is b or a == b for a, b in zip(self.values, other.values))
 
 
-_KEPT = (Keys.GOAL, Keys.JSON, Keys.JSON_ERROR, Keys.PLAN, Keys.APPROVED, Keys.SAVED, Keys.RUN, Keys.RUN_SAVED,
+_KEPT = (Keys.GOAL, Keys.JSON, Keys.JSON_ERROR, Keys.JSON_PENDING, Keys.PLAN, Keys.APPROVED, Keys.SAVED, Keys.RUN, Keys.RUN_SAVED,
          Keys.FEEDBACK, Keys.SAVE_MESSAGE)
 
 
@@ -104,6 +105,8 @@ def _content() -> str:
         "format": _FORMAT,
         "goal": state.get(Keys.GOAL, ""),
         "json": state.get(Keys.JSON, ""),
+        "json_pending": state[Keys.JSON_PENDING],  # an edit made during a run, not applied
+        "edited": unsaved_edits() is not None,  # so a new goal still asks after a reload
         "plan": None if plan is None else plan.model_dump(mode="json"),
         "approved": plan is not None and actions.is_approved(plan),
         "saved": None if saved is None else {"plan_id": saved.plan_id, "version": saved.version},
@@ -260,6 +263,9 @@ def _apply(content: str, store: PlanStore, worker: BackgroundRun | None) -> None
     if text.strip():  # the user's own text, as typed, even when it does not parse
         actions.write_json_panel(text)
     state[Keys.JSON_ERROR] = json_error
+    state[Keys.JSON_PENDING] = bool(text.strip()) and data.get("json_pending") is True
+    if plan is not None and data.get("edited") is True:
+        state[Keys.EDITOR_BASELINE] = None  # what the plan was before the edits is not kept
     state[Keys.FEEDBACK] = _text(data, "feedback")
     state[Keys.SAVE_MESSAGE] = _text(data, "save_message")
     if plan is None:
