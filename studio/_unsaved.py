@@ -18,6 +18,7 @@ import streamlit as st
 from core import Plan
 
 from . import _actions as actions
+from ._session import get_services
 from ._state import Keys, SavedRef
 from ._text import md_escape
 
@@ -81,6 +82,10 @@ def plan_goal() -> None:
 
 def open_plan(plan_id: str, version: int | None, goal: str) -> bool:
     """The Library's Open: True when the Plan page should show next (opened, or asking)."""
+    if unsaved_edits() is not None and version is None:
+        # The latest version now: "Save first" adds one, which is not the plan asked for.
+        with actions.reported("open the plan"):
+            version = max(v.version for v in get_services().store.versions(plan_id))
     which = "the latest version" if version is None else f"version {version}"
     if _asked("open", (plan_id, version), f"open {which} of “{goal or plan_id}”"):
         return True
