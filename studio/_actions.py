@@ -422,8 +422,8 @@ def approve() -> None:
 # when it ends. Clicks that would change the plan or start another run meanwhile are refused.
 
 RUN_IN_PROGRESS = "A run is in progress: wait for it to finish or press Stop"
-PENDING_EDIT = ("A run is in progress, so your edit is kept in the Plan JSON, not applied yet: the run goes on "
-                "with the plan it started. Apply it (or discard it) below the Plan JSON once the run ends.")
+PENDING_EDIT = ("Your edit is kept in the Plan JSON, not applied yet: a run is in progress, and it goes on with "
+                "the plan it started. Apply it (or discard it) below the Plan JSON once the run has ended.")
 
 
 def run_in_progress() -> bool:

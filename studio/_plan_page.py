@@ -112,7 +112,9 @@ def _plan_view(services: Services, plan: Plan) -> None:
         _problems(problems)
     else:
         # The problems found are the last valid plan's, not the text in the panel: show none.
-        st.caption("Problems are checked once the Plan JSON parses; until then the graph shows "
+        st.caption("Problems are checked once your edit in the Plan JSON is applied; until then the graph "
+                   "shows the plan as it was." if st.session_state[Keys.JSON_PENDING] else
+                   "Problems are checked once the Plan JSON parses; until then the graph shows "
                    "the last valid plan.")
     with actions_slot:
         _actions_bar(plan, errors, blocker)
