@@ -44,6 +44,7 @@ class Keys:
     CONFLICT = "plan.conflict"  # Conflict: a save refused because another tab saved first, or None
     CONFIRM_NEW_RUN = "plan.confirm_new_run"  # RunKind waiting for "start a new run?" after a finished run
     DRAFT_ID = "plan.draft_id"  # this tab's draft in the store (and its URL), set on the session's first run
+    DRAFT_RUN_WRITTEN = "plan.draft_run_written"  # which run the draft's run part holds (_draft_run), to skip rewrites
     DRAFT_WRITTEN = "plan.draft_written"  # what the draft last written holds (_drafts.Snapshot), to skip rewrites
     # Plan page: the editor (graph, inspector, history, comparison)
     EDITOR_GRAPH = "plan.graph"  # the (editable) graph component, one identity idle and during a run; its trigger ``action`` carries graph edits
@@ -133,6 +134,7 @@ _DEFAULTS: dict[str, Any] = {
     Keys.CONFIRM_NEW_RUN: None,
     Keys.DRAFT_ID: None,
     Keys.DRAFT_WRITTEN: None,
+    Keys.DRAFT_RUN_WRITTEN: None,
     Keys.SETTINGS_OVERRIDES: None,
     Keys.SETTINGS_MESSAGE: None,
     Keys.SETTINGS_PLANNER: None,
