@@ -88,3 +88,22 @@ def test_a_draft_write_does_not_copy_a_big_run_result_on_every_change(
     back = _reload(_url(app))
     assert back.session_state[Keys.RUN] == app.session_state[Keys.RUN]
     assert back.session_state[Keys.GOAL] == "edited goal 2"
+
+
+def test_a_copied_draft_keeps_its_own_copy_of_the_run(app: AppTest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tab opened from another's URL copies the draft, and the run kept beside it: a new run
+    in the first tab does not change the second's."""
+    import studio._drafts as drafts
+    make_plan(app)
+    app.button(key="plan.approve").click().run()
+    run_plan(app, "next")
+    paused = app.session_state[Keys.RUN].model_copy(deep=True)  # the run goes on in place
+    monkeypatch.setattr(drafts, "_held_elsewhere", lambda draft_id, session_id: True)
+    second = _reload(_url(app))
+    assert second.session_state[Keys.DRAFT_ID] != app.session_state[Keys.DRAFT_ID]
+    assert second.session_state[Keys.RUN] == paused
+    run_plan(app, "all")  # the first tab carries its run on; the copy keeps the paused one
+    assert app.session_state[Keys.RUN].status == "succeeded"
+    monkeypatch.setattr(drafts, "_held_elsewhere", lambda draft_id, session_id: False)
+    again = _reload(_url(second))
+    assert again.session_state[Keys.RUN] == paused

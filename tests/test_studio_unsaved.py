@@ -148,3 +148,23 @@ def test_an_inspector_edit_during_a_run_waits_as_pending_text_too(app: AppTest, 
     app.button(key="plan.pending.apply").click().run()
     no_failures(app)
     assert app.session_state[Keys.PLAN].step(last).params["location"] == "Leipzig"
+
+
+def test_opening_a_saved_run_over_unsaved_edits_asks_too(app: AppTest) -> None:
+    from apptest_helpers import run_plan
+    make_plan(app)
+    app.button(key="plan.approve").click().run()
+    run_plan(app, "all")
+    app.button(key="plan.save").click().run()
+    run = app.session_state[Keys.RUN]
+    edited = _edit(app)
+    app.switch_page(LIBRARY).run()
+    app.button(key=f"library.open_run.{run.id}").click().run()
+    no_failures(app)
+    app.switch_page(PLAN).run()
+    assert f"open run {run.id} of" in _asked(app)
+    assert app.session_state[Keys.JSON] == edited
+    app.button(key="plan.replace.discard").click().run()
+    no_failures(app)
+    assert app.session_state[Keys.RUN].id == run.id
+    assert f"Opened run {run.id} (succeeded) of version 1" in texts(app)
