@@ -25,12 +25,12 @@ from ._state import Conflict, Keys, SavedRef
 from ._text import md_escape
 
 __all__ = [
-    "PENDING_EDIT", "RUN_IN_PROGRESS", "approve", "cancel_new_run", "collect_finished_run", "confirm_new_run", "delete_saved_plan",
-    "describe_changes", "edit_json", "edit_refused", "execution_fingerprint", "failure_message", "fingerprint",
-    "history", "import_plan", "is_approved", "json_blocker", "make_plan", "notify", "open_saved_plan",
-    "open_saved_run", "page_services", "plain_message", "reload_newer_version", "replan", "reported",
-    "request_run", "run_in_progress", "save", "save_on_top", "set_locks", "settled_run", "show_notices",
-    "show_plan", "shown", "stop_run", "take_edit", "write_json_panel",
+    "PENDING_EDIT", "RUN_IN_PROGRESS", "approve", "cancel_new_run", "collect_finished_run", "confirm_new_run",
+    "delete_saved_plan", "describe_changes", "edit_json", "edit_refused", "execution_fingerprint",
+    "failure_message", "fingerprint", "history", "import_plan", "is_approved", "json_blocker", "make_plan",
+    "notify", "open_saved_plan", "open_saved_run", "page_services", "plain_message", "reload_newer_version",
+    "replan", "reported", "request_run", "run_in_progress", "save", "save_on_top", "set_locks", "settled_run",
+    "show_notices", "show_plan", "shown", "stop_run", "take_edit", "write_json_panel",
 ]
 
 log = logging.getLogger("studio")

@@ -69,8 +69,8 @@ class Snapshot:
         return other is not None and all(a is b or a == b for a, b in zip(self.values, other.values))
 
 
-_KEPT = (Keys.GOAL, Keys.JSON, Keys.JSON_ERROR, Keys.JSON_PENDING, Keys.PLAN, Keys.APPROVED, Keys.SAVED, Keys.RUN, Keys.RUN_SAVED,
-         Keys.FEEDBACK, Keys.SAVE_MESSAGE)
+_KEPT = (Keys.GOAL, Keys.JSON, Keys.JSON_ERROR, Keys.JSON_PENDING, Keys.PLAN, Keys.APPROVED, Keys.SAVED, Keys.RUN,
+         Keys.RUN_SAVED, Keys.FEEDBACK, Keys.SAVE_MESSAGE)
 
 
 def _snapshot() -> Snapshot:

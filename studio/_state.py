@@ -33,7 +33,7 @@ class Keys:
     JSON_ERROR = "plan.json_error"  # why the JSON panel's text does not parse, or None
     REVIEW_OPEN = "review.open"  # id of the agent's review the Plan page holds, or None (_review_actions)
     JSON_READ = "plan.json_read"  # the Plan JSON text edit_json last read (its JSON_ERROR is about this text)
-    JSON_PENDING = "plan.json_pending"  # True: the Plan JSON holds an edit made during a run, not applied (_pending_edit)
+    JSON_PENDING = "plan.json_pending"  # True: the Plan JSON holds an edit made during a run (_pending_edit)
     REPLACE_ASK = "plan.replace_ask"  # _unsaved.Question: another plan waits while the user says what of the edits
     APPROVED = "plan.approved"  # fingerprint of the plan the user approved, or None
     RUN = "plan.run"  # core.Run of the current plan, or None

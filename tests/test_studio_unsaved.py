@@ -112,7 +112,8 @@ def test_unsaved_edits_still_count_after_a_reload(app: AppTest) -> None:
     assert back.session_state[Keys.JSON] == edited
 
 
-def test_an_edit_typed_during_a_run_waits_as_pending_text_and_applies_after(app: AppTest, gate: Gate) -> None:  # noqa: F811
+def test_an_edit_typed_during_a_run_waits_as_pending_text_and_applies_after(
+        app: AppTest, gate: Gate) -> None:  # noqa: F811
     plan = start_gated_run(app, gate)
     edited = app.text_area(key=Keys.JSON).value.replace('"Munich"', '"Leipzig"')
     edit_json(app, edited)
