@@ -15,21 +15,22 @@ from typing import Iterator, Literal
 import streamlit as st
 
 from core import (FORMATS, BackgroundRun, EditHistory, Plan, PlanError, PlanFormatError, PlanStudioError, Run,
-                  RunKind, Step, StepStatus, VersionConflict, dump_plan, load_plan)
+                  RunKind, StepStatus, VersionConflict, dump_plan, load_plan)
 from core.planners import PlanContext, unread_notice
 
+from ._changes import describe_changes
 from ._services import Services
 from ._session import get_services
 from ._state import Conflict, Keys, SavedRef
 from ._text import md_escape
 
 __all__ = [
-    "RUN_IN_PROGRESS", "approve", "cancel_new_run", "collect_finished_run", "confirm_new_run", "delete_saved_plan",
-    "describe_changes", "edit_json", "edit_refused", "execution_fingerprint", "failure_message", "fingerprint",
-    "history", "import_plan", "is_approved", "json_blocker", "make_plan", "notify", "open_saved_plan",
-    "open_saved_run", "page_services", "plain_message", "reload_newer_version", "replan", "reported",
-    "request_run", "run_in_progress", "save", "save_on_top", "set_locks", "settled_run", "show_notices",
-    "show_plan", "shown", "stop_run", "take_edit", "write_json_panel",
+    "PENDING_EDIT", "RUN_IN_PROGRESS", "approve", "cancel_new_run", "collect_finished_run", "confirm_new_run",
+    "delete_saved_plan", "describe_changes", "edit_json", "edit_refused", "execution_fingerprint",
+    "failure_message", "fingerprint", "history", "import_plan", "is_approved", "json_blocker", "make_plan",
+    "notify", "open_saved_plan", "open_saved_run", "page_services", "plain_message", "reload_newer_version",
+    "replan", "reported", "request_run", "run_in_progress", "save", "save_on_top", "set_locks", "settled_run",
+    "show_notices", "show_plan", "shown", "stop_run", "take_edit", "write_json_panel",
 ]
 
 log = logging.getLogger("studio")
@@ -110,6 +111,8 @@ def is_approved(plan: Plan) -> bool:
 def json_blocker() -> str | None:
     """Why Approve, Run and Save must wait, or None: while the Plan JSON holds text that is not a
     plan, the plan they would act on (the last valid one) is not what the panel shows."""
+    if st.session_state[Keys.JSON_PENDING]:
+        return "Apply or discard the edit you made during the run first (below the Plan JSON)"
     error = st.session_state[Keys.JSON_ERROR]
     return None if error is None else f"Fix the Plan JSON first ({error})"
 
@@ -145,6 +148,7 @@ def write_json_panel(text: str) -> None:
     (``_refused_for_json`` reads only what the user typed and no callback has read yet)."""
     st.session_state[Keys.JSON] = text
     st.session_state[Keys.JSON_READ] = text
+    st.session_state[Keys.JSON_PENDING] = False
 
 
 def show_plan(plan: Plan, *, saved: SavedRef | None, keeps_review: bool = False) -> None:
@@ -164,6 +168,7 @@ def show_plan(plan: Plan, *, saved: SavedRef | None, keeps_review: bool = False)
     st.session_state[Keys.JSON_ERROR] = None
     st.session_state[Keys.SAVED] = saved
     st.session_state[Keys.CONFLICT] = None  # about the plan the editor held before
+    st.session_state[Keys.EDITOR_BASELINE] = fingerprint(plan)  # edits since are unsaved (_unsaved)
     write_json_panel(dump_plan(plan, "native"))
 
 
@@ -285,38 +290,6 @@ def save_on_top() -> None:
                           f"its changes are not in yours ({conflict.changes}).")
 
 
-def describe_changes(old: Plan, new: Plan) -> str:
-    """What changed between two versions of a plan, step by step, in a few words."""
-    old_steps = {s.id: s for s in old.steps}
-    new_ids = {s.id for s in new.steps}
-    added = [new.label(s.id) for s in new.steps if s.id not in old_steps]
-    removed = [old.label(s.id) for s in old.steps if s.id not in new_ids]
-    changed = [f"{new.label(s.id)} ({what})" for s in new.steps
-               if s.id in old_steps and (what := _step_changes(old_steps[s.id], s))]
-    parts = [f"{what}: {', '.join(labels)}" for what, labels in
-             (("added", added), ("removed", removed), ("changed", changed)) if labels]
-    return "; ".join(parts) or "no step changed"
-
-
-def _step_changes(old: Step, new: Step) -> str:
-    """``location 'Berlin' → 'Munich', +risk_level 'high', -limit``; other fields by name."""
-    parts = []
-    for name in [*new.params, *(n for n in old.params if n not in new.params)]:
-        before, after = old.params.get(name, _ABSENT), new.params.get(name, _ABSENT)
-        if before is _ABSENT:
-            parts.append(f"+{name} {after!r}")
-        elif after is _ABSENT:
-            parts.append(f"-{name}")
-        elif before != after:
-            parts.append(f"{name} {before!r} → {after!r}")
-    parts += [name for name in ("tool", "depends_on", "parallel", "locked", "output_var", "result_key")
-              if getattr(old, name) != getattr(new, name)]
-    return ", ".join(parts)
-
-
-_ABSENT = object()
-
-
 def set_locks() -> None:
     """The locked-steps picker changed: mark those steps so a re-plan keeps them."""
     plan: Plan | None = st.session_state[Keys.PLAN]
@@ -355,11 +328,16 @@ def edit_json() -> None:
         return  # read already, by a click sent in the same rerun (_refused_for_json)
     st.session_state[Keys.NOTICES] = []
     running: Plan | None = st.session_state[Keys.PLAN]
-    if running is not None and _refused_during_run("edit the plan (your edit was not applied)"):
-        write_json_panel(dump_plan(running, "native"))  # the panel shows what runs
-        return
     text = st.session_state.get(Keys.JSON, "")
     st.session_state[Keys.JSON_READ] = text
+    if running is not None and run_in_progress():
+        # The run goes on with the plan it started; the edit waits in the panel, as typed,
+        # until the user applies it after the run (_pending_edit).
+        st.session_state[Keys.JSON_PENDING] = text != dump_plan(running, "native")
+        if st.session_state[Keys.JSON_PENDING]:
+            notify("info", PENDING_EDIT)
+        return
+    st.session_state[Keys.JSON_PENDING] = False
     try:
         plan = load_plan(text, "native")
     except PlanError as exc:
@@ -444,6 +422,8 @@ def approve() -> None:
 # when it ends. Clicks that would change the plan or start another run meanwhile are refused.
 
 RUN_IN_PROGRESS = "A run is in progress: wait for it to finish or press Stop"
+PENDING_EDIT = ("Your edit is kept in the Plan JSON, not applied yet: a run is in progress, and it goes on with "
+                "the plan it started. Apply it (or discard it) below the Plan JSON once the run has ended.")
 
 
 def run_in_progress() -> bool:

@@ -40,8 +40,10 @@ from core import BackgroundRun, Plan, PlanError, PlanStudioError, Run, load_plan
 from core.storage import PlanStore
 
 from . import _actions as actions
+from . import _draft_run as draft_run
 from . import _review_work as review_work
 from ._review_work import ReviewKeys
+from ._unsaved import unsaved_edits
 from ._session import get_services
 from ._state import Keys, SavedRef
 
@@ -69,8 +71,8 @@ class Snapshot:
         return other is not None and all(a is b or a == b for a, b in zip(self.values, other.values))
 
 
-_KEPT = (Keys.GOAL, Keys.JSON, Keys.JSON_ERROR, Keys.PLAN, Keys.APPROVED, Keys.SAVED, Keys.RUN, Keys.RUN_SAVED,
-         Keys.FEEDBACK, Keys.SAVE_MESSAGE, ReviewKeys.OPEN, ReviewKeys.COMMENT, ReviewKeys.TOOLS)
+_KEPT = (Keys.GOAL, Keys.JSON, Keys.JSON_ERROR, Keys.JSON_PENDING, Keys.PLAN, Keys.APPROVED, Keys.SAVED, Keys.RUN,
+         Keys.RUN_SAVED, Keys.FEEDBACK, Keys.SAVE_MESSAGE, ReviewKeys.OPEN, ReviewKeys.COMMENT, ReviewKeys.TOOLS)
 
 
 def _snapshot() -> Snapshot:
@@ -106,10 +108,12 @@ def _content() -> str:
         "format": _FORMAT,
         "goal": state.get(Keys.GOAL, ""),
         "json": state.get(Keys.JSON, ""),
+        "json_pending": state[Keys.JSON_PENDING],  # an edit made during a run, not applied
+        "edited": unsaved_edits() is not None,  # so a new goal still asks after a reload
         "plan": None if plan is None else plan.model_dump(mode="json"),
         "approved": plan is not None and actions.is_approved(plan),
         "saved": None if saved is None else {"plan_id": saved.plan_id, "version": saved.version},
-        "run": None if run is None else run.model_dump(mode="json"),
+        "run": draft_run.run_reference(run),  # the run itself is a part, written when it changed
         "run_saved": run is not None and state[Keys.RUN_SAVED] == run.id,
         "feedback": state.get(Keys.FEEDBACK, ""),
         "save_message": state.get(Keys.SAVE_MESSAGE, ""),
@@ -135,7 +139,9 @@ def keep_draft() -> None:
     if snapshot.same(st.session_state[Keys.DRAFT_WRITTEN]):
         return
     try:
-        get_services().store.save_draft(draft_id, _content())
+        store = get_services().store
+        draft_run.keep_run(store, draft_id, st.session_state[Keys.RUN])
+        store.save_draft(draft_id, _content())
     except Exception as exc:  # the work is still in the session; the next change tries again
         actions.log.warning("could not keep the draft %s: %s", draft_id, exc)
         return
@@ -204,10 +210,11 @@ def _restore(session_id: str | None) -> str | None:
             worker = None if copy else _live.pop(wanted, None)
             if not copy:
                 _holders[wanted] = session_id or ""
-        _apply(draft.content, store, worker)
+        _apply(wanted, draft.content, store, worker)
         if not copy:
             return wanted
         copied = _new_id()
+        draft_run.copy_run(store, wanted, copied)
         store.save_draft(copied, draft.content)
         return copied
     plan_id = params.get(PLAN_PARAM)
@@ -231,7 +238,7 @@ def _why(exc: Exception) -> str:
     return actions.plain_message(exc) if isinstance(exc, PlanStudioError) else str(exc).splitlines()[0]
 
 
-def _apply(content: str, store: PlanStore, worker: BackgroundRun | None) -> None:
+def _apply(draft_id: str, content: str, store: PlanStore, worker: BackgroundRun | None) -> None:
     """Put a draft's work into the session, as much of it as still reads."""
     state = st.session_state
     try:
@@ -264,6 +271,9 @@ def _apply(content: str, store: PlanStore, worker: BackgroundRun | None) -> None
     if text.strip():  # the user's own text, as typed, even when it does not parse
         actions.write_json_panel(text)
     state[Keys.JSON_ERROR] = json_error
+    state[Keys.JSON_PENDING] = bool(text.strip()) and data.get("json_pending") is True
+    if plan is not None and data.get("edited") is True:
+        state[Keys.EDITOR_BASELINE] = None  # what the plan was before the edits is not kept
     state[Keys.FEEDBACK] = _text(data, "feedback")
     state[Keys.SAVE_MESSAGE] = _text(data, "save_message")
     if plan is None:
@@ -282,7 +292,7 @@ def _apply(content: str, store: PlanStore, worker: BackgroundRun | None) -> None
         state[Keys.WORKER] = worker
     elif data.get("run") is not None:
         try:
-            run = Run.model_validate(data["run"])
+            run = draft_run.read_run(store, draft_id, data["run"], plan)
             state[Keys.RUN] = actions.settled_run(run)
             if data.get("run_saved") is True and state[Keys.SAVED] is not None:
                 state[Keys.RUN_SAVED] = run.id

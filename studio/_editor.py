@@ -17,6 +17,7 @@ from core import (Plan, PlanStudioError, Problem, Run, add_dependency, add_step,
                   diff_plans, dump_plan, duplicate_step, remove_dependency, steps_deleted_with)
 
 from . import _actions as actions
+from . import _pending_edit as pending_edit
 from ._graph import show_graph
 from ._services import Services
 from ._state import Keys
@@ -33,7 +34,11 @@ def apply_edit(label: str, change: Callable[[Plan], Plan], *, select: Callable[[
     plan stays as it was. ``select`` picks the step the inspector shows afterwards."""
     st.session_state[Keys.NOTICES] = []
     plan: Plan | None = st.session_state[Keys.PLAN]
-    if plan is None or actions.edit_refused(label):
+    if plan is None:
+        return False
+    if actions.run_in_progress():  # kept as pending text until the run ends, not thrown away
+        return pending_edit.hold_edit(label, change)
+    if actions.edit_refused(label):
         return False
     try:
         edited = change(plan)

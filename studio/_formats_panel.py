@@ -11,6 +11,7 @@ import streamlit as st
 from core import FORMATS, Plan, dump_plan
 
 from . import _actions as actions
+from . import _unsaved as unsaved
 from ._services import Services
 from ._state import Keys
 
@@ -69,7 +70,7 @@ def _import_clicked() -> None:
     upload = st.session_state.get(_UPLOAD)
     fmt = st.session_state[Keys.IMPORT_FORMAT]
     if upload is None:
-        actions.import_plan(st.session_state[Keys.IMPORT_TEXT], fmt)
+        unsaved.import_plan(st.session_state[Keys.IMPORT_TEXT], fmt)
         return
     try:
         text = upload.getvalue().decode("utf-8")
@@ -77,4 +78,4 @@ def _import_clicked() -> None:
         st.session_state[Keys.NOTICES] = []
         actions.notify("error", f"Could not import {upload.name}: not UTF-8 text ({exc.reason}).")
         return
-    actions.import_plan(text, fmt)
+    unsaved.import_plan(text, fmt)

@@ -12,6 +12,7 @@ import streamlit as st
 from core.storage import PlanHistory, PlanSummary, RunSummary
 
 from . import _actions as actions
+from . import _unsaved as unsaved
 from ._navigation import PLAN_PAGE, page
 from ._state import PERSIST, Keys
 from ._text import md_escape
@@ -57,8 +58,9 @@ def _show_more(shown: int) -> None:
     st.session_state[Keys.LIBRARY_SHOWN] = shown + PAGE_SIZE
 
 
-def _open(plan_id: str, version: int | None = None) -> None:
-    if actions.open_saved_plan(plan_id, version):
+def _open(summary: PlanSummary, version: int | None = None) -> None:
+    # Opened, or the Plan page asks first what becomes of unsaved edits (_unsaved).
+    if unsaved.open_plan(summary.id, version, summary.goal):
         st.switch_page(page(PLAN_PAGE))
     actions.show_notices()  # why it could not be opened
 
@@ -74,7 +76,7 @@ def _plan_card(summary: PlanSummary, history: PlanHistory) -> None:
             f"planner {md_escape(summary.planner)} · updated {summary.updated_at:%Y-%m-%d %H:%M}")
         if button.button("Open", key=f"library.open.{summary.id}", icon=":material/open_in_new:",
                          width="stretch"):
-            _open(summary.id)
+            _open(summary)
         with st.expander("Versions and runs", key=f"library.history.{summary.id}"):
             for version in reversed(history.versions):
                 text, action = st.columns([6, 1], vertical_alignment="center")
@@ -83,7 +85,7 @@ def _plan_card(summary: PlanSummary, history: PlanHistory) -> None:
                               f"{version.step_count} steps{message}")
                 if action.button(f"Open v{version.version}", key=f"library.open.{summary.id}.{version.version}",
                                  width="stretch"):
-                    _open(summary.id, version.version)
+                    _open(summary, version.version)
             with st.popover("Delete", key=f"library.delete_confirm.{summary.id}", icon=":material/delete:"):
                 st.markdown(f"Delete **{md_escape(summary.goal or summary.id)}**, its "
                             f"{summary.latest_version} version(s) and {summary.run_count} run(s)? "
@@ -93,10 +95,10 @@ def _plan_card(summary: PlanSummary, history: PlanHistory) -> None:
             if history.runs:
                 st.markdown("**Runs**")
             for run in history.runs:
-                _run_line(run)
+                _run_line(run, summary.goal)
 
 
-def _run_line(run: RunSummary) -> None:
+def _run_line(run: RunSummary, goal: str) -> None:
     text, action = st.columns([6, 1], vertical_alignment="center")
     counts = ", ".join(f"{n} {s}" for s, n in run.shown_counts().items())
     started = f"{run.started_at:%Y-%m-%d %H:%M}" if run.started_at else "not started"
@@ -105,6 +107,6 @@ def _run_line(run: RunSummary) -> None:
                   f"**{md_escape(run.shown_status)}** · {md_escape(counts)}")
     if action.button("Open run", key=f"library.open_run.{run.id}", width="stretch",
                      help="Open this run with the plan version it ran in the Plan page"):
-        if actions.open_saved_run(run.plan_id, run.version, run.id):
+        if unsaved.open_run(run.plan_id, run.version, run.id, goal):
             st.switch_page(page(PLAN_PAGE))
         actions.show_notices()

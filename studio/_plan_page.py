@@ -15,6 +15,8 @@ from . import _actions as actions
 from ._formats_panel import formats_panel
 from . import _compare as compare
 from . import _editor as editor
+from . import _pending_edit as pending_edit
+from . import _unsaved as unsaved
 from ._graph import GRAPH_MIN_HEIGHT, STATUS_COLOURS
 from ._inspector import inspector
 from ._replan_panel import conflict_panel, replan_panel, versions_panel
@@ -45,6 +47,7 @@ def plan_page() -> None:
         return
     _goal_form(services)
     actions.show_notices()
+    unsaved.replace_question()
     plan: Plan | None = st.session_state[Keys.PLAN]
     if plan is None:
         st.info("Type a goal and press **Plan**, or import a plan below, or build one step by step from an "
@@ -65,7 +68,7 @@ def _goal_form(services: Services) -> None:
     st.text_area("Goal", key=Keys.GOAL, height=80, persist_state=PERSIST,
                  placeholder="e.g. Get contaminated shipments from Berlin facilities")
     button, about = st.columns([1, 8], vertical_alignment="center")
-    button.button("Plan", key="plan.make", type="primary", on_click=actions.make_plan,
+    button.button("Plan", key="plan.make", type="primary", on_click=unsaved.plan_goal,
                   icon=":material/auto_awesome:")
     planner = services.planner_name
     if planner == "llm":
@@ -100,6 +103,7 @@ def _plan_view(services: Services, plan: Plan) -> None:
         if error:
             st.error(md_escape(f"Not applied: {error}. Your text is kept; the graph shows the last "
                                "valid plan."), icon=":material/data_object:")
+        pending_edit.pending_bar()
 
     # Checked only now: should checking fail, the JSON to fix the plan in is already on the page.
     problems = services.validator.validate(plan)  # with an agent's own tools in a review
@@ -109,7 +113,9 @@ def _plan_view(services: Services, plan: Plan) -> None:
         _problems(problems)
     else:
         # The problems found are the last valid plan's, not the text in the panel: show none.
-        st.caption("Problems are checked once the Plan JSON parses; until then the graph shows "
+        st.caption("Problems are checked once your edit in the Plan JSON is applied; until then the graph "
+                   "shows the plan as it was." if st.session_state[Keys.JSON_PENDING] else
+                   "Problems are checked once the Plan JSON parses; until then the graph shows "
                    "the last valid plan.")
     with actions_slot:
         _actions_bar(plan, errors, blocker)
@@ -175,8 +181,8 @@ def _actions_bar(plan: Plan, errors: list[Problem], blocker: str | None) -> None
         _confirm_new_run()
 
     if blocked:
-        reason = (f"Approve, Run and Save are disabled. {md_escape(blocker)}: they act on the plan in the panel, "
-                  "and its text is not a plan yet.")
+        reason = (f"Approve, Run and Save are disabled. {md_escape(blocker)}: they would act on the plan the "
+                  "graph shows, not the text in the panel.")
     elif errors:
         reason = (f"Approve is disabled: the plan has {len(errors)} problem{'s' if len(errors) != 1 else ''}"
                   " to fix first (listed below the graph).")
@@ -286,6 +292,9 @@ def _step_result(plan: Plan, state: StepRun) -> None:
             st.caption(f"{len(rows)} row{'s' if len(rows) != 1 else ''}")
             if rows:
                 st.dataframe(_table(rows), hide_index=True, key=f"plan.result.{state.step_id}.rows")
+        elif isinstance(state.result, str):
+            # st.json reads a string as JSON text ("Json Parse Error"): a plain string is text.
+            st.markdown(md_escape(state.result))
         else:
             st.json(state.result, expanded=2)
     if state.arguments:

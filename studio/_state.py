@@ -33,6 +33,8 @@ class Keys:
     JSON_ERROR = "plan.json_error"  # why the JSON panel's text does not parse, or None
     REVIEW_OPEN = "review.open"  # id of the agent's review the Plan page holds, or None (_review_actions)
     JSON_READ = "plan.json_read"  # the Plan JSON text edit_json last read (its JSON_ERROR is about this text)
+    JSON_PENDING = "plan.json_pending"  # True: the Plan JSON holds an edit made during a run (_pending_edit)
+    REPLACE_ASK = "plan.replace_ask"  # _unsaved.Question: another plan waits while the user says what of the edits
     APPROVED = "plan.approved"  # fingerprint of the plan the user approved, or None
     RUN = "plan.run"  # core.Run of the current plan, or None
     RUN_SAVED = "plan.run_saved"  # the run's id once it is stored with its plan
@@ -42,11 +44,13 @@ class Keys:
     CONFLICT = "plan.conflict"  # Conflict: a save refused because another tab saved first, or None
     CONFIRM_NEW_RUN = "plan.confirm_new_run"  # RunKind waiting for "start a new run?" after a finished run
     DRAFT_ID = "plan.draft_id"  # this tab's draft in the store (and its URL), set on the session's first run
+    DRAFT_RUN_WRITTEN = "plan.draft_run_written"  # which run the draft's run part holds (_draft_run), to skip rewrites
     DRAFT_WRITTEN = "plan.draft_written"  # what the draft last written holds (_drafts.Snapshot), to skip rewrites
     # Plan page: the editor (graph, inspector, history, comparison)
     EDITOR_GRAPH = "plan.graph"  # the (editable) graph component, one identity idle and during a run; its trigger ``action`` carries graph edits
     EDITOR_HISTORY = "editor.history"  # core EditHistory of the plan under review: one undo step per edit
     EDITOR_SELECTED = "editor.selected"  # id of the step the inspector shows, or None
+    EDITOR_BASELINE = "editor.baseline"  # fingerprint of the plan as it came into the editor; None: edited (restored)
     EDITOR_APPROVED_PLAN = "editor.approved_plan"  # the plan as last approved (steps changed since are marked)
     EDITOR_REVISION = "editor.revision"  # counts plan changes; the inspector's field keys end with it
     EDITOR_FIELD_ERRORS = "editor.field_errors"  # {"<step id>.<param>": why the typed value was not applied}
@@ -119,6 +123,8 @@ _DEFAULTS: dict[str, Any] = {
     Keys.PLAN: None,
     Keys.JSON_ERROR: None,
     Keys.JSON_READ: "",
+    Keys.JSON_PENDING: False,
+    Keys.REPLACE_ASK: None,
     Keys.APPROVED: None,
     Keys.RUN: None,
     Keys.RUN_SAVED: None,
@@ -129,6 +135,7 @@ _DEFAULTS: dict[str, Any] = {
     Keys.CONFIRM_NEW_RUN: None,
     Keys.DRAFT_ID: None,
     Keys.DRAFT_WRITTEN: None,
+    Keys.DRAFT_RUN_WRITTEN: None,
     Keys.SETTINGS_OVERRIDES: None,
     Keys.SETTINGS_MESSAGE: None,
     Keys.SETTINGS_PLANNER: None,
@@ -143,6 +150,7 @@ _DEFAULTS: dict[str, Any] = {
     Keys.TOOLS_FILTER: "",
     Keys.EDITOR_HISTORY: None,  # made on first use (core.EditHistory)
     Keys.EDITOR_SELECTED: None,
+    Keys.EDITOR_BASELINE: None,
     Keys.EDITOR_APPROVED_PLAN: None,
     Keys.EDITOR_REVISION: 0,
     Keys.EDITOR_FIELD_ERRORS: {},

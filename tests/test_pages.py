@@ -115,8 +115,10 @@ def test_a_failing_tool_fails_its_step_skips_dependents_and_the_page_keeps_worki
     assert len(app.dataframe) == 1  # the rows of the step that succeeded
     assert graph_data(app.session_state[Keys.PLAN], run)["statuses"] == ["failed", "skipped", "succeeded"]
 
-    # Still usable: a new goal plans as before.
-    assert [s.tool for s in make_plan(app, "Get facilities in Munich").steps] == ["facilities_list"]
+    # Still usable: a new goal plans as before (once the unsaved plan typed above is let go).
+    make_plan(app, "Get facilities in Munich")
+    app.button(key="plan.replace.discard").click().run()
+    assert [s.tool for s in app.session_state[Keys.PLAN].steps] == ["facilities_list"]
     assert app.session_state[Keys.RUN] is None
 
 

@@ -91,6 +91,20 @@ def test_pruning_deletes_only_drafts_not_written_for_that_long(store: PlanStore,
     assert store.prune_drafts(dt.timedelta(days=30)) == 0
 
 
+def test_a_drafts_parts_are_pruned_with_it_not_before_it(store: PlanStore, tmp_path: Path) -> None:
+    """A part (``<id>.<part>``, such as the tab's run) is written only when it changes, so it can
+    be older than its draft: it goes when the whole draft is old, never while the draft is kept."""
+    for draft_id in ("kept", "kept.run", "gone", "gone.run"):
+        store.save_draft(draft_id, draft_id)
+    long_ago = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None) - dt.timedelta(days=40)
+    with sqlite3.connect(tmp_path / "studio.sqlite3") as db:
+        db.executemany("UPDATE draft SET updated_at = ? WHERE id = ?",
+                       [(long_ago.isoformat(sep=" "), d) for d in ("kept.run", "gone", "gone.run")])
+    assert store.prune_drafts(dt.timedelta(days=30)) == 2
+    assert store.load_draft("kept.run").content == "kept.run"
+    assert store.load_draft("gone") is None and store.load_draft("gone.run") is None
+
+
 def test_a_draft_that_cannot_be_stored_is_refused_with_its_id(store: PlanStore) -> None:
     with pytest.raises(StorageError, match="draft 'tab1'"):
         store.save_draft("tab1", "bad \ud800")

@@ -433,10 +433,17 @@ class PlanStore:
             session.exec(delete(DraftRow).where(DraftRow.id == draft_id))  # type: ignore[call-overload]
 
     def prune_drafts(self, older_than: dt.timedelta) -> int:
-        """Delete the drafts not written for ``older_than``; how many went."""
+        """Delete the drafts not written for ``older_than``; how many rows went.
+
+        A draft ``<id>`` may have parts, ``<id>.<part>`` (the studio keeps a tab's run apart,
+        written only when the run changes): a part goes with its draft, not before it, so a
+        draft still in use never loses a part that was written long ago."""
         cutoff = _now() - older_than
+        newer = DraftRow.__table__.alias("newer")  # type: ignore[attr-defined]
+        fresh = select(_draft_owner(newer.c.id)).where(newer.c.updated_at >= cutoff)
         with self._session("prune old drafts", write=True) as session:
-            result = session.exec(delete(DraftRow).where(DraftRow.updated_at < cutoff))  # type: ignore[call-overload,arg-type]
+            result = session.exec(delete(DraftRow).where(  # type: ignore[call-overload]
+                DraftRow.updated_at < cutoff, _draft_owner(DraftRow.id).not_in(fresh)))  # type: ignore[arg-type]
             return result.rowcount or 0
 
     # -- reviews -----------------------------------------------------------------------------
@@ -600,3 +607,9 @@ class PlanStore:
                     status=state.status.value, arguments_json=arguments,
                     result_json=result, error=state.error,
                     started_at=state.started_at, duration_ms=state.duration_ms)
+
+
+def _draft_owner(draft_id: Any) -> Any:
+    """The draft a row belongs to, in SQL: ``<id>`` for ``<id>`` and for its parts ``<id>.<part>``."""
+    dot = func.instr(draft_id, ".")
+    return case((dot > 0, func.substr(draft_id, 1, dot - 1)), else_=draft_id)

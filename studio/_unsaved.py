@@ -1,0 +1,165 @@
+"""Asking before another plan takes the editor's place while it holds unsaved edits.
+
+A new goal, a plan or run opened from the Library, or an import each put another plan in the
+editor; edits not saved yet would go with the old one, without a word. So when the editor
+holds unsaved work, the click asks first (``Question``, drawn on the Plan page by
+``replace_question``): **Save first** (the edits become a version, then the other plan comes),
+**Discard my edits**, or **Keep editing** (nothing happens). A plan nobody edited since it
+came into the editor (or since it was saved) is replaced without asking: it can be had again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import streamlit as st
+
+from core import Plan
+
+from . import _actions as actions
+from ._session import get_services
+from ._state import Keys, SavedRef
+from ._text import md_escape
+
+__all__ = ["Question", "import_plan", "open_plan", "open_run", "plan_goal", "replace_question", "unsaved_edits"]
+
+Kind = Literal["goal", "open", "run", "import"]
+
+
+@dataclass(frozen=True)
+class Question:
+    """What waits for the user's answer: the action (``kind`` with ``args``), in words
+    (``what``), and why the editor's work would be lost (``why``)."""
+
+    kind: Kind
+    args: tuple[Any, ...]
+    what: str
+    why: str
+
+
+def unsaved_edits() -> str | None:
+    """Why the editor's work is not saved anywhere but this tab's draft, or None."""
+    state = st.session_state
+    if state[Keys.JSON_PENDING]:
+        return "an edit you made during the run waits in the Plan JSON"
+    if state[Keys.JSON_ERROR] is not None:
+        return "the Plan JSON holds text that does not parse yet"
+    plan: Plan | None = state[Keys.PLAN]
+    if plan is None:
+        return None
+    saved: SavedRef | None = state[Keys.SAVED]
+    if saved is not None:
+        return None if saved.fingerprint == actions.fingerprint(plan) else \
+            f"the plan was edited since version {saved.version} was saved"
+    if state[Keys.EDITOR_BASELINE] == actions.fingerprint(plan):
+        return None
+    return "the plan was edited and is not saved"
+
+
+def _asked(kind: Kind, args: tuple[Any, ...], what: str) -> bool:
+    """In a callback: True when the editor holds unsaved work, so ``what`` waits for an answer."""
+    st.session_state[Keys.NOTICES] = []
+    st.session_state[Keys.REPLACE_ASK] = None
+    if actions.run_in_progress():
+        return False  # the action itself refuses, saying why
+    if st.session_state.get(Keys.JSON, "") != st.session_state[Keys.JSON_READ]:
+        actions.edit_json()  # text typed just before the click is part of the work
+    why = unsaved_edits()
+    if why is None:
+        return False
+    st.session_state[Keys.REPLACE_ASK] = Question(kind, args, what, why)
+    return True
+
+
+def plan_goal() -> None:
+    """The Plan button: plan the goal typed, once the editor's unsaved work is settled."""
+    goal = str(st.session_state.get(Keys.GOAL, "")).strip()
+    if goal and _asked("goal", (goal,), f"plan the goal “{goal}”"):
+        return
+    actions.make_plan()
+
+
+def open_plan(plan_id: str, version: int | None, goal: str) -> bool:
+    """The Library's Open: True when the Plan page should show next (opened, or asking)."""
+    if unsaved_edits() is not None and version is None:
+        # The latest version now: "Save first" adds one, which is not the plan asked for.
+        with actions.reported("open the plan"):
+            version = max(v.version for v in get_services().store.versions(plan_id))
+    which = "the latest version" if version is None else f"version {version}"
+    if _asked("open", (plan_id, version), f"open {which} of “{goal or plan_id}”"):
+        return True
+    return actions.open_saved_plan(plan_id, version)
+
+
+def open_run(plan_id: str, version: int, run_id: str, goal: str) -> bool:
+    """The Library's Open run: True when the Plan page should show next (opened, or asking)."""
+    if _asked("run", (plan_id, version, run_id), f"open run {run_id} of “{goal or plan_id}”"):
+        return True
+    return actions.open_saved_run(plan_id, version, run_id)
+
+
+def import_plan(text: str, fmt: str) -> None:
+    """Import: the plan in ``text`` replaces the editor's, once its unsaved work is settled."""
+    if text.strip() and _asked("import", (text, fmt), "import the plan"):
+        return
+    actions.import_plan(text, fmt)
+
+
+def _go(question: Question) -> None:
+    if question.kind == "goal":
+        st.session_state[Keys.GOAL] = question.args[0]
+        actions.make_plan()
+    elif question.kind == "open":
+        actions.open_saved_plan(*question.args)
+    elif question.kind == "run":
+        actions.open_saved_run(*question.args)
+    else:
+        actions.import_plan(*question.args)
+
+
+def _discard() -> None:
+    question: Question | None = st.session_state[Keys.REPLACE_ASK]
+    st.session_state[Keys.REPLACE_ASK] = None
+    if question is not None:
+        _go(question)
+
+
+def _save_first() -> None:
+    """Save the edits as a version, then go on; a save that did not happen (another tab saved
+    first, say) leaves the question and says why."""
+    question: Question | None = st.session_state[Keys.REPLACE_ASK]
+    if question is None:
+        return
+    actions.save()
+    if unsaved_edits() is not None:
+        return  # save's own notice (or the conflict panel) says why
+    saved: SavedRef = st.session_state[Keys.SAVED]
+    st.session_state[Keys.REPLACE_ASK] = None
+    _go(question)
+    actions.notify("success", f"Your edits were saved first, as version {saved.version}; the Library has them.")
+
+
+def _keep_editing() -> None:
+    st.session_state[Keys.REPLACE_ASK] = None
+    st.session_state[Keys.NOTICES] = []
+    actions.notify("info", "Nothing was replaced: your edits are as you left them.")
+
+
+def replace_question() -> None:
+    """The question, where the Plan page is drawn, while one waits."""
+    question: Question | None = st.session_state[Keys.REPLACE_ASK]
+    if question is None:
+        return
+    blocker = actions.json_blocker()
+    with st.container(border=True, key="plan.replace"):
+        st.warning(md_escape(f"Your edits are not saved: {question.why}. To {question.what}, the editor "
+                             "lets them go. Save them first, or discard them?"), icon=":material/edit_note:")
+        save, discard, keep, _ = st.columns([1.2, 1.5, 1.3, 3])
+        save.button("Save first", key="plan.replace.save", type="primary", on_click=_save_first,
+                    disabled=blocker is not None, width="stretch",
+                    help=md_escape(blocker) if blocker else "Store the plan as a new version, then go on.")
+        discard.button("Discard my edits", key="plan.replace.discard", on_click=_discard, width="stretch")
+        keep.button("Keep editing", key="plan.replace.keep", on_click=_keep_editing, width="stretch")
+        if blocker is not None:
+            st.caption(md_escape(f"Save first waits: {blocker}."))
