@@ -17,7 +17,7 @@ import pytest
 
 from conftest import TEST_API_KEY
 from llm_server import gzip_bomb
-from core import Plan, PlannerUnavailable, RepairLimitReached, Settings
+from core import Plan, PlannerError, PlannerUnavailable, RepairLimitReached, Settings
 from core.formats import plan_from_seed, plan_to_seed
 from core.llm import NOT_CONFIGURED, ModelClient
 from core.planners import LLMPlanner, PlanContext, Planner, make_planner
@@ -396,6 +396,15 @@ def test_replan_asks_again_when_the_model_removes_a_step_a_locked_step_needs(pla
 
 
 # -- context -------------------------------------------------------------------------------------------
+def test_replan_that_would_leave_no_step_is_refused_and_the_model_not_asked_again(planner, llm_server):
+    llm_server.reply(reply({"steps": [BERLIN_SHIPMENTS["steps"][0]]}))
+    one = planner.plan("facilities in Berlin", today=TODAY)
+    llm_server.reply(reply({"steps": []}))
+    with pytest.raises(PlannerError, match=r"would leave the plan with no step.*The plan is unchanged"):
+        planner.replan(one, "drop the facilities step", today=TODAY)
+    assert len(llm_server.requests) == 2
+
+
 def test_context_carries_the_previous_goal_and_plan(planner, llm_server):
     previous = plan_from_seed(BERLIN_SHIPMENTS, goal="Get facilities in Berlin, then their shipments")
     munich = json.loads(json.dumps(BERLIN_SHIPMENTS).replace("Berlin", "Munich"))
