@@ -215,6 +215,17 @@ def test_a_plan_runs_as_mcp_tool_calls_structured_or_text(loaded):
     assert "3.5" in steps[4].result
 
 
+def test_a_50_mb_result_comes_back_in_seconds(loaded):
+    # The SDK's stdio reader copied the unfinished line once per 64 KiB read: quadratic, 15 s
+    # here for 50 MB and 52 s on a slower machine. Linear now (benchmarks/mcp_tools.py: ~0.5 s).
+    registry, _ = loaded
+    began = time.monotonic()
+    text = registry.get("big_text").call({"megabytes": 50})
+    elapsed = time.monotonic() - began
+    assert len(text) == 50_000_000 and text.startswith("0123456789abcdef") and text.endswith("cdef")
+    assert elapsed < 8, f"a 50 MB result took {elapsed:.1f} s"
+
+
 def test_a_tool_error_fails_the_step_with_the_servers_message(loaded):
     registry, _ = loaded
     [failed] = _run(registry, [{"tool": "fail", "params": {"reason": "the disk is full"}}])

@@ -248,10 +248,9 @@ class McpConnection:
             client = create_mcp_http_client(headers=self.spec.headers or None)
             client.event_hooks["response"].append(self._note_status)
             return _with_client(client, streamable_http_client(self.spec.target, http_client=client))
-        from mcp.client.stdio import StdioServerParameters, stdio_client
+        from ._mcp_stdio import stdio_transport  # the SDK's, reading long lines in linear time
 
-        argv = shlex.split(self.spec.target)
-        return stdio_client(StdioServerParameters(command=argv[0], args=argv[1:]), errlog=self._errlog)
+        return stdio_transport(shlex.split(self.spec.target), errlog=self._errlog)
 
     async def _note_status(self, response: Any) -> None:
         if response.status_code >= 400:
