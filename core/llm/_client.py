@@ -10,9 +10,9 @@ and the endpoint's own words, a timeout with its length, a refused connection wi
 address, a body that is not JSON or not a chat completion, a stream that stops before the
 model finished). ``settings.timeout`` is the limit for a whole request, not for each read,
 from connecting to the last byte (``_deadline``), and an answer may not grow past
-``MAX_ANSWER_BYTES`` once decompressed (``_body_limit``). The key is never kept by this class, never shown by ``repr`` and scrubbed
-from every message and from everything the model writes (``_redact``), in case an endpoint
-or the model echoes it back.
+``MAX_ANSWER_BYTES`` once decompressed (``_body_limit``). The key is never kept by this
+class, never shown by ``repr`` and scrubbed from every message and from everything the
+model writes (``_redact``), in case an endpoint or the model echoes it back.
 
 ``openai`` is imported on first use: importing ``core`` must stay fast for the offline path.
 """
