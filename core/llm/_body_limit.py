@@ -19,7 +19,7 @@ from typing import Iterable, Iterator
 
 import httpx2
 
-__all__ = ["MAX_ANSWER_BYTES", "AnswerTooLarge", "bounded_body"]
+__all__ = ["MAX_ANSWER_BYTES", "ACCEPTED_ENCODINGS", "AnswerTooLarge", "UnreadableEncoding", "bounded_body"]
 
 MAX_ANSWER_BYTES = 128 * 1024 * 1024
 _PIECE = 256 * 1024  # bytes inflated per step: memory stays small whatever the ratio
@@ -67,7 +67,8 @@ def _counted(pieces: Iterator[bytes]) -> Iterator[bytes]:
     for piece in pieces:
         total += len(piece)
         if total > MAX_ANSWER_BYTES:
-            raise AnswerTooLarge(f"the answer is larger than {MAX_ANSWER_BYTES // (1024 * 1024)} MiB")
+            raise AnswerTooLarge(f"the answer is larger than {MAX_ANSWER_BYTES // (1024 * 1024)} MiB "
+                                 "(counted decompressed)")
         yield piece
 
 
