@@ -14,7 +14,7 @@ import streamlit as st
 
 from core import Tool, ToolRegistry, describe_bounds, schema_alternatives
 from core.planners import render_manual
-from tools import McpTool
+from tools import LoadNotice, McpTool
 
 from . import _actions as actions
 from ._state import PERSIST, Keys
@@ -30,7 +30,9 @@ def tools_page() -> None:
         return
     registry = services.registry
     for problem in services.tool_problems:
-        st.warning(f"Not loaded: {md_escape(problem)}", icon=":material/extension_off:")
+        # A notice: the source loaded without one part of it; else nothing of it loaded.
+        said = "Partly loaded" if isinstance(problem, LoadNotice) else "Not loaded"
+        st.warning(f"{said}: {md_escape(problem)}", icon=":material/extension_off:")
     groups = Counter(tool.group for tool in registry)
     st.caption(f"{len(registry)} tool{'s' if len(registry) != 1 else ''} in {len(groups)} "
                f"group{'s' if len(groups) != 1 else ''}: "

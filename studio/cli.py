@@ -12,6 +12,7 @@
 Every command also takes ``--tools FILE_OR_MODULE`` (your Python tools) and ``--mcp
 COMMAND_OR_URL`` (an MCP server's tools), both repeatable. A command refuses to run when one
 of them cannot be loaded (exit 2, one line each); the studio starts without it and says why.
+A part of a source left out on purpose (an MCP tool that only runs as a task) is a warning.
 
 Exit status: 0 done; 1 the plan is invalid or unreadable, or a step failed; 2 a usage or
 setup error, printed as one line on stderr (never a traceback).
@@ -33,6 +34,7 @@ from core import (FORMATS, FROM_OPTIONS_VARIABLE, Executor, Plan, PlanError, Pla
                   PlanStudioError, Run, Settings, StepRun, StepStatus, dump_plan, private_folder)
 from core.formats import detect_and_load
 from core.planners import unread_notice
+from tools import LoadNotice
 
 from ._services import Services, build_services
 
@@ -410,9 +412,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command is None:
             return _serve(args)
         services = build_services(_settings(args))
-        if services.tool_problems:
+        for notice in (p for p in services.tool_problems if isinstance(p, LoadNotice)):
+            print(f"plan-studio: warning: {_one_line(notice)}", file=sys.stderr)
+        failures = [p for p in services.tool_problems if not isinstance(p, LoadNotice)]
+        if failures:
             # A plan checked or run without the tools it was asked to use would mislead.
-            for problem in services.tool_problems:
+            for problem in failures:
                 print(f"plan-studio: error: {_one_line(problem)}", file=sys.stderr)
             return _EXIT_ERROR
         status = _COMMANDS[args.command](args, services)

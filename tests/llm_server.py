@@ -14,6 +14,8 @@ tests can count calls and read the messages the planner sent.
     server.reply("partial", stream_end_after=1)     # streamed: one chunk, then the body ends
     server.raw_stream(['{"choices": [', ...])       # streamed: these ``data:`` payloads as they are
     server.trickle()                          # 200, then one byte every 0.2 s until the client leaves
+    server.slow_headers(every=0.3)            # the status line, then one header line every 0.3 s
+    server.raw(gzip_bomb(1 << 30), content_encoding="gzip")   # ~1 MB that inflates to 1 GiB
 
 An empty queue answers 500 "no scripted reply left", so an unexpected extra call fails
 the test loudly instead of hanging.
@@ -23,13 +25,15 @@ from __future__ import annotations
 
 import json
 import threading
+import struct
 import time
+import zlib
 from collections import deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["LLMServer", "ScriptedReply"]
+__all__ = ["LLMServer", "ScriptedReply", "gzip_bomb"]
 
 
 @dataclass
@@ -46,6 +50,8 @@ class ScriptedReply:
     declared_length: int | None = None       # a Content-Length larger than ``body``, then hang up
     events: list[str] | None = None          # streamed: raw ``data:`` payloads, then [DONE]
     trickle: bool = False                    # one byte every 0.2 s, forever
+    header_every: float | None = None        # seconds between header lines that never end
+    content_encoding: str | None = None      # of ``body``, which is sent already encoded
     finish_reason: str = "stop"              # "length": the model hit its token limit
 
 
@@ -54,6 +60,7 @@ class LLMServer:
     replies: deque[ScriptedReply] = field(default_factory=deque)
     requests: list[dict[str, Any]] = field(default_factory=list)
     auth_headers: list[str | None] = field(default_factory=list)
+    accept_encodings: list[str | None] = field(default_factory=list)
     refuses_response_format: bool = False
     _httpd: ThreadingHTTPServer | None = None
     _thread: threading.Thread | None = None
@@ -68,10 +75,17 @@ class LLMServer:
                                           stream_end_after=stream_end_after, finish_reason=finish_reason))
 
     def raw(self, body: bytes, *, declared_length: int | None = None,
-            content_type: str = "application/json") -> None:
-        """A 200 answer whose body is ``body``, whatever it holds."""
+            content_type: str = "application/json", content_encoding: str | None = None) -> None:
+        """A 200 answer whose body is ``body``, whatever it holds (sent as it is, even when
+        ``content_encoding`` says it is compressed)."""
         self.replies.append(ScriptedReply(body=body, declared_length=declared_length,
-                                          content_type=content_type))
+                                          content_type=content_type, content_encoding=content_encoding))
+
+    def slow_headers(self, every: float) -> None:
+        """"HTTP/1.1 200 OK", then one header line every ``every`` seconds; the headers never
+        end (for at most ``_SLOW_HEADERS_FOR`` seconds, so a client that never gives up fails
+        its test instead of hanging it)."""
+        self.replies.append(ScriptedReply(header_every=every))
 
     def raw_stream(self, events: list[str]) -> None:
         """A streamed answer made of these ``data:`` payloads as they are, then ``[DONE]``."""
@@ -155,6 +169,7 @@ class _Handler(BaseHTTPRequestHandler):
         body = json.loads(raw or b"{}")
         self.owner.requests.append(body)
         self.owner.auth_headers.append(self.headers.get("Authorization"))
+        self.owner.accept_encodings.append(self.headers.get("Accept-Encoding"))
         scripted = self.owner._next(body)
         if scripted.delay and self.owner._stopping.wait(scripted.delay):
             self.close_connection = True
@@ -165,10 +180,13 @@ class _Handler(BaseHTTPRequestHandler):
                 self._json(scripted.status, {"error": {"message": scripted.error, "type": "invalid_request_error"
                                                        if scripted.status < 500 else "server_error",
                                                        "param": param, "code": None}})
+            elif scripted.header_every is not None:
+                self._slow_headers(scripted.header_every)
             elif scripted.trickle:
                 self._trickle("text/event-stream" if body.get("stream") else "application/json")
             elif scripted.body is not None:
-                self._raw(scripted.body, scripted.declared_length, scripted.content_type)
+                self._raw(scripted.body, scripted.declared_length, scripted.content_type,
+                          scripted.content_encoding)
             elif body.get("stream"):
                 self._stream(body, scripted)
             else:
@@ -186,15 +204,28 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def _raw(self, data: bytes, declared_length: int | None, content_type: str) -> None:
+    def _raw(self, data: bytes, declared_length: int | None, content_type: str,
+             content_encoding: str | None = None) -> None:
         self.send_response(200)
         self.send_header("Content-Type", content_type)
+        if content_encoding:
+            self.send_header("Content-Encoding", content_encoding)
         self.send_header("Content-Length", str(declared_length if declared_length is not None else len(data)))
         self.end_headers()
         self.wfile.write(data)
         if declared_length is not None:
             self.wfile.flush()
             self.close_connection = True  # hang up with the body unfinished
+
+    def _slow_headers(self, every: float) -> None:
+        self.wfile.write(b"HTTP/1.1 200 OK\r\n")
+        self.wfile.flush()
+        began, line = time.monotonic(), 0
+        while not self.owner._stopping.wait(every) and time.monotonic() - began < _SLOW_HEADERS_FOR:
+            line += 1
+            self.wfile.write(f"X-Still-Thinking-{line}: yes\r\n".encode())
+            self.wfile.flush()
+        self.close_connection = True
 
     def _trickle(self, content_type: str) -> None:
         self.send_response(200)
@@ -238,6 +269,26 @@ class _Handler(BaseHTTPRequestHandler):
     def _send_chunk(self, data: bytes) -> None:
         self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
         self.wfile.flush()
+
+
+_SLOW_HEADERS_FOR = 20.0
+
+
+def gzip_bomb(size: int) -> bytes:
+    """A gzip body of a few hundred bytes per MiB that inflates to ``size`` zero bytes.
+
+    Built from one compressed MiB repeated: after a full flush the compressor starts afresh,
+    so every MiB of zeros compresses to the same bytes (compressing a GiB would take seconds).
+    """
+    mib = bytes(1 << 20)
+    deflate = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
+    block = deflate.compress(mib) + deflate.flush(zlib.Z_FULL_FLUSH)
+    count, crc = size >> 20, 0
+    for _ in range(count):
+        crc = zlib.crc32(mib, crc)
+    header = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
+    return (header + block * count + deflate.flush()
+            + struct.pack("<II", crc, (count << 20) & 0xFFFFFFFF))
 
 
 def _split_words(text: str) -> list[str]:

@@ -4,7 +4,7 @@
     python tests/mcp_test_server.py http PORT TOKEN  # streamable HTTP at /mcp; 401 without the token
 
 Its tools cover what a client must handle: structured output, text only, a tool error, a
-server that dies mid-call and a call that never answers.
+server that dies mid-call, a call that never answers and a result as large as asked for.
 """
 
 from __future__ import annotations
@@ -37,6 +37,12 @@ def fail(reason: str) -> str:
 @server.tool(description="Stops the whole server process in the middle of the call.")
 def die() -> str:
     os._exit(3)
+
+
+@server.tool(description="Text of the given size in megabytes (1,000,000 characters each), as plain text.",
+             structured_output=False)
+def big_text(megabytes: int) -> str:
+    return ("0123456789abcdef" * 62_500) * megabytes
 
 
 @server.tool(description="Never answers.")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 
 import pytest
 from browser_helpers import choose, click, enter, graph, offsite, open_studio, screenshot
@@ -108,3 +109,18 @@ def test_plan_repair_replan_run_and_import_with_a_model(page: Page, llm_studio, 
         if path.is_file():
             assert TEST_API_KEY.encode() not in path.read_bytes(), path
     assert offsite(requests) == []
+
+
+def test_a_model_sending_its_headers_slowly_gets_a_message_within_the_limit(page: Page, llm_studio,
+                                                                           llm_server) -> None:
+    # PLAN_STUDIO_TIMEOUT=5 (llm_studio); one header line every 0.5 s never trips a per-read
+    # timeout, and the Plan button used to spin for as long as the endpoint kept trickling.
+    open_studio(page, llm_studio.url)
+    llm_server.slow_headers(every=0.5)
+    enter(page.get_by_role("textbox", name="Goal"), GOAL)
+    began = time.monotonic()
+    click(page.get_by_role("button", name="Plan", exact=True))
+    expect(page.get_by_text(re.compile(r"Could not make a plan: .*timed out after 5 s"))).to_be_visible()
+    assert time.monotonic() - began < 5 + 5  # the limit, and a margin for the studio's own run
+    expect(page.get_by_role("textbox", name="Goal")).to_have_value(GOAL)
+    screenshot(page, "llm-slow-headers.png")

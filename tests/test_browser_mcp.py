@@ -3,6 +3,7 @@ description and input schema as the server gave them, and a broken tool file is 
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -59,3 +60,24 @@ def test_an_mcp_server_added_on_settings_brings_its_tools(page: Page, studio) ->
     screenshot(page, "settings-mcp.png")
     click(page.get_by_role("link", name="Tools"))  # in this session: the server is this session's
     expect(page.locator(".st-key-tools-card-greet")).to_contain_text("Say hello to someone, as plain text only.")
+
+
+
+EVERYTHING = Path(__file__).resolve().parent / "mcp" / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
+
+
+@pytest.fixture
+def everything_studio(tmp_path: Path):
+    assert EVERYTHING.exists(), "run `npm ci --prefix tests/mcp`"
+    yield from start_studio(tmp_path, PLAN_STUDIO_MCP=f"node {EVERYTHING} stdio", PLAN_STUDIO_MCP_TIMEOUT="30")
+
+
+def test_server_everything_loads_and_tools_says_which_tool_it_skipped(page: Page, everything_studio) -> None:
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(f"{everything_studio.url}/tools")
+    expect(page.locator(".st-key-tools-card-echo")).to_be_visible(timeout=STARTING_MS)
+    open_studio(page, f"{everything_studio.url}/tools")
+    expect(page.get_by_text(re.compile(r"Partly loaded: MCP server node .* tool 'simulate-research-query' "
+                                       r"skipped: it only runs as an MCP task"))).to_be_visible()
+    expect(page.get_by_text("Not loaded")).to_have_count(0)
+    screenshot(page, "tools-mcp-everything.png")

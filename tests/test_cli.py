@@ -556,6 +556,13 @@ def test_replan_that_can_change_nothing_is_one_line(cli, tmp_path: Path) -> None
     assert result.err.count("\n") == 1 and "no unlocked step takes location Munich" in result.err
 
 
+def test_replan_that_would_leave_no_step_is_refused(cli, tmp_path: Path) -> None:
+    one = cli("plan", "Get facilities in Berlin").out
+    result = cli("replan", write(tmp_path, "one.json", one), "--feedback", "drop the facilities step")
+    assert (result.status, result.out) == (2, "")
+    assert result.err.count("\n") == 1 and "would leave the plan with no step" in result.err
+
+
 def test_replan_writes_the_format_it_read(cli, tmp_path: Path) -> None:
     xml = cli("plan", BERLIN_CONTAMINATED, "--format", "sk").out
     result = cli("replan", write(tmp_path, "plan.xml", xml), "--feedback", "use Munich instead")

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import datetime as dt
+import gzip
 import json
 import logging
+import resource
 import socket
 import time
 import traceback
+import zlib
 from pathlib import Path
 
 import pytest
 
 from conftest import TEST_API_KEY
-from core import Plan, PlannerUnavailable, RepairLimitReached, Settings
+from llm_server import gzip_bomb
+from core import Plan, PlannerError, PlannerUnavailable, RepairLimitReached, Settings
 from core.formats import plan_from_seed, plan_to_seed
 from core.llm import NOT_CONFIGURED, ModelClient
 from core.planners import LLMPlanner, PlanContext, Planner, make_planner
@@ -392,6 +396,15 @@ def test_replan_asks_again_when_the_model_removes_a_step_a_locked_step_needs(pla
 
 
 # -- context -------------------------------------------------------------------------------------------
+def test_replan_that_would_leave_no_step_is_refused_and_the_model_not_asked_again(planner, llm_server):
+    llm_server.reply(reply({"steps": [BERLIN_SHIPMENTS["steps"][0]]}))
+    one = planner.plan("facilities in Berlin", today=TODAY)
+    llm_server.reply(reply({"steps": []}))
+    with pytest.raises(PlannerError, match=r"would leave the plan with no step.*The plan is unchanged"):
+        planner.replan(one, "drop the facilities step", today=TODAY)
+    assert len(llm_server.requests) == 2
+
+
 def test_context_carries_the_previous_goal_and_plan(planner, llm_server):
     previous = plan_from_seed(BERLIN_SHIPMENTS, goal="Get facilities in Berlin, then their shipments")
     munich = json.loads(json.dumps(BERLIN_SHIPMENTS).replace("Berlin", "Munich"))
@@ -457,6 +470,66 @@ def test_a_trickling_endpoint_times_out_after_the_whole_limit(registry, settings
     assert time.monotonic() - began < 10  # generous: the point is that it ends at all
     no_traceback_chain(caught.value)
     assert len(llm_server.requests) == 1
+
+
+def test_an_endpoint_sending_its_headers_slowly_is_cut_off_at_the_limit(registry, settings, llm_server):
+    # A header line every 0.3 s: no single read waits the 1 s limit, the headers never end.
+    impatient = LLMPlanner(registry, settings.model_copy(update={"timeout": 1}))
+    llm_server.slow_headers(every=0.3)
+    began = time.monotonic()
+    with pytest.raises(PlannerUnavailable, match=r"timed out after 1 s before it finished answering") as caught:
+        impatient.plan("facilities", today=TODAY)
+    assert time.monotonic() - began < 1 + 1.5  # the limit, and a margin for a busy machine
+    no_traceback_chain(caught.value)
+
+
+def test_a_stream_whose_headers_come_slowly_is_cut_off_at_the_limit(settings, llm_server):
+    client = ModelClient(settings.model_copy(update={"timeout": 1}))
+    llm_server.slow_headers(every=0.3)
+    began = time.monotonic()
+    with pytest.raises(PlannerUnavailable, match=r"timed out after 1 s"):
+        list(client.stream([{"role": "user", "content": "a poem"}]))
+    assert time.monotonic() - began < 1 + 1.5
+
+
+def _peak_memory_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["plain", "streamed"])
+def test_a_gzip_bomb_is_refused_without_inflating_it(settings, llm_server, streamed):
+    # About 1 MB on the wire that inflates to 1 GiB: it must be stopped at the size bound while
+    # inflating, not inflated in full first.
+    llm_server.raw(gzip_bomb(1 << 30), content_encoding="gzip",
+                   content_type="text/event-stream" if streamed else "application/json")
+    client = ModelClient(settings)
+    before = _peak_memory_mib()
+    began = time.monotonic()
+    messages = [{"role": "user", "content": "plan"}]
+    with pytest.raises(PlannerUnavailable, match=r"stopped reading: the answer is larger than 128 MiB") as caught:
+        list(client.stream(messages)) if streamed else client.chat(messages)
+    assert time.monotonic() - began < settings.timeout + 1.5
+    assert _peak_memory_mib() - before < 600  # 1 GiB inflated would show
+    assert llm_server.base_url in str(caught.value)
+    no_traceback_chain(caught.value)
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "deflate"])
+def test_a_compressed_answer_is_still_read(planner, llm_server, encoding):
+    body = json.dumps({"id": "x", "object": "chat.completion", "created": 0, "model": "test-model",
+                       "choices": [{"index": 0, "finish_reason": "stop",
+                                    "message": {"role": "assistant", "content": reply(BERLIN_SHIPMENTS)}}]})
+    packed = gzip.compress(body.encode()) if encoding == "gzip" else zlib.compress(body.encode())
+    llm_server.raw(packed, content_encoding=encoding)
+    plan = planner.plan("facilities", today=TODAY)
+    assert [s.tool for s in plan.steps] == ["facilities_list", "shipments_list"]
+
+
+def test_an_encoding_the_client_did_not_ask_for_is_reported(settings, llm_server):
+    llm_server.raw(b"\x00" * 40, content_encoding="br")
+    with pytest.raises(PlannerUnavailable, match=r"encoded as 'br', which was not asked for"):
+        ModelClient(settings).chat([{"role": "user", "content": "plan"}])
+    assert llm_server.accept_encodings == ["gzip, deflate"]  # what it sent was not asked for
 
 
 # -- what goes back to the model ------------------------------------------------------------------

@@ -4,6 +4,7 @@ a timeout and an HTTP 500 lose nothing, a re-plan goes through the model and kee
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -47,6 +48,20 @@ def test_a_model_timeout_says_so_and_keeps_the_goal_and_the_plan(app: AppTest, l
     assert app.text_area(key=Keys.GOAL).value == "Show me failed inspections in Hamburg"
     assert app.session_state[Keys.PLAN] == plan
     assert json.loads(app.text_area(key=Keys.JSON).value)["goal"] == GOAL
+
+
+def test_a_model_sending_its_headers_slowly_is_cut_off_and_the_plan_says_so(app: AppTest,
+                                                                            llm_server: LLMServer) -> None:
+    # One header line every 0.3 s never trips a per-read timeout of 1 s; the whole answer's does.
+    llm_server.slow_headers(every=0.3)
+    app.text_area(key=Keys.GOAL).input(GOAL)
+    began = time.monotonic()
+    app.button(key="plan.make").click().run()
+    assert time.monotonic() - began < 1 + 5  # the limit, and a margin for the app's own run
+    no_failures(app)
+    [error] = error_texts(app)
+    assert error.startswith("Could not make a plan:") and "timed out after 1 s" in error
+    assert app.text_area(key=Keys.GOAL).value == GOAL
 
 
 def test_an_http_500_says_so_and_keeps_what_the_user_had(app: AppTest, llm_server: LLMServer) -> None:

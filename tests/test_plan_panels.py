@@ -75,6 +75,19 @@ def test_a_replan_the_planner_cannot_do_says_why_and_keeps_the_plan(app: AppTest
     assert app.session_state[Keys.SAVED] is None  # nothing half-saved
 
 
+def test_a_replan_that_would_leave_no_step_says_why_and_keeps_the_plan(app: AppTest) -> None:
+    plan = make_plan(app, "Get facilities in Berlin")
+    assert len(plan.steps) == 1
+    app.text_area(key=Keys.FEEDBACK).input("drop the facilities step")
+    app.button(key="plan.replan").click().run()
+    no_failures(app)
+    [error] = [e.value.replace("\\", "") for e in app.error]
+    assert error.startswith("Could not re-plan: ") and "would leave the plan with no step" in error
+    assert app.session_state[Keys.PLAN] == plan
+    assert json.loads(app.text_area(key=Keys.JSON).value)["steps"][0]["tool"] == "facilities_list"
+    assert app.text_area(key=Keys.FEEDBACK).value == "drop the facilities step"
+
+
 def test_a_teams_plan_imports_runs_and_its_say_step_speaks(app: AppTest) -> None:
     import_text(app, "teams", TEAMS_PLAN)
     plan = app.session_state[Keys.PLAN]

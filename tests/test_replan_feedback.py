@@ -327,6 +327,10 @@ def test_feedback_not_understood_says_what_was_and_was_not(planner: EmbeddedPlan
     (DETECTED_TODAY, "add their contaminants", "needs an earlier step listing"),
     (WITH_DETAILS, "add their contaminants", r"step 1 \(contaminants_list\) lists those already"),
     (BERLIN, "   ", "empty"),
+    # A plan needs a step: feedback that removes the last one is refused, not an empty plan.
+    (BERLIN, "drop the facilities step", r"would leave the plan with no step"),
+    (BERLIN, "remove step 0", r"would leave the plan with no step"),
+    (PARALLEL, "remove steps 0, 1 and 2", r"would leave the plan with no step"),
 ])
 def test_feedback_that_cannot_apply_says_why(planner: EmbeddedPlanner, goal: str, feedback: str, said: str) -> None:
     plan = planned(planner, goal)

@@ -34,6 +34,8 @@ from jsonschema.validators import validator_for
 
 from core import McpServerError, Tool, ToolArgumentsError, ToolExecutionError, ToolRegistry
 
+from ._load_notice import LoadNotice
+
 __all__ = ["McpServerSpec", "McpConnection", "McpTool", "start_mcp_server", "add_mcp_server", "close_all"]
 
 _HEADER_SEPARATOR = " | "
@@ -246,10 +248,9 @@ class McpConnection:
             client = create_mcp_http_client(headers=self.spec.headers or None)
             client.event_hooks["response"].append(self._note_status)
             return _with_client(client, streamable_http_client(self.spec.target, http_client=client))
-        from mcp.client.stdio import StdioServerParameters, stdio_client
+        from ._mcp_stdio import stdio_transport  # the SDK's, reading long lines in linear time
 
-        argv = shlex.split(self.spec.target)
-        return stdio_client(StdioServerParameters(command=argv[0], args=argv[1:]), errlog=self._errlog)
+        return stdio_transport(shlex.split(self.spec.target), errlog=self._errlog)
 
     async def _note_status(self, response: Any) -> None:
         if response.status_code >= 400:
@@ -366,10 +367,6 @@ def _path_text(path: list[Any]) -> str:
 
 
 def _make_tool(listed: Any, group: str, connection: McpConnection) -> McpTool:
-    if getattr(listed.execution, "task_support", None) == "required":
-        # A task-augmented call answers later, through tasks/get: a plan step cannot wait on that.
-        raise McpServerError(f"MCP tool {listed.name!r} refused: it only runs as an MCP task, "
-                             "which Plan Studio does not support")
     schema = listed.input_schema or {"type": "object"}
     cls = validator_for(schema, default=jsonschema.Draft202012Validator)
     try:
@@ -390,7 +387,8 @@ def start_mcp_server(server: str, timeout: float) -> McpConnection:
 
 def add_mcp_server(registry: ToolRegistry, server: str | McpConnection, timeout: float = 30.0) -> list[str]:
     """Connect to ``server`` (or finish connecting) and add its tools to ``registry``; the
-    problems with single tools (a name already taken, an invalid schema). Raises
+    problems with single tools (a name already taken, an invalid schema; a tool skipped on
+    purpose is a ``LoadNotice``). Raises
     ``McpServerError`` when the server cannot be used at all."""
     pending = server if isinstance(server, McpConnection) else start_mcp_server(server, timeout)
     connection = pending.wait_ready()
@@ -405,6 +403,13 @@ def add_mcp_server(registry: ToolRegistry, server: str | McpConnection, timeout:
         if listed.name in registry:
             problems.append(f"MCP server {spec.label}: tool {listed.name!r} refused: a tool with "
                             "that name is already loaded")
+            continue
+        if getattr(listed.execution, "task_support", None) == "required":
+            # A task-augmented call answers later, through tasks/get: a plan step cannot wait
+            # on that. The server's other tools work without it, so this is only a notice.
+            problems.append(LoadNotice(f"MCP server {spec.label}: tool {listed.name!r} skipped: it only runs "
+                                       "as an MCP task, which Plan Studio does not support; the server's "
+                                       "other tools are loaded"))
             continue
         try:
             registry.add(_make_tool(listed, group, connection))

@@ -8,10 +8,11 @@ attempt is one request and tests can count them.
 Every failure becomes ``PlannerUnavailable`` with a message a user can act on (the status
 and the endpoint's own words, a timeout with its length, a refused connection with the
 address, a body that is not JSON or not a chat completion, a stream that stops before the
-model finished). ``settings.timeout`` is the limit for a whole request, not for each read
-(``_deadline``). The key is never kept by this class, never shown by ``repr`` and scrubbed
-from every message and from everything the model writes (``_redact``), in case an endpoint
-or the model echoes it back.
+model finished). ``settings.timeout`` is the limit for a whole request, not for each read,
+from connecting to the last byte (``_deadline``), and an answer may not grow past
+``MAX_ANSWER_BYTES`` once decompressed (``_body_limit``). The key is never kept by this
+class, never shown by ``repr`` and scrubbed from every message and from everything the
+model writes (``_redact``), in case an endpoint or the model echoes it back.
 
 ``openai`` is imported on first use: importing ``core`` must stay fast for the offline path.
 """
@@ -160,15 +161,21 @@ class ModelClient:
         if self._sdk is None:
             import openai
 
-            from ._deadline import deadline_hooks
+            from ._body_limit import ACCEPTED_ENCODINGS
+            from ._deadline import deadline_transport
 
+            base_url = self.settings.base_url or DEFAULT_BASE_URL
             self._sdk = openai.OpenAI(
                 api_key=os.environ.get("OPENAI_API_KEY") or PLACEHOLDER_KEY,
-                base_url=self.settings.base_url or DEFAULT_BASE_URL,
+                base_url=base_url,
                 timeout=self.settings.timeout,
                 max_retries=0,
-                # The SDK's own defaults, plus a limit on the whole request, not only each read.
-                http_client=openai.DefaultHttpxClient(event_hooks=deadline_hooks()),
+                # The SDK's own defaults, plus one limit on the whole request (not only on
+                # each read) and a bound on the answer's size once decompressed. The
+                # transport applies the environment's proxy itself (trust_env=False here).
+                http_client=openai.DefaultHttpxClient(
+                    transport=deadline_transport(base_url, openai.DEFAULT_CONNECTION_LIMITS), trust_env=False,
+                    headers={"Accept-Encoding": ACCEPTED_ENCODINGS}),
             )
         return self._sdk
 
@@ -239,6 +246,10 @@ class ModelClient:
                 f"The model at {self.endpoint} timed out after {self.settings.timeout:g} s before it "
                 "finished answering; try again, or allow more time with PLAN_STUDIO_TIMEOUT.") from None
         except openai.APIConnectionError as exc:
+            if isinstance(exc.__cause__, httpx2.DecodingError):  # too large, or not decodable
+                raise PlannerUnavailable(redact(
+                    f"The model endpoint at {self.endpoint} sent an answer Plan Studio stopped reading: "
+                    f"{_shorten(str(exc.__cause__))}. Is OPENAI_BASE_URL an OpenAI-compatible API?")) from None
             reason = _connection_reason(exc)
             if isinstance(exc.__cause__, httpx2.ConnectError) or reason == "connection refused":
                 raise PlannerUnavailable(redact(

@@ -6,6 +6,8 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from .._errors import PlannerError
+from .._limits import shown
 from .._plan import Plan
 
 
@@ -28,3 +30,10 @@ class Planner(Protocol):
     def replan(self, plan: Plan, feedback: str, *, today: dt.date) -> Plan:
         """A new version of ``plan`` changed as ``feedback`` asks; locked steps stay as they are."""
         ...
+
+
+def no_step_left(feedback: str) -> PlannerError:
+    """The refusal of a re-plan that would remove every step: an empty plan is no plan (it
+    cannot be run, and every format but the native one has nothing to write)."""
+    return PlannerError(f"{shown(feedback)!r} would leave the plan with no step, and a plan needs at "
+                        "least one. The plan is unchanged; to start over, plan a new goal instead.")

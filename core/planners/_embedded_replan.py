@@ -24,6 +24,7 @@ import re
 from .._errors import PlannerError
 from .._plan import Plan, PlanMetadata
 from . import _embedded_phrases as phrases
+from ._base import no_step_left
 from ._embedded_build import make_groups, mark_parallel
 from ._embedded_group import Group
 from ._embedded_edit import PlanEdit
@@ -94,6 +95,8 @@ def apply_feedback(vocab: Vocabulary, plan: Plan, feedback: str, today: dt.date,
     unknown = reading.unknown()
     if edit.misses or unknown or not edit.changes:
         raise PlannerError(_refusal(feedback, edit, unknown, follow_up_of))
+    if not edit.steps:
+        raise no_step_left(feedback)
     problem = edit.out_of_bounds("the follow-up" if follow_up_of is not None else "the feedback")
     if problem is not None:
         raise PlannerError(problem + ("" if follow_up_of is not None else ". The plan is unchanged."))

@@ -27,7 +27,7 @@ from .._templates import rewrite_step_indexes
 from .._validation import Validator
 from ..formats import plan_from_seed, plan_to_seed
 from ..llm import Message, ModelClient
-from ._base import PlanContext
+from ._base import PlanContext, no_step_left
 from ._manual import render_manual
 from ._parse import extract_plan_json
 
@@ -175,6 +175,10 @@ class LLMPlanner:
             "Answer with the whole new plan as one JSON object in the same format.")}]
 
         def build(data: dict[str, Any]) -> tuple[Plan, list[str]]:
+            if not data["steps"]:
+                # The model did what the feedback asked, but an empty plan is no plan: asking
+                # again would only be refused again.
+                raise no_step_left(feedback)
             _assign_ids(plan, data["steps"])
             new = plan_from_seed(data, goal=plan.goal)
             return _restore_locked(plan, new)
