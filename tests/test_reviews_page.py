@@ -107,7 +107,11 @@ def test_a_plan_using_the_agents_own_tools_is_checked_against_their_definitions(
     assert "unknown tool" not in said
     assert "params.to: 42 is not of type 'string'" in said
     assert "agent's own tools (send_mail)" in said
-    edit_json(app, app.text_area(key=Keys.JSON).value.replace("42", '"ops@example.com"'))
+    # The field itself, not every "42" in the text: the plan's created_at (the real clock) has
+    # one at minute or second 42, and replacing that broke the JSON (a flake, 1 run in ~30).
+    edited = json.loads(app.text_area(key=Keys.JSON).value)
+    edited["steps"][0]["params"]["to"] = "ops@example.com"
+    edit_json(app, json.dumps(edited, indent=2))
     assert "No problems found" in texts(app)
 
 
