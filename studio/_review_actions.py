@@ -17,7 +17,8 @@ from ._services import Services
 from ._session import get_services
 from ._state import Keys, SavedRef
 
-__all__ = ["ReviewKeys", "close_review", "decide", "open_review", "open_review_id", "review_services"]
+__all__ = ["ReviewKeys", "close_review", "decide", "editor_services", "open_review", "open_review_id",
+           "review_services"]
 
 _SERVICES = "review.services"  # (studio services, tools, the services with the agent's tools): made once
 
@@ -84,7 +85,7 @@ def decide(review_id: str, approve: bool) -> None:
     plan: Plan | None = st.session_state[Keys.PLAN]
     if approve:
         try:
-            blocker = approval_blocker(review_services(get_services()), plan)
+            blocker = approval_blocker(editor_services(), plan)
         except Exception as exc:  # shown as a notice, never a traceback
             blocker = actions.failure_message("check the plan", exc)
         if blocker is not None:
@@ -147,3 +148,9 @@ def review_services(services: Services) -> Services:
     with_tools = dataclasses.replace(services, registry=registry, validator=Validator(registry))
     st.session_state[_SERVICES] = (services, tools, with_tools)
     return with_tools
+
+
+def editor_services() -> Services:
+    """The services the plan in the editor is checked with, wherever it is checked (the Plan
+    page's problems and Approve button, Approve, Approve review): a review's own tools count."""
+    return review_services(get_services())
