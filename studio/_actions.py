@@ -400,7 +400,6 @@ def _take_edit(plan: Plan) -> None:
 
 
 def approve(validator: Validator) -> None:
-    """Approve the plan in the editor if ``validator`` (the page's: a review's own tools count) finds no error."""
     st.session_state[Keys.NOTICES] = []
     plan: Plan | None = st.session_state[Keys.PLAN]
     if plan is None or _refused_during_run("approve the plan") or _refused_for_json("approve the plan"):

@@ -17,14 +17,25 @@ from ._services import Services
 from ._session import get_services
 from ._state import Keys, SavedRef
 
-__all__ = ["ReviewKeys", "close_review", "decide", "editor_services", "open_review", "open_review_id",
-           "review_services"]
+__all__ = ["ReviewKeys", "close_review", "decide", "editor_services", "is_reviewing", "open_review",
+           "open_review_id", "review_services"]
 
 _SERVICES = "review.services"  # (studio services, tools, the services with the agent's tools): made once
 
 
 def open_review_id() -> str | None:
     return st.session_state.get(ReviewKeys.OPEN)
+
+
+def is_reviewing(review_id: str) -> bool:
+    """True when the editor holds ``review_id`` while it is pending: opening it again brings back
+    the work as it is (``open_review``), so nothing of it is lost."""
+    if open_review_id() != review_id:
+        return False
+    try:
+        return get_services().store.review_status(review_id) == "pending"
+    except Exception:  # opening it says what is wrong
+        return False
 
 
 def open_review(review_id: str) -> bool:
