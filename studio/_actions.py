@@ -15,7 +15,7 @@ from typing import Iterator, Literal
 import streamlit as st
 
 from core import (FORMATS, BackgroundRun, EditHistory, Plan, PlanError, PlanFormatError, PlanStudioError, Run,
-                  RunKind, StepStatus, VersionConflict, dump_plan, load_plan)
+                  RunKind, StepStatus, Validator, VersionConflict, dump_plan, load_plan)
 from core.planners import PlanContext, unread_notice
 
 from ._changes import describe_changes
@@ -399,13 +399,13 @@ def _take_edit(plan: Plan) -> None:
     _review(plan)
 
 
-def approve() -> None:
+def approve(validator: Validator) -> None:
     st.session_state[Keys.NOTICES] = []
     plan: Plan | None = st.session_state[Keys.PLAN]
     if plan is None or _refused_during_run("approve the plan") or _refused_for_json("approve the plan"):
         return
     with reported("approve the plan"):
-        errors = get_services().validator.errors(plan)
+        errors = validator.errors(plan)
         if errors:
             notify("error", f"The plan has {len(errors)} problem(s); fix them before approving.")
             return

@@ -17,6 +17,7 @@ from core import Plan, PlanDiff, diff_plans
 
 from . import _actions as actions
 from ._graph import graph_data, draw_graph_data
+from ._review_actions import editor_services
 from ._services import Services
 from ._session import get_services
 from ._state import Keys, SavedRef
@@ -167,7 +168,14 @@ def request_approve() -> None:
         if not st.session_state[Keys.EDITOR_CONFIRM_APPROVE] and _replan_source(get_services()) is not None:
             st.session_state[Keys.EDITOR_CONFIRM_APPROVE] = True
             return
-    actions.approve()
+    _approve()
+
+
+def _approve() -> None:
+    # Checked against the tools the page lists the plan's problems with, or an Approve the page
+    # offers would be refused for "unknown tool" in a review of a plan using the agent's tools.
+    with actions.reported("approve the plan"):
+        actions.approve(editor_services().validator)
 
 
 def _cancel_approve() -> None:
@@ -189,5 +197,5 @@ def approve_diff_panel(plan: Plan) -> None:
             show_diff(old, plan, key="editor.approve_diff.graph")
             confirm, cancel, _ = st.columns([1.4, 1, 4])
             confirm.button("Approve these changes", key="editor.approve_diff.confirm", type="primary",
-                           on_click=actions.approve, width="stretch", icon=":material/verified:")
+                           on_click=_approve, width="stretch", icon=":material/verified:")
             cancel.button("Not yet", key="editor.approve_diff.cancel", on_click=_cancel_approve, width="stretch")

@@ -17,13 +17,25 @@ from ._services import Services
 from ._session import get_services
 from ._state import Keys, SavedRef
 
-__all__ = ["ReviewKeys", "close_review", "decide", "open_review", "open_review_id", "review_services"]
+__all__ = ["ReviewKeys", "close_review", "decide", "editor_services", "is_reviewing", "open_review",
+           "open_review_id", "review_services"]
 
 _SERVICES = "review.services"  # (studio services, tools, the services with the agent's tools): made once
 
 
 def open_review_id() -> str | None:
     return st.session_state.get(ReviewKeys.OPEN)
+
+
+def is_reviewing(review_id: str) -> bool:
+    """True when the editor holds ``review_id`` while it is pending: opening it again brings back
+    the work as it is (``open_review``), so nothing of it is lost."""
+    if open_review_id() != review_id:
+        return False
+    try:
+        return get_services().store.review_status(review_id) == "pending"
+    except Exception:  # opening it says what is wrong
+        return False
 
 
 def open_review(review_id: str) -> bool:
@@ -84,7 +96,7 @@ def decide(review_id: str, approve: bool) -> None:
     plan: Plan | None = st.session_state[Keys.PLAN]
     if approve:
         try:
-            blocker = approval_blocker(review_services(get_services()), plan)
+            blocker = approval_blocker(editor_services(), plan)
         except Exception as exc:  # shown as a notice, never a traceback
             blocker = actions.failure_message("check the plan", exc)
         if blocker is not None:
@@ -147,3 +159,9 @@ def review_services(services: Services) -> Services:
     with_tools = dataclasses.replace(services, registry=registry, validator=Validator(registry))
     st.session_state[_SERVICES] = (services, tools, with_tools)
     return with_tools
+
+
+def editor_services() -> Services:
+    """The services the plan in the editor is checked with, wherever it is checked (the Plan
+    page's problems and Approve button, Approve, Approve review): a review's own tools count."""
+    return review_services(get_services())

@@ -26,7 +26,8 @@ from . import _actions as actions
 from ._session import get_services
 from ._state import Keys
 
-__all__ = ["ReviewKeys", "bring_back_work", "draft_part", "forget_work", "keep_review_work", "restore_part"]
+__all__ = ["ReviewKeys", "bring_back_work", "draft_part", "forget_work", "keep_review_work", "restore_part",
+           "work_kept"]
 
 _FORMAT = 1  # the work record's layout
 
@@ -96,6 +97,27 @@ def keep_review_work() -> None:
         actions.log.warning("could not keep the work on review %s: %s", review_id, exc)
         return
     st.session_state[ReviewKeys.WORK_WRITTEN] = snapshot
+
+
+def work_kept() -> str | None:
+    """The pending review whose work record holds the editor's plan and Plan JSON as they are
+    now (while it is reviewed, or after "Later"), or None: reopening it brings them back, so
+    another plan may take the editor's place without asking."""
+    written = st.session_state.get(ReviewKeys.WORK_WRITTEN)
+    if written is None:
+        return None
+    review_id, plan, text, _comment = written  # the comment is in the record, not in the editor after "Later"
+    state = st.session_state
+    if review_id is None or plan is None or state.get(Keys.PLAN) != plan \
+            or (state.get(Keys.JSON) or "") != (text or ""):
+        return None
+    try:  # a decided review's record is gone (forget_work), though the snapshot matches
+        store = get_services().store
+        kept = store.review_status(review_id) == "pending" and store.load_draft(_work_id(review_id)) is not None
+    except Exception as exc:  # then the user is asked: nothing is lost
+        actions.log.warning("could not look up the work on review %s: %s", review_id, exc)
+        return None
+    return review_id if kept else None
 
 
 def forget_work(review_id: str) -> None:

@@ -13,8 +13,9 @@ import streamlit as st
 from core.storage import ReviewSummary
 
 from . import _actions as actions
+from . import _unsaved as unsaved
 from ._navigation import PLAN_PAGE, page
-from ._review_actions import ReviewKeys, open_review
+from ._review_actions import ReviewKeys
 from ._services import Services
 from ._session import get_services
 from ._text import md_escape
@@ -73,11 +74,12 @@ def _open_linked() -> None:
     if not review_id or st.session_state.get(ReviewKeys.LINK_OPENED) == review_id:
         return
     st.session_state[ReviewKeys.LINK_OPENED] = review_id
-    _open(review_id)
+    _open(review_id, f"open review {review_id}")
 
 
-def _open(review_id: str) -> None:
-    if open_review(review_id):
+def _open(review_id: str, what: str) -> None:
+    # Opened, or the Plan page asks first what becomes of unsaved edits (_unsaved).
+    if unsaved.open_review(review_id, what):
         st.switch_page(page(PLAN_PAGE))
     actions.show_notices()  # why it could not be opened
 
@@ -94,4 +96,5 @@ def _card(summary: ReviewSummary) -> None:
         label = "Review" if summary.status == "pending" else "Open"
         if button.button(label, key=f"reviews.open.{summary.id}", icon=":material/rate_review:",
                          type="primary" if summary.status == "pending" else "secondary", width="stretch"):
-            _open(summary.id)
+            _open(summary.id, f"{label.lower()} the plan {summary.agent} sent "
+                              f"(“{summary.goal or summary.id}”)")

@@ -1,11 +1,13 @@
 """Asking before another plan takes the editor's place while it holds unsaved edits.
 
-A new goal, a plan or run opened from the Library, or an import each put another plan in the
-editor; edits not saved yet would go with the old one, without a word. So when the editor
-holds unsaved work, the click asks first (``Question``, drawn on the Plan page by
+A new goal, a plan or run opened from the Library, a review opened from Reviews, or an import
+each put another plan in the editor; edits not saved yet would go with the old one, without a
+word. So when the editor holds unsaved work, the click asks first (``Question``, drawn on the Plan page by
 ``replace_question``): **Save first** (the edits become a version, then the other plan comes),
 **Discard my edits**, or **Keep editing** (nothing happens). A plan nobody edited since it
-came into the editor (or since it was saved) is replaced without asking: it can be had again.
+came into the editor (or since it was saved) is replaced without asking: it can be had again,
+and so is a pending review's work as its work record holds it (``_review_work``): reopening the
+review from Reviews brings it back.
 """
 
 from __future__ import annotations
@@ -18,13 +20,16 @@ import streamlit as st
 from core import Plan
 
 from . import _actions as actions
+from . import _review_actions as review_actions
+from ._review_work import work_kept
 from ._session import get_services
 from ._state import Keys, SavedRef
 from ._text import md_escape
 
-__all__ = ["Question", "import_plan", "open_plan", "open_run", "plan_goal", "replace_question", "unsaved_edits"]
+__all__ = ["Question", "import_plan", "open_plan", "open_review", "open_run", "plan_goal", "replace_question",
+           "unsaved_edits"]
 
-Kind = Literal["goal", "open", "run", "import"]
+Kind = Literal["goal", "open", "run", "review", "import"]
 
 
 @dataclass(frozen=True)
@@ -41,6 +46,8 @@ class Question:
 def unsaved_edits() -> str | None:
     """Why the editor's work is not saved anywhere but this tab's draft, or None."""
     state = st.session_state
+    if work_kept() is not None:  # a pending review's work record holds it all; reopening it brings it back
+        return None
     if state[Keys.JSON_PENDING]:
         return "an edit you made during the run waits in the Plan JSON"
     if state[Keys.JSON_ERROR] is not None:
@@ -99,6 +106,14 @@ def open_run(plan_id: str, version: int, run_id: str, goal: str) -> bool:
     return actions.open_saved_run(plan_id, version, run_id)
 
 
+def open_review(review_id: str, what: str) -> bool:
+    """Reviews' Review or Open (or a ?review= link): True when the Plan page should show next
+    (opened, or asking). ``what`` names it for the question, e.g. "review the plan bot sent"."""
+    if not review_actions.is_reviewing(review_id) and _asked("review", (review_id,), what):
+        return True
+    return review_actions.open_review(review_id)
+
+
 def import_plan(text: str, fmt: str) -> None:
     """Import: the plan in ``text`` replaces the editor's, once its unsaved work is settled."""
     if text.strip() and _asked("import", (text, fmt), "import the plan"):
@@ -114,6 +129,8 @@ def _go(question: Question) -> None:
         actions.open_saved_plan(*question.args)
     elif question.kind == "run":
         actions.open_saved_run(*question.args)
+    elif question.kind == "review":
+        review_actions.open_review(*question.args)
     else:
         actions.import_plan(*question.args)
 

@@ -94,3 +94,28 @@ def test_an_edit_typed_during_a_run_waits_and_applies_after_it(page: Page, gated
     expect(pending).to_have_count(0)
     graph(page, "pending pending")
     expect(page.get_by_role("button", name="Approve")).to_be_enabled()
+
+
+def test_reviewing_an_agents_plan_over_unsaved_edits_asks_first(page: Page, studio) -> None:
+    from studio.client import ReviewClient
+    page.set_viewport_size({"width": 1440, "height": 1000})
+    open_studio(page, studio.url)
+    enter(page.get_by_role("textbox", name="Goal"), GOAL)
+    click(page.get_by_role("button", name="Plan", exact=True))
+    plan_json = page.get_by_role("textbox", name="Plan JSON")
+    edited = plan_json.input_value().replace('"Berlin"', '"Hamburg"')
+    enter(plan_json, edited)
+    client = ReviewClient(studio.url, token=(studio.data_dir / "api-token").read_text().strip())
+    sent = client.submit({"goal": "Find facilities in Bonn", "steps": [
+        {"id": "fac", "tool": "facilities_list", "params": {"location": "Bonn"}}]}, agent="bonn-bot")
+
+    click(page.get_by_role("link", name="Reviews"))
+    click(page.locator(f".st-key-reviews-card-{sent.id}").get_by_role("button", name="Review"))
+    question = page.locator("[class*=st-key-plan-replace]")
+    expect(question.get_by_text(QUESTION)).to_contain_text("review the plan bonn-bot sent")
+    expect(plan_json).to_have_value(edited)
+    expect(page.locator(".st-key-review-bar")).to_have_count(0)
+    screenshot(page, "unsaved-review-asks.png")
+    click(question.get_by_role("button", name="Discard my edits"))
+    expect(page.locator(".st-key-review-bar")).to_contain_text("bonn-bot")
+    expect(plan_json).to_have_value(re.compile('"Bonn"'))

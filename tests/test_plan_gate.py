@@ -142,6 +142,9 @@ def test_approval_belongs_to_the_plan_approved_and_any_change_to_what_runs_withd
     assert approved()
     import_text(app, "native", json.dumps({"goal": "other", "steps": [
         {"id": "x", "tool": "facilities_list", "params": {}}]}))
+    app.button(key="plan.replace.discard").click().run()  # the edited plan is not saved: it asks first
+    no_failures(app)
+    assert app.session_state[Keys.PLAN].goal == "other"
     assert app.button(key="plan.run_all").disabled
 
     # A click that reaches the server when the approval held is another plan's does not run.

@@ -107,7 +107,11 @@ def test_a_plan_using_the_agents_own_tools_is_checked_against_their_definitions(
     assert "unknown tool" not in said
     assert "params.to: 42 is not of type 'string'" in said
     assert "agent's own tools (send_mail)" in said
-    edit_json(app, app.text_area(key=Keys.JSON).value.replace("42", '"ops@example.com"'))
+    # The field itself, not every "42" in the text: the plan's created_at (the real clock) has
+    # one at minute or second 42, and replacing that broke the JSON (a flake, 1 run in ~30).
+    edited = json.loads(app.text_area(key=Keys.JSON).value)
+    edited["steps"][0]["params"]["to"] = "ops@example.com"
+    edit_json(app, json.dumps(edited, indent=2))
     assert "No problems found" in texts(app)
 
 
@@ -136,3 +140,28 @@ def test_settings_shows_the_api_token_only_when_asked_and_keeps_it_private(app: 
     assert [c.value for c in app.code] == [token]
     app.button(key="settings.token.hide").click().run()
     assert [c.value for c in app.code] == []
+
+
+def test_the_plain_approve_checks_the_agents_own_tools_as_the_page_does(app: AppTest) -> None:
+    """One truth: the problems listed, Approve's enabled state and Approve's own check all count
+    the agent's tools, so an Approve the page offers is not refused for "unknown tool"."""
+    tools = [{"name": "send_mail", "inputSchema": {"type": "object", "properties": {"to": {"type": "string"}}}}]
+    plan = {"goal": "mail", "steps": [{"id": "m", "tool": "send_mail", "params": {"to": "ops@example.com"}}]}
+    review_id = _send({"plan": plan, "tools": tools, "agent": "mailer"})
+    app.switch_page(REVIEWS).run()
+    app.button(key=f"reviews.open.{review_id}").click().run()
+    app.switch_page(PLAN).run()
+    assert "No problems found" in texts(app)
+    assert not app.button(key="plan.approve").disabled
+
+    app.button(key="plan.approve").click().run()
+    no_failures(app)
+    assert not [e.value for e in app.error]  # on main: "The plan has 1 problem(s)" (unknown tool)
+    assert not app.button(key="plan.run_all").disabled  # approved, not refused
+
+    # A value the agent's schema refuses: listed, and Approve waits, by the same tools.
+    sent = json.loads(app.text_area(key=Keys.JSON).value)
+    sent["steps"][0]["params"]["to"] = 7
+    edit_json(app, json.dumps(sent, indent=2))
+    assert "params.to: 7 is not of type 'string'" in texts(app)
+    assert app.button(key="plan.approve").disabled and app.button(key="plan.run_all").disabled

@@ -15,6 +15,7 @@ from test_editor_forms import field_key
 from test_studio_runs import Gate, finish, gate, start_gated_run  # noqa: F401  (gate: a fixture)
 
 OTHER_GOAL = "Get facilities in Munich"
+REVIEWS = "../pages/reviews.py"
 
 
 def _edit(app: AppTest) -> str:
@@ -169,3 +170,71 @@ def test_opening_a_saved_run_over_unsaved_edits_asks_too(app: AppTest) -> None:
     no_failures(app)
     assert app.session_state[Keys.RUN].id == run.id
     assert f"Opened run {run.id} (succeeded) of version 1" in texts(app)
+
+
+def _review_sent(agent: str = "shipping-bot") -> str:
+    from studio._review_intake import submit_review
+    plan = {"goal": "Find facilities in Bonn", "steps": [
+        {"id": "fac", "tool": "facilities_list", "params": {"location": "Bonn"}}]}
+    return submit_review(get_services(), {"plan": plan, "agent": agent}).id
+
+
+def test_reviewing_a_plan_over_unsaved_edits_asks_first(app: AppTest) -> None:
+    make_plan(app)
+    edited = _edit(app)
+    review_id = _review_sent()
+    app.switch_page(REVIEWS).run()
+    app.button(key=f"reviews.open.{review_id}").click().run()
+    no_failures(app)
+    app.switch_page(PLAN).run()  # where Review leads
+    assert "review the plan shipping-bot sent" in _asked(app)
+    assert app.session_state[Keys.JSON] == edited and app.session_state[Keys.REVIEW_OPEN] is None
+
+    app.button(key="plan.replace.keep").click().run()
+    no_failures(app)
+    assert app.session_state[Keys.JSON] == edited and app.session_state[Keys.REVIEW_OPEN] is None
+
+    app.switch_page(REVIEWS).run()
+    app.button(key=f"reviews.open.{review_id}").click().run()
+    app.switch_page(PLAN).run()
+    app.button(key="plan.replace.save").click().run()
+    no_failures(app)
+    assert app.session_state[Keys.REVIEW_OPEN] == review_id
+    assert app.session_state[Keys.PLAN].goal == "Find facilities in Bonn"
+    assert "Your edits were saved first, as version 1" in texts(app)
+    [summary] = get_services().store.list_plans("")
+    assert get_services().store.load_plan(summary.id, 1).steps[0].params["location"] == "Hamburg"
+
+
+def test_reopening_the_review_being_reviewed_keeps_its_edits_without_asking(app: AppTest) -> None:
+    review_id = _review_sent()
+    app.switch_page(REVIEWS).run()
+    app.button(key=f"reviews.open.{review_id}").click().run()
+    app.switch_page(PLAN).run()
+    edited = app.session_state[Keys.JSON].replace('"Bonn"', '"Hamburg"')
+    edit_json(app, edited)
+    app.switch_page(REVIEWS).run()
+    app.button(key=f"reviews.open.{review_id}").click().run()
+    app.switch_page(PLAN).run()
+    no_failures(app)
+    assert app.session_state[Keys.REPLACE_ASK] is None
+    assert app.session_state[Keys.JSON] == edited and app.session_state[Keys.REVIEW_OPEN] == review_id
+    assert "with your edits and comment as you left them" in texts(app)
+
+
+def test_another_review_over_a_review_in_progress_does_not_ask_its_work_is_kept(app: AppTest) -> None:
+    first, second = _review_sent("first-bot"), _review_sent("second-bot")
+    app.switch_page(REVIEWS).run()
+    app.button(key=f"reviews.open.{first}").click().run()
+    app.switch_page(PLAN).run()
+    edited = app.session_state[Keys.JSON].replace('"Bonn"', '"Hamburg"')
+    edit_json(app, edited)
+    app.switch_page(REVIEWS).run()
+    app.button(key=f"reviews.open.{second}").click().run()
+    app.switch_page(PLAN).run()
+    no_failures(app)
+    assert app.session_state[Keys.REPLACE_ASK] is None and app.session_state[Keys.REVIEW_OPEN] == second
+    app.switch_page(REVIEWS).run()
+    app.button(key=f"reviews.open.{first}").click().run()
+    app.switch_page(PLAN).run()
+    assert app.session_state[Keys.REVIEW_OPEN] == first and app.session_state[Keys.JSON] == edited
