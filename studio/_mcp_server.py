@@ -12,17 +12,22 @@ as those sent over HTTP: the Reviews page lists both.
 from __future__ import annotations
 
 import asyncio
+import io
 import json
+import sys
 import time
 from typing import Any, Callable
 
+import anyio
 from mcp.server.mcpserver import MCPServer
+from mcp.server.stdio import stdio_server
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
 
 from core import PlanStudioError
 
 from ._review_api import MAX_WAIT_SECONDS, REVIEWS_URL_PATH
+from ._mcp_deep_lines import DeepCallLines
 from ._review_intake import review_view, submit_review
 from ._services import Services
 
@@ -47,8 +52,20 @@ class _ReviewServer(MCPServer):
     def __init__(self, submit: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
         super().__init__("plan-studio", instructions=_INSTRUCTIONS)
         self._submit = submit
+        self._deep_lines: DeepCallLines | None = None
+
+    async def run_stdio_async(self) -> None:
+        """The SDK's stdio serving, reading stdin through ``DeepCallLines`` (the SDK's own
+        parser drops lines over 200 JSON levels unanswered)."""
+        stdin = anyio.wrap_file(io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace"))
+        self._deep_lines = DeepCallLines(stdin)
+        async with stdio_server(stdin=self._deep_lines) as (read_stream, write_stream):  # type: ignore[arg-type]
+            await self._lowlevel_server.run(read_stream, write_stream,
+                                            self._lowlevel_server.create_initialization_options())
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        if self._deep_lines is not None:
+            arguments = self._deep_lines.arguments_for(arguments)
         if name != "submit_plan_for_review":
             return await super().call_tool(name, arguments, context)
         try:

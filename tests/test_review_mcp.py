@@ -103,8 +103,10 @@ SUBMISSIONS = [
     {"agent": "bot"},
     {"plan": PLAN, "tools": "all of them"},
     {"plan": json.dumps(PLAN), "format": "sk"},
-    # 50 levels: over the studio's bound, within the 200 JSON levels the SDK's parser takes.
+    # 50 levels: over the studio's bound, within the 200 JSON levels the SDK's parser takes;
+    # 100 levels: past the SDK's parser, which dropped the call unanswered.
     {"plan": PLAN, "tools": [{"name": "deep", "inputSchema": _nested_schema(50)}]},
+    {"plan": PLAN, "tools": [{"name": "deep", "inputSchema": _nested_schema(100)}]},
     {"plan": PLAN, "goal": "[1, 2]", "agent": "[3]"},  # text that looks like JSON stays text
 ]
 
@@ -129,6 +131,6 @@ def test_mcp_and_http_read_a_submission_alike(tmp_path: Path) -> None:
             assert result.is_error and result.content[0].text == answer["error"], body
         else:
             assert status == 201 and not result.is_error, (body, answer, result.content)
-    assert [r.is_error for r in over_mcp] == [True] * 7 + [False]
+    assert [r.is_error for r in over_mcp] == [True] * 8 + [False]
     with PlanStore(served.data_dir / "studio.sqlite3") as store:
         assert {(r.agent, r.goal) for r in store.list_reviews()} == {("[3]", "list Berlin facilities")}
