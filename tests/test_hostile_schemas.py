@@ -116,6 +116,15 @@ def test_an_exponential_schema_is_cut_off_by_the_budget() -> None:
     assert "not checked" in problems[0].message
 
 
+def test_unique_items_over_many_objects_is_linear() -> None:
+    schema = {"type": "object", "properties": {"rows": {"type": "array", "uniqueItems": True}}}
+    rows = [{"n": n} for n in range(20_000)]  # pairwise, as jsonschema compares them: minutes
+    assert problems_for(schema, {"rows": rows}) == []
+    problems = problems_for(schema, {"rows": [*rows, {"n": 5.0}]})
+    assert [p.field for p in problems] == ["params.rows"] and "non-unique" in problems[0].message
+    assert problems_for(schema, {"rows": [1, True, "1", [1], {"a": 1}, {"a": True}]}) == []
+
+
 def nested(levels: int) -> dict[str, Any]:
     schema: dict[str, Any] = {"type": "string"}
     for _ in range(levels):
