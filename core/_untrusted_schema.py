@@ -36,8 +36,9 @@ __all__ = ["CHECK_SECONDS", "PLAN_CHECK_SECONDS", "MAX_SCHEMA_NESTING", "NotChec
 # arguments nest at most 32 levels (``core._limits.MAX_NESTING``), described in about twice that.
 MAX_SCHEMA_NESTING = 64
 CHECK_SECONDS = 1.0  # one tool's arguments, unless an outer budget (a whole plan's) ends first
-# A whole plan's checks against untrusted schemas: a legitimate 1000-step plan needs ~0.1 s.
-PLAN_CHECK_SECONDS = 5.0
+# A whole plan's checks against untrusted schemas (each page run and API view pays it for a
+# hostile plan); a legitimate 1000-step plan with declared tools needs ~0.05 s.
+PLAN_CHECK_SECONDS = 2.0
 
 
 class _CutShort(Exception):
