@@ -162,20 +162,52 @@ def _budgeted(keyword: Any) -> Any:
     return check
 
 
-_BOUNDED: dict[type, type] = {}
-_PATTERN_KEYWORDS = {"pattern": _bounded_pattern, "patternProperties": _bounded_pattern_properties,
+def _unevaluated_beside_patterns(validator: Any, value: Any, instance: Any, schema: dict) -> Iterator[ValidationError]:
+    # jsonschema works out which names patternProperties evaluated with Python's re, out of
+    # reach of the bounded matcher: a schema combining the two is not checked rather than hang.
+    if validator.is_type(instance, "object"):
+        raise _CutShort(instance, "not checked: the tool's schema uses unevaluatedProperties together with "
+                                  "patternProperties, which cannot be checked in bounded time")
+    return iter(())
+
+
+_BOUNDED: dict[tuple[type, bool], type] = {}
+_BOUNDED_KEYWORDS = {"pattern": _bounded_pattern, "patternProperties": _bounded_pattern_properties,
                      "additionalProperties": _bounded_additional_properties, "uniqueItems": _bounded_unique_items}
+_RECENT_SCHEMAS: dict[int, tuple[dict[str, Any], bool]] = {}  # id -> (the schema, kept alive; its answer)
+
+
+def _mixes_unevaluated_and_patterns(schema: dict[str, Any]) -> bool:
+    """Whether ``schema`` holds both keywords anywhere (walked once per schema, then remembered)."""
+    recent = _RECENT_SCHEMAS.get(id(schema))
+    if recent is not None and recent[0] is schema:
+        return recent[1]
+    found: set[str] = set()
+    stack: list[Any] = [schema]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            found.update(k for k in ("unevaluatedProperties", "patternProperties") if k in item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    if len(_RECENT_SCHEMAS) >= 256:
+        _RECENT_SCHEMAS.pop(next(iter(_RECENT_SCHEMAS)))
+    _RECENT_SCHEMAS[id(schema)] = (schema, len(found) == 2)
+    return len(found) == 2
 
 
 def bounded_validator(schema: dict[str, Any], default: Any = Draft202012Validator) -> Any:
     """A validator for ``schema`` (of the draft its ``$schema`` names, else ``default``) that
     matches patterns in bounded time and stops when the time budget is spent."""
     base = validator_for(schema, default=default)
-    if base not in _BOUNDED:
-        keywords = {name: (_PATTERN_KEYWORDS.get(name, keyword))
-                    for name, keyword in base.VALIDATORS.items()}
-        _BOUNDED[base] = extend(base, {name: _budgeted(k) for name, k in keywords.items()})
-    return _BOUNDED[base](schema)
+    mixed = _mixes_unevaluated_and_patterns(schema)
+    if (base, mixed) not in _BOUNDED:
+        keywords = {name: (_BOUNDED_KEYWORDS.get(name, keyword)) for name, keyword in base.VALIDATORS.items()}
+        if mixed and "unevaluatedProperties" in keywords:
+            keywords["unevaluatedProperties"] = _unevaluated_beside_patterns
+        _BOUNDED[base, mixed] = extend(base, {name: _budgeted(k) for name, k in keywords.items()})
+    return _BOUNDED[base, mixed](schema)
 
 
 def check_against(validator: Any, instance: Any) -> tuple[list[ValidationError], NotCheckedAt | None]:

@@ -100,6 +100,15 @@ def test_pattern_properties_and_their_closing_are_bounded() -> None:
     assert problems_for(schema, {"aaa": 1}) == []
 
 
+def test_unevaluated_properties_beside_pattern_properties_is_not_checked_rather_than_hang() -> None:
+    # jsonschema matches those patterns with Python's re, inside its own code.
+    schema = {"type": "object", "patternProperties": {HOSTILE: {}}, "unevaluatedProperties": False}
+    problems = problems_for(schema, {VALUE: 1})
+    assert [p.step_index for p in problems] == [0] and "not checked" in problems[0].message
+    unevaluated = {"type": "object", "properties": {"a": {}}, "unevaluatedProperties": False}
+    assert [p.field for p in problems_for(unevaluated, {"a": 1, "b": 2})] == ["params.(arguments)"]
+
+
 def test_a_literal_beside_references_is_fitted_in_bounded_time() -> None:
     param = {"type": "array", "items": {"type": "string", "pattern": HOSTILE}}
     assert within_bound(lambda: may_fit({"const": VALUE}, param["items"])) is False
