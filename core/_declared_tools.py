@@ -14,11 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
-
 from ._errors import ReviewRequestError, ToolExecutionError
 from ._registry import Tool, ToolRegistry
+from ._untrusted_schema import bounded_validator, check_against, schema_problem
 
 __all__ = ["DECLARED_GROUP", "DeclaredTool", "ToolDefinition", "parse_tool_definitions", "with_declared_tools"]
 
@@ -45,11 +43,10 @@ class ToolDefinition:
 def _schema(value: Any, field: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise ReviewRequestError(field, f"must be a JSON schema object, not {type(value).__name__}")
-    try:
-        Draft202012Validator.check_schema(value)
-    except SchemaError as exc:
-        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in exc.path)
-        raise ReviewRequestError(field + where, f"is not a valid JSON schema: {exc.message}") from None
+    problem = schema_problem(value)
+    if problem is not None:
+        where, message = problem
+        raise ReviewRequestError(field + where, message)
     return value
 
 
@@ -108,13 +105,14 @@ class DeclaredTool(Tool):
 
     def check_arguments(self, args: dict[str, Any], skip: set[str] = frozenset()) -> list[tuple[str, str]]:
         properties = self.parameters.get("properties") or {}
-        closed = self.parameters.get("additionalProperties") is False
+        # Names a patternProperties admits are the schema's to judge, in the check below.
+        closed = self.parameters.get("additionalProperties") is False and "patternProperties" not in self.parameters
         problems: list[tuple[str, str]] = []
         if closed:
             problems += [(name, self._unknown(name)) for name in args if name not in properties]
-        checker = Draft202012Validator(self.parameters)
-        for error in sorted(checker.iter_errors(args), key=lambda e: list(map(str, e.path))):
-            if error.validator == "additionalProperties" and not error.path:
+        errors, cut_short = check_against(bounded_validator(self.parameters), args)
+        for error in sorted(errors, key=lambda e: list(map(str, e.path))):
+            if closed and error.validator == "additionalProperties" and not error.path:
                 continue  # reported above, one line per unknown name
             path = list(error.path)
             if path and path[0] in skip:
@@ -125,6 +123,8 @@ class DeclaredTool(Tool):
                              if name not in error.instance]
             else:
                 problems.append((_field(path) or "(arguments)", error.message))
+        if cut_short is not None and not (cut_short.path and cut_short.path[0] in skip):
+            problems.append((_field(cut_short.path) or "(arguments)", cut_short.message))
         return problems
 
     def call(self, args: dict[str, Any]) -> Any:

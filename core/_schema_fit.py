@@ -17,10 +17,10 @@ path yields from the source tool's return schema (``schema_at_path``). So the ru
 
 from __future__ import annotations
 
-import re
 from typing import Any, Callable
 
 from ._registry import describe_schema, schema_alternatives
+from ._bounded_regex import PatternNotChecked, pattern_search
 from ._errors import ReferenceSyntaxError
 from ._templates import Reference, find_references, parse_reference
 
@@ -136,6 +136,15 @@ def _literal_fits(literal: Any, param: dict, defs: dict) -> bool:
     if kind == "string":
         if len(literal) < param.get("minLength", 0) or len(literal) > param.get("maxLength", len(literal)):
             return False
-        if "pattern" in param and not re.search(param["pattern"], literal):
+        if "pattern" in param and not _may_match(param["pattern"], literal):
             return False
     return True
+
+
+def _may_match(pattern: Any, literal: str) -> bool:
+    """Whether ``literal`` matches; a pattern that cannot be checked in bounded time rules
+    nothing out here (the argument check reports it)."""
+    try:
+        return not isinstance(pattern, str) or pattern_search(pattern, literal)
+    except PatternNotChecked:
+        return True

@@ -24,6 +24,8 @@ from ._plan import Plan, Step
 from ._registry import Tool, ToolRegistry, describe_schema
 from ._schema_fit import describe_value, may_fit, value_schema
 from ._templates import Reference, check_path, find_references, schema_at_path
+from ._time_budget import time_budget
+from ._untrusted_schema import PLAN_CHECK_SECONDS
 from .formats._semantic_kernel import unset_variable_uses
 
 __all__ = ["Problem", "Validator"]
@@ -56,6 +58,12 @@ class Validator:
         self.registry = registry
 
     def validate(self, plan: Plan) -> list[Problem]:
+        # Agents' and MCP servers' schemas share one budget per plan, so a slow schema on
+        # every step cannot multiply its cost by the number of steps.
+        with time_budget(PLAN_CHECK_SECONDS):
+            return self._validate(plan)
+
+    def _validate(self, plan: Plan) -> list[Problem]:
         problems: list[Problem] = []
         if not plan.steps:
             problems.append(Problem("the plan has no steps", "steps"))

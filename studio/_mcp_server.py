@@ -12,15 +12,22 @@ as those sent over HTTP: the Reviews page lists both.
 from __future__ import annotations
 
 import asyncio
+import io
+import json
+import sys
 import time
-from typing import Any
+from typing import Any, Callable
 
+import anyio
 from mcp.server.mcpserver import MCPServer
+from mcp.server.stdio import stdio_server
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent
 
 from core import PlanStudioError
 
 from ._review_api import MAX_WAIT_SECONDS, REVIEWS_URL_PATH
+from ._mcp_deep_lines import DeepCallLines
 from ._review_intake import review_view, submit_review
 from ._services import Services
 
@@ -34,16 +41,56 @@ _INSTRUCTIONS = ("Before acting on a plan of tool calls, send it to a person for
                  "approved or rejected. Run the plan as get_review returns it: it includes the reviewer's edits.")
 
 
+class _ReviewServer(MCPServer):
+    """An MCP server whose submission tool gets its arguments as the agent sent them.
+
+    The SDK reads a tool's arguments through a model of its signature: it drops names it does
+    not know, converts values and parses JSON-looking text. A submission must be read exactly
+    as the HTTP API reads a body (same refusals, same messages), so ``submit_plan_for_review``
+    hands the raw arguments to ``studio._review_intake``; its signature only describes them."""
+
+    def __init__(self, submit: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+        super().__init__("plan-studio", instructions=_INSTRUCTIONS)
+        self._submit = submit
+        self._deep_lines: DeepCallLines | None = None
+
+    async def run_stdio_async(self) -> None:
+        """The SDK's stdio serving, reading stdin through ``DeepCallLines`` (the SDK's own
+        parser drops lines over 200 JSON levels unanswered)."""
+        stdin = anyio.wrap_file(io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace"))
+        self._deep_lines = DeepCallLines(stdin)
+        async with stdio_server(stdin=self._deep_lines) as (read_stream, write_stream):  # type: ignore[arg-type]
+            await self._lowlevel_server.run(read_stream, write_stream,
+                                            self._lowlevel_server.create_initialization_options())
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        if self._deep_lines is not None:
+            arguments = self._deep_lines.arguments_for(arguments)
+        if name != "submit_plan_for_review":
+            return await super().call_tool(name, arguments, context)
+        try:
+            created = await asyncio.to_thread(self._submit, arguments)
+        except PlanStudioError as exc:
+            raise ToolError(str(exc)) from None
+        return CallToolResult(content=[TextContent(type="text", text=json.dumps(created, indent=2))],
+                              structured_content=created)
+
+
 def make_mcp_server(services: Services, studio_url: str = DEFAULT_STUDIO_URL) -> MCPServer:
     """The MCP server over ``services``' store; review links point at ``studio_url``."""
-    server = MCPServer("plan-studio", instructions=_INSTRUCTIONS)
     base = studio_url.rstrip("/")
 
     def link(review_id: str) -> str:
         return f"{base}/{REVIEWS_URL_PATH}?review={review_id}"
 
+    def submit(body: dict[str, Any]) -> dict[str, Any]:
+        review = submit_review(services, body)
+        return {"id": review.id, "status": review.status, "url": link(review.id)}
+
+    server = _ReviewServer(submit)
+
     @server.tool()
-    def submit_plan_for_review(plan: dict[str, Any] | str, format: str | None = None, agent: str = "mcp-agent",
+    def submit_plan_for_review(plan: dict[str, Any] | str, format: str | None = None, agent: str | None = None,
                                goal: str | None = None, tools: list[dict[str, Any]] | None = None) -> dict[str, Any]:
         """Send a plan of tool calls for a person to review before you act on it.
 
@@ -58,13 +105,14 @@ def make_mcp_server(services: Services, studio_url: str = DEFAULT_STUDIO_URL) ->
         Returns:
             The review's id, its status (pending) and the link that opens it in the studio.
         """
+        # The server calls submit() with the arguments as sent (see _ReviewServer); this body
+        # serves a caller that goes through the SDK's own path.
         body = {k: v for k, v in {"plan": plan, "format": format, "agent": agent, "goal": goal,
                                   "tools": tools}.items() if v is not None}
         try:
-            review = submit_review(services, body)
+            return submit(body)
         except PlanStudioError as exc:
             raise ToolError(str(exc)) from None
-        return {"id": review.id, "status": review.status, "url": link(review.id)}
 
     @server.tool()
     async def get_review(review_id: str, wait_seconds: float = 0.0) -> dict[str, Any]:

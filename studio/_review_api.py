@@ -29,6 +29,7 @@ from core import NotFound, PlanStudioError, ReviewRequestError, Settings
 from ._api_token import ensure_token, token_matches
 from ._review_intake import review_view, submit_review
 from ._services import Services
+from ._tcp_nodelay import nodelay_listening_sockets
 
 __all__ = ["DEFAULT_WAIT_SECONDS", "MAX_BODY_BYTES", "MAX_WAIT_SECONDS", "REVIEWS_URL_PATH", "api_routes", "make_token"]
 
@@ -165,6 +166,8 @@ def api_routes() -> list[Route]:
 
 @asynccontextmanager
 async def make_token(_app: object) -> AsyncIterator[None]:
-    """The server's lifespan: the token exists from the first start, for Settings to show."""
+    """The server's lifespan: the token exists from the first start, for Settings to show; the
+    port, bound by now, answers without Nagle's delay (see ``_tcp_nodelay``)."""
     ensure_token(Settings.from_env().data_dir)
+    nodelay_listening_sockets()
     yield None

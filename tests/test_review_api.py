@@ -11,6 +11,7 @@ import stat
 import subprocess
 import sys
 import threading
+import time
 import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
@@ -245,3 +246,21 @@ def test_the_client_reports_api_errors_with_status_and_message(served: Studio, t
 def test_the_app_is_still_served_beside_the_api(served: Studio) -> None:
     with urllib.request.urlopen(served.url + "/", timeout=10) as response:
         assert response.status == 200 and b"<html" in response.read().lower()
+
+
+def test_calls_on_a_kept_alive_connection_are_not_held_by_delayed_acks(served: Studio, token: str) -> None:
+    # With Nagle on, each answer's body waits for the client's delayed ACK of its head: no call on
+    # a reused connection could take under 40 ms. Figures: benchmarks/api_latency.py.
+    _, created = call(served, "POST", "/api/reviews", {"plan": PLAN}, token=token)
+    connection = http.client.HTTPConnection(served.url.removeprefix("http://"), timeout=30)
+    took = []
+    try:
+        for _ in range(20):
+            started = time.perf_counter()
+            connection.request("GET", f"/api/reviews/{created['id']}", headers={"Authorization": f"Bearer {token}"})
+            response = connection.getresponse()
+            assert response.status == 200 and json.loads(response.read())["id"] == created["id"]
+            took.append(time.perf_counter() - started)
+    finally:
+        connection.close()
+    assert min(took[1:]) < 0.035, f"fastest reused-connection call took {1000 * min(took[1:]):.0f} ms"

@@ -87,3 +87,50 @@ def test_a_bad_submission_is_a_tool_error_naming_the_field(tmp_path: Path) -> No
     bad_format, missing = _run_apart(_session_run(tmp_path / "data", script))
     assert bad_format.is_error and "format: unknown format 'yaml'" in bad_format.content[0].text
     assert missing.is_error and "no review with id 'nope'" in missing.content[0].text
+
+
+def _nested_schema(levels: int) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "string"}
+    for _ in range(levels):
+        schema = {"type": "object", "properties": {"x": schema}}
+    return schema
+
+
+SUBMISSIONS = [
+    {"plan": PLAN, "colour": "red"},
+    {"plan": PLAN, "agent": 5},
+    {"plan": 5},
+    {"agent": "bot"},
+    {"plan": PLAN, "tools": "all of them"},
+    {"plan": json.dumps(PLAN), "format": "sk"},
+    # 50 levels: over the studio's bound, within the 200 JSON levels the SDK's parser takes;
+    # 100 levels: past the SDK's parser, which dropped the call unanswered.
+    {"plan": PLAN, "tools": [{"name": "deep", "inputSchema": _nested_schema(50)}]},
+    {"plan": PLAN, "tools": [{"name": "deep", "inputSchema": _nested_schema(100)}]},
+    {"plan": PLAN, "goal": "[1, 2]", "agent": "[3]"},  # text that looks like JSON stays text
+]
+
+
+def test_mcp_and_http_read_a_submission_alike(tmp_path: Path) -> None:
+    from conftest import start_studio
+    from test_review_api import call
+
+    studios = start_studio(tmp_path)
+    served = next(studios)
+    try:
+        token = (served.data_dir / "api-token").read_text().strip()
+        over_http = [call(served, "POST", "/api/reviews", body, token=token) for body in SUBMISSIONS]
+
+        async def script(session: ClientSession) -> list[Any]:
+            return [await session.call_tool("submit_plan_for_review", body) for body in SUBMISSIONS]
+        over_mcp = _run_apart(_session_run(served.data_dir, script))
+    finally:
+        studios.close()
+    for body, (status, answer), result in zip(SUBMISSIONS, over_http, over_mcp):
+        if status == 400:
+            assert result.is_error and result.content[0].text == answer["error"], body
+        else:
+            assert status == 201 and not result.is_error, (body, answer, result.content)
+    assert [r.is_error for r in over_mcp] == [True] * 8 + [False]
+    with PlanStore(served.data_dir / "studio.sqlite3") as store:
+        assert {(r.agent, r.goal) for r in store.list_reviews()} == {("[3]", "list Berlin facilities")}

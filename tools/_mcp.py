@@ -29,10 +29,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-import jsonschema
-from jsonschema.validators import validator_for
-
 from core import McpServerError, Tool, ToolArgumentsError, ToolExecutionError, ToolRegistry
+from core._untrusted_schema import bounded_validator, check_against, schema_problem
 
 from ._load_notice import LoadNotice
 
@@ -339,7 +337,9 @@ class McpTool(Tool):
         # misspelt name is a problem even where the schema leaves extra names open by omission.
         closed = self.parameters.get("additionalProperties", False) is False and "patternProperties" not in self.parameters
         problems = [(name, self._unknown(name)) for name in args if closed and name not in known]
-        for error in self._input_validator.iter_errors(instance):
+        # The server's schema is untrusted: patterns and cost are bounded (core._untrusted_schema).
+        errors, cut_short = check_against(self._input_validator, instance)
+        for error in errors:
             path = list(error.absolute_path)
             if not path and error.validator == "required":
                 missing = [p for p in error.validator_value if p not in instance and p not in skip]
@@ -349,6 +349,8 @@ class McpTool(Tool):
                 continue  # named above, with a "did you mean"
             else:
                 problems.append((_path_text(path) or "params", error.message))
+        if cut_short is not None:
+            problems.append((_path_text(list(cut_short.path)) or "params", cut_short.message))
         return problems
 
     def call(self, args: dict[str, Any]) -> Any:
@@ -368,16 +370,13 @@ def _path_text(path: list[Any]) -> str:
 
 def _make_tool(listed: Any, group: str, connection: McpConnection) -> McpTool:
     schema = listed.input_schema or {"type": "object"}
-    cls = validator_for(schema, default=jsonschema.Draft202012Validator)
-    try:
-        cls.check_schema(schema)
-    except jsonschema.SchemaError as exc:
-        raise McpServerError(f"MCP tool {listed.name!r}: its input schema is not valid JSON Schema: "
-                             f"{exc.message}") from None
+    problem = schema_problem(schema)
+    if problem is not None:
+        raise McpServerError(f"MCP tool {listed.name!r}: its input schema{problem[0]} {problem[1]}")
     return McpTool(name=listed.name, func=connection.call, description=listed.description or "",
                    parameters=schema, returns=listed.output_schema or {}, group=group,
                    source=f"MCP server {connection.spec.label}", connection=connection,
-                   _input_validator=cls(schema))
+                   _input_validator=bounded_validator(schema))
 
 
 def start_mcp_server(server: str, timeout: float) -> McpConnection:
