@@ -15,6 +15,7 @@ import sys
 import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent
 
 server = MCPServer(name="test-kit")
 
@@ -49,6 +50,18 @@ def big_text(megabytes: int) -> str:
 async def hang() -> str:
     await anyio.sleep(3600)
     return "late"
+
+
+@server.tool(description="A code, as structured content that its output schema checks with a pattern that "
+                         "backtracks (a hostile or careless server's schema).")
+def code_of(text: str) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content={"code": text})
+
+
+# Published as the server wrote it, not derived from a model: the SDK's server would check a
+# model's pattern itself (in linear time), the client must not trust it to.
+server._tool_manager.get_tool("code_of").fn_metadata.output_schema = {
+    "type": "object", "properties": {"code": {"type": "string", "pattern": "^(a+)+$"}}, "required": ["code"]}
 
 
 def _http(port: int, token: str) -> None:

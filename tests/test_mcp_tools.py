@@ -226,6 +226,17 @@ def test_a_50_mb_result_comes_back_in_seconds(loaded):
     assert elapsed < 8, f"a 50 MB result took {elapsed:.1f} s"
 
 
+def test_an_output_schema_whose_pattern_backtracks_is_checked_in_bounded_time(loaded):
+    # The SDK checks a result against the server's outputSchema with Python's re: "a" * 40 + "!"
+    # against "^(a+)+$" held the GIL for hours, freezing the studio with the run.
+    registry, _ = loaded
+    fits, hostile = _run(registry, [{"tool": "code_of", "params": {"text": "aaaa"}},
+                                    {"tool": "code_of", "params": {"text": "a" * 40 + "!"}}])
+    assert fits.status == StepStatus.succeeded and fits.result == {"code": "aaaa"}
+    assert hostile.status == StepStatus.failed
+    assert "does not match" in hostile.error and "['code']" in hostile.error
+
+
 def test_a_tool_error_fails_the_step_with_the_servers_message(loaded):
     registry, _ = loaded
     [failed] = _run(registry, [{"tool": "fail", "params": {"reason": "the disk is full"}}])

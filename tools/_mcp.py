@@ -213,14 +213,15 @@ class McpConnection:
             stopped.set()
 
     async def _main(self) -> None:
-        from mcp import ClientSession  # the SDK is imported only when a server is configured
+        # The SDK is imported only when a server is configured.
+        from ._mcp_session import BoundedClientSession
 
         self._loop = asyncio.get_running_loop()
         self._task = asyncio.current_task()
         self._stop = asyncio.Event()
         async with contextlib.AsyncExitStack() as stack:
             read, write = await stack.enter_async_context(self._transport())
-            session = await stack.enter_async_context(ClientSession(read, write))
+            session = await stack.enter_async_context(BoundedClientSession(read, write))
             init = await session.initialize()
             self.server_name = init.server_info.name
             tools, cursor = [], None
