@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -301,37 +302,46 @@ def test_a_tools_file_that_blocks_at_import_is_given_up_on_by_the_cli(tmp_path, 
     blocking = tmp_path / name
     blocking.write_text(BLOCKING[name], encoding="utf-8")
     began = time.monotonic()
-    # Its own process, stdin left open: the CLI must say why and exit, not wait for the file.
+    # Its own process, its stdin a pipe kept open: the CLI must say why and exit, not wait for the file.
+    stdin, keep_open = os.pipe()
     proc = subprocess.Popen(
         [sys.executable, "-c", "import sys; from studio.cli import main; sys.exit(main())",
          "validate", str(tmp_path / "plan.json"), "--tools", str(blocking), "--data-dir", str(tmp_path / "d")],
-        cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=ROOT, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "PLAN_STUDIO_TOOLS_TIMEOUT": "1"})
     try:
         out, err = proc.communicate(timeout=60)
     finally:
         proc.kill()
+        os.close(stdin)
+        os.close(keep_open)
     assert time.monotonic() - began < 60
     assert proc.returncode == 2, err
-    assert out == ""
+    assert out.replace("token? ", "") == ""  # input() prompts before it waits
     assert err == (f"plan-studio: error: {blocking}:{BLOCKING_LINE[name]}: still loading after 1 s "
-                   "(waiting at import time for input, a socket or a sleep?); not loaded\n")
+                   "(waiting for input, a socket or a sleep while it loads?); not loaded\n")
+
+
+def within(seconds: float, make: Any) -> Any:
+    """``make()``, failing the test (instead of hanging it) when it takes longer than ``seconds``."""
+    made: list[Any] = []
+    thread = threading.Thread(target=lambda: made.append(make()), daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), f"still waiting after {seconds} s"
+    return made[0]
 
 
 def test_a_tools_file_that_blocks_at_import_leaves_the_studio_working(tmp_path, tools_file):
     blocking = tmp_path / "sleeps.py"
     blocking.write_text(BLOCKING["sleeps.py"], encoding="utf-8")
     settings = Settings(data_dir=tmp_path / "d", tools=[str(blocking), str(tools_file)], tools_timeout=0.5)
-    began = time.monotonic()
-    services = build_services(settings)
-    assert time.monotonic() - began < 30
-    assert services.tool_problems == [f"{blocking}:3: still loading after 0.5 s (waiting at import time for "
-                                      "input, a socket or a sleep?); not loaded"]
+    services = within(30, lambda: build_services(settings))
+    assert services.tool_problems == [f"{blocking}:3: still loading after 0.5 s (waiting for input, "
+                                      "a socket or a sleep while it loads?); not loaded"]
     assert "slow_echo" in services.registry and "facilities_list" in services.registry
     # Loading it again (another session's settings) does not wait a second time for the same file.
-    began = time.monotonic()
-    again = build_services(settings.model_copy(update={"today": None, "tools_timeout": 30}))
-    assert time.monotonic() - began < 10
+    again = within(10, lambda: build_services(settings.model_copy(update={"tools_timeout": 30})))
     assert again.tool_problems and again.tool_problems[0].startswith(f"{blocking}:3: still loading")
 
 
@@ -357,3 +367,61 @@ def test_a_slow_but_finite_tools_file_still_loads(tmp_path):
         '''), encoding="utf-8")
     registry, problems = load_tools(Settings(tools=[str(slow)], tools_timeout=20), groups=[])
     assert problems == [] and registry.get("ping").call({"x": 4}) == 4
+
+
+# -- the same in the studio's own pages (AppTest) ------------------------------------------------------
+
+
+def studio_with_tools(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *sources: Path, timeout: str = "15"):
+    from streamlit.testing.v1 import AppTest
+
+    from apptest_helpers import APP
+
+    monkeypatch.setenv("PLAN_STUDIO_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("PLAN_STUDIO_TODAY", "2025-10-12")
+    monkeypatch.setenv("PLAN_STUDIO_TOOLS", os.pathsep.join(map(str, sources)))
+    monkeypatch.setenv("PLAN_STUDIO_TOOLS_TIMEOUT", timeout)
+    return AppTest.from_file(str(APP), default_timeout=60).run()
+
+
+def test_the_studio_runs_async_tools_and_fails_misbehaving_ones_saying_why(tmp_path, monkeypatch, tools_file):
+    from apptest_helpers import edit_json, make_plan, no_failures, plan_text, run_plan, texts
+    from studio import Keys
+
+    app = studio_with_tools(tmp_path, monkeypatch, tools_file)
+    make_plan(app)
+    edit_json(app, plan_text([
+        {"id": "a", "tool": "slow_echo", "params": {"text": "hi"}},
+        {"id": "b", "tool": "exiter", "params": {"code": 3}},
+        {"id": "c", "tool": "interrupter", "params": {"x": 1}},
+        {"id": "d", "tool": "blobs", "params": {"x": 1}},
+        {"id": "e", "tool": "not_a_number", "params": {"x": 1}},
+    ]))
+    app.button(key="plan.approve").click().run()
+    run_plan(app, "all")
+    no_failures(app)
+    run = app.session_state[Keys.RUN]
+    assert {sid: s.status.value for sid, s in run.steps.items()} == {
+        "a": "succeeded", "b": "failed", "c": "failed", "d": "failed", "e": "failed"}
+    assert run.finished and run.steps["a"].result == "hi"
+    page = texts(app)
+    for said in ("exiter failed: the tool called sys.exit(3)", "interrupter failed: the tool raised KeyboardInterrupt",
+                 "blobs failed: its result is not JSON: bytes at data[2].blob",
+                 "not_a_number failed: its result is not JSON: NaN at data[1].v"):
+        assert said in page
+    assert "runs again" not in page and ":violet-badge[interrupted]" not in page
+
+
+def test_the_tools_page_names_a_file_that_blocks_at_import_and_lists_the_rest(tmp_path, monkeypatch, tools_file):
+    from apptest_helpers import no_failures
+
+    blocking = tmp_path / "sleeps.py"
+    blocking.write_text(BLOCKING["sleeps.py"], encoding="utf-8")
+    app = studio_with_tools(tmp_path, monkeypatch, blocking, tools_file, timeout="0.5")
+    app.switch_page("../pages/tools.py").run()
+    no_failures(app)
+    warnings = [str(w.value).replace("\\", "").replace("`", "") for w in app.warning]
+    assert warnings == [f"Not loaded: {blocking}:3: still loading after 0.5 s (waiting for input, a socket or a "
+                        "sleep while it loads?); not loaded"]
+    page = "\n".join(str(e.value) for e in app.markdown).replace("\\", "")
+    assert "slow_echo" in page and "facilities_list" in page
