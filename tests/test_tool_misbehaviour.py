@@ -417,8 +417,8 @@ def test_the_tools_page_names_a_file_that_blocks_at_import_and_lists_the_rest(tm
 
     blocking = tmp_path / "sleeps.py"
     blocking.write_text(BLOCKING["sleeps.py"], encoding="utf-8")
-    app = studio_with_tools(tmp_path, monkeypatch, blocking, tools_file, timeout="0.5")
-    app.switch_page("../pages/tools.py").run()
+    app = within(60, lambda: studio_with_tools(tmp_path, monkeypatch, blocking, tools_file, timeout="0.5"))
+    within(60, lambda: app.switch_page("../pages/tools.py").run())
     no_failures(app)
     warnings = [str(w.value).replace("\\", "").replace("`", "") for w in app.warning]
     assert warnings == [f"Not loaded: {blocking}:3: still loading after 0.5 s (waiting for input, a socket or a "
