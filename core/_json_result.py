@@ -14,8 +14,13 @@ pydantic writes them (through the tool's declared return type when it has one).
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
+import decimal
+import enum
 import json
 import math
+import uuid
+from pathlib import PurePath
 from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
@@ -29,6 +34,8 @@ _ANY = TypeAdapter(Any)
 # Deeper than this, pydantic cannot write the result (its own limit is about 250 levels).
 MAX_DEPTH = 200
 _PRIMITIVE = (str, int, bool, type(None))
+# Leaves pydantic writes as JSON text; known here, so a result full of dates is not asked about each.
+_TEXT_LEAVES = (dt.date, dt.time, dt.timedelta, decimal.Decimal, uuid.UUID, enum.Enum, PurePath)
 _KEY = (str, int, float, bool, type(None))
 
 
@@ -55,7 +62,7 @@ def _where(path: str) -> str:
 def _first_problem(value: Any, path: str, holders: tuple[int, ...], depth: int) -> str | None:
     """What is wrong with ``value`` at ``path`` (``holders``: the ids of the containers it is
     inside, to find one that holds itself), or None when pydantic can write it as JSON."""
-    if isinstance(value, _PRIMITIVE):
+    if isinstance(value, _PRIMITIVE) or isinstance(value, _TEXT_LEAVES):
         return None
     if isinstance(value, float):
         if math.isnan(value):
