@@ -8,6 +8,7 @@ given up on after ``PLAN_STUDIO_TOOLS_TIMEOUT`` seconds, naming the file and lin
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -425,3 +426,47 @@ def test_the_tools_page_names_a_file_that_blocks_at_import_and_lists_the_rest(tm
                         "sleep while it loads?); not loaded"]
     page = "\n".join(str(e.value) for e in app.markdown).replace("\\", "")
     assert "slow_echo" in page and "facilities_list" in page
+
+
+def test_a_tool_of_its_own_class_that_raises_anything_fails_its_step_and_is_not_run_again():
+    registry = ToolRegistry()
+
+    @registry.register
+    def fetch(url: str) -> str:
+        """Fetch a page.
+
+        Args:
+            url: Where.
+        """
+        return url
+
+    calls: list[dict] = []
+
+    class Leaky(type(registry.get("fetch"))):  # a tool class whose call lets anything through
+        def call(self, args: dict) -> Any:
+            calls.append(args)
+            raise RuntimeError("socket closed")
+
+    tool = registry.get("fetch")
+    leaky = Leaky(**{f.name: getattr(tool, f.name) for f in dataclasses.fields(tool)})
+    registry._tools["fetch"] = leaky
+    executor = Executor(registry)
+    run = executor.execute(plan_from_seed({"steps": [{"tool": "fetch", "params": {"url": "x"}}]}))
+    assert run.steps[run.plan.steps[0].id].status == StepStatus.failed
+    assert run.steps[run.plan.steps[0].id].error == "fetch failed: RuntimeError: socket closed"
+    assert list(executor.run_all(run)) == [] and len(calls) == 1
+
+
+def test_a_generator_is_refused_as_a_tool_when_registered():
+    from core import ToolDefinitionError
+
+    async def pages(url: str):
+        """Stream pages.
+
+        Args:
+            url: Where.
+        """
+        yield url
+
+    with pytest.raises(ToolDefinitionError, match="is a generator"):
+        ToolRegistry().register(pages)
