@@ -470,3 +470,11 @@ def test_a_generator_is_refused_as_a_tool_when_registered():
 
     with pytest.raises(ToolDefinitionError, match="is a generator"):
         ToolRegistry().register(pages)
+
+
+def test_a_tools_file_that_exits_as_it_loads_is_named_not_the_cli_exiting_with_its_code(tmp_path, cli):
+    exits = tmp_path / "exits.py"
+    exits.write_text("import sys\n\nsys.exit(3)\n", encoding="utf-8")
+    result = cli("validate", tmp_path / "plan.json", "--tools", exits)
+    assert result.status == 2
+    assert result.err == f"plan-studio: error: {exits}:3: cannot be loaded: it called sys.exit(3)\n"

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import sys
 import threading
-from types import FrameType
+from types import FrameType, TracebackType
 from typing import Callable, TypeVar
 
 from core import ToolDefinitionError
@@ -48,7 +48,7 @@ def load_within(source: str, module: str, label: str, timeout: float, load: Call
             del _stuck[source]
             earlier = None
     if earlier is not None:
-        raise ToolDefinitionError(f"{_where(label, earlier, module)}: still loading since an earlier "
+        raise ToolDefinitionError(f"{_where(label, _frame_of(earlier), module)}: still loading since an earlier "
                                   "attempt gave up on it; not loaded (restart once it is fixed)")
     outcome: dict[str, object] = {}
 
@@ -60,8 +60,13 @@ def load_within(source: str, module: str, label: str, timeout: float, load: Call
         stdin = sys.stdin  # noqa: F841
         try:
             outcome["value"] = load()
-        except BaseException as exc:  # handed to the caller, whatever it is
+        except Exception as exc:  # handed to the caller
             outcome["error"] = exc
+        except BaseException as exc:  # sys.exit() or KeyboardInterrupt as the file loads: its own doing
+            what = (f"called sys.exit({'' if exc.code is None else repr(exc.code)})"
+                    if isinstance(exc, SystemExit) else f"raised {type(exc).__name__}")
+            outcome["error"] = ToolDefinitionError(f"{_where(label, exc.__traceback__, module)}: "
+                                                   f"cannot be loaded: it {what}")
 
     thread = threading.Thread(target=work, name=f"load tools {source}", daemon=True)
     thread.start()
@@ -69,21 +74,39 @@ def load_within(source: str, module: str, label: str, timeout: float, load: Call
     if thread.is_alive():
         with _stuck_lock:
             _stuck[source] = thread
-        raise ToolDefinitionError(f"{_where(label, thread, module)}: still loading after {timeout:g} s "
+        raise ToolDefinitionError(f"{_where(label, _frame_of(thread), module)}: still loading after {timeout:g} s "
                                   "(waiting for input, a socket or a sleep while it loads?); not loaded")
     if "error" in outcome:
         raise outcome["error"]  # type: ignore[misc]
     return outcome["value"]  # type: ignore[return-value]
 
 
-def _where(label: str, thread: threading.Thread, module: str) -> str:
-    """``label`` with the line of ``module`` the thread is at now: ``path:N`` for a file,
-    ``module NAME (path:N)`` for a module; ``label`` alone when it is elsewhere."""
-    frame: FrameType | None = sys._current_frames().get(thread.ident or -1)
-    while frame is not None and frame.f_globals.get("__name__") != module:
-        frame = frame.f_back
+def _frame_of(thread: threading.Thread) -> FrameType | None:
+    """The frame ``thread`` is running now."""
+    return sys._current_frames().get(thread.ident or -1)
+
+
+def _where(label: str, at: FrameType | TracebackType | None, module: str) -> str:
+    """``label`` with the line of ``module`` that a frame (and those that called it) or a
+    traceback (and those it called) is at: ``path:N`` for a file, ``module NAME (path:N)`` for
+    a module; ``label`` alone when it is not in that module."""
+    frames: list[tuple[FrameType, int]] = []
+    if isinstance(at, TracebackType):
+        frames = [(tb.tb_frame, tb.tb_lineno) for tb in _tracebacks(at)][::-1]  # innermost first
+    while isinstance(at, FrameType):
+        frames.append((at, at.f_lineno))
+        at = at.f_back
+    frame, line = next(((f, n) for f, n in frames if f.f_globals.get("__name__") == module), (None, 0))
     if frame is None:
         return label
     if label.startswith("module "):
-        return f"{label} ({frame.f_code.co_filename}:{frame.f_lineno})"
-    return f"{label}:{frame.f_lineno}"
+        return f"{label} ({frame.f_code.co_filename}:{line})"
+    return f"{label}:{line}"
+
+
+def _tracebacks(tb: TracebackType | None) -> list[TracebackType]:
+    out = []
+    while tb is not None:
+        out.append(tb)
+        tb = tb.tb_next
+    return out
