@@ -73,6 +73,9 @@ def _users_ctrl_c() -> Iterator[bool]:
     if current is _interrupted_by_user:  # a tool calling a tool: already in place
         yield True
         return
+    if current is signal.SIG_IGN:  # no Ctrl-C reaches this process (started in the background, say)
+        yield True
+        return
     if current is not signal.default_int_handler:  # the program's own handler: leave it be
         yield False
         return

@@ -478,3 +478,16 @@ def test_a_tools_file_that_exits_as_it_loads_is_named_not_the_cli_exiting_with_i
     result = cli("validate", tmp_path / "plan.json", "--tools", exits)
     assert result.status == 2
     assert result.err == f"plan-studio: error: {exits}:3: cannot be loaded: it called sys.exit(3)\n"
+
+
+def test_a_tool_raising_keyboardinterrupt_fails_its_step_where_ctrl_c_is_ignored(tmp_path, cli, tools_file):
+    import signal
+
+    plan = plan_file(tmp_path, [{"tool": "interrupter", "params": {"x": 1}}])
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)  # as for a command started with `&` by a script
+    try:
+        result = cli("run", plan, "--tools", tools_file)
+    finally:
+        signal.signal(signal.SIGINT, before)
+    assert result.status == 1
+    assert result.out.splitlines()[0] == "step 0 (interrupter): failed: interrupter failed: the tool raised KeyboardInterrupt"
