@@ -27,6 +27,7 @@ from ._errors import (
     ToolCallError,
     ToolDefinitionError,
     ToolExecutionError,
+    ToolResultError,
     VersionConflict,
 )
 from ._declared_tools import DeclaredTool, ToolDefinition, parse_tool_definitions, with_declared_tools
@@ -69,7 +70,7 @@ __all__ = [
     # errors
     "PlanStudioError", "ToolDefinitionError", "McpServerError", "PlanError", "PlanFormatError",
     "ReferenceSyntaxError", "PlanInvalid", "EditRefused", "ToolCallError", "ToolArgumentsError",
-    "ReferenceResolutionError", "ToolExecutionError", "PlannerError", "PlannerUnavailable",
+    "ReferenceResolutionError", "ToolExecutionError", "ToolResultError", "PlannerError", "PlannerUnavailable",
     "RepairLimitReached", "ReplyCut", "StorageError", "NotFound", "VersionConflict", "ReviewRequestError",
     "ReviewDecided", "ReviewServiceError",
 ]

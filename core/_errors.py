@@ -11,7 +11,8 @@
     ├── ToolCallError            a failure at run time, while a step runs
     │   ├── ToolArgumentsError   resolved arguments break the tool's schema
     │   ├── ReferenceResolutionError  a reference points at data the earlier step did not return
-    │   └── ToolExecutionError   the tool itself raised
+    │   ├── ToolExecutionError   the tool itself raised (or called sys.exit)
+    │   └── ToolResultError      the tool returned something that is not JSON
     ├── ReviewRequestError       a review submission is malformed (names the field)
     ├── ReviewServiceError       the review API refused a call or could not be reached
     ├── PlannerError             a planner could not produce a valid plan
@@ -92,6 +93,10 @@ class ReferenceResolutionError(ToolCallError):
 
 class ToolExecutionError(ToolCallError):
     """The tool function raised an exception."""
+
+
+class ToolResultError(ToolCallError):
+    """The tool ran, but its result cannot be JSON; the message names the part that is not."""
 
 
 class ReviewRequestError(PlanStudioError):

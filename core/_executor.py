@@ -359,6 +359,10 @@ class Executor:
                 status = StepStatus.succeeded
             except ToolCallError as exc:
                 status, error = StepStatus.failed, str(exc)
+            except Exception as exc:
+                # A tool class of its own (not Tool.call) that let something through: the tool
+                # ran, so the step failed; "interrupted" would run its side effect again.
+                status, error = StepStatus.failed, f"{step.tool} failed: {type(exc).__name__}: {exc}"
             # Recorded together, only now: a step cut off above leaves no partial result.
             state.arguments, state.result, state.error = arguments, result, error
             state.duration_ms = round((time.perf_counter() - began) * 1000, 3)

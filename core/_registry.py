@@ -11,7 +11,9 @@ Field(ge=1)]``, ``NonBlank``) go into the schema, so the validator checks them t
 
 A mistake in the function itself (no type hints, an ``Args:`` entry for a parameter that
 does not exist) raises ``ToolDefinitionError`` at registration; bad arguments at run time
-raise ``ToolArgumentsError``; an exception inside the tool becomes ``ToolExecutionError``.
+raise ``ToolArgumentsError``; an exception inside the tool becomes ``ToolExecutionError``
+(``_tool_call``: an ``async def`` tool is awaited), and a result that cannot be JSON
+``ToolResultError`` (``_json_result``).
 """
 
 from __future__ import annotations
@@ -25,7 +27,9 @@ from typing import Annotated, Any, Callable, Iterator, get_type_hints
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
 from pydantic_core import to_json
 
-from ._errors import ToolArgumentsError, ToolDefinitionError, ToolExecutionError
+from ._errors import ToolArgumentsError, ToolDefinitionError, ToolResultError
+from ._json_result import json_result
+from ._tool_call import call_tool_function
 
 __all__ = ["Tool", "ToolRegistry", "parse_docstring", "describe_error", "schema_alternatives",
            "describe_schema", "describe_bounds", "NonBlank", "NON_BLANK"]
@@ -225,14 +229,11 @@ class Tool:
             listed = "; ".join(f"{f}: {m}" for f, m in self._describe(exc, args))
             raise ToolArgumentsError(f"{self.name}: {listed}") from exc
         kwargs = {name: getattr(model, name) for name in model.model_fields_set}
+        result = call_tool_function(self.name, self.func, kwargs)
         try:
-            result = self.func(**kwargs)
-        except Exception as exc:  # the tool's own failure becomes the step's error
-            message = str(exc) or type(exc).__name__
-            raise ToolExecutionError(f"{self.name} failed: {message}") from exc
-        if self._output is not None:
-            return self._output.dump_python(result, mode="json")
-        return TypeAdapter(Any).dump_python(result, mode="json")
+            return json_result(result, self._output)
+        except ToolResultError as exc:
+            raise ToolResultError(f"{self.name} failed: {exc}") from None
 
     def suggest_param(self, name: str) -> str | None:
         """The parameter closest to ``name``, for a "did you mean" hint."""
@@ -316,6 +317,8 @@ class ToolRegistry:
 
 def _build_tool(func: Callable[..., Any], name: str, group: str, description: str | None) -> Tool:
     doc, arg_docs, returns_doc = parse_docstring(func.__doc__)
+    if inspect.isgeneratorfunction(func) or inspect.isasyncgenfunction(func):
+        raise ToolDefinitionError(f"tool {name!r}: is a generator (it yields); a tool returns its result")
     try:
         hints = get_type_hints(func, include_extras=True)
     except Exception as exc:

@@ -32,6 +32,7 @@ _ENV = {
     "max_retries": "PLAN_STUDIO_MAX_RETRIES",
     "timeout": "PLAN_STUDIO_TIMEOUT",
     "mcp_timeout": "PLAN_STUDIO_MCP_TIMEOUT",
+    "tools_timeout": "PLAN_STUDIO_TOOLS_TIMEOUT",
 }
 # Lists: tool sources are separated by os.pathsep, like PATH; MCP servers one per line (a
 # command line has spaces and a URL has colons, so neither separator would do).
@@ -81,6 +82,7 @@ class Settings(BaseModel):
     timeout: float = Field(60.0, gt=0, description="Seconds to wait for the model")
     tools: list[str] = Field(default_factory=list, description="Python tool files and modules (--tools)")
     mcp: list[str] = Field(default_factory=list, description="MCP servers: command lines or URLs (--mcp)")
+    tools_timeout: float = Field(15.0, gt=0, description="Seconds to wait for a --tools source to load")
     mcp_timeout: float = Field(30.0, gt=0, description="Seconds to wait for an MCP server to start or answer")
     allowed_origins: list[str] = Field(default_factory=list,
                                        description="Origins besides the studio's own that may use it: a reverse proxy's")

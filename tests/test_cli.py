@@ -799,7 +799,13 @@ def test_ctrl_c_during_a_run_says_where_it_stopped_and_what_had_finished(
         services = real_build_services(settings)
 
         def pressed_ctrl_c(**_kwargs: Any) -> Any:
-            raise KeyboardInterrupt
+            import signal
+            import time
+
+            # SIGINT, as the terminal sends it: a tool raising KeyboardInterrupt itself is only
+            # that tool's failure (tests/test_tool_misbehaviour.py).
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(30)
         # The second step's tool is where the user presses Ctrl-C.
         services.registry.get("shipments_list").func = pressed_ctrl_c
         return services

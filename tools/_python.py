@@ -30,14 +30,30 @@ from typing import Any, Callable
 
 from core import Settings, ToolDefinitionError, ToolRegistry
 
+from ._load_deadline import load_within
+
 __all__ = ["load_python_source", "merge_into"]
 
 
 def load_python_source(source: str, registry: ToolRegistry, settings: Settings) -> list[str]:
     """Load the tools in ``source`` into ``registry``; their names. Raises ``ToolDefinitionError``
-    (one line naming the file, line and function) and adds nothing when any of them fails."""
+    (one line naming the file, line and function) and adds nothing when any of them fails, or
+    when loading takes more than ``settings.tools_timeout`` seconds (see ``_load_deadline``)."""
     is_file = source.endswith(".py") or "/" in source or "\\" in source
     target, _, attr = (source, "", "") if is_file else source.partition(":")
+    if is_file:
+        path = Path(target).expanduser().resolve()
+        module, label = _file_module_name(path), str(path)
+    else:
+        module, label = target, f"module {target}"
+    staged, where = load_within(source, module, label, settings.tools_timeout,
+                                lambda: _stage(is_file, target, attr, settings))
+    return merge_into(registry, staged, f"file {where}" if is_file else f"module {target}", where)
+
+
+def _stage(is_file: bool, target: str, attr: str, settings: Settings) -> tuple[ToolRegistry, str]:
+    """The tools of a source in a registry of their own (nothing else sees them yet), and
+    where they came from."""
     module = _import_file(Path(target)) if is_file else _import_module(target)
     where = getattr(module, "__file__", None) or target
     staged = ToolRegistry()
@@ -57,7 +73,7 @@ def load_python_source(source: str, registry: ToolRegistry, settings: Settings) 
             except ToolDefinitionError as exc:
                 line = func.__code__.co_firstlineno
                 raise ToolDefinitionError(f"{where}:{line}: function {func.__name__}: {_reason(exc)}") from None
-    return merge_into(registry, staged, f"file {where}" if is_file else f"module {target}", where)
+    return staged, where
 
 
 def merge_into(registry: ToolRegistry, staged: ToolRegistry, source: str, where: str) -> list[str]:
@@ -112,12 +128,16 @@ def _public_functions(module: ModuleType) -> list[Callable[..., Any]]:
             if not name.startswith("_") and inspect.isfunction(obj) and obj.__module__ == module.__name__]
 
 
+def _file_module_name(path: Path) -> str:
+    # A name of its own per path, so two files called tools.py do not replace each other.
+    return f"plan_studio_user_tools.{path.stem}_{hashlib.sha1(str(path).encode()).hexdigest()[:8]}"
+
+
 def _import_file(path: Path) -> ModuleType:
     path = path.expanduser().resolve()
     if not path.is_file():
         raise ToolDefinitionError(f"{path}: no such tool file")
-    # A name of its own per path, so two files called tools.py do not replace each other.
-    name = f"plan_studio_user_tools.{path.stem}_{hashlib.sha1(str(path).encode()).hexdigest()[:8]}"
+    name = _file_module_name(path)
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise ToolDefinitionError(f"{path}: cannot be loaded as Python")
