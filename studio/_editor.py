@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 import streamlit as st
 
-from core import (Plan, PlanStudioError, Problem, Run, add_dependency, add_step, delete_step, dependents_of,
+from core import (Plan, Problem, Run, add_dependency, add_step, delete_step, dependents_of,
                   diff_plans, dump_plan, duplicate_step, remove_dependency, steps_deleted_with)
 
 from . import _actions as actions
@@ -40,13 +40,8 @@ def apply_edit(label: str, change: Callable[[Plan], Plan], *, select: Callable[[
         return pending_edit.hold_edit(label, change)
     if actions.edit_refused(label):
         return False
-    try:
-        edited = change(plan)
-    except PlanStudioError as exc:
-        actions.notify("error", f"Could not {label}: {actions.plain_message(exc)}")
-        return False
-    except Exception as exc:  # never a traceback on the page
-        actions.notify("error", actions.failure_message(label, exc))
+    edited = pending_edit.changed_plan(label, change, plan)
+    if edited is None:
         return False
     if actions.take_edit(edited, label):
         actions.write_json_panel(dump_plan(edited, "native"))

@@ -22,6 +22,17 @@ from ._state import Keys
 __all__ = ["hold_edit", "pending_bar"]
 
 
+def changed_plan(label: str, change: Callable[[Plan], Plan], plan: Plan) -> Plan | None:
+    """``change(plan)``, or None with the reason as a notice (never a traceback on the page)."""
+    try:
+        return change(plan)
+    except PlanStudioError as exc:
+        actions.notify("error", f"Could not {label}: {actions.plain_message(exc)}")
+    except Exception as exc:  # noqa: BLE001 (shown to the user, not raised)
+        actions.notify("error", actions.failure_message(label, exc))
+    return None
+
+
 def hold_edit(label: str, change: Callable[[Plan], Plan]) -> bool:
     """During a run: make the edit ``change`` to the pending text (or to the running plan, when
     nothing waits yet) and keep the outcome in the Plan JSON; False, with a notice, if it failed."""
@@ -33,13 +44,8 @@ def hold_edit(label: str, change: Callable[[Plan], Plan]) -> bool:
             actions.notify("error", f"Could not {label}: the edit waiting in the Plan JSON does not parse "
                                     f"({actions.plain_message(exc)}); fix it there first.")
             return False
-    try:
-        edited = change(base)
-    except PlanStudioError as exc:
-        actions.notify("error", f"Could not {label}: {actions.plain_message(exc)}")
-        return False
-    except Exception as exc:  # never a traceback on the page
-        actions.notify("error", actions.failure_message(label, exc))
+    edited = changed_plan(label, change, base)
+    if edited is None:
         return False
     actions.write_json_panel(dump_plan(edited, "native"))
     st.session_state[Keys.JSON_PENDING] = True

@@ -165,29 +165,27 @@ class _BudgetedBackend(httpcore2.NetworkBackend):
         self._inner.sleep(seconds)
 
 
+def _within_budget(operation: Any, argument: Any, timeout: float | None, timeout_error: type[Exception]) -> Any:
+    """``operation(argument, timeout)`` with its wait cut to what the request's budget has left."""
+    budget = _ACTIVE.get()
+    if budget is None:
+        return operation(argument, timeout)
+    timeout, began = budget.wait(timeout, timeout_error)
+    try:
+        return operation(argument, timeout)
+    finally:
+        budget.spend(began)
+
+
 class _BudgetedSocket(httpcore2.NetworkStream):
     def __init__(self, inner: httpcore2.NetworkStream) -> None:
         self._inner = inner
 
     def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        budget = _ACTIVE.get()
-        if budget is None:
-            return self._inner.read(max_bytes, timeout)
-        timeout, began = budget.wait(timeout, httpcore2.ReadTimeout)
-        try:
-            return self._inner.read(max_bytes, timeout)
-        finally:
-            budget.spend(began)
+        return _within_budget(self._inner.read, max_bytes, timeout, httpcore2.ReadTimeout)
 
     def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        budget = _ACTIVE.get()
-        if budget is None:
-            return self._inner.write(buffer, timeout)
-        timeout, began = budget.wait(timeout, httpcore2.WriteTimeout)
-        try:
-            return self._inner.write(buffer, timeout)
-        finally:
-            budget.spend(began)
+        return _within_budget(self._inner.write, buffer, timeout, httpcore2.WriteTimeout)
 
     def close(self) -> None:
         self._inner.close()
