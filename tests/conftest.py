@@ -36,6 +36,20 @@ def llm_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[LLMServer]:
         server.stop()
 
 
+@pytest.fixture
+def ctrl_c_as_in_a_terminal() -> Iterator[None]:
+    """SIGINT raises KeyboardInterrupt, as in a program started from a terminal. A test run
+    started in the background (a CI job, ``cmd &``) inherits SIGINT ignored, and Python then
+    leaves it ignored: a test sending the user's Ctrl-C would see nothing happen."""
+    import signal
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 # -- the studio through AppTest (tests/apptest_helpers.py) -----------------------------------------
 
 @pytest.fixture

@@ -792,7 +792,7 @@ def test_console_script_stops_quietly_when_the_reader_does(data_dir: Path, tmp_p
 
 # -- Ctrl-C ------------------------------------------------------------------------------------
 def test_ctrl_c_during_a_run_says_where_it_stopped_and_what_had_finished(
-        cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ctrl_c_as_in_a_terminal: None) -> None:
     import studio.cli
 
     def interrupted_services(settings: Settings):

@@ -278,7 +278,7 @@ def test_a_misbehaving_tool_is_failed_not_interrupted_in_the_studios_run(tools_f
     assert list(executor.run_all(worker.run)) == [] and module.SIDE_EFFECTS == before
 
 
-def test_the_users_ctrl_c_during_a_tool_still_interrupts_the_cli(tmp_path, cli, tools_file):
+def test_the_users_ctrl_c_during_a_tool_still_interrupts_the_cli(tmp_path, cli, tools_file, ctrl_c_as_in_a_terminal):
     plan = plan_file(tmp_path, [{"tool": "ctrl_c", "params": {"x": 1}}])
     began = time.monotonic()
     result = cli("run", plan, "--tools", tools_file)
