@@ -12,124 +12,21 @@ from __future__ import annotations
 
 import bisect
 import datetime as dt
-import functools
 import re
-from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterable
+from dataclasses import replace
+from typing import Callable
 
 from .._dates import find_dates
 from .._errors import PlannerError
 from . import _embedded_phrases as phrases
-from ._embedded_vocabulary import ToolInfo, Vocabulary, plural
+from ._embedded_mentions import _MASK, CITY, DATES, LIMIT, Filter, Mention, Parsed, Segment, accepts
+from ._embedded_patterns import alternation as _alternation
+from ._embedded_patterns import phrase_pattern
+from ._embedded_segments import split_segments
+from ._embedded_vocabulary import Vocabulary, plural
 
 __all__ = ["CITY", "DATES", "LIMIT", "Filter", "Mention", "Segment", "Parsed", "parse", "accepts",
            "phrase_pattern"]
-
-# Pseudo parameter names for filters whose real parameter depends on the tool.
-CITY = "@city"
-DATES = "@dates"
-LIMIT = "@limit"
-_MASK = "\x00"
-
-
-@dataclass(frozen=True)
-class Filter:
-    param: str
-    value: Any
-    kind: str = ""  # for cities: "location" or "destination"
-
-    def describe(self) -> str:
-        if self.param == DATES:
-            start, end = self.value
-            return f"dates {start}" if start == end else f"dates {start} to {end}"
-        if self.param == CITY:
-            return f"{self.kind or 'city'} {self.value}"
-        if self.param == LIMIT:
-            return f"limit {self.value}"
-        return f"{self.param}={self.value}"
-
-
-@dataclass(frozen=True)
-class Mention:
-    kind: str  # "entity", "filter" or "param" (a parameter's noun, e.g. "carriers")
-    start: int
-    end: int
-    tool: str | None = None
-    filter: Filter | None = None
-    param: str | None = None
-    # "today's contaminants": a possessive date qualifies the noun after it, not the one before.
-    possessive: bool = False
-    # "those facilities", "these shipments": names a step listed earlier rather than a new one.
-    refers_back: bool = False
-
-
-@dataclass
-class Segment:
-    start: int
-    end: int
-    then: bool = False
-    link: bool = False
-    add: bool = False
-    # "At <kind> in <city>, ...": a part that opens with a preposition qualifies another part.
-    prepositional: bool = False
-    # The part starts the goal or a new sentence, so it can qualify the part after it.
-    opens: bool = False
-    mentions: list[Mention] = field(default_factory=list)
-
-    @property
-    def entities(self) -> list[Mention]:
-        return [m for m in self.mentions if m.kind == "entity"]
-
-
-@dataclass
-class Parsed:
-    text: str
-    masked: str
-    mentions: list[Mention]
-    segments: list[Segment]
-
-    @property
-    def entities(self) -> list[Mention]:
-        return [m for m in self.mentions if m.kind == "entity"]
-
-    @property
-    def filters(self) -> list[Mention]:
-        return [m for m in self.mentions if m.kind == "filter"]
-
-
-def phrase_pattern(items: Iterable[str]) -> str:
-    """A regex alternation of ``items`` as whole phrases, longest first."""
-    return r"(?<![\w-])" + _alternation(items) + r"(?![\w-])"
-
-
-def _alternation(items: Iterable[str]) -> str:
-    """``items`` as one regex group, longest first so "limit to" wins over "limit"."""
-    return _cached_alternation(frozenset(items))
-
-
-@functools.lru_cache(maxsize=256)
-def _cached_alternation(items: frozenset[str]) -> str:
-    # Every goal and feedback is read with the same few hundred phrases: escape them once.
-    ordered = sorted(items, key=lambda p: (-len(p), p))
-    return "(?:" + "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in ordered) + ")"
-
-
-def accepts(info: ToolInfo, flt: Filter) -> dict[str, Any] | None:
-    """The parameters ``flt`` becomes on ``info``'s tool, or ``None`` if the tool has no place for it."""
-    if flt.param == DATES:
-        if info.date_from and info.date_to:
-            return {info.date_from: flt.value[0].isoformat(), info.date_to: flt.value[1].isoformat()}
-        return None
-    if flt.param == LIMIT:
-        return {info.limit: flt.value} if info.limit else None
-    if flt.param == CITY:
-        param = info.city_params.get(flt.kind or "location")
-        return {param: flt.value} if param else None
-    if flt.param in info.enums:
-        return {flt.param: flt.value} if flt.value in info.enums[flt.param] else None
-    if flt.param in info.params:
-        return {flt.param: flt.value}
-    return None
 
 
 class _Reader:
@@ -181,7 +78,7 @@ def parse(text: str, vocab: Vocabulary, today: dt.date) -> Parsed:
     _read_names(reader, vocab)
     _read_counts(reader)
     mentions = sorted((_with_context(text, m) for m in reader.mentions), key=lambda m: (m.start, m.end))
-    return Parsed(text, reader.masked, mentions, _segments(reader.masked, mentions))
+    return Parsed(text, reader.masked, mentions, split_segments(reader.masked, mentions))
 
 
 _POSSESSIVE = re.compile(r"['\u2019]s?(?!\w)")
@@ -403,46 +300,6 @@ def _read_counts(reader: _Reader) -> None:
             counts.append((m.start("n"), end))
     reader.mask_all(counts)
 
-
-# Where a goal is cut into parts: commas, "&", "+", "/", sentence ends (not the point of "2.5"),
-# and joining words ("and", "then", "as well as", ...).
-_PUNCTUATION = r"[,;&+]|(?<!\d)[.!?:/](?!\d)"
-# "with their contaminants", "including its inspections": a new part that uses the one before.
-_LINKING_WITH = r"(?:with|including)"
-
-
-def _segments(masked: str, mentions: list[Mention]) -> list[Segment]:
-    words = phrase_pattern(phrases.SEPARATORS[2:])
-    link_cues = phrase_pattern(phrases.LINK_CUES)
-    separator = re.compile(rf"(?:\s*(?:{_PUNCTUATION}))+\s*(?:{words}\s*)*|\s+(?:{words}\s*)+"
-                           rf"|\s+{_LINKING_WITH}\s+(?={link_cues})", re.IGNORECASE)
-    then_words = re.compile(phrase_pattern(phrases.THEN_WORDS), re.IGNORECASE)
-    add_words = re.compile(phrase_pattern(phrases.ADD_VERBS), re.IGNORECASE)
-    link_words = re.compile(link_cues, re.IGNORECASE)
-    preposition = re.compile(rf"\s*{phrase_pattern(phrases.QUALIFYING_PREPOSITIONS)}", re.IGNORECASE)
-    segments: list[Segment] = []
-    pos, then, add, opens = 0, False, False, True
-    for m in [*separator.finditer(masked), None]:
-        end = m.start() if m else len(masked)
-        body = masked[pos:end]
-        if re.search(r"[^\W_]", body.replace(_MASK, "x")):
-            segments.append(Segment(pos, end, then=then, link=bool(link_words.search(body)),
-                                    add=add or bool(add_words.search(body)),
-                                    prepositional=bool(preposition.match(body)), opens=opens))
-            then, add, opens = False, False, False
-        if m:
-            # "then" / "also" said in the separator belong to the part after it, and so
-            # does a sentence end before it.
-            then = then or bool(then_words.search(m.group()))
-            add = add or bool(add_words.search(m.group()))
-            opens = opens or bool(re.search(r"[.!?:]", m.group()))
-            pos = m.end()
-    starts = [seg.start for seg in segments]
-    for mention in mentions:
-        if segments:
-            # The last segment that starts at or before the mention (the first one if none does).
-            segments[max(0, bisect.bisect_right(starts, mention.start) - 1)].mentions.append(mention)
-    return segments
 
 
 def _city(vocab: Vocabulary, said: str) -> str:
