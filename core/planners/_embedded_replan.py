@@ -246,6 +246,7 @@ def _remove_named_steps(edit: PlanEdit, feedback: str, reading: Reading) -> str:
 def _param_nouns(vocab: Vocabulary) -> dict[str, tuple[str, ...]]:
     nouns: dict[str, tuple[str, ...]] = {k: (v,) for k, v in vocab.param_nouns().items()}
     nouns.update(phrases.PARAM_NOUNS)
+    nouns.update(vocab.said_param_nouns)
     limits = tuple({t.limit for t in vocab.tools.values() if t.limit})
     if limits:
         nouns["limit"] = limits
