@@ -101,3 +101,28 @@ def test_the_waste_group_hands_the_demo_cities(tmp_path: Path) -> None:
     assert planner.plan("landfills in München", today=T).steps[0].params == {
         "location": "Munich", "type": "landfill"}
     assert planner.plan("facilities in Dresden", today=T).steps[0].params == {"location": "Dresden"}
+
+
+WASTE_WORDS_IN_MESSAGES = ("berlin", "munich", "leipzig", "hamburg", "hannover", "shipment", "facilit",
+                           "contaminant", "inspection", "landfill", "risk", "near capacity", "date")
+
+
+def _refusal(call) -> str:
+    with pytest.raises(Exception) as caught:
+        call()
+    return str(caught.value).lower()
+
+
+def test_messages_without_the_waste_tools_give_examples_of_this_registry(tmp_path: Path) -> None:
+    """The examples in the planner's refusals come from the tools it plans with."""
+    planner = EmbeddedPlanner(_registry(tmp_path, SITES_GROUP, ["lists", "writer"]))
+    plan = planner.plan("sites in Springfield", today=T)
+    messages = [_refusal(lambda: planner.plan(" ", today=T)),
+                _refusal(lambda: planner.plan("the weather", today=T)),
+                _refusal(lambda: planner.replan(plan, " ", today=T)),
+                _refusal(lambda: planner.replan(plan, "frobnicate the widgets", today=T))]
+    for message in messages:
+        assert not [w for w in WASTE_WORDS_IN_MESSAGES if w in message], message
+    assert "sites" in messages[0] and "sites" in messages[1]
+    assert "springfield" in messages[2] or "shelbyville" in messages[2]
+    assert "sites" in messages[3]

@@ -58,6 +58,7 @@ from .._registry import ToolRegistry
 from ..formats._seed import seed_step_ids
 from . import _embedded_phrases as phrases
 from ._base import PlanContext
+from ._embedded_examples import example_feedback, example_goal
 from ._embedded_build import Node, build_nodes, check_has_steps, make_groups, mark_parallel, nodes_to_steps
 from ._embedded_parse import Mention, Parsed, parse, phrase_pattern
 from ._embedded_replan import apply_feedback
@@ -89,7 +90,7 @@ class EmbeddedPlanner:
         self.vocabulary = Vocabulary(registry)
 
     def plan(self, goal: str, *, today: dt.date, context: PlanContext | None = None) -> Plan:
-        check_text(goal, "goal", "describe what to list, e.g. 'shipments from last week'")
+        check_text(goal, "goal", f"describe what to list, e.g. {example_goal(self.vocabulary)!r}")
         if context is not None and context.previous_plan.steps and self._is_follow_up(goal, today, context):
             try:
                 follow = apply_feedback(self.vocabulary, context.previous_plan, goal, today,
@@ -124,7 +125,8 @@ class EmbeddedPlanner:
                 raise PlannerError(problem)
 
     def replan(self, plan: Plan, feedback: str, *, today: dt.date) -> Plan:
-        check_text(feedback, "feedback", "say what to change, e.g. 'use Munich instead'. The plan is unchanged.")
+        check_text(feedback, "feedback",
+                   f"say what to change, e.g. {example_feedback(self.vocabulary)!r}. The plan is unchanged.")
         return apply_feedback(self.vocabulary, plan, feedback, today)
 
     def _is_follow_up(self, goal: str, today: dt.date, context: PlanContext) -> bool:

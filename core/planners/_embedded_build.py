@@ -25,6 +25,7 @@ from typing import Any, Iterable, Iterator
 from .._errors import PlannerError
 from .._plan import Plan, Step
 from ._embedded_parse import DATES, LIMIT, Filter, Mention, Parsed, Segment, accepts
+from ._embedded_examples import example_goal
 from ._embedded_group import Group
 from ._embedded_shared import share_qualifiers, shared_mentions
 from ._embedded_vocabulary import ToolInfo, Vocabulary
@@ -398,5 +399,5 @@ def check_has_steps(groups: list[Group], vocab: Vocabulary, goal: str) -> None:
         raise PlannerError(
             f"the embedded planner found nothing in {goal!r} that names one of its tools. "
             f"It plans with: {vocab.describe() or 'no tools (the registry has no list tools)'}. "
-            "Name one of these, with filters such as a city, a status or a date phrase "
-            "(e.g. 'shipments from last week going to Leipzig').")
+            "Name one of these, with filters for its parameters"
+            + (f" (e.g. {example!r})." if (example := example_goal(vocab)) else "."))

@@ -28,19 +28,13 @@ from ._base import no_step_left
 from ._embedded_build import make_groups, mark_parallel
 from ._embedded_group import Group
 from ._embedded_edit import PlanEdit
+from ._embedded_examples import understood
 from ._embedded_feedback import Reading, bare_counts, entity_swaps, named_step_indexes, old_values, same_filter
 from ._embedded_parse import _MASK, CITY, DATES, LIMIT, Filter, Mention, Parsed, accepts, parse, phrase_pattern
 from ._embedded_unread import UNREAD_KEY
 from ._embedded_vocabulary import Vocabulary
 
-__all__ = ["apply_feedback", "UNDERSTOOD"]
-
-UNDERSTOOD = ("a city ('use Munich instead', 'Munich, not Berlin'), a status, risk level, "
-              "category, facility type, inspection result or carrier ('only high risk'), "
-              "'contaminated', 'near capacity', a date phrase ('last month instead'), "
-              "a limit ('limit 10', 'top 5', 'no limit'), removing a step ('drop the inspections step', "
-              "'remove step 1') or a filter ('remove the date filter'), another list "
-              "('contaminants instead of shipments'), adding a step ('add inspections')")
+__all__ = ["apply_feedback"]
 
 _ARTICLES = r"(?:\s+(?:the|all|any|those|these|its|their|a|an))*\s+"
 _TAILS = r"(?:\s+(?:steps?|filters?|restrictions?|conditions?|lists?|parts?|details?|ones?))?"
@@ -156,16 +150,16 @@ def _refusal(feedback: str, edit: PlanEdit, unknown: list[str], follow_up_of: st
         opening = f"{feedback!r} reads as a follow-up to the previous goal {follow_up_of!r}, but"
         if not edit.changes and not edit.misses:
             return (f"{opening} the embedded planner found no change to that goal's plan it understands in it"
-                    f"{missed}. It understands: {UNDERSTOOD}.")
+                    f"{missed}. It understands: {understood(edit.vocab)}.")
     elif not edit.changes and not edit.misses:
         return (f"the embedded planner found no change it understands in {feedback!r}{missed}, so the plan "
-                f"is unchanged. It understands: {UNDERSTOOD}.")
+                f"is unchanged. It understands: {understood(edit.vocab)}.")
     said = [f"understood: {', '.join(edit.changes)}"] if edit.changes else []
     if edit.misses:
         said.append(f"could not do: {'; '.join(edit.misses)}")
     if unknown:
         said.append(f"{'but ' if edit.changes else ''}did not understand {', '.join(map(repr, unknown))}")
-    hint = f" It understands: {UNDERSTOOD}." if unknown else ""
+    hint = f" It understands: {understood(edit.vocab)}." if unknown else ""
     if follow_up_of is not None:
         return f"{opening} in it the embedded planner {'; '.join(said)}.{hint}"
     return f"in {feedback!r} the embedded planner {'; '.join(said)}. The plan is unchanged.{hint}"
