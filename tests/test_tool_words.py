@@ -9,6 +9,7 @@ hands the demo cities.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from pathlib import Path
 from typing import Literal
 
@@ -126,3 +127,14 @@ def test_messages_without_the_waste_tools_give_examples_of_this_registry(tmp_pat
     assert "sites" in messages[0] and "sites" in messages[1]
     assert "springfield" in messages[2] or "shelbyville" in messages[2]
     assert "sites" in messages[3]
+
+
+def test_core_names_no_city_of_the_demo_domain() -> None:
+    """The demo cities and their other spellings live in ``tools/waste`` only."""
+    from tools.waste._words import WASTE_WORDS
+
+    names = {*(c.lower() for c in WASTE_WORDS.places), *WASTE_WORDS.place_spellings}
+    core = Path(__file__).resolve().parents[1] / "core"
+    found = [f"{path.relative_to(core.parent)}: {name}" for path in sorted(core.rglob("*.py"))
+             for name in sorted(names) if re.search(rf"\b{re.escape(name)}\b", path.read_text().lower())]
+    assert found == []

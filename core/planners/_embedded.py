@@ -1,10 +1,12 @@
 """The embedded planner: offline, deterministic, no model.
 
 It implements the goal-to-plan rules of ``demo-domain.md`` from what the registry says
-about its tools (see ``_embedded_vocabulary``), plus the contract's phrase table
-(``_embedded_phrases``). The same goal, date and registry always give the same steps.
+about its tools (see ``_embedded_vocabulary``): their schemas, and the words each tool group
+hands it (``ToolWords``: places, synonyms of values, cue words), plus the planner's own
+English (``_embedded_phrases``). The same goal, date and registry always give the same steps.
 
-Supported goal phrasings (T = today):
+Supported goal phrasings (T = today; the examples are the demo tools' words, which
+``tools/waste`` hands the registry):
 
 - entities: any list tool's noun, plural or singular ("shipments", "facility"); facility
   kinds name facilities and set their ``type`` ("landfills", "recycling plants",
@@ -12,7 +14,7 @@ Supported goal phrasings (T = today):
 - filters: enum values of the tools' schemas ("rejected", "in transit", "failed",
   "plastic", "hazardous", "recycling"), "high-risk" / "high risk" / "risk level high",
   "contaminated" / "with contaminants" / "that contain contaminants" / "clean", "near
-  capacity", a city ("in Munich", "Berlin facilities"), "going to X" / "destined for X" /
+  capacity", a city ("in <city>", "<city> facilities"), "going to X" / "destined for X" /
   "shipments to X" (destination; "going to X <facility kind>" is where the facilities are),
   "carried by X" / "with carrier X" or a known carrier's name (also "Eco Haul"), "limit N" /
   "first N" / "top N" / "top-5" / "top three" / "5 landfills";
@@ -21,7 +23,7 @@ Supported goal phrasings (T = today):
   they follow ("<entity> found <date> in <other entity> ..."), or with a possessive
   ("today's contaminants") or at the start of the goal, the one after them;
 - chaining: a filter the entity has no parameter for but a linked tool has ("contaminants in
-  Hannover", "inspections at landfills") lists that tool first and passes its ids;
+  <city>", "inspections at landfills") lists that tool first and passes its ids;
   "their X" / "with their X" / "X details" / "check for X" / "then X" use the previous
   step's ids; "those facilities" refers to the earlier facilities step; a second entity in
   the same phrase uses the first one's ids ("<kind> that failed inspections");
@@ -29,17 +31,17 @@ Supported goal phrasings (T = today):
   at <kind> in <city>") qualifies the rest; unrelated entities ("shipments,
   facilities, and inspections") run in parallel;
 - shared qualifiers: what follows the last of a list of unrelated entities ("shipments and
-  inspections from last week", "... at landfills in Munich"), or a sentence before the list
+  inspections from last week", "... at landfills in <city>"), or a sentence before the list
   ("Last week, get ..."), qualifies each listed entity that takes it, through one shared
   facilities step (see ``_embedded_shared``);
-- follow-ups, with a ``PlanContext``: "the same for Munich", "same but last week",
-  "and for Hamburg?", "and their inspections?" change the previous plan as ``replan`` would.
+- follow-ups, with a ``PlanContext``: "the same for <city>", "same but last week",
+  "and for <other city>?", "and their inspections?" change the previous plan as ``replan`` would.
   A goal is a follow-up only when it reads as one: it has a follow-up cue ("same", "instead",
   "too", ...) or opens with one ("and", "but", "what about", "now", "only", ...), or it uses
   rows it does not list ("their inspections", "the inspections of those landfills"); and it
   names no entity, or adds to the previous
   plan ("also", "add", "their"), or names only entities the previous plan lists. Any other
-  goal ("Get inspections from today", "What's the weather in Berlin?") is planned afresh.
+  goal ("Get inspections from today", "What's the weather in <city>?") is planned afresh.
 
 Words a goal says that the plan does not use come with the plan as
 ``metadata.unread_words`` (see ``_embedded_unread``). Goals longer than ``MAX_GOAL_LENGTH``
@@ -139,7 +141,7 @@ class EmbeddedPlanner:
         if not (cue or opener or links):
             return False
         if not parsed.entities:
-            return True  # "the same for Munich", "and for Hamburg?"
+            return True  # "the same for <city>", "and for <other city>?"
         previous = {s.tool for s in context.previous_plan.steps}
         adds = re.search(phrase_pattern(phrases.ADD_VERBS), lowered) is not None
         return adds or links or all(e.tool in previous for e in parsed.entities)

@@ -2,7 +2,7 @@
 
 Each segment of the goal that names an entity is a group. Its first entity (or the head of
 a noun compound, "facility inspections") is the group's primary step; other entities in the
-segment qualify it ("shipments from Berlin facilities"). A filter goes to the nearest step
+segment qualify it ("shipments from <city> facilities"). A filter goes to the nearest step
 of the group that accepts it; a filter the primary cannot take but a tool it links to can
 (a city for contaminants: ``facility_id`` links to facilities) becomes a narrowing step
 listed first, whose ids the primary takes. "their ..." / "... details" / "then ..." link a
@@ -300,7 +300,7 @@ def _owner(f: Mention, primary: Node, takers: list[Node]) -> Node:
         return min(following, key=lambda n: n.mention.start) if following else primary  # type: ignore[union-attr]
     if f.filter.param == DATES and not f.possessive:
         # Dates follow what they qualify ("<entity> found <date> in <other entity> going to
-        # Berlin"); only a possessive ("today's contaminants") or an opening date goes forward.
+        # <city>"); only a possessive ("today's contaminants") or an opening date goes forward.
         before = [n for n in takers if n.mention is not None and n.mention.end <= f.start]
         if before:
             return max(before, key=lambda n: n.mention.end)  # type: ignore[union-attr]

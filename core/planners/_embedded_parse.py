@@ -251,7 +251,7 @@ def _read_values(reader: _Reader, vocab: Vocabulary) -> None:
                             lambda m, t=info.name, flt=flt: Mention("entity", m.start(), m.end(), tool=t, filter=flt))
 
 
-# Between a cue and its value: "going to Munich", "going to: Munich", 'carried by "EcoHaul"', "top-5".
+# Between a cue and its value: "going to <city>", "going to: <city>", 'carried by "EcoHaul"', "top-5".
 _AFTER_CUE = r"(?:\s*[:=]\s*|\s+)[\"'\u201c\u2018]?"
 
 
@@ -292,7 +292,7 @@ def _read_destinations(reader: _Reader, vocab: Vocabulary) -> None:
                 rf"(?P<city>(?i:{cities})(?![\w-])|[A-Z][\w-]+)", city_filter, flags=0)
     # A bare "to" only in a clause about a tool that has a destination ("shipments to
     # <city>", "<entity> <status> to <city>"); elsewhere "to" is too common ("switch to
-    # Munich" re-plans a location).
+    # <city>" re-plans a location).
     nouns = [form for info in vocab.tools.values() if "destination" in info.city_params for form in info.forms]
     if nouns:
         # Where each clause's nouns end and where sentences break, found once for the whole

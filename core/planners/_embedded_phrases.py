@@ -51,7 +51,7 @@ BACK_REFERENCES: tuple[str, ...] = ("those", "these", "the same")
 QUALIFYING_PREPOSITIONS: tuple[str, ...] = ("at", "from", "for", "in", "of", "across", "within",
                                             "among", "inside", "regarding")
 
-# Follow-up goals ("the same for Munich", "and for Hamburg?") and re-plan feedback.
+# Follow-up goals ("the same for <city>", "and for <other city>?") and re-plan feedback.
 FOLLOW_UP_CUES: tuple[str, ...] = ("same", "again", "instead", "too", "as well", "similarly",
                                    "likewise")
 FOLLOW_UP_OPENERS: tuple[str, ...] = ("and", "but", "what about", "how about", "now", "only",
@@ -59,10 +59,10 @@ FOLLOW_UP_OPENERS: tuple[str, ...] = ("and", "but", "what about", "how about", "
 REMOVE_VERBS: tuple[str, ...] = ("drop", "remove", "delete", "skip", "exclude", "omit",
                                  "get rid of", "take out", "leave out", "without", "no")
 ADD_VERBS: tuple[str, ...] = ("add", "also", "include", "plus", "append", "as well")
-# Feedback: the words before a value it replaces ("Munich instead of Berlin", "Munich, not
-# Berlin"); after "not" only when the feedback names the new value too, else "not" removes it.
+# Feedback: the words before a value it replaces ("<city> instead of <old city>", "<city>, not
+# <old city>"); after "not" only when the feedback names the new value too, else "not" removes it.
 OLD_VALUE_CUES: tuple[str, ...] = ("instead of", "rather than", "in place of", "not")
-# Feedback: an arrow between an old and a new value ("Berlin -> Munich").
+# Feedback: an arrow between an old and a new value ("<old city> -> <city>").
 OLD_TO_NEW_ARROWS: tuple[str, ...] = ("->", "=>", "\u2192")
 # Feedback asking for every row: the limit goes.
 NO_LIMIT_PHRASES: tuple[str, ...] = ("unlimited", "all of them", "show all", "show them all", "list all",
@@ -74,7 +74,7 @@ ANY_WORDS: tuple[str, ...] = ("any", "all", "every", "whatever")
 # Feedback naming a step by its place: "drop the last step".
 STEP_ORDINALS: dict[str, int] = {"first": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4,
                                  "sixth": 5, "seventh": 6, "eighth": 7, "last": -1, "final": -1}
-# Words feedback is padded with ("could you please use Munich instead?"); any other word the
+# Words feedback is padded with ("could you please use <city> instead?"); any other word the
 # rules did not read is reported as not understood rather than silently dropped.
 FEEDBACK_FILLERS: frozenset[str] = frozenset("""
     a an the this that these those it its it's them they their there here one ones some all

@@ -3,9 +3,9 @@
 Understood: removing steps ("drop the inspections step", "remove step 2", "remove steps 1
 and 2", "drop the last step") or keeping only some ("just the shipments"); listing another
 entity instead ("contaminants instead of shipments", "switch to inspections"); removing
-filters ("no limit", "all of them", "remove the date filter", "without the Berlin filter",
-"not rejected", "any status"); changing filters ("use Munich instead", "Munich, not
-Berlin", "change Berlin to Leipzig", "Berlin -> Munich", "only high risk", "limit 10",
+filters ("no limit", "all of them", "remove the date filter", "without the <city> filter",
+"not rejected", "any status"); changing filters ("use <city> instead", "<city>, not
+<old city>", "change <old city> to <city>", "<old city> -> <city>", "only high risk", "limit 10",
 "only 10", "last month instead"): a filter replaces the same filter where the plan has one,
 and is otherwise added to the first step of each chain that takes it (a limit: the last),
 or through a new narrowing step (a city for inspections lists facilities first); adding
@@ -122,7 +122,7 @@ def _sort_groups(edit: PlanEdit, parsed: Parsed, groups: list[Group], loose: lis
                ] if group.primary.filter is not None else []
         if absent and plain and ((own and not group.filters) or (
                 group.primary.tool in linked_tools and _said_as_place(parsed, group.primary))):
-            # "at landfills", "only at landfills in Munich", "from Berlin facilities": where the
+            # "at landfills", "only at landfills in <city>", "from <city> facilities": where the
             # plan's rows are, so it narrows the plan rather than adding a list.
             loose.extend([*own, *group.filters])
         elif group.add or group.link or absent:
@@ -167,7 +167,7 @@ def _refusal(feedback: str, edit: PlanEdit, unknown: list[str], follow_up_of: st
 
 # "only shipments", "just the shipments", "keep only shipments", right before the entity.
 _KEEP_ONLY = re.compile(r"(?<![\w-])(?:only|just|keep(?:\s+only)?|nothing\s+but)\s+(?:the\s+)?$", re.IGNORECASE)
-# A place said before an entity: "at landfills", "from Berlin facilities" (mentions are masked).
+# A place said before an entity: "at landfills", "from <city> facilities" (mentions are masked).
 _PLACE = re.compile(rf"(?<![\w-])(?:at|in|from|of|for|across|within|inside)\s+(?:the\s+)?[{_MASK}\s]*$",
                     re.IGNORECASE)
 
@@ -177,8 +177,8 @@ def _said_as_place(parsed: Parsed, mention: Mention) -> bool:
 
 
 def _one_value_each(edit: PlanEdit, loose: list[Mention]) -> list[Mention]:
-    """``loose`` without values that clash: two new values for one parameter ("Munich,
-    Berlin", "EcoHaul and GreenLine") cannot both be meant, and a step takes one."""
+    """``loose`` without values that clash: two new values for one parameter ("<city>,
+    <other city>", "<carrier> and <other carrier>") cannot both be meant, and a step takes one."""
     clashing: set[int] = set()
     for n, mention in enumerate(loose):
         for other in loose[n + 1:]:
@@ -248,7 +248,7 @@ def _param_nouns(vocab: Vocabulary) -> dict[str, tuple[str, ...]]:
 
 
 def _remove_filters(edit: PlanEdit, parsed: Parsed, used: set[int], reading: Reading) -> list[Filter]:
-    """ "no limit", "remove the date filter", "drop the Berlin filter", "without rejected",
+    """ "no limit", "remove the date filter", "drop the <city> filter", "without rejected",
     "not rejected", "any status", "show all"; return the values named for removal that the
     feedback also gives a new value for ("exclude rejected, only delivered"): those are replaced."""
     verbs = re.compile(rf"{phrase_pattern((*phrases.REMOVE_VERBS, 'not'))}(?:{_ARTICLES}|\s*)", re.IGNORECASE)
@@ -300,7 +300,7 @@ def _remove_filters(edit: PlanEdit, parsed: Parsed, used: set[int], reading: Rea
 
 
 def _read_named_params(vocab: Vocabulary, parsed: Parsed, reading: Reading) -> None:
-    """ "change the city to Cologne", "set the limit to 20": the noun names what the new value sets."""
+    """ "change the city to <city>", "set the limit to 20": the noun names what the new value sets."""
     nouns = _param_nouns(vocab)
     given: set[str] = set()
     for m in parsed.mentions:
