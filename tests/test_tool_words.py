@@ -138,3 +138,20 @@ def test_core_names_no_city_of_the_demo_domain() -> None:
     found = [f"{path.relative_to(core.parent)}: {name}" for path in sorted(core.rglob("*.py"))
              for name in sorted(names) if re.search(rf"\b{re.escape(name)}\b", path.read_text().lower())]
     assert found == []
+
+
+def test_a_registry_with_an_agents_declared_tools_keeps_the_groups_words(tmp_path: Path) -> None:
+    """A review's registry (the studio's tools plus the agent's) plans with the same words."""
+    from core import ToolDefinition, with_declared_tools
+
+    base = build_registry(Settings(data_dir=tmp_path, today=T), groups=["waste"])
+    declared = ToolDefinition(name="notes_list", description="List notes.", input_schema={"type": "object"})
+    planner = EmbeddedPlanner(with_declared_tools(base, [declared]))
+    assert planner.plan("facilities in Köln", today=T).steps[0].params == {"location": "Cologne"}
+
+
+def test_add_words_refuses_what_is_not_tool_words() -> None:
+    from core import ToolDefinitionError
+
+    with pytest.raises(ToolDefinitionError, match="'sites'.*ToolWords, not dict"):
+        ToolRegistry().add_words("sites", {"places": ["Springfield"]})  # type: ignore[arg-type]
