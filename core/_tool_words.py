@@ -11,7 +11,9 @@ words. The embedded planner reads every group's words from the registry it plans
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Any, Iterable, Mapping
+
+from ._errors import ToolDefinitionError
 
 __all__ = ["ToolWords"]
 
@@ -35,3 +37,25 @@ class ToolWords:
     name_cues: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     # Nouns feedback uses for parameters ("remove the <noun> filter"), to the parameters meant.
     param_nouns: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # A word the planner reads must be a phrase: a bare string where a list is due would
+        # be read letter by letter, and a blank one would match everywhere in every goal.
+        _phrases("places", self.places)
+        _phrases("kind_nouns", self.kind_nouns)
+        _phrases("place_spellings", self.place_spellings)
+        _phrases("place_spellings", self.place_spellings.values())
+        for name in ("kind_words", "name_cues", "param_nouns"):
+            for key, said in getattr(self, name).items():
+                _phrases(f"{name}[{key!r}]", said)
+        for param, by_value in self.value_phrases.items():
+            for value, said in by_value.items():
+                _phrases(f"value_phrases[{param!r}][{value!r}]", said)
+
+
+def _phrases(where: str, words: Iterable[Any]) -> None:
+    if isinstance(words, str):
+        raise ToolDefinitionError(f"ToolWords {where}: give a list of phrases, not the text {words!r}")
+    for word in words:
+        if not isinstance(word, str) or not word.strip():
+            raise ToolDefinitionError(f"ToolWords {where}: {word!r} is not a phrase (a non-blank string)")

@@ -155,3 +155,16 @@ def test_add_words_refuses_what_is_not_tool_words() -> None:
 
     with pytest.raises(ToolDefinitionError, match="'sites'.*ToolWords, not dict"):
         ToolRegistry().add_words("sites", {"places": ["Springfield"]})  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("words, where", [
+    ({"places": "Springfield"}, "places: give a list of phrases, not the text 'Springfield'"),
+    ({"places": ("Springfield", " ")}, "places: ' ' is not a phrase"),
+    ({"name_cues": {"carrier": ("run by", 3)}}, "name_cues\\['carrier'\\]: 3 is not a phrase"),
+])
+def test_tool_words_refuse_what_would_read_every_goal(words: dict, where: str) -> None:
+    """A bare string would be read letter by letter, a blank phrase would match anywhere."""
+    from core import ToolDefinitionError, ToolWords
+
+    with pytest.raises(ToolDefinitionError, match=where):
+        ToolWords(**words)
