@@ -39,6 +39,7 @@ from ._param_edits import (check_param, param_schema, reference_text, remove_par
 from ._history import DEFAULT_HISTORY_LEVELS, EditHistory
 from ._plan import Plan, PlanMetadata, Step, new_step_id
 from ._registry import NonBlank, Tool, ToolRegistry, describe_bounds, schema_alternatives
+from ._tool_words import ToolWords
 from ._settings import FROM_OPTIONS_VARIABLE, PlannerName, Settings
 from ._synthesis import ModelSynthesizer, make_synthesizer, offline_summary
 from ._templates import Reference, find_references, parse_reference, resolve_params
@@ -49,7 +50,7 @@ __all__ = [
     # model
     "Plan", "PlanMetadata", "Step", "new_step_id",
     # tools and settings
-    "Tool", "ToolRegistry", "schema_alternatives", "describe_bounds", "NonBlank", "Settings", "PlannerName",
+    "Tool", "ToolRegistry", "ToolWords", "schema_alternatives", "describe_bounds", "NonBlank", "Settings", "PlannerName",
     "FROM_OPTIONS_VARIABLE",
     # edits (by step id) and their history
     "Dependent", "add_step", "dependents_of", "steps_deleted_with", "delete_step", "duplicate_step",

@@ -138,4 +138,5 @@ def with_declared_tools(base: ToolRegistry, definitions: Sequence[ToolDefinition
     registry = ToolRegistry()
     for tool in [*(t for t in base if t.name not in declared), *declared.values()]:
         registry.add(tool)
+    registry.add_words_of(base)
     return registry

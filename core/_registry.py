@@ -30,6 +30,7 @@ from pydantic_core import to_json
 from ._errors import ToolArgumentsError, ToolDefinitionError, ToolResultError
 from ._json_result import json_result
 from ._tool_call import call_tool_function
+from ._tool_words import ToolWords
 
 __all__ = ["Tool", "ToolRegistry", "parse_docstring", "describe_error", "schema_alternatives",
            "describe_schema", "describe_bounds", "NonBlank", "NON_BLANK"]
@@ -272,6 +273,7 @@ class ToolRegistry:
 
     def __init__(self) -> None:
         self._tools: dict[str, Tool] = {}
+        self._words: list[tuple[str, ToolWords]] = []  # (group, words), in the order added
 
     def register(self, func: Callable[..., Any] | None = None, *, name: str | None = None,
                  group: str = "general", description: str | None = None) -> Any:
@@ -313,6 +315,21 @@ class ToolRegistry:
         lowered = {n.lower(): n for n in self._tools}
         hit = difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.5)
         return lowered[hit[0]] if hit else None
+
+    def add_words(self, group: str, words: ToolWords) -> None:
+        """Teach planners ``group``'s words (see ``_tool_words``); called from a group's ``register``."""
+        if not isinstance(words, ToolWords):
+            raise ToolDefinitionError(f"tool group {group!r}: add_words takes a ToolWords, not {type(words).__name__}")
+        self._words.append((group, words))
+
+    def words(self) -> list[tuple[str, ToolWords]]:
+        """Every group's words as (group, words), in the order they were added."""
+        return list(self._words)
+
+    def add_words_of(self, other: ToolRegistry) -> None:
+        """Add every group's words ``other`` holds (when its tools are copied here)."""
+        for group, words in other.words():
+            self.add_words(group, words)
 
 
 def _build_tool(func: Callable[..., Any], name: str, group: str, description: str | None) -> Tool:

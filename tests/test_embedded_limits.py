@@ -127,7 +127,7 @@ def bounded_registry(schema: dict[str, Any]) -> ToolRegistry:
         """List sites.
 
         Args:
-            city: City of the site.
+            city: City of the site, e.g. Berlin.
             limit: Maximum number of sites.
         """
         return {"data": [], "count": 0}

@@ -332,7 +332,7 @@ def test_planner_reads_entities_filters_and_links_from_any_registry() -> None:
         """List customers.
 
         Args:
-            city: City the customer lives in.
+            city: City the customer lives in, e.g. Berlin.
             vip: True for VIP customers only.
             limit: Maximum number of customers.
         """

@@ -85,6 +85,7 @@ def merge_into(registry: ToolRegistry, staged: ToolRegistry, source: str, where:
     for tool in staged:
         tool.source = tool.source or source
         registry.add(tool)
+    registry.add_words_of(staged)
     return staged.names()
 
 

@@ -13,7 +13,7 @@ from .._plan import Plan
 
 @dataclass(frozen=True)
 class PlanContext:
-    """The previous turn in the same session, for goals like "the same for Munich"."""
+    """The previous turn in the same session, for goals like "the same for <city>"."""
 
     previous_goal: str
     previous_plan: Plan

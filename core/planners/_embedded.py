@@ -1,10 +1,12 @@
 """The embedded planner: offline, deterministic, no model.
 
 It implements the goal-to-plan rules of ``demo-domain.md`` from what the registry says
-about its tools (see ``_embedded_vocabulary``), plus the contract's phrase table
-(``_embedded_phrases``). The same goal, date and registry always give the same steps.
+about its tools (see ``_embedded_vocabulary``): their schemas, and the words each tool group
+hands it (``ToolWords``: places, synonyms of values, cue words), plus the planner's own
+English (``_embedded_phrases``). The same goal, date and registry always give the same steps.
 
-Supported goal phrasings (T = today):
+Supported goal phrasings (T = today; the examples are the demo tools' words, which
+``tools/waste`` hands the registry):
 
 - entities: any list tool's noun, plural or singular ("shipments", "facility"); facility
   kinds name facilities and set their ``type`` ("landfills", "recycling plants",
@@ -12,7 +14,7 @@ Supported goal phrasings (T = today):
 - filters: enum values of the tools' schemas ("rejected", "in transit", "failed",
   "plastic", "hazardous", "recycling"), "high-risk" / "high risk" / "risk level high",
   "contaminated" / "with contaminants" / "that contain contaminants" / "clean", "near
-  capacity", a city ("in Munich", "Berlin facilities"), "going to X" / "destined for X" /
+  capacity", a city ("in <city>", "<city> facilities"), "going to X" / "destined for X" /
   "shipments to X" (destination; "going to X <facility kind>" is where the facilities are),
   "carried by X" / "with carrier X" or a known carrier's name (also "Eco Haul"), "limit N" /
   "first N" / "top N" / "top-5" / "top three" / "5 landfills";
@@ -21,7 +23,7 @@ Supported goal phrasings (T = today):
   they follow ("<entity> found <date> in <other entity> ..."), or with a possessive
   ("today's contaminants") or at the start of the goal, the one after them;
 - chaining: a filter the entity has no parameter for but a linked tool has ("contaminants in
-  Hannover", "inspections at landfills") lists that tool first and passes its ids;
+  <city>", "inspections at landfills") lists that tool first and passes its ids;
   "their X" / "with their X" / "X details" / "check for X" / "then X" use the previous
   step's ids; "those facilities" refers to the earlier facilities step; a second entity in
   the same phrase uses the first one's ids ("<kind> that failed inspections");
@@ -29,17 +31,17 @@ Supported goal phrasings (T = today):
   at <kind> in <city>") qualifies the rest; unrelated entities ("shipments,
   facilities, and inspections") run in parallel;
 - shared qualifiers: what follows the last of a list of unrelated entities ("shipments and
-  inspections from last week", "... at landfills in Munich"), or a sentence before the list
+  inspections from last week", "... at landfills in <city>"), or a sentence before the list
   ("Last week, get ..."), qualifies each listed entity that takes it, through one shared
   facilities step (see ``_embedded_shared``);
-- follow-ups, with a ``PlanContext``: "the same for Munich", "same but last week",
-  "and for Hamburg?", "and their inspections?" change the previous plan as ``replan`` would.
+- follow-ups, with a ``PlanContext``: "the same for <city>", "same but last week",
+  "and for <other city>?", "and their inspections?" change the previous plan as ``replan`` would.
   A goal is a follow-up only when it reads as one: it has a follow-up cue ("same", "instead",
   "too", ...) or opens with one ("and", "but", "what about", "now", "only", ...), or it uses
   rows it does not list ("their inspections", "the inspections of those landfills"); and it
   names no entity, or adds to the previous
   plan ("also", "add", "their"), or names only entities the previous plan lists. Any other
-  goal ("Get inspections from today", "What's the weather in Berlin?") is planned afresh.
+  goal ("Get inspections from today", "What's the weather in <city>?") is planned afresh.
 
 Words a goal says that the plan does not use come with the plan as
 ``metadata.unread_words`` (see ``_embedded_unread``). Goals longer than ``MAX_GOAL_LENGTH``
@@ -58,6 +60,7 @@ from .._registry import ToolRegistry
 from ..formats._seed import seed_step_ids
 from . import _embedded_phrases as phrases
 from ._base import PlanContext
+from ._embedded_examples import example_feedback, example_goal
 from ._embedded_build import Node, build_nodes, check_has_steps, make_groups, mark_parallel, nodes_to_steps
 from ._embedded_parse import Mention, Parsed, parse, phrase_pattern
 from ._embedded_replan import apply_feedback
@@ -89,7 +92,7 @@ class EmbeddedPlanner:
         self.vocabulary = Vocabulary(registry)
 
     def plan(self, goal: str, *, today: dt.date, context: PlanContext | None = None) -> Plan:
-        check_text(goal, "goal", "describe what to list, e.g. 'shipments from last week'")
+        check_text(goal, "goal", f"describe what to list, e.g. {example_goal(self.vocabulary)!r}")
         if context is not None and context.previous_plan.steps and self._is_follow_up(goal, today, context):
             try:
                 follow = apply_feedback(self.vocabulary, context.previous_plan, goal, today,
@@ -124,7 +127,8 @@ class EmbeddedPlanner:
                 raise PlannerError(problem)
 
     def replan(self, plan: Plan, feedback: str, *, today: dt.date) -> Plan:
-        check_text(feedback, "feedback", "say what to change, e.g. 'use Munich instead'. The plan is unchanged.")
+        check_text(feedback, "feedback",
+                   f"say what to change, e.g. {example_feedback(self.vocabulary)!r}. The plan is unchanged.")
         return apply_feedback(self.vocabulary, plan, feedback, today)
 
     def _is_follow_up(self, goal: str, today: dt.date, context: PlanContext) -> bool:
@@ -137,7 +141,7 @@ class EmbeddedPlanner:
         if not (cue or opener or links):
             return False
         if not parsed.entities:
-            return True  # "the same for Munich", "and for Hamburg?"
+            return True  # "the same for <city>", "and for <other city>?"
         previous = {s.tool for s in context.previous_plan.steps}
         adds = re.search(phrase_pattern(phrases.ADD_VERBS), lowered) is not None
         return adds or links or all(e.tool in previous for e in parsed.entities)

@@ -2,7 +2,7 @@
 
 Each segment of the goal that names an entity is a group. Its first entity (or the head of
 a noun compound, "facility inspections") is the group's primary step; other entities in the
-segment qualify it ("shipments from Berlin facilities"). A filter goes to the nearest step
+segment qualify it ("shipments from <city> facilities"). A filter goes to the nearest step
 of the group that accepts it; a filter the primary cannot take but a tool it links to can
 (a city for contaminants: ``facility_id`` links to facilities) becomes a narrowing step
 listed first, whose ids the primary takes. "their ..." / "... details" / "then ..." link a
@@ -25,6 +25,7 @@ from typing import Any, Iterable, Iterator
 from .._errors import PlannerError
 from .._plan import Plan, Step
 from ._embedded_parse import DATES, LIMIT, Filter, Mention, Parsed, Segment, accepts
+from ._embedded_examples import example_goal
 from ._embedded_group import Group
 from ._embedded_shared import share_qualifiers, shared_mentions
 from ._embedded_vocabulary import ToolInfo, Vocabulary
@@ -299,7 +300,7 @@ def _owner(f: Mention, primary: Node, takers: list[Node]) -> Node:
         return min(following, key=lambda n: n.mention.start) if following else primary  # type: ignore[union-attr]
     if f.filter.param == DATES and not f.possessive:
         # Dates follow what they qualify ("<entity> found <date> in <other entity> going to
-        # Berlin"); only a possessive ("today's contaminants") or an opening date goes forward.
+        # <city>"); only a possessive ("today's contaminants") or an opening date goes forward.
         before = [n for n in takers if n.mention is not None and n.mention.end <= f.start]
         if before:
             return max(before, key=lambda n: n.mention.end)  # type: ignore[union-attr]
@@ -398,5 +399,5 @@ def check_has_steps(groups: list[Group], vocab: Vocabulary, goal: str) -> None:
         raise PlannerError(
             f"the embedded planner found nothing in {goal!r} that names one of its tools. "
             f"It plans with: {vocab.describe() or 'no tools (the registry has no list tools)'}. "
-            "Name one of these, with filters such as a city, a status or a date phrase "
-            "(e.g. 'shipments from last week going to Leipzig').")
+            "Name one of these, with filters for its parameters"
+            + (f" (e.g. {example!r})." if (example := example_goal(vocab)) else "."))

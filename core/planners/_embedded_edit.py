@@ -151,7 +151,7 @@ class PlanEdit:
         return False
 
     def locked_note(self, steps: list[Step], params: Iterable[str]) -> str:
-        """ "; step 0 (facilities_list) has location=Berlin but is locked", for error messages."""
+        """ "; step 0 (facilities_list) has location=<city> but is locked", for error messages."""
         if not steps:
             return ""
         said = []

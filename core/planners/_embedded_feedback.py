@@ -102,8 +102,8 @@ def same_filter(a: Filter, b: Filter) -> bool:
 
 
 def old_values(parsed: Parsed, used: set[int], reading: Reading) -> list[Filter]:
-    """Values named as the ones to replace: "instead of Berlin", "Munich, not Berlin",
-    "replace Berlin with Munich", "change Berlin to Leipzig", "Berlin -> Munich"."""
+    """Values named as the ones to replace: "instead of <old city>", "<city>, not <old city>",
+    "replace <old city> with <city>", "change <old city> to <city>", "<old city> -> <city>"."""
     filters = [m for m in parsed.mentions if m.kind == "filter" and m.filter is not None]
 
     def has_new(old: Mention) -> bool:

@@ -116,7 +116,7 @@ def _read_values(reader: _Reader, vocab: Vocabulary) -> None:
             known[" ".join(words)] = Filter(param, True)
     enum_values = vocab.enum_values()
     params_present = {p for info in vocab.tools.values() for p in info.params}
-    for param, by_value in phrases.VALUE_PHRASES.items():
+    for param, by_value in vocab.value_phrases.items():
         if param not in params_present:
             continue
         for value, said in by_value.items():
@@ -142,27 +142,29 @@ def _read_values(reader: _Reader, vocab: Vocabulary) -> None:
             for value in info.enums.get(param, []):
                 flt = Filter(param, value)
                 spoken = value.replace("_", " ")
-                with_noun = [f"{spoken} {noun}" for noun in phrases.KIND_NOUNS]
-                alone = [plural(spoken), *phrases.KIND_WORDS.get(value, ())]
+                with_noun = [f"{spoken} {noun}" for noun in vocab.kind_nouns]
+                alone = [plural(spoken), *vocab.kind_words.get(value, ())]
                 reader.take(phrase_pattern(with_noun + alone),
                             lambda m, t=info.name, flt=flt: Mention("entity", m.start(), m.end(), tool=t, filter=flt))
 
 
-# Between a cue and its value: "going to Munich", "going to: Munich", 'carried by "EcoHaul"', "top-5".
+# Between a cue and its value: "going to <city>", "going to: <city>", 'carried by "EcoHaul"', "top-5".
 _AFTER_CUE = r"(?:\s*[:=]\s*|\s+)[\"'\u201c\u2018]?"
 
 
 def _read_cues(reader: _Reader, vocab: Vocabulary) -> None:
     """Phrases whose cue word picks the parameter: "going to X", "carried by X", "first N"."""
     _read_destinations(reader, vocab)
-    carrier_params = {p for info in vocab.tools.values() for p in info.params if p == "carrier"}
-    if carrier_params:
-        carriers = _known_names(vocab, "carrier")
-        names = "|".join(_spaced(v) for v in carriers.values()) or "(?!)"
-        reader.take(rf"(?i:{phrase_pattern(phrases.CARRIER_CUES)}){_AFTER_CUE}"
+    params_present = {p for info in vocab.tools.values() for p in info.params}
+    for param, cues in vocab.name_cues.items():  # "carried by X": the cues a tool group gave
+        if param not in params_present or not cues:
+            continue
+        known = _known_names(vocab, param)
+        names = "|".join(_spaced(v) for v in known.values()) or "(?!)"
+        reader.take(rf"(?i:{phrase_pattern(cues)}){_AFTER_CUE}"
                     rf"(?P<name>(?i:{names})(?![\w-])|[A-Z][\w-]+)",
-                    lambda m: Mention("filter", m.start(), m.end(), filter=Filter(
-                        "carrier", carriers.get(_squash(m["name"]), m["name"]))), flags=0)
+                    lambda m, param=param, known=known: Mention("filter", m.start(), m.end(), filter=Filter(
+                        param, known.get(_squash(m["name"]), m["name"]))), flags=0)
     count = rf"(?P<n>\d+(?!\d)|{_alternation(phrases.NUMBER_WORDS)}(?![\w-]))"
     reader.take(rf"(?<![\w-]){_alternation(phrases.LIMIT_CUES)}(?:{_AFTER_CUE}|-)(?:the\s+)?{count}",
                 lambda m: Mention("filter", m.start(), m.end(), filter=Filter(LIMIT, _count(m["n"]))))
@@ -176,7 +178,7 @@ def _read_destinations(reader: _Reader, vocab: Vocabulary) -> None:
     A city followed by a facility noun ("going to <city> <kind>") names where those
     facilities are, so it is read as their location and the facilities narrow the shipments.
     """
-    cities = "|".join(re.escape(c) for c in sorted(vocab.cities, key=len, reverse=True))
+    cities = "|".join(re.escape(c) for c in sorted(vocab.cities, key=len, reverse=True)) or "(?!)"
     place = re.compile(rf"(?:['\u2019]s)?\s+{phrase_pattern(_place_nouns(vocab))}", re.IGNORECASE)
 
     def city_filter(m: re.Match[str]) -> Mention:
@@ -187,7 +189,7 @@ def _read_destinations(reader: _Reader, vocab: Vocabulary) -> None:
                 rf"(?P<city>(?i:{cities})(?![\w-])|[A-Z][\w-]+)", city_filter, flags=0)
     # A bare "to" only in a clause about a tool that has a destination ("shipments to
     # <city>", "<entity> <status> to <city>"); elsewhere "to" is too common ("switch to
-    # Munich" re-plans a location).
+    # <city>" re-plans a location).
     nouns = [form for info in vocab.tools.values() if "destination" in info.city_params for form in info.forms]
     if nouns:
         # Where each clause's nouns end and where sentences break, found once for the whole
@@ -207,7 +209,7 @@ def _read_destinations(reader: _Reader, vocab: Vocabulary) -> None:
 
 def _place_nouns(vocab: Vocabulary) -> list[str]:
     """Words that name a located entity: its nouns, its kinds ("landfills") and kind nouns ("plants")."""
-    words = list(phrases.KIND_NOUNS)
+    words = list(vocab.kind_nouns)
     for info in vocab.tools.values():
         if "location" not in info.city_params:
             continue
@@ -215,7 +217,7 @@ def _place_nouns(vocab: Vocabulary) -> list[str]:
         for param in ("type", "kind"):
             for value in info.enums.get(param, []):
                 spoken = value.replace("_", " ")
-                words.extend([spoken, plural(spoken), *phrases.KIND_WORDS.get(value, ())])
+                words.extend([spoken, plural(spoken), *vocab.kind_words.get(value, ())])
     return words
 
 
@@ -269,9 +271,10 @@ def _read_names(reader: _Reader, vocab: Vocabulary) -> None:
         spellings = "|".join(_spaced(f.value) for f in named.values())
         reader.take(rf"(?<![\w-])(?:{spellings})(?![\w-])",
                     lambda m: Mention("filter", m.start(), m.end(), filter=named[_squash(m.group())]))
-    reader.take(phrase_pattern(vocab.cities),
-                lambda m: Mention("filter", m.start(), m.end(),
-                                  filter=Filter(CITY, _city(vocab, m.group()), "location")))
+    if vocab.cities:  # the places tool groups named (``ToolWords``), if any
+        reader.take(phrase_pattern(vocab.cities),
+                    lambda m: Mention("filter", m.start(), m.end(),
+                                      filter=Filter(CITY, _city(vocab, m.group()), "location")))
     nouns = vocab.param_nouns()
     if nouns:
         reader.take(phrase_pattern(nouns), lambda m: Mention("param", m.start(), m.end(),

@@ -1,61 +1,22 @@
-"""The demo domain's phrase vocabulary, as ``demo-domain.md`` ("From goal to plan") states it.
+"""The embedded planner's own English: the words that join, chain, count and change parts
+of a goal, whatever the tools are.
 
 Everything the embedded planner can read from the registry (entity nouns from tool names,
 enum values, boolean parameters, link parameters, date parameters, example values in
-parameter descriptions) it reads from there. What no schema can say lives here, in one
-table that mirrors the contract: synonyms ("landfills", "contaminated", "incinerators"),
-the cue words that pick a parameter ("going to X", "carried by X", "first N"), the cities
-the demo data has, and the words that join or chain parts of a goal.
+parameter descriptions) it reads from there, and what a tool group knows beyond its schemas
+(place names, synonyms of values, cue words for a parameter) the group hands the registry
+as ``ToolWords`` (``core._tool_words``). What is left lives here: the cue words for
+parameters any domain has ("going to X", "first N"), and the words that join or chain parts
+of a goal and make up re-plan feedback.
 """
 
 from __future__ import annotations
-
-# The seven cities of the demo data; the location parameter's description names only some.
-CITIES: tuple[str, ...] = ("Berlin", "Hannover", "Munich", "Hamburg", "Leipzig", "Dresden", "Cologne")
-CITY_ALIASES: dict[str, str] = {"hanover": "Hannover", "münchen": "Munich", "muenchen": "Munich",
-                                "köln": "Cologne", "koeln": "Cologne"}
-
-# Phrases meaning a parameter value, keyed by parameter name. Enum values and the words of
-# a boolean parameter's name are found without this table; these are the other ways to say them.
-VALUE_PHRASES: dict[str, dict[object, tuple[str, ...]]] = {
-    "has_contaminants": {
-        True: ("contaminated", "contamination", "with contaminants", "with contamination",
-               "containing contaminants", "that have contaminants", "that had contaminants"),
-        False: ("uncontaminated", "clean", "without contaminants", "contaminant-free",
-                "free of contaminants", "with no contaminants"),
-    },
-    "near_capacity": {
-        True: ("near capacity", "near full capacity", "at capacity", "close to capacity",
-               "nearly full", "almost full", "near their capacity", "over capacity",
-               "near-capacity"),
-    },
-    "status": {
-        "in_transit": ("in transit", "in-transit", "on the way", "en route", "underway"),
-    },
-    "result": {
-        "failed": ("failed", "failing", "fail", "failures"),
-        "passed": ("passed", "passing", "pass"),
-    },
-}
 
 # Verbs that put a "has_X" boolean on ("shipments that contain contaminants") or off.
 HAVING_WORDS: tuple[str, ...] = ("with", "has", "have", "having", "had", "contain", "contains",
                                  "containing", "contained")
 NOT_HAVING_WORDS: tuple[str, ...] = ("without", "with no", "has no", "have no", "had no", "having no",
                                      "contain no", "contains no", "containing no", "free of")
-
-# Facility kinds: "<word> [kind noun]" names facilities of that type ("recycling plants",
-# "landfills", "incinerators"). A kind noun after an enum value of a tool's ``type``
-# parameter turns the phrase into a mention of that tool.
-KIND_WORDS: dict[str, tuple[str, ...]] = {
-    "incineration": ("incinerators", "incinerator"),
-    "composting": ("composters", "composter", "compost sites", "compost site"),
-    "recycling": ("recyclers", "recycler"),
-    "landfill": ("dumps", "dump sites"),
-}
-KIND_NOUNS: tuple[str, ...] = ("plants", "plant", "sites", "site", "centers", "center", "centres",
-                               "centre", "facilities", "facility", "stations", "station",
-                               "yards", "yard")
 
 # Values that are plain adjectives only count next to their parameter's noun:
 # "high-risk", "high risk", "risk level high" (the noun of ``risk_level`` is "risk").
@@ -66,9 +27,6 @@ DESTINATION_CUES: tuple[str, ...] = ("going to", "destined for", "headed to", "h
                                      "bound for", "shipped to", "sent to", "destination", "went to",
                                      "goes to", "go to", "moving to", "travelling to", "traveling to",
                                      "transported to", "hauled to", "carried to")
-CARRIER_CUES: tuple[str, ...] = ("carried by", "with carrier", "by carrier", "carrier",
-                                 "transported by", "hauled by", "shipped by", "shipped with",
-                                 "shipped via", "delivered by")
 # Counts written as words: "top three landfills", "first five shipments".
 NUMBER_WORDS: dict[str, int] = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
                                 "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
@@ -93,7 +51,7 @@ BACK_REFERENCES: tuple[str, ...] = ("those", "these", "the same")
 QUALIFYING_PREPOSITIONS: tuple[str, ...] = ("at", "from", "for", "in", "of", "across", "within",
                                             "among", "inside", "regarding")
 
-# Follow-up goals ("the same for Munich", "and for Hamburg?") and re-plan feedback.
+# Follow-up goals ("the same for <city>", "and for <other city>?") and re-plan feedback.
 FOLLOW_UP_CUES: tuple[str, ...] = ("same", "again", "instead", "too", "as well", "similarly",
                                    "likewise")
 FOLLOW_UP_OPENERS: tuple[str, ...] = ("and", "but", "what about", "how about", "now", "only",
@@ -101,10 +59,10 @@ FOLLOW_UP_OPENERS: tuple[str, ...] = ("and", "but", "what about", "how about", "
 REMOVE_VERBS: tuple[str, ...] = ("drop", "remove", "delete", "skip", "exclude", "omit",
                                  "get rid of", "take out", "leave out", "without", "no")
 ADD_VERBS: tuple[str, ...] = ("add", "also", "include", "plus", "append", "as well")
-# Feedback: the words before a value it replaces ("Munich instead of Berlin", "Munich, not
-# Berlin"); after "not" only when the feedback names the new value too, else "not" removes it.
+# Feedback: the words before a value it replaces ("<city> instead of <old city>", "<city>, not
+# <old city>"); after "not" only when the feedback names the new value too, else "not" removes it.
 OLD_VALUE_CUES: tuple[str, ...] = ("instead of", "rather than", "in place of", "not")
-# Feedback: an arrow between an old and a new value ("Berlin -> Munich").
+# Feedback: an arrow between an old and a new value ("<old city> -> <city>").
 OLD_TO_NEW_ARROWS: tuple[str, ...] = ("->", "=>", "\u2192")
 # Feedback asking for every row: the limit goes.
 NO_LIMIT_PHRASES: tuple[str, ...] = ("unlimited", "all of them", "show all", "show them all", "list all",
@@ -116,7 +74,7 @@ ANY_WORDS: tuple[str, ...] = ("any", "all", "every", "whatever")
 # Feedback naming a step by its place: "drop the last step".
 STEP_ORDINALS: dict[str, int] = {"first": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4,
                                  "sixth": 5, "seventh": 6, "eighth": 7, "last": -1, "final": -1}
-# Words feedback is padded with ("could you please use Munich instead?"); any other word the
+# Words feedback is padded with ("could you please use <city> instead?"); any other word the
 # rules did not read is reported as not understood rather than silently dropped.
 FEEDBACK_FILLERS: frozenset[str] = frozenset("""
     a an the this that these those it its it's them they their there here one ones some all
@@ -149,6 +107,4 @@ PARAM_NOUNS: dict[str, tuple[str, ...]] = {
     "dates": ("date_from", "date_to"),
     "date range": ("date_from", "date_to"),
     "time": ("date_from", "date_to"),
-    "city": ("location", "destination"),
-    "cities": ("location", "destination"),
 }

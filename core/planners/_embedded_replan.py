@@ -3,9 +3,9 @@
 Understood: removing steps ("drop the inspections step", "remove step 2", "remove steps 1
 and 2", "drop the last step") or keeping only some ("just the shipments"); listing another
 entity instead ("contaminants instead of shipments", "switch to inspections"); removing
-filters ("no limit", "all of them", "remove the date filter", "without the Berlin filter",
-"not rejected", "any status"); changing filters ("use Munich instead", "Munich, not
-Berlin", "change Berlin to Leipzig", "Berlin -> Munich", "only high risk", "limit 10",
+filters ("no limit", "all of them", "remove the date filter", "without the <city> filter",
+"not rejected", "any status"); changing filters ("use <city> instead", "<city>, not
+<old city>", "change <old city> to <city>", "<old city> -> <city>", "only high risk", "limit 10",
 "only 10", "last month instead"): a filter replaces the same filter where the plan has one,
 and is otherwise added to the first step of each chain that takes it (a limit: the last),
 or through a new narrowing step (a city for inspections lists facilities first); adding
@@ -28,19 +28,13 @@ from ._base import no_step_left
 from ._embedded_build import make_groups, mark_parallel
 from ._embedded_group import Group
 from ._embedded_edit import PlanEdit
+from ._embedded_examples import understood
 from ._embedded_feedback import Reading, bare_counts, entity_swaps, named_step_indexes, old_values, same_filter
 from ._embedded_parse import _MASK, CITY, DATES, LIMIT, Filter, Mention, Parsed, accepts, parse, phrase_pattern
 from ._embedded_unread import UNREAD_KEY
 from ._embedded_vocabulary import Vocabulary
 
-__all__ = ["apply_feedback", "UNDERSTOOD"]
-
-UNDERSTOOD = ("a city ('use Munich instead', 'Munich, not Berlin'), a status, risk level, "
-              "category, facility type, inspection result or carrier ('only high risk'), "
-              "'contaminated', 'near capacity', a date phrase ('last month instead'), "
-              "a limit ('limit 10', 'top 5', 'no limit'), removing a step ('drop the inspections step', "
-              "'remove step 1') or a filter ('remove the date filter'), another list "
-              "('contaminants instead of shipments'), adding a step ('add inspections')")
+__all__ = ["apply_feedback"]
 
 _ARTICLES = r"(?:\s+(?:the|all|any|those|these|its|their|a|an))*\s+"
 _TAILS = r"(?:\s+(?:steps?|filters?|restrictions?|conditions?|lists?|parts?|details?|ones?))?"
@@ -128,7 +122,7 @@ def _sort_groups(edit: PlanEdit, parsed: Parsed, groups: list[Group], loose: lis
                ] if group.primary.filter is not None else []
         if absent and plain and ((own and not group.filters) or (
                 group.primary.tool in linked_tools and _said_as_place(parsed, group.primary))):
-            # "at landfills", "only at landfills in Munich", "from Berlin facilities": where the
+            # "at landfills", "only at landfills in <city>", "from <city> facilities": where the
             # plan's rows are, so it narrows the plan rather than adding a list.
             loose.extend([*own, *group.filters])
         elif group.add or group.link or absent:
@@ -156,16 +150,16 @@ def _refusal(feedback: str, edit: PlanEdit, unknown: list[str], follow_up_of: st
         opening = f"{feedback!r} reads as a follow-up to the previous goal {follow_up_of!r}, but"
         if not edit.changes and not edit.misses:
             return (f"{opening} the embedded planner found no change to that goal's plan it understands in it"
-                    f"{missed}. It understands: {UNDERSTOOD}.")
+                    f"{missed}. It understands: {understood(edit.vocab)}.")
     elif not edit.changes and not edit.misses:
         return (f"the embedded planner found no change it understands in {feedback!r}{missed}, so the plan "
-                f"is unchanged. It understands: {UNDERSTOOD}.")
+                f"is unchanged. It understands: {understood(edit.vocab)}.")
     said = [f"understood: {', '.join(edit.changes)}"] if edit.changes else []
     if edit.misses:
         said.append(f"could not do: {'; '.join(edit.misses)}")
     if unknown:
         said.append(f"{'but ' if edit.changes else ''}did not understand {', '.join(map(repr, unknown))}")
-    hint = f" It understands: {UNDERSTOOD}." if unknown else ""
+    hint = f" It understands: {understood(edit.vocab)}." if unknown else ""
     if follow_up_of is not None:
         return f"{opening} in it the embedded planner {'; '.join(said)}.{hint}"
     return f"in {feedback!r} the embedded planner {'; '.join(said)}. The plan is unchanged.{hint}"
@@ -173,7 +167,7 @@ def _refusal(feedback: str, edit: PlanEdit, unknown: list[str], follow_up_of: st
 
 # "only shipments", "just the shipments", "keep only shipments", right before the entity.
 _KEEP_ONLY = re.compile(r"(?<![\w-])(?:only|just|keep(?:\s+only)?|nothing\s+but)\s+(?:the\s+)?$", re.IGNORECASE)
-# A place said before an entity: "at landfills", "from Berlin facilities" (mentions are masked).
+# A place said before an entity: "at landfills", "from <city> facilities" (mentions are masked).
 _PLACE = re.compile(rf"(?<![\w-])(?:at|in|from|of|for|across|within|inside)\s+(?:the\s+)?[{_MASK}\s]*$",
                     re.IGNORECASE)
 
@@ -183,8 +177,8 @@ def _said_as_place(parsed: Parsed, mention: Mention) -> bool:
 
 
 def _one_value_each(edit: PlanEdit, loose: list[Mention]) -> list[Mention]:
-    """``loose`` without values that clash: two new values for one parameter ("Munich,
-    Berlin", "EcoHaul and GreenLine") cannot both be meant, and a step takes one."""
+    """``loose`` without values that clash: two new values for one parameter ("<city>,
+    <other city>", "<carrier> and <other carrier>") cannot both be meant, and a step takes one."""
     clashing: set[int] = set()
     for n, mention in enumerate(loose):
         for other in loose[n + 1:]:
@@ -246,6 +240,7 @@ def _remove_named_steps(edit: PlanEdit, feedback: str, reading: Reading) -> str:
 def _param_nouns(vocab: Vocabulary) -> dict[str, tuple[str, ...]]:
     nouns: dict[str, tuple[str, ...]] = {k: (v,) for k, v in vocab.param_nouns().items()}
     nouns.update(phrases.PARAM_NOUNS)
+    nouns.update(vocab.said_param_nouns)
     limits = tuple({t.limit for t in vocab.tools.values() if t.limit})
     if limits:
         nouns["limit"] = limits
@@ -253,7 +248,7 @@ def _param_nouns(vocab: Vocabulary) -> dict[str, tuple[str, ...]]:
 
 
 def _remove_filters(edit: PlanEdit, parsed: Parsed, used: set[int], reading: Reading) -> list[Filter]:
-    """ "no limit", "remove the date filter", "drop the Berlin filter", "without rejected",
+    """ "no limit", "remove the date filter", "drop the <city> filter", "without rejected",
     "not rejected", "any status", "show all"; return the values named for removal that the
     feedback also gives a new value for ("exclude rejected, only delivered"): those are replaced."""
     verbs = re.compile(rf"{phrase_pattern((*phrases.REMOVE_VERBS, 'not'))}(?:{_ARTICLES}|\s*)", re.IGNORECASE)
@@ -305,7 +300,7 @@ def _remove_filters(edit: PlanEdit, parsed: Parsed, used: set[int], reading: Rea
 
 
 def _read_named_params(vocab: Vocabulary, parsed: Parsed, reading: Reading) -> None:
-    """ "change the city to Cologne", "set the limit to 20": the noun names what the new value sets."""
+    """ "change the city to <city>", "set the limit to 20": the noun names what the new value sets."""
     nouns = _param_nouns(vocab)
     given: set[str] = set()
     for m in parsed.mentions:

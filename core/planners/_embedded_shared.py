@@ -1,12 +1,12 @@
 """Qualifiers said once for a list of independent entities.
 
 "Get shipments and inspections from last week" means both lists from last week, and
-"shipments and inspections at landfills in Munich" both narrowed to the same landfills. So
+"shipments and inspections at landfills in <city>" both narrowed to the same landfills. So
 when a goal ends with a list of entities joined by commas or "and" and qualifiers follow the
 last of them, or when a sentence of its own before the list qualifies it ("Last week, get
 ..."), each listed entity gets them, as if they had been said after each one; an entity that
 has no place for one (facilities have no dates) does without it. Steps that the plan builder
-makes from the same shared words (the landfills in Munich) are then made once.
+makes from the same shared words (the landfills in <city>) are then made once.
 
 A qualifier right after one entity in the middle of the list ("shipments from last week and
 failed inspections") stays with that entity: the list it could be shared over ends there.

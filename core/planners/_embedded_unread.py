@@ -1,6 +1,6 @@
 """Which words of a goal its plan does not use, so the user is told instead of left to guess.
 
-"What's the weather in Berlin?" is planned as the facilities in Berlin: the city is read,
+"What's the weather in <city>?" is planned as the facilities in <city>: the city is read,
 "weather" is not. The rule is the one re-plan feedback is read by (``Reading`` in
 ``_embedded_feedback``): a word counts as used when a rule of the parser read it (an entity,
 a filter value, a date phrase, a cue such as "going to", a count) and the plan puts what it

@@ -4,17 +4,19 @@ Entity nouns come from tool names (``facilities_list`` names facilities), filter
 parameter schemas (enums, booleans, dates, a ``limit``), links between tools from
 parameters named after another tool's entity (``facility_id``, ``shipment_ids``), and
 example values from "e.g." lists in parameter descriptions. Only tools that read (a
-list/get/search verb in the name) and need no argument are planned with.
+list/get/search verb in the name) and need no argument are planned with. What no schema can
+say (place names, synonyms of values, cue words for a parameter) each tool group hands the
+registry as ``ToolWords`` (``core._tool_words``); they are merged here, so a registry
+without a group plans without its words.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterable, Mapping
 
 from .._registry import Tool, ToolRegistry
-from . import _embedded_phrases as phrases
 
 __all__ = ["ToolInfo", "Vocabulary", "out_of_bounds", "plural", "shown_number", "singular"]
 
@@ -89,8 +91,23 @@ class Vocabulary:
                 for pname in (f"{stem}_id", f"{stem}_ids"):
                     if pname in info.params:
                         info.links[other.name] = pname
-        self.cities: dict[str, str] = {c.lower(): c for c in phrases.CITIES}
-        self.cities.update(phrases.CITY_ALIASES)
+        words = [w for _group, w in registry.words()]
+        self.cities: dict[str, str] = {c.lower(): c for w in words for c in w.places}
+        for w in words:
+            self.cities.update(w.place_spellings)
+        self.value_phrases: dict[str, dict[object, tuple[str, ...]]] = {}
+        self.kind_words: dict[str, tuple[str, ...]] = {}
+        self.name_cues: dict[str, tuple[str, ...]] = {}
+        self.said_param_nouns: dict[str, tuple[str, ...]] = {}
+        self.kind_nouns: tuple[str, ...] = _merged(w.kind_nouns for w in words)
+        for w in words:
+            for param, by_value in w.value_phrases.items():
+                for value, said in by_value.items():
+                    known = self.value_phrases.setdefault(param, {})
+                    known[value] = _merged([known.get(value, ()), said])
+            _add_all(self.kind_words, w.kind_words)
+            _add_all(self.name_cues, w.name_cues)
+            _add_all(self.said_param_nouns, w.param_nouns)
         for info in self.tools.values():
             for param in info.city_params.values():
                 for value in info.known_values.get(param, []):
@@ -136,6 +153,16 @@ class Vocabulary:
             for noun, param in info.param_nouns.items():
                 out.setdefault(noun, param)
         return out
+
+
+def _merged(parts: Iterable[Iterable[str]]) -> tuple[str, ...]:
+    """The words of ``parts`` in order, each once."""
+    return tuple(dict.fromkeys(word for part in parts for word in part))
+
+
+def _add_all(into: dict[str, tuple[str, ...]], more: Mapping[str, tuple[str, ...]]) -> None:
+    for key, said in more.items():
+        into[key] = _merged([into.get(key, ()), said])
 
 
 def _describe(tool: Tool) -> ToolInfo | None:

@@ -123,8 +123,8 @@ Rules:
 - "note" is optional: a few words on why the step is there.
 
 Example of the shape only (these tool names are placeholders, not real tools):
-goal "sites in Berlin and their visits" ->
-{"steps": [{"tool": "sites_list", "params": {"city": "Berlin"}, "depends_on": [], "parallel": false},
+goal "sites in Springfield and their visits" ->
+{"steps": [{"tool": "sites_list", "params": {"city": "Springfield"}, "depends_on": [], "parallel": false},
            {"tool": "visits_list", "params": {"site_id": "${step[0].data.*.id}"}, "depends_on": [0], "parallel": false}]}"""
 
 

@@ -15,6 +15,7 @@ from typing_extensions import TypedDict
 from core import Settings, ToolRegistry
 
 from ._data import WasteData
+from ._words import WASTE_WORDS
 
 City = str
 FacilityType = Literal["recycling", "sorting", "composting", "incineration", "landfill"]
@@ -177,3 +178,4 @@ def register(registry: ToolRegistry, settings: Settings) -> None:
 
     for func in (facilities_list, shipments_list, contaminants_list, inspections_list):
         registry.register(func, group="waste")
+    registry.add_words("waste", WASTE_WORDS)
