@@ -20,11 +20,14 @@ from pydantic import Field, field_validator
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, EnvSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
 
-__all__ = ["Settings", "PlannerName", "FROM_OPTIONS_VARIABLE", "split_tool_sources", "split_mcp_servers"]
+__all__ = ["Settings", "PlannerName", "FROM_OPTIONS_VARIABLE", "split_tool_sources", "split_mcp_servers", "api_key"]
 
 PlannerName = Literal["embedded", "llm"]
 
 _PREFIX = "PLAN_STUDIO_"
+# The openai SDK's own variables (the module docstring says why the key is no field).
+_API_KEY = "OPENAI_API_KEY"
+_BASE_URL = "OPENAI_BASE_URL"
 _IDENTIFIER = re.compile(r"^[A-Za-z_]\w*$")
 _MODULE = re.compile(r"^[A-Za-z_][\w.]*$")
 # Set by ``plan-studio`` for the studio it starts: the settings its own options gave (it hands
@@ -34,6 +37,11 @@ _OPTIONS = {"data_dir": "--data-dir", "today": "--today", "planner": "--planner"
             "mcp": "--mcp", "allowed_origins": "--allowed-origin"}
 # An origin a browser sends: scheme, host and optional port, nothing after.
 _ORIGIN = re.compile(r"^https?://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?/?$")
+
+
+def api_key() -> str:
+    """The model's API key as the environment has it now; "" when none is set."""
+    return os.environ.get(_API_KEY) or ""
 
 
 def split_tool_sources(text: str) -> list[str]:
@@ -146,11 +154,11 @@ class Settings(BaseSettings):
 
     @property
     def base_url(self) -> str | None:
-        return os.environ.get("OPENAI_BASE_URL") or None
+        return os.environ.get(_BASE_URL) or None
 
     @property
     def api_key_set(self) -> bool:
-        return bool(os.environ.get("OPENAI_API_KEY"))
+        return bool(api_key())
 
     @property
     def model_configured(self) -> bool:

@@ -63,3 +63,13 @@ def test_only_the_prefixed_variables_are_read(monkeypatch: pytest.MonkeyPatch) -
     assert (Settings().db_path, Settings().model) == (None, "gpt-4o-mini")
     assert Settings(db_path="/given").db_path == Path("/given")
     assert Settings.model_validate_json(Settings(db_path="/kept").model_dump_json()).db_path == Path("/kept")
+
+
+def test_no_variable_is_read_outside_the_settings() -> None:
+    # One spelling of each variable, in core/_settings.py: the rest of the code asks Settings or api_key().
+    root = Path(__file__).resolve().parent.parent
+    read = re.compile(r"""environ(?:\.get\(|\[)\s*["'](?:PLAN_STUDIO_|OPENAI_)""")
+    readers = sorted(str(path.relative_to(root)) for folder in ("core", "tools", "studio", "pages")
+                     for path in (root / folder).rglob("*.py") if read.search(path.read_text(encoding="utf-8")))
+    assert read.search('key = os.environ.get("OPENAI_API_KEY")') and read.search("os.environ['PLAN_STUDIO_MCP']")
+    assert readers == []
