@@ -13,12 +13,13 @@ import importlib.util
 import os
 import re
 from pathlib import Path
-from typing import Annotated, Any, Callable, Literal
+from typing import Annotated, Any, Callable, Literal, Mapping
 
 import platformdirs
 from pydantic import Field, field_validator
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, EnvSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic_settings.sources.utils import parse_env_vars
 
 __all__ = ["Settings", "PlannerName", "FROM_OPTIONS_VARIABLE", "split_tool_sources", "split_mcp_servers", "api_key"]
 
@@ -78,6 +79,13 @@ class Split:
 
 class _Variables(EnvSettingsSource):
     """The environment's ``PLAN_STUDIO_*`` variables, lists split as their field says."""
+
+    def _load_env_vars(self) -> Mapping[str, str | None]:
+        # Only upper-case names, as os.environ[...] read them before: plan_studio_model is not
+        # PLAN_STUDIO_MODEL (pydantic-settings would match either unless told case matters, and
+        # then it wants the field's lower-case name after the prefix).
+        upper = {name: value for name, value in os.environ.items() if name.isupper()}
+        return parse_env_vars(upper, self.case_sensitive, self.env_ignore_empty, self.env_parse_none_str)
 
     def prepare_field_value(self, field_name: str, field: FieldInfo, value: Any, value_is_complex: bool) -> Any:
         split = next((m.split for m in field.metadata if isinstance(m, Split)), None)

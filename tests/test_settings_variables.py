@@ -60,6 +60,7 @@ def test_only_the_prefixed_variables_are_read(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setenv("MODEL", "not-this")
     monkeypatch.delenv("PLAN_STUDIO_DB", raising=False)
     monkeypatch.delenv("PLAN_STUDIO_MODEL", raising=False)
+    monkeypatch.setenv("plan_studio_model", "not-this-either")  # the variables are upper case
     assert (Settings().db_path, Settings().model) == (None, "gpt-4o-mini")
     assert Settings(db_path="/given").db_path == Path("/given")
     assert Settings.model_validate_json(Settings(db_path="/kept").model_dump_json()).db_path == Path("/kept")
