@@ -67,7 +67,7 @@ def split_mcp_servers(text: str) -> list[str]:
     return [line.strip() for line in text.splitlines() if line.strip()]
 
 
-class Split:
+class _Split:
     """Marks a list setting whose variable is text: how to split it (not JSON, which is
     pydantic-settings' own way for lists). Tool sources are separated by os.pathsep, like PATH;
     MCP servers one per line (a command line has spaces and a URL has colons, so neither
@@ -81,14 +81,14 @@ class _Variables(EnvSettingsSource):
     """The environment's ``PLAN_STUDIO_*`` variables, lists split as their field says."""
 
     def _load_env_vars(self) -> Mapping[str, str | None]:
-        # Only upper-case names, as os.environ[...] read them before: plan_studio_model is not
-        # PLAN_STUDIO_MODEL (pydantic-settings would match either unless told case matters, and
-        # then it wants the field's lower-case name after the prefix).
+        # Only upper-case names, as the README spells them: plan_studio_model is another variable
+        # (pydantic-settings would match either unless told case matters, and then it wants the
+        # field's lower-case name after the prefix).
         upper = {name: value for name, value in os.environ.items() if name.isupper()}
         return parse_env_vars(upper, self.case_sensitive, self.env_ignore_empty, self.env_parse_none_str)
 
     def prepare_field_value(self, field_name: str, field: FieldInfo, value: Any, value_is_complex: bool) -> Any:
-        split = next((m.split for m in field.metadata if isinstance(m, Split)), None)
+        split = next((m.split for m in field.metadata if isinstance(m, _Split)), None)
         if split is not None and isinstance(value, str):
             return split(value)
         return super().prepare_field_value(field_name, field, value, value_is_complex)
@@ -103,20 +103,22 @@ class Settings(BaseSettings):
                                       populate_by_name=True)
 
     data_dir: Path = Field(default_factory=lambda: Path(platformdirs.user_data_dir("plan-studio")))
-    db_path: Path | None = Field(None, validation_alias="PLAN_STUDIO_DB", description="The plan store; default: <data_dir>/studio.sqlite3")
+    db_path: Path | None = Field(None, validation_alias="PLAN_STUDIO_DB",  # not PLAN_STUDIO_DB_PATH
+                                 description="The plan store; default: <data_dir>/studio.sqlite3")
     today: dt.date | None = Field(None, description="Pins 'today' for dates and demo data; default: the real date")
     planner: PlannerName = "embedded"
     model: str = "gpt-4o-mini"
     temperature: float = Field(0.1, ge=0, le=2)
     max_retries: int = Field(3, ge=0, le=10, description="Repair attempts after the first reply")
     timeout: float = Field(60.0, gt=0, description="Seconds to wait for the model")
-    tools: Annotated[list[str], Split(split_tool_sources)] = Field(default_factory=list, description="Python tool files and modules (--tools)")
-    mcp: Annotated[list[str], Split(split_mcp_servers)] = Field(default_factory=list, description="MCP servers: command lines or URLs (--mcp)")
+    tools: Annotated[list[str], _Split(split_tool_sources)] = Field(
+        default_factory=list, description="Python tool files and modules (--tools)")
+    mcp: Annotated[list[str], _Split(split_mcp_servers)] = Field(
+        default_factory=list, description="MCP servers: command lines or URLs (--mcp)")
     tools_timeout: float = Field(15.0, gt=0, description="Seconds to wait for a --tools source to load")
     mcp_timeout: float = Field(30.0, gt=0, description="Seconds to wait for an MCP server to start or answer")
-    allowed_origins: Annotated[list[str], Split(lambda text: text.replace(",", " ").split())] = Field(
-        default_factory=list,
-                                       description="Origins besides the studio's own that may use it: a reverse proxy's")
+    allowed_origins: Annotated[list[str], _Split(lambda text: text.replace(",", " ").split())] = Field(
+        default_factory=list, description="Origins besides the studio's own that may use it: a reverse proxy's")
 
     @field_validator("allowed_origins")
     @classmethod
@@ -127,9 +129,10 @@ class Settings(BaseSettings):
         return [origin.rstrip("/").lower() for origin in origins]
 
     @classmethod
-    def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
-                                   env_settings: PydanticBaseSettingsSource, dotenv_settings: PydanticBaseSettingsSource,
-                                   file_secret_settings: PydanticBaseSettingsSource) -> tuple[PydanticBaseSettingsSource, ...]:
+    def settings_customise_sources(
+            cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
+            env_settings: PydanticBaseSettingsSource, dotenv_settings: PydanticBaseSettingsSource,
+            file_secret_settings: PydanticBaseSettingsSource) -> tuple[PydanticBaseSettingsSource, ...]:
         return init_settings, _Variables(settings_cls)  # no .env file, no secrets folder
 
     @classmethod
