@@ -37,6 +37,7 @@ from ._errors import ToolCallError
 from ._limits import check_plan
 from ._plan import Plan
 from ._registry import ToolRegistry
+from ._run_order import run_order
 from ._templates import resolve_params
 from ._validation import Validator
 
@@ -246,13 +247,7 @@ class Executor:
         return Run.for_plan(plan)
 
     def order(self, plan: Plan) -> list[str]:
-        import networkx as nx  # here, not at the top: it costs the command line ~0.5 s to import
-
-        graph = nx.DiGraph()
-        position = {s.id: n for n, s in enumerate(plan.steps)}
-        graph.add_nodes_from(position)
-        graph.add_edges_from(plan.edges())
-        return list(nx.lexicographical_topological_sort(graph, key=position.__getitem__))
+        return run_order(plan)
 
     def run_next(self, run: Run) -> Iterator[Event]:
         """Run the next step that can run (skipping those whose dependencies did not succeed)."""

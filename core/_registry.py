@@ -1,7 +1,7 @@
 """Tools are plain typed Python functions.
 
 The registry reads a function's signature and its docstring (a summary, then Google-style
-``Args:`` and ``Returns:`` sections) and turns them into what a planner, the validator and
+``Args:`` and ``Returns:`` sections, read by griffe) and turns them into what a planner, the validator and
 the UI need: a name, a description, a JSON schema of the parameters (each with its
 description), and a JSON schema of what the tool returns. Calls are validated against the
 parameter schema before the function runs, strictly and as JSON: ``"10"`` is not an integer
@@ -22,7 +22,7 @@ import difflib
 import inspect
 import re
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Callable, Iterator, get_type_hints
+from typing import TYPE_CHECKING, Annotated, Any, Callable, Iterator, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
 from pydantic_core import to_json
@@ -31,6 +31,9 @@ from ._errors import ToolArgumentsError, ToolDefinitionError, ToolResultError
 from ._json_result import json_result
 from ._tool_call import call_tool_function
 from ._tool_words import ToolWords
+
+if TYPE_CHECKING:
+    import griffe
 
 __all__ = ["Tool", "ToolRegistry", "parse_docstring", "describe_error", "schema_alternatives",
            "describe_schema", "describe_bounds", "NonBlank", "NON_BLANK"]
@@ -41,42 +44,50 @@ __all__ = ["Tool", "ToolRegistry", "parse_docstring", "describe_error", "schema_
 NON_BLANK = r"\S"
 NonBlank = Annotated[str, Field(pattern=NON_BLANK)]
 
-_SECTION = re.compile(r"^\s*(Args|Arguments|Parameters|Returns|Return|Raises|Examples?|Notes?):\s*$")
-_ARG = re.compile(r"^\s*(\*{0,2}\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
+
+def _one_line(text: str) -> str:
+    """A section entry's lines as one line: a description, not layout."""
+    return " ".join(line.strip() for line in text.splitlines() if line.strip())
+
+
+# Tools written before griffe read them may put a section right under the text, or say "Return:";
+# griffe wants a blank line above a section and knows only "Returns:".
+_TIGHT_SECTION = re.compile(r"(?<=\S)\n(?=[ \t]*(?:Args|Arguments|Parameters|Returns?):[ \t]*$)", re.MULTILINE)
+_RETURN = re.compile(r"^([ \t]*)Return:[ \t]*$", re.MULTILINE)
+
+
+def _sections_apart(doc: str) -> str:
+    return _RETURN.sub(r"\1Returns:", _TIGHT_SECTION.sub("\n\n", inspect.cleandoc(doc)))
+
+
+def _returned(item: griffe.DocstringReturn) -> str:
+    label = " ".join(filter(None, [item.name, f"({item.annotation})" if item.annotation else ""]))
+    return f"{label}: {item.description}" if label else item.description
 
 
 def parse_docstring(doc: str | None) -> tuple[str, dict[str, str], str]:
-    """Split a Google-style docstring into (description, {param: description}, returns)."""
-    lines = inspect.cleandoc(doc or "").splitlines()
+    """Split a Google-style docstring into (description, {param: description}, returns).
+
+    griffe's Google parser finds the sections (a fenced example in the summary stays in it);
+    the description is the text before the first one. Returns is free text here: what griffe
+    reads as a leading ``name:`` or ``(type):`` is put back in front of the description."""
+    import griffe  # here, not at the top: ~80 ms that only registering a tool needs
+
+    sections = griffe.parse_google(griffe.Docstring(_sections_apart(doc or "")), warnings=False,
+                                   returns_multiple_items=False)
     summary: list[str] = []
     args: dict[str, str] = {}
     returns: list[str] = []
-    section = None
-    current = None
-    arg_indent = None
-    for line in lines:
-        m = _SECTION.match(line)
-        if m:
-            section = m.group(1).rstrip("s").lower().replace("argument", "arg").replace("parameter", "arg")
-            current, arg_indent = None, None
-            continue
-        if section is None:
-            summary.append(line)
-        elif section == "arg":
-            if not line.strip():
-                continue
-            indent = len(line) - len(line.lstrip())
-            am = _ARG.match(line)
-            if am and (arg_indent is None or indent <= arg_indent):
-                arg_indent = indent
-                current = am.group(1).lstrip("*")
-                args[current] = am.group(2).strip()
-            elif current:
-                args[current] = (args[current] + " " + line.strip()).strip()
-        elif section == "return":
-            returns.append(line.strip())
-    description = "\n".join(summary).strip()
-    return description, args, " ".join(r for r in returns if r).strip()
+    in_summary = True
+    for section in sections:
+        in_summary = in_summary and section.kind is griffe.DocstringSectionKind.text
+        if in_summary:
+            summary.append(section.value)
+        elif section.kind is griffe.DocstringSectionKind.parameters:
+            args.update({p.name.lstrip("*"): _one_line(p.description) for p in section.value})
+        elif section.kind is griffe.DocstringSectionKind.returns:
+            returns.extend(_returned(r) for r in section.value)
+    return "\n".join(summary).strip(), args, _one_line("\n".join(returns))
 
 
 _EXPECTED = {"int": "a whole number", "bool": "true or false", "float": "a number",

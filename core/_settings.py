@@ -13,40 +13,36 @@ import importlib.util
 import os
 import re
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Any, Callable, Literal, Mapping
 
 import platformdirs
-from pydantic import BaseModel, Field, field_validator
+from pydantic import Field, field_validator
+from pydantic.fields import FieldInfo
+from pydantic_settings import BaseSettings, EnvSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic_settings.sources.utils import parse_env_vars
 
-__all__ = ["Settings", "PlannerName", "FROM_OPTIONS_VARIABLE", "split_tool_sources", "split_mcp_servers"]
+__all__ = ["Settings", "PlannerName", "FROM_OPTIONS_VARIABLE", "split_tool_sources", "split_mcp_servers", "api_key"]
 
 PlannerName = Literal["embedded", "llm"]
 
-_ENV = {
-    "data_dir": "PLAN_STUDIO_DATA_DIR",
-    "db_path": "PLAN_STUDIO_DB",
-    "today": "PLAN_STUDIO_TODAY",
-    "planner": "PLAN_STUDIO_PLANNER",
-    "model": "PLAN_STUDIO_MODEL",
-    "temperature": "PLAN_STUDIO_TEMPERATURE",
-    "max_retries": "PLAN_STUDIO_MAX_RETRIES",
-    "timeout": "PLAN_STUDIO_TIMEOUT",
-    "mcp_timeout": "PLAN_STUDIO_MCP_TIMEOUT",
-    "tools_timeout": "PLAN_STUDIO_TOOLS_TIMEOUT",
-}
-# Lists: tool sources are separated by os.pathsep, like PATH; MCP servers one per line (a
-# command line has spaces and a URL has colons, so neither separator would do).
-_LIST_ENV = {"tools": "PLAN_STUDIO_TOOLS", "mcp": "PLAN_STUDIO_MCP",
-             "allowed_origins": "PLAN_STUDIO_ALLOWED_ORIGINS"}
+_PREFIX = "PLAN_STUDIO_"
+# The openai SDK's own variables (the module docstring says why the key is no field).
+_API_KEY = "OPENAI_API_KEY"
+_BASE_URL = "OPENAI_BASE_URL"
 _IDENTIFIER = re.compile(r"^[A-Za-z_]\w*$")
 _MODULE = re.compile(r"^[A-Za-z_][\w.]*$")
 # Set by ``plan-studio`` for the studio it starts: the settings its own options gave (it hands
-# them over as the variables above), so the Settings page can name the option, not the variable.
+# them over as their variables), so the Settings page can name the option, not the variable.
 FROM_OPTIONS_VARIABLE = "PLAN_STUDIO_FROM_OPTIONS"
 _OPTIONS = {"data_dir": "--data-dir", "today": "--today", "planner": "--planner", "tools": "--tools",
             "mcp": "--mcp", "allowed_origins": "--allowed-origin"}
 # An origin a browser sends: scheme, host and optional port, nothing after.
 _ORIGIN = re.compile(r"^https?://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?/?$")
+
+
+def api_key() -> str:
+    """The model's API key as the environment has it now; "" when none is set."""
+    return os.environ.get(_API_KEY) or ""
 
 
 def split_tool_sources(text: str) -> list[str]:
@@ -71,21 +67,58 @@ def split_mcp_servers(text: str) -> list[str]:
     return [line.strip() for line in text.splitlines() if line.strip()]
 
 
-class Settings(BaseModel):
+class _Split:
+    """Marks a list setting whose variable is text: how to split it (not JSON, which is
+    pydantic-settings' own way for lists). Tool sources are separated by os.pathsep, like PATH;
+    MCP servers one per line (a command line has spaces and a URL has colons, so neither
+    separator would do); origins by spaces or commas."""
+
+    def __init__(self, split: Callable[[str], list[str]]) -> None:
+        self.split = split
+
+
+class _Variables(EnvSettingsSource):
+    """The environment's ``PLAN_STUDIO_*`` variables, lists split as their field says."""
+
+    def _load_env_vars(self) -> Mapping[str, str | None]:
+        # Only upper-case names, as the README spells them: plan_studio_model is another variable
+        # (pydantic-settings would match either unless told case matters, and then it wants the
+        # field's lower-case name after the prefix).
+        upper = {name: value for name, value in os.environ.items() if name.isupper()}
+        return parse_env_vars(upper, self.case_sensitive, self.env_ignore_empty, self.env_parse_none_str)
+
+    def prepare_field_value(self, field_name: str, field: FieldInfo, value: Any, value_is_complex: bool) -> Any:
+        split = next((m.split for m in field.metadata if isinstance(m, _Split)), None)
+        if split is not None and isinstance(value, str):
+            return split(value)
+        return super().prepare_field_value(field_name, field, value, value_is_complex)
+
+
+class Settings(BaseSettings):
+    """Each setting once: field ``x`` is read from ``PLAN_STUDIO_X`` (an empty variable is unset),
+    arguments win over the environment. A bad value is refused naming the field."""
+
+    # extra="ignore": a BaseModel's default, kept from before pydantic-settings.
+    model_config = SettingsConfigDict(env_prefix=_PREFIX, env_ignore_empty=True, extra="ignore",
+                                      populate_by_name=True)
+
     data_dir: Path = Field(default_factory=lambda: Path(platformdirs.user_data_dir("plan-studio")))
-    db_path: Path | None = Field(None, description="The plan store; default: <data_dir>/studio.sqlite3")
+    db_path: Path | None = Field(None, validation_alias="PLAN_STUDIO_DB",  # not PLAN_STUDIO_DB_PATH
+                                 description="The plan store; default: <data_dir>/studio.sqlite3")
     today: dt.date | None = Field(None, description="Pins 'today' for dates and demo data; default: the real date")
     planner: PlannerName = "embedded"
     model: str = "gpt-4o-mini"
     temperature: float = Field(0.1, ge=0, le=2)
     max_retries: int = Field(3, ge=0, le=10, description="Repair attempts after the first reply")
     timeout: float = Field(60.0, gt=0, description="Seconds to wait for the model")
-    tools: list[str] = Field(default_factory=list, description="Python tool files and modules (--tools)")
-    mcp: list[str] = Field(default_factory=list, description="MCP servers: command lines or URLs (--mcp)")
+    tools: Annotated[list[str], _Split(split_tool_sources)] = Field(
+        default_factory=list, description="Python tool files and modules (--tools)")
+    mcp: Annotated[list[str], _Split(split_mcp_servers)] = Field(
+        default_factory=list, description="MCP servers: command lines or URLs (--mcp)")
     tools_timeout: float = Field(15.0, gt=0, description="Seconds to wait for a --tools source to load")
     mcp_timeout: float = Field(30.0, gt=0, description="Seconds to wait for an MCP server to start or answer")
-    allowed_origins: list[str] = Field(default_factory=list,
-                                       description="Origins besides the studio's own that may use it: a reverse proxy's")
+    allowed_origins: Annotated[list[str], _Split(lambda text: text.replace(",", " ").split())] = Field(
+        default_factory=list, description="Origins besides the studio's own that may use it: a reverse proxy's")
 
     @field_validator("allowed_origins")
     @classmethod
@@ -96,16 +129,22 @@ class Settings(BaseModel):
         return [origin.rstrip("/").lower() for origin in origins]
 
     @classmethod
+    def settings_customise_sources(
+            cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
+            env_settings: PydanticBaseSettingsSource, dotenv_settings: PydanticBaseSettingsSource,
+            file_secret_settings: PydanticBaseSettingsSource) -> tuple[PydanticBaseSettingsSource, ...]:
+        return init_settings, _Variables(settings_cls)  # no .env file, no secrets folder
+
+    @classmethod
     def from_env(cls, **overrides: object) -> "Settings":
-        values: dict[str, object] = {k: os.environ[v] for k, v in _ENV.items() if os.environ.get(v)}
-        if os.environ.get(_LIST_ENV["tools"]):
-            values["tools"] = split_tool_sources(os.environ[_LIST_ENV["tools"]])
-        if os.environ.get(_LIST_ENV["mcp"]):
-            values["mcp"] = split_mcp_servers(os.environ[_LIST_ENV["mcp"]])
-        if os.environ.get(_LIST_ENV["allowed_origins"]):
-            values["allowed_origins"] = os.environ[_LIST_ENV["allowed_origins"]].replace(",", " ").split()
-        values.update({k: v for k, v in overrides.items() if v is not None})
-        return cls.model_validate(values)
+        """The environment's settings with ``overrides`` over them; None means not given."""
+        return cls(**{k: v for k, v in overrides.items() if v is not None})
+
+    @classmethod
+    def variable(cls, name: str) -> str:
+        """The environment variable setting ``name`` is read from: ``PLAN_STUDIO_TODAY``."""
+        alias = cls.model_fields[name].validation_alias  # a variable not named after its field
+        return alias if isinstance(alias, str) else _PREFIX + name.upper()
 
     @staticmethod
     def origin(name: str) -> str | None:
@@ -114,7 +153,7 @@ class Settings(BaseModel):
         given = os.environ.get(FROM_OPTIONS_VARIABLE, "").split(",")
         if name in _OPTIONS and name in given:
             return _OPTIONS[name]
-        variable = _ENV.get(name) or _LIST_ENV.get(name)
+        variable = Settings.variable(name) if name in Settings.model_fields else None
         return variable if variable and os.environ.get(variable) else None
 
     @property
@@ -126,11 +165,11 @@ class Settings(BaseModel):
 
     @property
     def base_url(self) -> str | None:
-        return os.environ.get("OPENAI_BASE_URL") or None
+        return os.environ.get(_BASE_URL) or None
 
     @property
     def api_key_set(self) -> bool:
-        return bool(os.environ.get("OPENAI_API_KEY"))
+        return bool(api_key())
 
     @property
     def model_configured(self) -> bool:

@@ -22,6 +22,7 @@ from typing import Any, Callable, Literal
 from ._errors import PlanInvalid, ReferenceSyntaxError
 from ._plan import Plan, Step
 from ._registry import Tool, ToolRegistry, describe_schema
+from ._run_order import has_cycle
 from ._schema_fit import describe_value, may_fit, value_schema
 from ._templates import Reference, check_path, find_references, schema_at_path
 from ._time_budget import time_budget
@@ -188,6 +189,8 @@ class Validator:
         return out
 
     def _check_cycles(self, plan: Plan) -> list[Problem]:
+        if not has_cycle(plan):
+            return []
         import networkx as nx  # here, not at the top: it costs the command line ~0.5 s to import
 
         graph = nx.DiGraph()

@@ -378,20 +378,19 @@ def _serve(args: argparse.Namespace) -> int:
     # The studio reads its settings from the environment, like every other start; it is told
     # which of them these options gave, so its Settings page names the option.
     given = []
-    for option, variable in (("data_dir", "PLAN_STUDIO_DATA_DIR"), ("today", "PLAN_STUDIO_TODAY"),
-                             ("planner", "PLAN_STUDIO_PLANNER")):
+    for option in ("data_dir", "today", "planner"):
         if hasattr(args, option):
-            os.environ[variable] = str(getattr(args, option))
+            os.environ[Settings.variable(option)] = str(getattr(args, option))
             given.append(option)
     sources, servers = _tool_sources(args), _listed(args, "mcp")
     if sources is not None:
-        os.environ["PLAN_STUDIO_TOOLS"] = os.pathsep.join(sources)
+        os.environ[Settings.variable("tools")] = os.pathsep.join(sources)
         given.append("tools")
     if servers is not None:
-        os.environ["PLAN_STUDIO_MCP"] = "\n".join(servers)
+        os.environ[Settings.variable("mcp")] = "\n".join(servers)
         given.append("mcp")
     if args.allowed_origins is not None:
-        os.environ["PLAN_STUDIO_ALLOWED_ORIGINS"] = " ".join(args.allowed_origins)
+        os.environ[Settings.variable("allowed_origins")] = " ".join(args.allowed_origins)
         given.append("allowed_origins")
     os.environ[FROM_OPTIONS_VARIABLE] = ",".join(given)
     settings = _settings(args)  # a bad setting is reported here, not as a broken page

@@ -129,6 +129,46 @@ def test_parse_docstring() -> None:
     assert parse_docstring(None) == ("", {}, "")
 
 
+def test_parse_docstring_leaves_a_code_example_in_the_summary_alone() -> None:
+    # A fenced example that shows a docstring is the description's, not this tool's Args.
+    doc = '''Call another tool, like this:
+
+    ```python
+    def other(city: str) -> dict:
+        """Look a city up.
+
+        Args:
+            city: nothing to do with this tool.
+        """
+    ```
+
+    Args:
+        target: the tool to call.
+            It must be registered.
+
+    Returns:
+        {"called": name}: what was called.
+    '''
+    description, args, returns = parse_docstring(doc)
+    assert description.startswith('Call another tool, like this:\n\n```python\ndef other(city: str)')
+    assert "    city: nothing to do with this tool." in description and description.endswith("```")
+    assert args == {"target": "the tool to call. It must be registered."}
+    assert returns == '{"called": name}: what was called.'
+
+
+def test_parse_docstring_reads_sections_written_tight_or_singular() -> None:
+    doc = """Sum some numbers.
+    Args:
+        numbers: the numbers,
+            at least one.
+        *rest (int): more of them.
+    Return:
+        dict: the sum.
+    """
+    assert parse_docstring(doc) == ("Sum some numbers.", {"numbers": "the numbers, at least one.",
+                                                          "rest": "more of them."}, "dict: the sum.")
+
+
 def test_description_option_overrides_the_docstring() -> None:
     registry = ToolRegistry()
     registry.register(undocumented, name="echo_site", description="Echo the site name.")

@@ -21,13 +21,12 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import time
 from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
 from .._errors import PlannerUnavailable, ReplyCut
-from .._settings import Settings
+from .._settings import Settings, api_key
 from ._redact import StreamRedactor, redact
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -166,7 +165,7 @@ class ModelClient:
 
             base_url = self.settings.base_url or DEFAULT_BASE_URL
             self._sdk = openai.OpenAI(
-                api_key=os.environ.get("OPENAI_API_KEY") or PLACEHOLDER_KEY,
+                api_key=api_key() or PLACEHOLDER_KEY,
                 base_url=base_url,
                 timeout=self.settings.timeout,
                 max_retries=0,

@@ -13,8 +13,9 @@ forming there, and lets the rest through at once.
 
 from __future__ import annotations
 
-import os
 import re
+
+from .._settings import api_key
 
 __all__ = ["REDACTED", "redact", "StreamRedactor"]
 
@@ -30,13 +31,9 @@ _SHAPE_STARTING = re.compile(r"(?<![A-Za-z0-9_])(?:s|sk|sk-[A-Za-z0-9_\-]*)\Z")
 _HOLD_LIMIT = 1_000
 
 
-def _configured_key() -> str:
-    return os.environ.get("OPENAI_API_KEY") or ""
-
-
 def redact(text: str) -> str:
     """``text`` with the configured key and anything key-shaped replaced by ``[redacted]``."""
-    key = _configured_key()
+    key = api_key()
     if key:
         text = text.replace(key, REDACTED)
     return _KEY_SHAPE.sub(REDACTED, text)
@@ -47,7 +44,7 @@ class StreamRedactor:
     then pass on ``flush()`` at the end. The pieces passed on join to ``redact(whole text)``."""
 
     def __init__(self) -> None:
-        self._key = _configured_key()
+        self._key = api_key()
         self._held = ""
         self._last = ""  # the last character passed on: whether a key may start depends on it
 
