@@ -214,11 +214,12 @@ def test_delete_removes_plan_versions_runs_and_step_results(tmp_path: Path) -> N
 def test_a_second_store_on_the_same_file_sees_the_data(tmp_path: Path) -> None:
     path = tmp_path / "shared.sqlite3"
     writer = PlanStore(path)
-    saved = writer.save_plan(_plan(), message="from the writer")
-    run = Executor(_registry()).execute(_plan())
+    plan = _plan()  # one plan: two would differ in created_at when a second ticks between them
+    saved = writer.save_plan(plan, message="from the writer")
+    run = Executor(_registry()).execute(plan)
     writer.save_run(run, plan_id=saved.plan_id, version=1)
     reader = PlanStore(path)
-    assert reader.load_plan(saved.plan_id) == _plan()
+    assert reader.load_plan(saved.plan_id) == plan
     assert reader.versions(saved.plan_id) == writer.versions(saved.plan_id)
     assert reader.load_run(run.id) == run
     assert reader.list_plans() == writer.list_plans()
@@ -227,7 +228,7 @@ def test_a_second_store_on_the_same_file_sees_the_data(tmp_path: Path) -> None:
 
     reopened = PlanStore(path)
     assert reopened.list_plans()[0].run_count == 1
-    assert reopened.load_plan(saved.plan_id) == _plan()
+    assert reopened.load_plan(saved.plan_id) == plan
 
 
 # -- runs --------------------------------------------------------------------------------------

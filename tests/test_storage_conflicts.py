@@ -32,7 +32,8 @@ def test_a_save_from_the_latest_version_is_accepted(path: Path) -> None:
 def test_a_save_from_an_older_version_is_refused_and_names_the_newer_one(path: Path) -> None:
     with PlanStore(path) as store:
         first = store.save_plan(_plan("Berlin"))
-        store.save_plan(_plan("Munich"), plan_id=first.plan_id, message="other tab")
+        munich = _plan("Munich")  # kept: a second plan could differ in created_at
+        store.save_plan(munich, plan_id=first.plan_id, message="other tab")
         with pytest.raises(VersionConflict) as caught:
             store.save_plan(_plan("Hamburg"), plan_id=first.plan_id, expected_version=1)
         conflict = caught.value
@@ -42,7 +43,7 @@ def test_a_save_from_an_older_version_is_refused_and_names_the_newer_one(path: P
         assert conflict.saved_at == store.versions(first.plan_id)[1].created_at
         assert "newer version 2" in str(conflict)
         assert [v.version for v in store.versions(first.plan_id)] == [1, 2]  # nothing written
-        assert store.load_plan(first.plan_id) == _plan("Munich")
+        assert store.load_plan(first.plan_id) == munich
 
 
 def test_saving_exactly_what_the_newer_version_holds_is_no_conflict(path: Path) -> None:

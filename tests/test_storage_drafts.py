@@ -69,14 +69,15 @@ def test_a_draft_survives_reopening_the_file(tmp_path: Path) -> None:
 
 def test_a_file_from_before_drafts_gets_the_table(tmp_path: Path) -> None:
     path = tmp_path / "old.sqlite3"
+    plan = _plan()  # one plan: two would differ in created_at when a second ticks between them
     with PlanStore(path) as store:
-        plan_id = store.save_plan(_plan()).plan_id
+        plan_id = store.save_plan(plan).plan_id
     with sqlite3.connect(path) as db:
         db.execute("DROP TABLE draft")
     with PlanStore(path) as store:
         store.save_draft("tab1", "new")
         assert store.load_draft("tab1").content == "new"
-        assert store.load_plan(plan_id) == _plan()
+        assert store.load_plan(plan_id) == plan
 
 
 def test_pruning_deletes_only_drafts_not_written_for_that_long(store: PlanStore, tmp_path: Path) -> None:
