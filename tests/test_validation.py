@@ -1,5 +1,5 @@
-from core import Plan, Step, Validator
-from core.formats import plan_from_seed
+from core import Plan, Problem, Step, Validator
+from core.formats import PlanFormat, plan_from_seed, register_format, unregister_format
 
 from toy_tools import toy_registry
 
@@ -101,9 +101,6 @@ def test_a_malformed_reference_is_a_problem_not_a_crash():
 
 
 def test_a_format_registers_its_checks_through_the_same_hook_as_the_built_in_ones():
-    from core.formats import PlanFormat, register_format, unregister_format
-    from core import Problem
-
     def no_shouting(plan):
         for n, step in enumerate(plan.steps):
             if step.format_data.get("quiet", {}).get("loud"):
