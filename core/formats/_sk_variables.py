@@ -35,9 +35,9 @@ def output_var(step: Step) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def sk_data(output_var: str | None) -> dict[str, dict[str, str]]:
+def sk_data(name: str | None) -> dict[str, dict[str, str]]:
     """A step's ``format_data`` for the variable its output is known by."""
-    return {SK: {"output_var": output_var}} if output_var else {}
+    return {SK: {"output_var": name}} if name else {}
 
 
 def invented_name(index: int) -> str:
