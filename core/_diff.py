@@ -24,7 +24,7 @@ from ._templates import referenced_step_indexes, rewrite_step_indexes
 __all__ = ["PlanDiff", "StepChange", "ParamChange", "FieldChange", "EdgeChange", "diff_plans"]
 
 # Step fields compared besides params; depends_on is compared by the steps it names.
-_FIELDS = ("tool", "note", "locked", "parallel", "output_var", "result_key")
+_FIELDS = ("tool", "note", "locked", "parallel", "result_key", "format_data")
 
 
 @dataclass(frozen=True)

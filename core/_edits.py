@@ -139,11 +139,11 @@ def delete_step(plan: Plan, step_id: str, *, dependents: DependentsChoice = "ref
 def duplicate_step(plan: Plan, step_id: str) -> tuple[Plan, str]:
     """``plan`` with a copy of step ``step_id`` right after it, and the copy's id. The copy
     has the same tool, params (its references name the same steps), dependencies, note and
-    ``parallel``; it is not locked, and does not set the original's Semantic Kernel variable
-    or result key (two steps setting one would make later steps read the wrong one)."""
+    ``parallel``; it is not locked, and has neither the original's result key nor its formats'
+    data (a variable name, say: two steps setting one would make later steps read the wrong one)."""
     index = index_of(plan, step_id)
     original = plan.steps[index]
-    copy = original.model_copy(update={"id": _fresh_id(plan), "locked": False, "output_var": None,
+    copy = original.model_copy(update={"id": _fresh_id(plan), "locked": False, "format_data": {},
                                        "result_key": None, "depends_on": list(original.depends_on)})
     steps = list(plan.steps)
     steps.insert(index + 1, copy)

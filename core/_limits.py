@@ -165,10 +165,11 @@ def _fields(plan: Any) -> Iterator[tuple[str | _StepField, Any, int, int]]:
     data; params and metadata are holders of fields, each field's value nested from 0."""
     yield "plan · goal", plan.goal, 0, 0
     for n, step in enumerate(plan.steps):
-        for name in ("id", "tool", "note", "output_var", "result_key"):
+        for name in ("id", "tool", "note", "result_key"):
             yield _StepField(n, step.tool, name), getattr(step, name), 0, 0
         yield _StepField(n, step.tool, "depends_on"), step.depends_on, 1, 0
         yield _StepField(n, step.tool, "params"), step.params, MAX_NESTING, -1
+        yield _StepField(n, step.tool, "format_data"), step.format_data, MAX_NESTING, -1
     yield "plan · metadata.planner", plan.metadata.planner, 0, 0
     yield "plan · metadata", plan.metadata.model_extra or {}, MAX_NESTING, -1
 

@@ -12,6 +12,16 @@ takes ids, and one that changes positions renumbers the references in the same p
 reference never silently names another step. Positions stay in the text because the JSON
 panel, every format and the model's prompt speak them
 (``docs/decisions/0001-step-references.md``).
+
+What only a plan format needs lives in ``Step.format_data``, one namespace per format (``"sk"``
+for Semantic Kernel's variable name), not in fields of the step: the core then knows no
+format, and a format's data still travels with its step through edits, native JSON and the
+store (a side table kept by the format would be lost on every save and reload). Each format
+reads its own namespace and nothing else does; ``result_key`` stays a core field, as the
+executor gathers the run's final result by it (SK's ``appendToResult`` maps onto it).
+Steps saved before this layout carry the format's field on the step itself; they are read
+into the namespace (``_MOVED_STEP_FIELDS``), so every stored plan, draft and review still
+loads.
 """
 
 from __future__ import annotations
@@ -31,6 +41,11 @@ __all__ = ["Plan", "Step", "PlanMetadata", "new_step_id"]
 
 _step_id = operator.attrgetter("id")
 
+# Step fields that older releases wrote on the step and that now belong to a format: field →
+# the format's namespace in ``format_data``. A record of old saved data, read without any
+# format loaded (the store reads plans on its own), so it lives here and not in the format.
+_MOVED_STEP_FIELDS = {"output_var": "sk"}
+
 
 def new_step_id() -> str:
     return "s_" + uuid.uuid4().hex[:8]
@@ -48,8 +63,32 @@ class Step(BaseModel):
     parallel: bool = Field(False, description="May run alongside other steps marked parallel.")
     note: str | None = None
     locked: bool = Field(False, description="A re-plan keeps this step as it is.")
-    output_var: str | None = Field(None, description="Name the step's output is known by (Semantic Kernel's setContextVariable).")
-    result_key: str | None = Field(None, description="Appends the output to the final result under this key (Semantic Kernel's appendToResult).")
+    result_key: str | None = Field(None, description="Appends the output to the run's final result under this key.")
+    format_data: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="What a plan format keeps about the step, by format name.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _read_moved_fields(cls, data: Any) -> Any:
+        if not isinstance(data, dict) or not any(name in data for name in _MOVED_STEP_FIELDS):
+            return data
+        data = dict(data)
+        moved = data.get("format_data", {})
+        if not isinstance(moved, dict):
+            return data  # the model says what is wrong with it
+        moved = {fmt: dict(v) if isinstance(v, dict) else v for fmt, v in moved.items()}
+        for name, fmt in _MOVED_STEP_FIELDS.items():
+            value = data.pop(name, None)
+            if value is None:
+                continue
+            if not isinstance(value, str):
+                # Refused, naming the field, as when it was a ``str | None`` field of the step.
+                raise ValueError(f"{name}: Input should be a valid string")
+            namespace = moved.setdefault(fmt, {})
+            if isinstance(namespace, dict):
+                namespace.setdefault(name, value)  # format_data, where both are given, wins
+        data["format_data"] = moved
+        return data
 
     def references(self) -> list[Reference]:
         return find_references(self.params)

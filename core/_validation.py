@@ -5,9 +5,14 @@ strictly (missing required, unknown, wrong JSON type: ``"10"`` is not an integer
 ``"yes"`` not a boolean, value not in the enum, out of the schema's bounds), references
 (malformed, to a missing step, to this or a later step, to a path the referenced tool's
 output cannot have, in a param the tool does not have, or yielding a value that cannot fit
-the param: the rule is in ``core._schema_fit``), Semantic Kernel variables that no earlier
-step sets, dependencies on steps that do not exist, and dependency cycles (one problem per
-group of steps that depend on each other, with one example cycle).
+the param: the rule is in ``core._schema_fit``), dependencies on steps that do not exist,
+and dependency cycles (one problem per group of steps that depend on each other, with one
+example cycle).
+
+The validator knows no plan format. What a format needs checked (Semantic Kernel's variables
+that no earlier step sets) it registers with ``register_plan_checks``, the one hook the
+built-in formats and a third-party one use alike (``core.formats.register_format`` passes a
+format's checks on); their problems are listed with the step they name.
 
 A plan with no errors runs with exactly the values the reviewer saw: the tools validate
 their arguments as strictly as the validator does.
@@ -16,8 +21,7 @@ their arguments as strictly as the validator does.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Literal
-
+from typing import Any, Callable, Iterable, Literal
 
 from ._errors import PlanInvalid, ReferenceSyntaxError
 from ._plan import Plan, Step
@@ -27,9 +31,8 @@ from ._schema_fit import describe_value, may_fit, value_schema
 from ._templates import Reference, check_path, find_references, schema_at_path
 from ._time_budget import time_budget
 from ._untrusted_schema import PLAN_CHECK_SECONDS
-from .formats._semantic_kernel import unset_variable_uses
 
-__all__ = ["Problem", "Validator"]
+__all__ = ["Problem", "Validator", "PlanCheck", "register_plan_checks"]
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,21 @@ class Problem:
         return f"{self.where}: {self.message}"
 
 
+PlanCheck = Callable[[Plan], Iterable[Problem]]
+# Checks registered by their owner (a format's name); registering again replaces them.
+_PLAN_CHECKS: dict[str, tuple[PlanCheck, ...]] = {}
+
+
+def register_plan_checks(owner: str, checks: Iterable[PlanCheck]) -> None:
+    """Have every validation also run ``checks``: whole-plan checks, each giving the
+    problems it finds. No checks removes the owner's."""
+    checks = tuple(checks)
+    if checks:
+        _PLAN_CHECKS[owner] = checks
+    else:
+        _PLAN_CHECKS.pop(owner, None)
+
+
 class Validator:
     """Finds the problems in a plan against a tool registry."""
 
@@ -68,17 +86,22 @@ class Validator:
         problems: list[Problem] = []
         if not plan.steps:
             problems.append(Problem("the plan has no steps", "steps"))
-        unset = self._check_unset_variables(plan)
+        registered: dict[int | None, list[Problem]] = {}  # by step, listed after its own
+        for checks in list(_PLAN_CHECKS.values()):
+            for check in checks:
+                for found in check(plan):
+                    registered.setdefault(found.step_index, []).append(found)
         ids = {s.id for s in plan.steps}  # once, not per step: a long plan paid its square
         for index, step in enumerate(plan.steps):
             problems.extend(self._check_step(plan, index, step, ids))
-            problems.extend(p for p in unset if p.step_index == index)
+            problems.extend(registered.pop(index, []))
+        problems.extend(p for found in registered.values() for p in found)
         problems.extend(self._check_cycles(plan))
         return problems
 
     def step_problems(self, plan: Plan, step_id: str) -> list[Problem]:
         """The problems of one step (tool, params, references, dependencies) without the
-        checks that need the whole plan (cycles, Semantic Kernel variables): what a form
+        checks that need the whole plan (cycles, those formats register): what a form
         checks as one field changes."""
         index = plan.index_of(step_id)
         return self._check_step(plan, index, plan.steps[index], {s.id for s in plan.steps})
@@ -171,22 +194,6 @@ class Validator:
             problem(f"{value.strip()} gives {describe_value(got)} ({source} output), but {name} takes {wanted}")
         else:
             problem(f"this value, with its references filled in, cannot be {wanted}, which {name} takes")
-
-    def _check_unset_variables(self, plan: Plan) -> list[Problem]:
-        out = []
-        for index, param, variable in unset_variable_uses(plan):
-            step = plan.steps[index]
-            name = variable[1:].lower()
-            later = [n for n, s in enumerate(plan.steps)
-                     if n > index and name in {(s.output_var or "").lower(), (s.result_key or "").lower()}]
-            why = (f"only {plan.label(plan.steps[later[0]].id)}, which comes later, sets it" if later
-                   else "it is the plan's input in Semantic Kernel, and a Plan Studio plan has none"
-                   if name == "input" else "no step sets it (setContextVariable)")
-            out.append(Problem(
-                f"{variable} is a Semantic Kernel variable, but {why}: the tool would get the text "
-                f"{variable!r}. Write the value, or a reference to an earlier step's output",
-                f"params.{param}", step.id, index, step.tool))
-        return out
 
     def _check_cycles(self, plan: Plan) -> list[Problem]:
         if not has_cycle(plan):

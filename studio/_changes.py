@@ -31,7 +31,7 @@ def _step_changes(old: Step, new: Step) -> str:
             parts.append(f"-{name}")
         elif before != after:
             parts.append(f"{name} {before!r} → {after!r}")
-    parts += [name for name in ("tool", "depends_on", "parallel", "locked", "output_var", "result_key")
+    parts += [name for name in ("tool", "depends_on", "parallel", "locked", "result_key", "format_data")
               if getattr(old, name) != getattr(new, name)]
     return ", ".join(parts)
 

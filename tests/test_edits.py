@@ -148,9 +148,10 @@ def test_duplicate_places_a_copy_after_the_original_naming_the_same_sources():
 
 
 def test_duplicate_does_not_copy_lock_or_output_names():
-    plan = Plan(steps=[Step(id="a", tool="t", locked=True, note="n", output_var="V", result_key="k")])
+    plan = Plan(steps=[Step(id="a", tool="t", locked=True, note="n", format_data={"sk": {"output_var": "V"}},
+                            result_key="k")])
     copy = duplicate_step(plan, "a")[0].steps[1]
-    assert (copy.locked, copy.note, copy.output_var, copy.result_key) == (False, "n", None, None)
+    assert (copy.locked, copy.note, copy.format_data, copy.result_key) == (False, "n", {}, None)
 
 
 def test_move_step_renumbers_references():

@@ -187,7 +187,7 @@ def shape(plan: Plan) -> dict[str, Any]:
         "metadata": plan.metadata.model_dump(mode="json"),
         "steps": [{
             "tool": s.tool, "params": s.params, "parallel": s.parallel, "note": s.note,
-            "output_var": s.output_var, "result_key": s.result_key, "locked": s.locked,
+            "format_data": s.format_data, "result_key": s.result_key, "locked": s.locked,
             "depends_on": [index[d] for d in plan.dependencies_of(s.id)],
         } for s in plan.steps],
     }
@@ -246,8 +246,8 @@ def test_sk_example_imports_as_steps_with_variables(with_registry: bool) -> None
     plan = load_plan(SK_EXAMPLE, "sk", build_registry() if with_registry else None)
     poem, translate = plan.steps
     assert (poem.tool, translate.tool) == ("ShortPoem", "Translate")
-    assert poem.output_var == "POEM" and poem.result_key is None
-    assert translate.result_key == "RESULT__TRANSLATED_POEM" and translate.output_var is None
+    assert poem.format_data == {"sk": {"output_var": "POEM"}} and poem.result_key is None
+    assert translate.result_key == "RESULT__TRANSLATED_POEM" and translate.format_data == {}
     # $POEM is set by step 0: a reference to its whole output. No step sets $TODAY_TOPIC:
     # it stays as written, and the plan says so for the validator to report.
     assert translate.params == {"input": "${step[0]}", "language": "French"}
@@ -423,7 +423,7 @@ def test_sk_export_names_whole_outputs_as_variables(registry: ToolRegistry) -> N
     assert shape(load_plan(text, "sk", registry)) == shape(plan)
 
     named = writer_plan()
-    named.steps[0].output_var = "POEM"
+    named.steps[0].format_data["sk"] = {"output_var": "POEM"}
     text = dump_plan(named, "sk", registry)
     assert elements(text)[1].get("input") == "$POEM"
     assert shape(load_plan(text, "sk", registry)) == shape(named)
@@ -431,8 +431,8 @@ def test_sk_export_names_whole_outputs_as_variables(registry: ToolRegistry) -> N
 
 def test_sk_export_keeps_a_reference_when_a_variable_is_overwritten() -> None:
     plan = Plan(steps=[
-        Step(tool="a", output_var="X"),
-        Step(tool="b", output_var="X"),
+        Step(tool="a", format_data={"sk": {"output_var": "X"}}),
+        Step(tool="b", format_data={"sk": {"output_var": "X"}}),
         Step(tool="c", params={"first": "${step[0]}", "second": "${step[1]}", "glued": "${step[1]}s"}),
     ])
     text = dump_plan(plan, "sk")
@@ -613,3 +613,34 @@ def test_seed_import_keeps_note_or_description() -> None:
     ]})
     plan = load_plan(text, "seed")
     assert [s.note for s in plan.steps] == ["find them", "then their shipments", None]
+
+
+# -- format data kept apart from the core step ------------------------------------------------
+# A plan as today's main (before formats kept their own data) wrote it: `Plan.model_dump_json`,
+# every step field present, the SK variable name on the step itself.
+MAIN_PLAN_JSON = (
+    '{"goal":"A poem in French","steps":[{"id":"poem","tool":"ShortPoem","params":{"input":"Autumn"},'
+    '"depends_on":[],"parallel":false,"note":null,"locked":false,"output_var":"POEM","result_key":null},'
+    '{"id":"fr","tool":"Translate","params":{"input":"${step[0]}","language":"French"},'
+    '"depends_on":["poem"],"parallel":false,"note":null,"locked":false,"output_var":null,'
+    '"result_key":"RESULT__FR"}],"metadata":{"planner":"sk","created_at":"2026-11-01T09:00:00Z",'
+    '"today":"2026-11-01"}}')
+
+
+def test_a_plan_saved_with_sk_fields_on_the_step_loads_into_the_format_data() -> None:
+    for plan in (Plan.model_validate_json(MAIN_PLAN_JSON), load_plan(MAIN_PLAN_JSON, "native")):
+        poem, french = plan.steps
+        assert "output_var" not in Step.model_fields
+        assert poem.format_data == {"sk": {"output_var": "POEM"}} and french.format_data == {}
+        assert (poem.result_key, french.result_key) == (None, "RESULT__FR")
+        # The SK format finds its data where it now lives.
+        assert elements(dump_plan(plan, "sk"))[1].get("input") == "$POEM"
+        again = load_plan(dump_plan(plan, "native"), "native")
+        assert again == plan and '"output_var": "POEM"' in dump_plan(plan, "native")
+
+
+def test_an_old_step_field_of_the_wrong_type_is_refused_by_name() -> None:
+    data = json.loads(MAIN_PLAN_JSON)
+    data["steps"][0]["output_var"] = 5
+    with pytest.raises(PlanFormatError, match=r"steps\.0.*output_var"):
+        load_plan(json.dumps(data), "native")

@@ -266,7 +266,7 @@ def mutated_plan_documents(draw: st.DrawFn) -> dict[str, Any]:
         elif kind == "junk_step":
             steps[n] = draw(json_values)
         elif kind == "flag":
-            step[draw(st.sampled_from(["parallel", "locked", "output_var", "result_key", "id"]))] = \
+            step[draw(st.sampled_from(["parallel", "locked", "output_var", "result_key", "format_data", "id"]))] = \
                 draw(json_values)
     return data
 

@@ -92,3 +92,12 @@ def test_the_circle_test_sees_a_type_only_circle(tmp_path):
     (tmp_path / "pkg" / "a.py").write_text("from .b import x\n")
     (tmp_path / "pkg" / "b.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .a import y\n")
     assert import_circles(tmp_path, ["pkg"]) == [["pkg.a", "pkg.b"]]
+
+
+def test_the_validator_knows_no_format():
+    """Format-specific checks reach the validator through ``register_plan_check``, the hook a
+    third-party format uses too; the validator itself imports nothing from ``core.formats``."""
+    validation = ROOT / "core" / "_validation.py"
+    modules = {_module_name(f, ROOT) for f in (ROOT / "core").rglob("*.py")}
+    found = _imports(validation, ROOT, modules)
+    assert found and not {m for m in found if m == "core.formats" or m.startswith("core.formats.")}

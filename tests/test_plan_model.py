@@ -37,7 +37,7 @@ def test_native_json_writes_optional_step_fields_only_when_set():
     text = dump_plan(plan, "native")
     first, second = json.loads(text)["steps"]
     assert (first["note"], first["locked"], first["result_key"]) == ("why", True, "R")
-    assert "output_var" not in first
+    assert "format_data" not in first
     assert set(second) == {"id", "tool", "params", "depends_on", "parallel"}
     assert '"goal": "Café"' in text  # written as typed, not as \u escapes
     assert load_plan(text, "native") == plan

@@ -67,7 +67,7 @@ def _plan(goal: str = "Empty the full bins in Berlin and report") -> Plan:
         goal=goal,
         steps=[
             Step(id="s_list", tool="bins_list", params={"city": "Berlin"}, note="find them",
-                 locked=True, output_var="BINS"),
+                 locked=True, format_data={"sk": {"output_var": "BINS"}}),
             Step(id="s_empty", tool="bins_empty", params={"ids": "${step[0].data.*.id}"},
                  parallel=True),
             Step(id="s_report", tool="report",

@@ -1,5 +1,5 @@
-from core import Plan, Step, Validator
-from core.formats import plan_from_seed
+from core import Plan, Problem, Step, Validator
+from core.formats import PlanFormat, plan_from_seed, register_format, unregister_format
 
 from toy_tools import toy_registry
 
@@ -98,3 +98,22 @@ def test_a_malformed_reference_is_a_problem_not_a_crash():
     assert plan.edges() == [("a", "b")]  # the well-formed reference and depends_on still count
     problems = [str(p) for p in Validator(ToolRegistry()).validate(plan)]
     assert any(p.startswith("step 1 (x) · params.ids: ") for p in problems), problems
+
+
+def test_a_format_registers_its_checks_through_the_same_hook_as_the_built_in_ones():
+    def no_shouting(plan):
+        for n, step in enumerate(plan.steps):
+            if step.format_data.get("quiet", {}).get("loud"):
+                yield Problem("too loud for the quiet format", "format_data.quiet", step.id, n, step.tool)
+
+    plan = plan_from_seed({"steps": [{"tool": "sites_list", "params": {"city": "Berlin"}}]})
+    plan.steps[0].format_data["quiet"] = {"loud": True}
+    assert validator.validate(plan) == []
+    register_format(PlanFormat("quiet", "A third-party format", ".quiet", checks=(no_shouting,)))
+    try:
+        [problem] = validator.validate(plan)
+        assert (problem.step_index, problem.field, problem.message) == (
+            0, "format_data.quiet", "too loud for the quiet format")
+    finally:
+        unregister_format("quiet")
+    assert validator.validate(plan) == []

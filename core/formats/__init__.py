@@ -1,6 +1,8 @@
 """Plan formats: read a plan from text and write it back.
 
-Each format registers a ``PlanFormat``; the UI and the CLI offer whatever is registered.
+Each format registers a ``PlanFormat``; the UI and the CLI offer whatever is registered, and
+the validator runs the checks it brings (the built-in formats register exactly as a
+third-party one would).
 """
 
 from __future__ import annotations
@@ -12,14 +14,15 @@ from .._errors import PlanError, PlanFormatError
 from .._limits import MAX_PLAN_TEXT, lone_surrogate
 from .._plan import Plan
 from .._registry import ToolRegistry
+from .._validation import register_plan_checks
 from ._base import PlanFormat
 from ._mermaid import dump_mermaid
 from ._native import dump_native, load_native
 from ._seed import dump_seed, load_seed, plan_from_seed, plan_to_seed
-from ._semantic_kernel import dump_sk, load_sk, sk_plugin_name, unset_variable_uses
+from ._semantic_kernel import dump_sk, load_sk, sk_plugin_name, unset_variable_problems, unset_variable_uses
 from ._teams import SAY_TOOL, dump_teams, load_teams, plan_from_teams, plan_to_teams
 
-__all__ = ["PlanFormat", "FORMATS", "register_format", "load_plan", "dump_plan",
+__all__ = ["PlanFormat", "FORMATS", "register_format", "unregister_format", "load_plan", "dump_plan",
            "plan_from_seed", "plan_to_seed", "plan_from_teams", "plan_to_teams",
            "sk_plugin_name", "unset_variable_uses", "SAY_TOOL", "detect_and_load"]
 
@@ -28,7 +31,13 @@ FORMATS: dict[str, PlanFormat] = {}
 
 def register_format(fmt: PlanFormat) -> PlanFormat:
     FORMATS[fmt.name] = fmt
+    register_plan_checks(fmt.name, fmt.checks)
     return fmt
+
+
+def unregister_format(name: str) -> None:
+    FORMATS.pop(name, None)
+    register_plan_checks(name, ())
 
 
 def _get(name: str) -> PlanFormat:
@@ -70,7 +79,8 @@ def dump_plan(plan: Plan, fmt: str = "native", registry: ToolRegistry | None = N
 
 register_format(PlanFormat("native", "Plan Studio JSON", ".json", load_native, dump_native))
 register_format(PlanFormat("seed", "Planner Agent JSON (seed)", ".json", load_seed, dump_seed))
-register_format(PlanFormat("sk", "Semantic Kernel XML plan", ".xml", load_sk, dump_sk))
+register_format(PlanFormat("sk", "Semantic Kernel XML plan", ".xml", load_sk, dump_sk,
+                           checks=(unset_variable_problems,)))
 register_format(PlanFormat("teams", "Teams AI DO/SAY plan", ".json", load_teams, dump_teams))
 register_format(PlanFormat("mermaid", "Mermaid flowchart (export only)", ".mmd", None, dump_mermaid))
 

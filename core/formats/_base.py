@@ -1,4 +1,5 @@
-"""What every plan format provides: a name, and text → ``Plan`` and/or ``Plan`` → text."""
+"""What every plan format provides: a name, and text → ``Plan`` and/or ``Plan`` → text, and
+the checks a plan needs to mean in it what it says (run by the validator)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from .._errors import PlanFormatError
 from .._limits import MAX_INTEGER_DIGITS, MAX_NESTING, MAX_STEPS, json_depth_problem
 from .._plan import Plan
 from .._registry import ToolRegistry
+from .._validation import PlanCheck
 
 Loader = Callable[[str, "ToolRegistry | None"], Plan]
 Dumper = Callable[[Plan, "ToolRegistry | None"], str]
@@ -22,6 +24,7 @@ class PlanFormat:
     suffix: str
     load: Loader | None = None  # None: export only
     dump: Dumper | None = None  # None: import only
+    checks: tuple[PlanCheck, ...] = ()  # whole-plan checks the validator runs for this format
 
 
 # A plan document wraps a param value in at most a few levels (plan, steps, step, params);

@@ -24,13 +24,13 @@ def load_native(text: str, registry: ToolRegistry | None = None) -> Plan:
 
 
 # Written only when set: people read and edit this JSON, and most steps use none of them.
-_OPTIONAL_STEP_FIELDS = ("note", "locked", "output_var", "result_key")
+_OPTIONAL_STEP_FIELDS = ("note", "locked", "result_key", "format_data")
 
 
 def dump_native(plan: Plan, registry: ToolRegistry | None = None) -> str:
     data = plan.model_dump(mode="json")
     for step, raw in zip(plan.steps, data["steps"]):
         for name in _OPTIONAL_STEP_FIELDS:
-            if getattr(step, name) == Step.model_fields[name].default:
+            if getattr(step, name) == Step.model_fields[name].get_default(call_default_factory=True):
                 del raw[name]
     return json.dumps(data, indent=2, ensure_ascii=False)

@@ -8,8 +8,8 @@
     </plan>
 
 Each ``<function.Plugin.Name .../>`` is a step calling tool ``Name``. Its attributes are the
-params, except ``setContextVariable`` (→ ``Step.output_var``) and ``appendToResult``
-(→ ``Step.result_key``). SK passes data between functions through named variables: ``$X``
+params, except ``setContextVariable`` (→ ``format_data["sk"]["output_var"]``, the format's
+own data on the step) and ``appendToResult`` (→ ``Step.result_key``). SK passes data between functions through named variables: ``$X``
 in a value means "the output of the latest earlier step that set X", which is a Plan Studio
 reference to that step's whole output, ``${step[i]}``. As in SK, every function's output
 also becomes ``$INPUT``, so ``$INPUT`` means the previous step's output.
@@ -18,7 +18,7 @@ A ``$X`` that no earlier step sets (and ``$INPUT`` in the first function) would 
 by whoever invokes the plan in SK, and left as the text ``$X`` when nobody does; a Plan
 Studio plan has no such inputs. The plan still loads, with ``$X`` kept as text so nothing
 the author wrote is lost, and its name is listed in ``metadata.sk_unset_variables``; the
-validator reports every param that uses it (``unset_variable_uses``), so the plan cannot
+validator reports every param that uses it (``_sk_checks``, registered with the format), so the plan cannot
 run until it is given a value. Only ``$`` followed by a letter or ``_`` is a variable, so
 "$5" in prose is text.
 
@@ -53,12 +53,14 @@ from ._base import check_step_count, parse_json
 from ._seed import seed_step_ids
 from ._sk_names import match_tool_name, sk_plugin_name
 from ._sk_values import allowed_types, attribute_value, decode_value, walk_strings
-from ._sk_variables import INPUT, UNSET_VARIABLES, VARIABLE, Variables, invented_name, unset_variable_uses
+from ._sk_checks import unset_variable_problems
+from ._sk_variables import (INPUT, UNSET_VARIABLES, VARIABLE, Variables, invented_name, sk_data,
+                            unset_variable_uses)
 from ._sk_xml import (FORMAT, FUNCTION_PREFIX, XML_NAME, SkDocument, checked, comment_text, format_error,
                       locate_plan, read_xml)
 
 __all__ = ["load_sk", "dump_sk", "sk_plugin_name", "match_tool_name", "unset_variable_uses",
-           "UNSET_VARIABLES"]
+           "unset_variable_problems", "UNSET_VARIABLES"]
 
 SET_VARIABLE = "setContextVariable"
 APPEND_TO_RESULT = "appendToResult"
@@ -119,7 +121,7 @@ def load_sk(text: str, registry: ToolRegistry | None = None) -> Plan:
         steps.append(Step(
             id=ids[n], tool=tool, params=params,
             depends_on=[ids[i] for i in sorted(referenced) if 0 <= i < n],
-            note="\n".join(fn.comments) or None, output_var=output_var, result_key=result_key))
+            note="\n".join(fn.comments) or None, result_key=result_key, format_data=sk_data(output_var)))
     return _plan(doc, steps, list(unset.values()))
 
 

@@ -1,7 +1,10 @@
 """Semantic Kernel variables: ``$NAME`` in a value is the output of the latest earlier step
 that set ``NAME`` (and ``$INPUT`` the previous step's). On export, which names the steps'
 outputs go by, inventing them where a later step needs one; on import, the variables no
-step set (see the docstring of ``_semantic_kernel``)."""
+step set (see the docstring of ``_semantic_kernel``).
+
+The name a step's output goes by is the SK format's own data, kept in the step's
+``format_data["sk"]`` (see ``core._plan``), read here and written by the importer."""
 
 from __future__ import annotations
 
@@ -9,17 +12,32 @@ import re
 from typing import Any, Iterator
 
 from .._errors import ReferenceSyntaxError
-from .._plan import Plan
+from .._plan import Plan, Step
 from .._templates import find_references
 from ._sk_values import walk_strings
 
-__all__ = ["INPUT", "UNSET_VARIABLES", "VARIABLE", "Variables", "invented_name", "unset_variable_uses"]
+__all__ = ["INPUT", "SK", "UNSET_VARIABLES", "VARIABLE", "Variables", "invented_name", "output_var",
+           "sk_data", "unset_variable_uses"]
+
+SK = "sk"  # the format's name: its namespace in a step's format_data
 
 UNSET_VARIABLES = "sk_unset_variables"  # metadata field: variables no step set on import
 INPUT = "input"  # SK's variable for the latest output (names compare in lower case)
 # SK variable names; a letter or underscore first so "$5" in prose is not a variable.
 VARIABLE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 _NAME_CHAR = re.compile(r"[A-Za-z0-9_]")
+
+
+def output_var(step: Step) -> str | None:
+    """The variable the step's output is known by (``setContextVariable``), if it has one;
+    anything but text in its place is no name (format_data is free JSON)."""
+    value = step.format_data.get(SK, {}).get("output_var")
+    return value if isinstance(value, str) and value else None
+
+
+def sk_data(name: str | None) -> dict[str, dict[str, str]]:
+    """A step's ``format_data`` for the variable its output is known by."""
+    return {SK: {"output_var": name}} if name else {}
 
 
 def invented_name(index: int) -> str:
@@ -52,8 +70,8 @@ class Variables:
 
     def __init__(self, plan: Plan) -> None:
         self.steps = plan.steps
-        self.names: dict[int, str] = {n: s.output_var for n, s in enumerate(self.steps) if s.output_var}
-        taken = {v.lower() for s in self.steps for v in (s.output_var, s.result_key) if v}
+        self.names: dict[int, str] = {n: name for n, s in enumerate(self.steps) if (name := output_var(s))}
+        taken = {v.lower() for s in self.steps for v in (output_var(s), s.result_key) if v}
         for n, step in enumerate(self.steps):
             for ref in _safe_references(step.params):
                 if not ref.path and 0 <= ref.step < n and ref.step not in self.names:
