@@ -14,8 +14,8 @@ from typing import Iterator, Literal
 
 import streamlit as st
 
-from core import (FORMATS, BackgroundRun, EditHistory, Plan, PlanError, PlanFormatError, PlanStudioError, Run,
-                  RunKind, StepStatus, Validator, VersionConflict, dump_plan, load_plan)
+from core import (FINISHED, FORMATS, BackgroundRun, EditHistory, Plan, PlanError, PlanFormatError, PlanStudioError,
+                  Run, RunKind, StepStatus, Validator, VersionConflict, dump_plan, load_plan)
 from core.planners import PlanContext, unread_notice
 
 from ._changes import describe_changes
@@ -608,7 +608,7 @@ def _show_stored_run(run: Run) -> None:
 
 
 def _run_state(run: Run) -> str:
-    done = sum(s.status in (StepStatus.succeeded, StepStatus.failed, StepStatus.skipped) for s in run.steps.values())
+    done = sum(s.status in FINISHED for s in run.steps.values())
     return run.status if run.finished else f"paused, {done} of {len(run.steps)} steps done"
 
 
