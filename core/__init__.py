@@ -39,6 +39,7 @@ from ._outputs import OutputPath, Preview, flow_preview, output_paths, path_text
 from ._param_edits import (check_param, param_schema, reference_text, remove_param, set_locked, set_note,
                            set_param, set_reference)
 from ._history import DEFAULT_HISTORY_LEVELS, EditHistory
+from ._identity import PlanIdentity, plan_identity
 from ._plan import Plan, PlanMetadata, Step, new_step_id
 from ._registry import NonBlank, Tool, ToolRegistry, describe_bounds, schema_alternatives
 from ._tool_words import ToolWords
@@ -86,3 +87,5 @@ __all__ += ["private_file", "private_folder", "private_sqlite", "tighten_file"]
 # What each step status means, one table (kept apart to merge cleanly).
 __all__ += ["STATUS_TABLE", "StatusTraits", "FINISHED", "RUNNABLE", "BLOCKING", "RAN", "EXPLAINED", "CUT_OFF",
             "REPORT_ORDER"]
+# A plan's content identity: what runs, and its review notes (kept apart to merge cleanly).
+__all__ += ["PlanIdentity", "plan_identity"]

@@ -13,6 +13,8 @@ from typing import Any, Final
 
 import streamlit as st
 
+from core import PlanIdentity
+
 __all__ = ["PERSIST", "Conflict", "Keys", "SavedRef", "init_state"]
 
 PERSIST: Final = "session"
@@ -91,7 +93,7 @@ class SavedRef:
 
     plan_id: str
     version: int
-    fingerprint: str
+    fingerprint: PlanIdentity
 
 
 @dataclass(frozen=True)
