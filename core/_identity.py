@@ -57,7 +57,7 @@ _known: dict[int, tuple[weakref.ref[Plan], PlanIdentity]] = {}
 def _forget(key: int, ref: weakref.ref[Plan]) -> None:
     entry = _known.get(key)
     if entry is not None and entry[0] is ref:
-        del _known[key]
+        _known.pop(key, None)
 
 
 def plan_identity(plan: Plan) -> PlanIdentity:
