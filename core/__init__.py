@@ -32,11 +32,14 @@ from ._errors import (
 )
 from ._declared_tools import DeclaredTool, ToolDefinition, parse_tool_definitions, with_declared_tools
 from ._executor import Event, EventType, Executor, Run, StepRun, StepStatus, Synthesizer
+from ._step_status import (BLOCKING, CUT_OFF, EXPLAINED, FINISHED, RAN, REPORT_ORDER, RUNNABLE, STATUS_TABLE,
+                           StatusTraits)
 from ._runner import BackgroundRun, RunKind, RunProgress
 from ._outputs import OutputPath, Preview, flow_preview, output_paths, path_text, preview_reference
 from ._param_edits import (check_param, param_schema, reference_text, remove_param, set_locked, set_note,
                            set_param, set_reference)
 from ._history import DEFAULT_HISTORY_LEVELS, EditHistory
+from ._identity import PlanIdentity, plan_identity
 from ._plan import Plan, PlanMetadata, Step, new_step_id
 from ._registry import NonBlank, Tool, ToolRegistry, describe_bounds, schema_alternatives
 from ._tool_words import ToolWords
@@ -81,3 +84,8 @@ __all__ += ["DeclaredTool", "ToolDefinition", "parse_tool_definitions", "with_de
 from ._private_files import private_file, private_folder, private_sqlite, tighten_file  # noqa: E402
 
 __all__ += ["private_file", "private_folder", "private_sqlite", "tighten_file"]
+# What each step status means, one table (kept apart to merge cleanly).
+__all__ += ["STATUS_TABLE", "StatusTraits", "FINISHED", "RUNNABLE", "BLOCKING", "RAN", "EXPLAINED", "CUT_OFF",
+            "REPORT_ORDER"]
+# A plan's content identity: what runs, and its review notes (kept apart to merge cleanly).
+__all__ += ["PlanIdentity", "plan_identity"]

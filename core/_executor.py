@@ -22,7 +22,6 @@ rest need is held by another live worker), it returns with the run unfinished.
 from __future__ import annotations
 
 import datetime as dt
-import enum
 import itertools
 import operator
 import threading
@@ -38,6 +37,7 @@ from ._limits import check_plan
 from ._plan import Plan
 from ._registry import ToolRegistry
 from ._run_order import run_order
+from ._step_status import BLOCKING, FINISHED, RUNNABLE, StepStatus
 from ._templates import resolve_params
 from ._validation import Validator
 
@@ -53,20 +53,6 @@ Synthesizer = Callable[["Run"], Iterable[str]]
 def _now() -> dt.datetime:
     return dt.datetime.now(dt.timezone.utc)
 
-
-class StepStatus(str, enum.Enum):
-    pending = "pending"
-    running = "running"
-    succeeded = "succeeded"
-    failed = "failed"
-    skipped = "skipped"
-    interrupted = "interrupted"  # its run stopped while it ran; it runs again on the next run
-
-
-# A step in one of these will not change again in this run.
-_DONE = frozenset({StepStatus.succeeded, StepStatus.failed, StepStatus.skipped})
-# A step in one of these runs when its dependencies have succeeded.
-_RUNNABLE = frozenset({StepStatus.pending, StepStatus.interrupted})
 
 # Statuses are read for every step after every step of a run: through C (map, set methods)
 # rather than a Python loop, which made a 200-step run spend most of its time counting.
@@ -188,7 +174,7 @@ class _Schedule:
     def advance(self, run: Run) -> int:
         """Move ``finished`` past the steps that have finished since; the new value."""
         order, steps, n = self.order, run.steps, self.finished
-        while n < len(order) and steps[order[n]].status in _DONE:
+        while n < len(order) and steps[order[n]].status in FINISHED:
             n += 1
         self.finished = n
         return n
@@ -278,7 +264,7 @@ class Executor:
     @staticmethod
     def _done(run: Run, schedule: _Schedule) -> int:
         finished = schedule.advance(run)
-        return finished + sum(map(_DONE.__contains__, map(_status, schedule.unfinished(run))))
+        return finished + sum(map(FINISHED.__contains__, map(_status, schedule.unfinished(run))))
 
     def _schedule(self, plan: Plan) -> _Schedule:
         positions = {s.id: n for n, s in enumerate(plan.steps)}
@@ -298,11 +284,11 @@ class Executor:
         yield from self._reclaim(run, schedule)
         for step_id in itertools.islice(schedule.order, schedule.advance(run), None):
             state = run.steps[step_id]
-            if state.status not in _RUNNABLE:
+            if state.status not in RUNNABLE:
                 continue
             dependencies = schedule.dependencies[step_id]
             blocked = [d for d in dependencies
-                       if run.steps[d].status in (StepStatus.failed, StepStatus.skipped)]
+                       if run.steps[d].status in BLOCKING]
             if blocked:
                 state.status = StepStatus.skipped
                 state.error = f"skipped: depends on {', '.join(run.plan.label(d) for d in blocked)}, which did not succeed"
@@ -312,7 +298,7 @@ class Executor:
                 continue  # a step it needs is still running under another worker: wait for it
             yield from self._run_step(run, step_id, schedule)
             break
-        if schedule.advance(run) == len(schedule.order) and _DONE.issuperset(map(_status, run.steps.values())):
+        if schedule.advance(run) == len(schedule.order) and FINISHED.issuperset(map(_status, run.steps.values())):
             yield from self._finish(run)
 
     def _reclaim(self, run: Run, schedule: _Schedule) -> Iterator[Event]:

@@ -20,6 +20,7 @@ from typing import Any, Literal
 from ._edit_base import index_of
 from ._errors import EditRefused, ReferenceResolutionError, ReferenceSyntaxError
 from ._executor import Run, StepStatus
+from ._step_status import RAN
 from ._plan import Plan
 from ._registry import ToolRegistry, describe_schema, schema_alternatives
 from ._schema_fit import may_fit
@@ -192,7 +193,7 @@ def _preview(plan: Plan, run: Run | None, ref: Reference, registry: ToolRegistry
         declared = describe_schema(schema_at_path(returns, ref.path), returns.get("$defs", {}))
     base = dict(text=ref.text, source_id=source.id, path=path, type=declared)
     done = run.steps.get(source.id) if run is not None else None
-    if done is None or done.status not in (StepStatus.succeeded, StepStatus.failed):
+    if done is None or done.status not in RAN:
         return Preview(**base, status="not yet run")
     if done.status == StepStatus.failed:
         return Preview(**base, status="failed", message=f"{plan.label(source.id)} failed: {done.error or 'no message'}")

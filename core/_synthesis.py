@@ -14,6 +14,7 @@ import json
 from typing import Any, Iterator
 
 from ._executor import Run, StepRun, StepStatus, Synthesizer
+from ._step_status import EXPLAINED, REPORT_ORDER
 from ._settings import Settings
 from .llm import ModelClient, redact
 
@@ -37,8 +38,7 @@ def offline_summary(run: Run) -> str:
     lines = [f"Goal: {plan.goal}" if plan.goal else "Goal: (none given)"]
     counts = run.counts()
     total = len(plan.steps)
-    order = ("succeeded", "failed", "skipped", "interrupted", "running", "pending")
-    tally = ", ".join(f"{counts[s]} {s}" for s in order if counts.get(s))
+    tally = ", ".join(f"{counts[s]} {s.value}" for s in REPORT_ORDER if counts.get(s))
     lines.append(f"{total} step{'s' if total != 1 else ''}: {tally}." if tally else "The plan has no steps.")
     for step in plan.steps:
         state = run.steps.get(step.id) or StepRun(step_id=step.id)
@@ -61,7 +61,7 @@ def _describe(state: StepRun) -> str:
         if isinstance(state.result, str):
             return f"succeeded: {_clip(state.result, 200)}"
         return "succeeded" if state.result is None else f"succeeded: {_clip(_dumps(state.result), 200)}"
-    if state.status in (StepStatus.failed, StepStatus.skipped, StepStatus.interrupted):
+    if state.status in EXPLAINED:
         error = state.error or "no reason recorded"
         prefix = f"{state.status.value}: "
         return error if error.startswith(prefix) else prefix + error

@@ -14,8 +14,9 @@ from typing import Iterator, Literal
 
 import streamlit as st
 
-from core import (FORMATS, BackgroundRun, EditHistory, Plan, PlanError, PlanFormatError, PlanStudioError, Run,
-                  RunKind, StepStatus, Validator, VersionConflict, dump_plan, load_plan)
+from core import (FINISHED, FORMATS, BackgroundRun, EditHistory, Plan, PlanError, PlanFormatError, PlanStudioError,
+                  PlanIdentity, Run, RunKind, StepStatus, Validator, VersionConflict, dump_plan, load_plan,
+                  plan_identity)
 from core.planners import PlanContext, unread_notice
 
 from ._changes import describe_changes
@@ -85,20 +86,15 @@ def page_services(action: str) -> Services | None:
     return None
 
 
-def fingerprint(plan: Plan) -> str:
+def fingerprint(plan: Plan) -> PlanIdentity:
     """Equal for plans that would save as the same version."""
-    return plan.model_dump_json()
-
-
-# Locks and notes are review metadata: a re-plan keeps locked steps, a note explains a step, but
-# neither changes which tools run with which params. Leaving them out of the fingerprint of what
-# runs lets the user lock steps or annotate them without losing the approval or a finished run.
-_REVIEW_ONLY = {"steps": {"__all__": {"locked", "note"}}}
+    return plan_identity(plan)
 
 
 def execution_fingerprint(plan: Plan) -> str:
-    """Equal for plans that would run the same way: locks and notes left out."""
-    return plan.model_dump_json(exclude=_REVIEW_ONLY)
+    """Equal for plans that would run the same way: locks and notes are review metadata
+    (``core._identity``), so locking or annotating a step keeps the approval and the run."""
+    return plan_identity(plan).runs
 
 
 def is_approved(plan: Plan) -> bool:
@@ -608,7 +604,7 @@ def _show_stored_run(run: Run) -> None:
 
 
 def _run_state(run: Run) -> str:
-    done = sum(s.status in (StepStatus.succeeded, StepStatus.failed, StepStatus.skipped) for s in run.steps.values())
+    done = sum(s.status in FINISHED for s in run.steps.values())
     return run.status if run.finished else f"paused, {done} of {len(run.steps)} steps done"
 
 

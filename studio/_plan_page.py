@@ -8,7 +8,7 @@ from typing import Any
 import pyarrow as pa
 import streamlit as st
 
-from core import BackgroundRun, Plan, Problem, Run, RunProgress, StepRun, StepStatus
+from core import EXPLAINED, FINISHED, BackgroundRun, Plan, Problem, Run, RunProgress, StepRun, StepStatus
 from core.formats import SAY_TOOL
 
 from . import _actions as actions
@@ -223,7 +223,7 @@ def _live_run(plan: Plan, errors: list[Problem]) -> None:
         st.rerun()
     progress = worker.progress()
     counts = progress.counts()
-    done = sum(n for s, n in counts.items() if s in ("succeeded", "failed", "skipped"))
+    done = sum(n for s, n in counts.items() if s in FINISHED)
     what = "the next step" if progress.kind == "next" else "the plan"
     label = f"Running {what}: {done} of {len(progress.statuses)} steps done"
     with st.status(label, expanded=True, state="running"):
@@ -281,7 +281,7 @@ def _step_result(plan: Plan, state: StepRun) -> None:
     st.markdown(f"**{md_escape(_step_title(plan, state.step_id))}** :{_STATUS_COLOUR[status]}-badge[{status}]{duration}")
     if state.status == StepStatus.failed:
         st.error(md_escape(state.error or "failed"))
-    elif state.status in (StepStatus.skipped, StepStatus.interrupted):
+    elif state.status in EXPLAINED:  # not failed: skipped or cut off
         st.warning(md_escape(state.error or status))
     elif state.status == StepStatus.succeeded and _said(plan, state) is not None:
         with st.chat_message("assistant"):

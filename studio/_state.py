@@ -13,6 +13,8 @@ from typing import Any, Final
 
 import streamlit as st
 
+from core import PlanIdentity
+
 __all__ = ["PERSIST", "Conflict", "Keys", "SavedRef", "init_state"]
 
 PERSIST: Final = "session"
@@ -35,7 +37,7 @@ class Keys:
     JSON_READ = "plan.json_read"  # the Plan JSON text edit_json last read (its JSON_ERROR is about this text)
     JSON_PENDING = "plan.json_pending"  # True: the Plan JSON holds an edit made during a run (_pending_edit)
     REPLACE_ASK = "plan.replace_ask"  # _unsaved.Question: another plan waits while the user says what of the edits
-    APPROVED = "plan.approved"  # fingerprint of the plan the user approved, or None
+    APPROVED = "plan.approved"  # identity of what runs in the plan the user approved, or None
     RUN = "plan.run"  # core.Run of the current plan, or None
     RUN_SAVED = "plan.run_saved"  # the run's id once it is stored with its plan
     SAVED = "plan.saved"  # SavedRef of the stored version the editor holds, or None
@@ -50,7 +52,7 @@ class Keys:
     EDITOR_GRAPH = "plan.graph"  # the (editable) graph component, one identity idle and during a run; its trigger ``action`` carries graph edits
     EDITOR_HISTORY = "editor.history"  # core EditHistory of the plan under review: one undo step per edit
     EDITOR_SELECTED = "editor.selected"  # id of the step the inspector shows, or None
-    EDITOR_BASELINE = "editor.baseline"  # fingerprint of the plan as it came into the editor; None: edited (restored)
+    EDITOR_BASELINE = "editor.baseline"  # identity of the plan as it came into the editor; None: edited (restored)
     EDITOR_APPROVED_PLAN = "editor.approved_plan"  # the plan as last approved (steps changed since are marked)
     EDITOR_REVISION = "editor.revision"  # counts plan changes; the inspector's field keys end with it
     EDITOR_FIELD_ERRORS = "editor.field_errors"  # {"<step id>.<param>": why the typed value was not applied}
@@ -91,7 +93,7 @@ class SavedRef:
 
     plan_id: str
     version: int
-    fingerprint: str
+    fingerprint: PlanIdentity
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ from typing import Any, Iterable, Iterator, Sequence, TextIO
 
 from pydantic import ValidationError
 
-from core import (FORMATS, FROM_OPTIONS_VARIABLE, Executor, Plan, PlanError, PlanInvalid,
+from core import (CUT_OFF, FINISHED, FORMATS, FROM_OPTIONS_VARIABLE, Executor, Plan, PlanError, PlanInvalid,
                   PlanStudioError, Run, Settings, StepRun, StepStatus, dump_plan, private_folder)
 from core.formats import detect_and_load
 from core.planners import unread_notice
@@ -326,10 +326,10 @@ def _cmd_run(args: argparse.Namespace, services: Services) -> int:
 def _unfinished(plan: Plan, run: Run) -> str:
     """Where an interrupted run stopped and what it had finished, for one line on stderr."""
     stopped = [plan.label(sid) for sid, state in run.steps.items()
-               if state.status.value in ("running", "interrupted")]
+               if state.status in CUT_OFF]
     counts = run.counts()
-    finished = ", ".join(f"{n} {s}" for s, n in counts.items() if s in ("succeeded", "failed", "skipped"))
-    waiting = sum(n for s, n in counts.items() if s in ("pending", "running", "interrupted"))
+    finished = ", ".join(f"{n} {s}" for s, n in counts.items() if s in FINISHED)
+    waiting = sum(n for s, n in counts.items() if s not in FINISHED)
     where = f"during {', '.join(stopped)}" if stopped else "between steps"
     return (f"the run stopped {where}; finished: {finished or 'none'}; "
             f"not finished: {waiting} step{'s' if waiting != 1 else ''}")

@@ -12,6 +12,7 @@ import json
 
 from streamlit.testing.v1 import AppTest
 
+from core import plan_identity
 from studio import Keys
 from apptest_helpers import edit_json, import_text, make_plan, no_failures, plan_text, texts
 
@@ -149,8 +150,9 @@ def test_approval_belongs_to_the_plan_approved_and_any_change_to_what_runs_withd
 
     # A click that reaches the server when the approval held is another plan's does not run.
     assert approved()
-    other = app.session_state[Keys.APPROVED].replace('"facilities_list"', '"shipments_list"')
-    app.session_state[Keys.APPROVED] = other
+    shown = app.session_state[Keys.PLAN]
+    other = shown.model_copy(update={"steps": [shown.steps[0].model_copy(update={"tool": "shipments_list"})]})
+    app.session_state[Keys.APPROVED] = plan_identity(other).runs
     app.button(key="plan.run_all").click().run()
     no_failures(app)
     assert app.session_state[Keys.RUN] is None

@@ -6,6 +6,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 
 from .._plan import Plan
+from .._step_status import FINISHED
 
 __all__ = ["Draft", "PlanHistory", "PlanSummary", "PlanVersion", "RunSummary", "VersionSummary"]
 
@@ -56,7 +57,7 @@ class RunSummary:
     @property
     def steps_done(self) -> int:
         """How many steps finished: succeeded, failed or skipped."""
-        return sum(self.counts.get(status, 0) for status in ("succeeded", "failed", "skipped"))
+        return sum(self.counts.get(status, 0) for status in FINISHED)
 
     @property
     def steps_total(self) -> int:
