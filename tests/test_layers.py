@@ -92,3 +92,21 @@ def test_the_circle_test_sees_a_type_only_circle(tmp_path):
     (tmp_path / "pkg" / "a.py").write_text("from .b import x\n")
     (tmp_path / "pkg" / "b.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .a import y\n")
     assert import_circles(tmp_path, ["pkg"]) == [["pkg.a", "pkg.b"]]
+
+
+def modules_reached(root: Path, packages: list[str], start: str) -> set[str]:
+    """The project's modules that ``start`` (a package or module) imports, directly or not."""
+    import networkx as nx
+
+    files = [f for package in packages for f in (root / package).rglob("*.py")]
+    modules = {_module_name(f, root) for f in files}
+    graph = nx.DiGraph([(_module_name(f, root), t) for f in files for t in _imports(f, root, modules)])
+    inside = [m for m in graph if m == start or m.startswith(start + ".")]
+    return set().union(*(nx.descendants(graph, m) for m in inside)) - set(inside)
+
+
+def test_storage_does_not_import_the_executor():
+    # Storing a run needs what a run is (core._run), not the machinery that runs one.
+    reached = modules_reached(ROOT, ["core"], "core.storage")
+    assert "core._plan" in reached  # the walk follows the store's imports
+    assert "core._executor" not in reached

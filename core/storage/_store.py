@@ -30,7 +30,7 @@ from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from sqlmodel import Session, SQLModel, select
 
 from .._errors import NotFound, PlanError, ReviewDecided, StorageError, VersionConflict
-from .._executor import Run, StepRun, StepStatus
+from .._run import Run, StepRun, StepStatus
 from .._limits import check_plan
 from .._plan import Plan
 from ._engine import make_engine, reading_session, writing_session
