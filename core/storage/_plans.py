@@ -20,7 +20,7 @@ from .._plan import Plan
 from ._engine import Database
 from ._records import PlanSummary, PlanVersion
 from ._tables import PlanRow, PlanVersionRow, RunRow
-from ._values import now, parse_plan, plan_json
+from ._values import found, now, parse_plan, plan_json
 
 __all__ = ["Plans", "latest_version_row", "plan_row"]
 
@@ -30,10 +30,7 @@ _ORDER = (PlanRow.updated_at.desc(), PlanRow.created_at.desc(), PlanRow.id)
 
 def plan_row(session: Session, plan_id: str) -> PlanRow:
     """The plan's row; ``NotFound`` when there is no plan with that id."""
-    row = session.get(PlanRow, plan_id)
-    if row is None:
-        raise NotFound(f"no plan with id {plan_id!r}")
-    return row
+    return found(session.get(PlanRow, plan_id), f"no plan with id {plan_id!r}")
 
 
 def latest_version_row(session: Session, plan_id: str) -> PlanVersionRow | None:

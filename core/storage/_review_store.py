@@ -19,7 +19,7 @@ from ._engine import Database
 from ._plans import Plans
 from ._reviews import Review, ReviewSummary, StepDecision, step_decisions
 from ._tables import PlanVersionRow, ReviewDecisionRow, ReviewRow
-from ._values import json_text, json_value, now, parse_plan, plan_json
+from ._values import found, json_text, json_value, now, parse_plan, plan_json
 
 __all__ = ["Reviews"]
 
@@ -50,9 +50,7 @@ class Reviews:
     def get(self, review_id: str) -> Review:
         """The review with its decision, if made; ``NotFound`` when there is none with that id."""
         with self._db.session("load the review") as session:
-            row = session.get(ReviewRow, review_id)
-            if row is None:
-                raise NotFound(f"no review with id {review_id!r}")
+            row = found(session.get(ReviewRow, review_id), f"no review with id {review_id!r}")
             decisions = session.exec(select(ReviewDecisionRow).where(ReviewDecisionRow.review_id == review_id)
                                      .order_by(ReviewDecisionRow.position)).all()
             version = None
@@ -103,9 +101,7 @@ class Reviews:
         """See ``PlanStore.decide_review``."""
         approved = plan_json(plan) if approve and plan is not None else None
         with self._db.session("record the review's decision", write=True) as session:
-            row = session.get(ReviewRow, review_id)
-            if row is None:
-                raise NotFound(f"no review with id {review_id!r}")
+            row = found(session.get(ReviewRow, review_id), f"no review with id {review_id!r}")
             if row.status != "pending":
                 raise ReviewDecided(review_id, row.status)
             sent = parse_plan(row.plan_json, f"review {review_id!r}", self._db.path)

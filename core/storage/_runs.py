@@ -19,7 +19,7 @@ from ._engine import Database
 from ._plans import plan_row
 from ._records import PlanHistory, RunSummary, VersionSummary
 from ._tables import PlanVersionRow, RunRow, StepRunRow
-from ._values import json_text, json_value, now, parse_plan, plan_json, reason
+from ._values import found, json_text, json_value, now, parse_plan, plan_json, reason
 
 __all__ = ["Runs"]
 
@@ -82,9 +82,7 @@ class Runs:
     def load(self, run_id: str) -> Run:
         """The run as last saved, with every step's status, arguments, result and error."""
         with self._db.session("load the run") as session:
-            row = session.get(RunRow, run_id)
-            if row is None:
-                raise NotFound(f"no run with id {run_id!r}")
+            row = found(session.get(RunRow, run_id), f"no run with id {run_id!r}")
             step_rows = session.exec(select(StepRunRow).where(StepRunRow.run_id == run_id)
                                      .order_by(StepRunRow.position)).all()
         where = f"run {run_id!r}"

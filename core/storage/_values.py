@@ -6,16 +6,18 @@ import datetime as dt
 import json
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 from sqlalchemy.exc import DBAPIError
 
-from .._errors import PlanError, StorageError
+from .._errors import NotFound, PlanError, StorageError
 from .._limits import check_plan
 from .._plan import Plan
 
-__all__ = ["json_text", "json_value", "now", "parse_plan", "plan_json", "reason"]
+__all__ = ["found", "json_text", "json_value", "now", "parse_plan", "plan_json", "reason"]
+
+_Row = TypeVar("_Row")
 
 _clock_lock = threading.Lock()
 _last_time = dt.datetime.min.replace(tzinfo=dt.timezone.utc)
@@ -71,3 +73,10 @@ def parse_plan(text: str, where: str, path: Path) -> Plan:
         return Plan.model_validate_json(text)
     except (ValidationError, PlanError) as exc:
         raise StorageError(f"{where} in {path} is unreadable: {exc}") from exc
+
+
+def found(row: _Row | None, missing: str) -> _Row:
+    """``row`` as looked up by its id; ``NotFound`` with the message ``missing`` when there is none."""
+    if row is None:
+        raise NotFound(missing)
+    return row
