@@ -36,6 +36,7 @@ from ._errors import ToolCallError
 from ._limits import check_plan
 from ._plan import Plan
 from ._registry import ToolRegistry
+from ._run import Run, StepRun
 from ._run_order import run_order
 from ._step_status import BLOCKING, FINISHED, RUNNABLE, StepStatus
 from ._templates import resolve_params
@@ -47,7 +48,7 @@ EventType = Literal["turn_start", "plan_created", "plan_step_start", "tool_call"
                     "plan_step_end", "text_delta", "turn_end"]
 
 # Turns a finished run into a final answer, yielded in pieces as they arrive.
-Synthesizer = Callable[["Run"], Iterable[str]]
+Synthesizer = Callable[[Run], Iterable[str]]
 
 
 def _now() -> dt.datetime:
@@ -59,72 +60,6 @@ def _now() -> dt.datetime:
 _status = operator.attrgetter("status")
 
 INTERRUPTED_NOTE = "interrupted: the run stopped while this step was running; it runs again on the next run"
-
-
-class StepRun(BaseModel):
-    """What happened to one step in one run."""
-
-    step_id: str
-    status: StepStatus = StepStatus.pending
-    arguments: dict[str, Any] | None = None
-    result: Any = None
-    error: str | None = None
-    started_at: dt.datetime | None = None
-    duration_ms: float | None = None
-    # The token of the worker running the step, while it runs; never saved or dumped.
-    worker: str | None = Field(default=None, exclude=True, repr=False)
-
-    @property
-    def rows(self) -> list[Any] | None:
-        """The rows of a ``{"data": [...]}`` result, for showing as a table."""
-        if isinstance(self.result, dict) and isinstance(self.result.get("data"), list):
-            return self.result["data"]
-        if isinstance(self.result, list):
-            return self.result
-        return None
-
-
-class Run(BaseModel):
-    """One execution of a plan, with every step's status and result."""
-
-    id: str = Field(default_factory=lambda: uuid.uuid4().hex[:12])
-    plan: Plan
-    steps: dict[str, StepRun]
-    started_at: dt.datetime | None = None
-    finished_at: dt.datetime | None = None
-    answer: str | None = None
-
-    @classmethod
-    def for_plan(cls, plan: Plan) -> "Run":
-        return cls(plan=plan, steps={s.id: StepRun(step_id=s.id) for s in plan.steps})
-
-    @property
-    def finished(self) -> bool:
-        return self.finished_at is not None
-
-    @property
-    def status(self) -> str:
-        """``succeeded`` or ``failed`` once finished; before that ``running`` while a step runs,
-        ``interrupted`` when a step was cut off, ``paused`` between steps, ``pending`` unstarted."""
-        statuses = {s.status for s in self.steps.values()}
-        if self.finished:
-            return "failed" if StepStatus.failed in statuses else "succeeded"
-        if StepStatus.running in statuses:
-            return "running"
-        if StepStatus.interrupted in statuses:
-            return "interrupted"
-        return "paused" if self.started_at else "pending"
-
-    def appended_results(self) -> dict[str, Any]:
-        """Outputs of succeeded steps that asked to be part of the final result (``result_key``)."""
-        return {s.result_key: self.steps[s.id].result for s in self.plan.steps
-                if s.result_key and self.steps[s.id].status == StepStatus.succeeded}
-
-    def counts(self) -> dict[str, int]:
-        out: dict[str, int] = {}
-        for s in self.steps.values():
-            out[s.status.value] = out.get(s.status.value, 0) + 1
-        return out
 
 
 class Event(BaseModel):

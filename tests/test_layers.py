@@ -101,3 +101,52 @@ def test_the_validator_knows_no_format():
     modules = {_module_name(f, ROOT) for f in (ROOT / "core").rglob("*.py")}
     found = _imports(validation, ROOT, modules)
     assert found and not {m for m in found if m == "core.formats" or m.startswith("core.formats.")}
+
+
+def modules_reached(root: Path, packages: list[str], start: str) -> set[str]:
+    """The project's modules that ``start`` (a package or module) imports, directly or not."""
+    import networkx as nx
+
+    files = [f for package in packages for f in (root / package).rglob("*.py")]
+    modules = {_module_name(f, root) for f in files}
+    graph = nx.DiGraph([(_module_name(f, root), t) for f in files for t in _imports(f, root, modules)])
+    inside = [m for m in graph if m == start or m.startswith(start + ".")]
+    return set().union(*(nx.descendants(graph, m) for m in inside)) - set(inside)
+
+
+def test_storage_does_not_import_the_executor():
+    # Storing a run needs what a run is (core._run), not the machinery that runs one.
+    reached = modules_reached(ROOT, ["core"], "core.storage")
+    assert "core._plan" in reached  # the walk follows the store's imports
+    assert "core._executor" not in reached
+
+
+def dialect_statements(path: Path) -> list[str]:
+    """What in ``path``'s code (not its docstrings or comments) only one SQL dialect understands."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                  and node.body and isinstance(node.body[0], ast.Expr)
+                  and isinstance(node.body[0].value, ast.Constant)}
+    words = ("pragma", "fts5", "sqlite_master", "on conflict", " match ", "begin immediate")
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [a.name for a in node.names if a.name.split(".")[0] in {"sqlite3", "psycopg"}]
+        elif isinstance(node, ast.ImportFrom) and node.module and (
+                node.module.startswith("sqlalchemy.dialects") or node.module == "sqlite3"):
+            found.append(node.module)
+        elif isinstance(node, ast.Attribute) and (
+                node.attr.startswith(("on_conflict", "json_")) or node.attr in {"instr", "exec_driver_sql"}):
+            found.append(node.attr)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            found += [w.strip() for w in words if w in f" {node.value.lower()} "]
+    return found
+
+
+def test_every_dialect_specific_statement_is_in_one_storage_module():
+    # So that another dialect (PostgreSQL) is one module beside _sqlite, not edits everywhere.
+    storage = ROOT / "core" / "storage"
+    assert dialect_statements(storage / "_sqlite.py")  # the scan sees them where they are
+    elsewhere = {p.name: dialect_statements(p) for p in sorted(storage.glob("*.py")) if p.name != "_sqlite.py"}
+    assert {name: found for name, found in elsewhere.items() if found} == {}

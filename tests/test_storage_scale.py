@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from core import Executor, Plan, Step
 from core.storage import PlanStore, VersionSummary
-from core.storage import _search
+from core.storage import _sqlite
 from studio import Keys
 from studio._library_page import PAGE_SIZE
 
@@ -118,9 +118,9 @@ def test_search_follows_new_goals_and_deletes(store: PlanStore) -> None:
 
 
 def test_search_without_fts5_still_finds_the_same_plans(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_search, "_INDEX", _search._INDEX.replace("USING fts5(", "USING fts5_missing("))
+    monkeypatch.setattr(_sqlite, "_INDEX", _sqlite._INDEX.replace("USING fts5(", "USING fts5_missing("))
     with PlanStore(tmp_path / "plain.sqlite3") as store:
-        assert store._indexed is False
+        assert store._database.indexed is False
         _fill(store)
         for needle in NEEDLES:
             assert [s.id for s in store.list_plans(needle)] == _brute_force(store, needle), needle

@@ -1,76 +1,73 @@
-"""The SQLite engine behind the plan store, and the sessions the store works in.
+"""The one factory of engines and sessions the record stores share.
 
-SQLite needs two things switched on per connection, so a ``connect`` listener does it:
-write-ahead logging (readers never wait for the writer) and foreign keys (so deleting a plan
-cascades to its versions and runs). Goals are casefolded in Python when saved, for search
-(see ``_search``), so no SQL function is needed to read them.
-
-Python's ``sqlite3`` module opens transactions on its own and never for ``SELECT``, which would
-let two writers both read "latest version is 3" and both insert version 4. So the driver's
-transaction handling is turned off and every transaction is begun here: ``BEGIN IMMEDIATE``
-for writing sessions (taking SQLite's write lock before the first read), plain ``BEGIN`` for
-reading ones.
+``Database`` opens the file (through its dialect module, today ``_sqlite``), makes or checks
+its tables (``_schema``), and hands out sessions, each one transaction, whose failures come out
+as ``StorageError`` naming the file and the action. The record stores (``_plans``, ``_runs``,
+``_drafts``, ``_review_store``) take one ``Database`` and never make engines of their own.
 """
 
 from __future__ import annotations
 
-import sqlite3
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import Iterator
 
-from sqlalchemy import Engine, event
-from sqlmodel import Session, SQLModel, create_engine
+from sqlalchemy import Engine
+from sqlalchemy.exc import SQLAlchemyError
+from sqlmodel import Session
 
-from .._private_files import private_sqlite
-from . import _tables  # noqa: F401  (registers the tables on SQLModel.metadata)
+from .._errors import StorageError
+from . import _schema, _sqlite
+from ._values import reason
 
-__all__ = ["make_engine", "create_tables", "reading_session", "writing_session"]
+__all__ = ["Database"]
 
-# How long a connection waits for another process's write lock before giving up.
-_BUSY_TIMEOUT_SECONDS = 30.0
+# The execution option that makes a session's transaction a writing one (the dialect takes
+# its write lock when the transaction begins, before the first read).
 _WRITE_OPTION = "plan_studio_write"
 
 
-def make_engine(path: str | Path) -> Engine:
-    """An engine for the SQLite file at ``path``; parent folders are created.
+class Database:
+    """One store file: its engine, its dialect's statements, and sessions over it."""
 
-    The file is created empty and private (0600) here, so SQLite, which opens it on first use,
-    never makes it readable by others; its -wal and -shm files take its mode.
-    """
-    file = private_sqlite(Path(path))
-    engine = create_engine(
-        f"sqlite:///{file}",
-        # Streamlit runs each session's script in its own thread; the pool hands a
-        # connection to one thread at a time.
-        connect_args={"check_same_thread": False, "timeout": _BUSY_TIMEOUT_SECONDS},
-    )
-
-    @event.listens_for(engine, "connect")
-    def _configure(dbapi_connection: sqlite3.Connection, _record: object) -> None:
-        dbapi_connection.isolation_level = None  # transactions are begun in _begin below
-        cursor = dbapi_connection.cursor()
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path).expanduser()
+        # The module with every statement only this database understands (see _sqlite).
+        self.dialect: ModuleType = _sqlite
+        self.indexed = False  # whether goals are searched through a full-text index
         try:
-            cursor.execute("PRAGMA journal_mode=WAL")
-            cursor.execute("PRAGMA foreign_keys=ON")
-        finally:
-            cursor.close()
+            self.engine: Engine = self.dialect.make_engine(self.path, write_option=_WRITE_OPTION)
+        except OSError as exc:
+            raise StorageError(f"cannot create the plan store at {self.path}: {exc}") from exc
+        self._open()
 
-    @event.listens_for(engine, "begin")
-    def _begin(connection: Any) -> None:
-        writing = connection.get_execution_options().get(_WRITE_OPTION, False)
-        connection.exec_driver_sql("BEGIN IMMEDIATE" if writing else "BEGIN")
+    def _open(self) -> None:
+        try:
+            # Table creation checks, then creates: under the write lock, so two processes
+            # opening a new file at once do not both create.
+            with self.engine.connect() as connection:
+                connection = connection.execution_options(**{_WRITE_OPTION: True})
+                with connection.begin():
+                    self.indexed = _schema.prepare(connection, self.path, self.dialect)
+        except (SQLAlchemyError, *self.dialect.ERRORS) as exc:
+            self.engine.dispose()
+            raise StorageError(f"cannot open the plan store at {self.path}: {reason(exc)}") from exc
+        except StorageError:
+            self.engine.dispose()
+            raise
 
-    return engine
+    def close(self) -> None:
+        self.engine.dispose()
 
-
-def create_tables(engine: Engine) -> None:
-    SQLModel.metadata.create_all(engine)
-
-
-def reading_session(engine: Engine) -> Session:
-    return Session(engine, expire_on_commit=False)
-
-
-def writing_session(engine: Engine) -> Session:
-    """A session whose transaction holds SQLite's write lock from its first statement."""
-    return Session(engine, expire_on_commit=False, execution_options={_WRITE_OPTION: True})
+    @contextmanager
+    def session(self, action: str, *, write: bool = False) -> Iterator[Session]:
+        """A session in one transaction, committed when the block ends without an error;
+        ``write`` takes the write lock from its first statement."""
+        options = {_WRITE_OPTION: True} if write else {}
+        try:
+            with Session(self.engine, expire_on_commit=False, execution_options=options) as session:
+                with session.begin():
+                    yield session
+        except (SQLAlchemyError, *self.dialect.ERRORS) as exc:
+            raise StorageError(f"cannot {action} in {self.path}: {reason(exc)}") from exc

@@ -1,7 +1,21 @@
-"""Searching plans by goal: every plan's casefolded goal, kept once, and an FTS5 trigram index of it.
+"""Every statement the store makes that only SQLite understands, behind small functions.
 
-A search finds the plans whose goal, casefolded, contains the casefolded search text (so
-"STRASSE" finds "Straße", and "50%" or "a_b" mean those characters). Calling Python's
+The record modules (``_plans``, ``_runs``, ``_drafts``, ``_review_store``) build portable
+SQLAlchemy statements and ask this module for the rest: the engine (pragmas and how
+transactions begin), upserts, the length of a JSON array, cutting a draft's id at its dot, and
+searching goals (FTS5). A PostgreSQL dialect would be a module beside this one with the same
+functions; ``_engine`` picks the module.
+
+**Engine.** SQLite needs two things switched on per connection, so a ``connect`` listener
+does it: write-ahead logging (readers never wait for the writer) and foreign keys (so deleting
+a plan cascades to its versions and runs). Python's ``sqlite3`` module opens transactions on
+its own and never for ``SELECT``, which would let two writers both read "latest version is 3"
+and both insert version 4. So the driver's transaction handling is turned off and every
+transaction is begun here: ``BEGIN IMMEDIATE`` for writing sessions (taking SQLite's write lock
+before the first read), plain ``BEGIN`` for reading ones.
+
+**Search.** A search finds the plans whose goal, casefolded, contains the casefolded search
+text (so "STRASSE" finds "Straße", and "50%" or "a_b" mean those characters). Calling Python's
 ``casefold`` on every goal per search grows with the library; instead ``plan_goal`` holds each
 plan's goal casefolded when it is saved (one row per plan, deleted with the plan by its
 foreign key), and the FTS5 table ``plan_goal_index`` indexes those texts by trigrams, which
@@ -21,18 +35,84 @@ tables alone. Sorting every hit by the plan table's columns (a lookup per hit) t
 search's time. ``index_goal`` copies them in the transaction that saves the plan; opening a
 store copies them again wherever a program without this copy left them behind.
 
-``ensure_tables`` creates what a file lacks (files from before this search) and fills it.
+``ensure_search_tables`` creates what a file lacks (files from before this search) and fills it.
 """
 
 from __future__ import annotations
 
 import functools
+import sqlite3
+from pathlib import Path
 from typing import Any
 
-from sqlalchemy import String, TextClause, TextualSelect, column, text
+from sqlalchemy import Engine, String, TextClause, TextualSelect, case, column, event, func, text
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlmodel import create_engine
 
-__all__ = ["count_matching", "ensure_tables", "index_goal", "matching_ids", "search_params", "uses_index"]
+from .._private_files import private_sqlite
 
+__all__ = ["ERRORS", "count_matching", "draft_owner", "ensure_search_tables", "index_goal", "make_engine",
+           "matching_ids", "search_params", "step_count", "upsert", "uses_index"]
+
+# The driver's own errors, beside SQLAlchemy's, that a store action reports as StorageError.
+ERRORS: tuple[type[Exception], ...] = (sqlite3.Error,)
+# How long a connection waits for another process's write lock before giving up.
+_BUSY_TIMEOUT_SECONDS = 30.0
+
+
+# -- engine ----------------------------------------------------------------------------------
+def make_engine(path: Path, *, write_option: str) -> Engine:
+    """An engine for the SQLite file at ``path``; parent folders are created. A connection
+    whose execution options set ``write_option`` begins its transactions holding the write lock.
+
+    The file is created empty and private (0600) here, so SQLite, which opens it on first use,
+    never makes it readable by others; its -wal and -shm files take its mode.
+    """
+    file = private_sqlite(path)
+    engine = create_engine(
+        f"sqlite:///{file}",
+        # Streamlit runs each session's script in its own thread; the pool hands a
+        # connection to one thread at a time.
+        connect_args={"check_same_thread": False, "timeout": _BUSY_TIMEOUT_SECONDS},
+    )
+
+    @event.listens_for(engine, "connect")
+    def _configure(dbapi_connection: sqlite3.Connection, _record: object) -> None:
+        dbapi_connection.isolation_level = None  # transactions are begun in _begin below
+        cursor = dbapi_connection.cursor()
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA foreign_keys=ON")
+        finally:
+            cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(connection: Any) -> None:
+        writing = connection.get_execution_options().get(write_option, False)
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if writing else "BEGIN")
+
+    return engine
+
+
+# -- statements ------------------------------------------------------------------------------
+def upsert(table: Any, values: dict[str, Any], *, key: list[str]) -> Any:
+    """Insert ``values`` into ``table``, or update the row with the same ``key`` columns."""
+    return sqlite_insert(table).values(**values).on_conflict_do_update(
+        index_elements=key, set_={name: value for name, value in values.items() if name not in key})
+
+
+def step_count(plan_json: Any) -> Any:
+    """How many steps the plan stored as JSON in ``plan_json`` has, in SQL (NULL when none)."""
+    return func.json_array_length(plan_json, "$.steps")
+
+
+def draft_owner(draft_id: Any) -> Any:
+    """The draft a row belongs to, in SQL: ``<id>`` for ``<id>`` and for its parts ``<id>.<part>``."""
+    dot = func.instr(draft_id, ".")
+    return case((dot > 0, func.substr(draft_id, 1, dot - 1)), else_=draft_id)
+
+
+# -- search ----------------------------------------------------------------------------------
 _TRIGRAM = 3
 _GOALS = """CREATE TABLE plan_goal (
     id INTEGER PRIMARY KEY,
@@ -42,7 +122,7 @@ _GOALS = """CREATE TABLE plan_goal (
     created_at DATETIME)"""
 # Columns a file made before the sort keys were copied lacks.
 _SORT_COLUMNS = ("updated_at", "created_at")
-# The Library's order (PlanStore.list_plans), with the goal: a search shorter than a trigram
+# The Library's order (Plans.summaries), with the goal: a search shorter than a trigram
 # walks it in order and stops at the page's end, reading no table.
 _ORDER_INDEX = ("CREATE INDEX plan_goal_order ON plan_goal "
                 "(updated_at DESC, created_at DESC, plan_id, folded)")
@@ -65,7 +145,7 @@ def _tables(connection: Any) -> set[str]:
         "SELECT name FROM sqlite_master WHERE type IN ('table', 'trigger', 'index')")}
 
 
-def ensure_tables(connection: Any) -> bool:
+def ensure_search_tables(connection: Any) -> bool:
     """Create and fill what the file lacks; True when goals are searched through FTS5."""
     present = _tables(connection)
     if "plan_goal" not in present:

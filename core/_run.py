@@ -1,0 +1,85 @@
+"""What a run of a plan is: each step's status and result, and the run's own state.
+
+The executor makes and advances runs; the store saves and loads them; the studio, the CLI and
+the synthesizer read them. Kept apart from ``_executor`` so that reading or storing a run does
+not need the machinery that runs one.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from ._plan import Plan
+from ._step_status import StepStatus
+
+__all__ = ["Run", "StepRun", "StepStatus"]
+
+
+class StepRun(BaseModel):
+    """What happened to one step in one run."""
+
+    step_id: str
+    status: StepStatus = StepStatus.pending
+    arguments: dict[str, Any] | None = None
+    result: Any = None
+    error: str | None = None
+    started_at: dt.datetime | None = None
+    duration_ms: float | None = None
+    # The token of the worker running the step, while it runs; never saved or dumped.
+    worker: str | None = Field(default=None, exclude=True, repr=False)
+
+    @property
+    def rows(self) -> list[Any] | None:
+        """The rows of a ``{"data": [...]}`` result, for showing as a table."""
+        if isinstance(self.result, dict) and isinstance(self.result.get("data"), list):
+            return self.result["data"]
+        if isinstance(self.result, list):
+            return self.result
+        return None
+
+
+class Run(BaseModel):
+    """One execution of a plan, with every step's status and result."""
+
+    id: str = Field(default_factory=lambda: uuid.uuid4().hex[:12])
+    plan: Plan
+    steps: dict[str, StepRun]
+    started_at: dt.datetime | None = None
+    finished_at: dt.datetime | None = None
+    answer: str | None = None
+
+    @classmethod
+    def for_plan(cls, plan: Plan) -> "Run":
+        return cls(plan=plan, steps={s.id: StepRun(step_id=s.id) for s in plan.steps})
+
+    @property
+    def finished(self) -> bool:
+        return self.finished_at is not None
+
+    @property
+    def status(self) -> str:
+        """``succeeded`` or ``failed`` once finished; before that ``running`` while a step runs,
+        ``interrupted`` when a step was cut off, ``paused`` between steps, ``pending`` unstarted."""
+        statuses = {s.status for s in self.steps.values()}
+        if self.finished:
+            return "failed" if StepStatus.failed in statuses else "succeeded"
+        if StepStatus.running in statuses:
+            return "running"
+        if StepStatus.interrupted in statuses:
+            return "interrupted"
+        return "paused" if self.started_at else "pending"
+
+    def appended_results(self) -> dict[str, Any]:
+        """Outputs of succeeded steps that asked to be part of the final result (``result_key``)."""
+        return {s.result_key: self.steps[s.id].result for s in self.plan.steps
+                if s.result_key and self.steps[s.id].status == StepStatus.succeeded}
+
+    def counts(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for s in self.steps.values():
+            out[s.status.value] = out.get(s.status.value, 0) + 1
+        return out

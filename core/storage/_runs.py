@@ -1,0 +1,157 @@
+"""Runs of saved plans, with each step's result: save (insert or update), list, load; and the
+plans' histories (versions and runs) the Library shows.
+
+A run goes in and comes out as ``core._run.Run``; the store needs what a run is, never the
+executor that makes one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+from sqlalchemy import delete, func, insert
+from sqlmodel import select
+
+from .._errors import NotFound, StorageError
+from .._run import Run, StepRun, StepStatus
+from ._engine import Database
+from ._plans import plan_row
+from ._records import PlanHistory, RunSummary, VersionSummary
+from ._tables import PlanVersionRow, RunRow, StepRunRow
+from ._values import found, json_text, json_value, now, parse_plan, plan_json, reason
+
+__all__ = ["Runs"]
+
+
+class Runs:
+    """The runs of one store file's plans."""
+
+    def __init__(self, database: Database) -> None:
+        self._db = database
+
+    def save(self, run: Run, *, plan_id: str, version: int) -> None:
+        """See ``PlanStore.save_run``."""
+        text, _stored = plan_json(run.plan)
+        try:
+            step_rows = [_step_values(run.id, position, state)
+                         for position, state in enumerate(run.steps.values())]
+        except (ValueError, TypeError, RecursionError) as exc:
+            raise StorageError(f"cannot save run {run.id!r}: a step's result cannot be stored: "
+                               f"{reason(exc)}") from exc
+        with self._db.session("save the run", write=True) as session:
+            plan_row(session, plan_id)
+            exists = session.exec(select(PlanVersionRow.id).where(
+                PlanVersionRow.plan_id == plan_id, PlanVersionRow.version == version)).first()
+            if exists is None:
+                raise NotFound(f"plan {plan_id!r} has no version {version}")
+            row = session.get(RunRow, run.id)
+            if row is None:
+                row = RunRow(id=run.id, plan_id=plan_id, version=version, created_at=now(),
+                             status=run.status, plan_json="")
+            elif row.plan_id != plan_id:
+                raise StorageError(f"run {run.id!r} belongs to plan {row.plan_id!r}, not {plan_id!r}")
+            row.version = version
+            row.started_at = run.started_at
+            row.finished_at = run.finished_at
+            row.status = run.status
+            row.answer = run.answer
+            row.plan_json = text
+            session.add(row)
+            session.exec(delete(StepRunRow).where(StepRunRow.run_id == run.id))  # type: ignore[call-overload]
+            session.flush()  # the run row must exist before its steps point at it
+            if step_rows:  # one executemany, not an ORM object per step
+                session.execute(insert(StepRunRow), step_rows)
+
+    def summaries(self, plan_id: str) -> list[RunSummary]:
+        """The plan's runs, newest first."""
+        with self._db.session("list the plan's runs") as session:
+            plan_row(session, plan_id)
+            runs = session.exec(select(RunRow).where(RunRow.plan_id == plan_id)
+                                .order_by(RunRow.created_at.desc(), RunRow.id)).all()
+            tallies = session.exec(
+                select(StepRunRow.run_id, StepRunRow.status, func.count())
+                .join(RunRow, RunRow.id == StepRunRow.run_id)
+                .where(RunRow.plan_id == plan_id)
+                .group_by(StepRunRow.run_id, StepRunRow.status)).all()
+        counts = _counts(tallies)
+        return [RunSummary(id=r.id, plan_id=r.plan_id, version=r.version, started_at=r.started_at,
+                           finished_at=r.finished_at, status=r.status, counts=counts.get(r.id, {}))
+                for r in runs]
+
+    def load(self, run_id: str) -> Run:
+        """The run as last saved, with every step's status, arguments, result and error."""
+        with self._db.session("load the run") as session:
+            row = found(session.get(RunRow, run_id), f"no run with id {run_id!r}")
+            step_rows = session.exec(select(StepRunRow).where(StepRunRow.run_id == run_id)
+                                     .order_by(StepRunRow.position)).all()
+        where = f"run {run_id!r}"
+        plan = parse_plan(row.plan_json, where, self._db.path)
+        try:
+            steps = {s.step_id: StepRun(step_id=s.step_id, status=StepStatus(s.status),
+                                        arguments=json_value(s.arguments_json), result=json_value(s.result_json),
+                                        error=s.error, started_at=s.started_at, duration_ms=s.duration_ms)
+                     for s in step_rows}
+            return Run(id=row.id, plan=plan, steps=steps, started_at=row.started_at,
+                       finished_at=row.finished_at, answer=row.answer)
+        except (ValueError, ValidationError) as exc:
+            raise StorageError(f"{where} in {self._db.path} is unreadable: {exc}") from exc
+
+    def latest_id(self, plan_id: str, version: int | None = None) -> str | None:
+        """The id of the plan's most recently stored run (of ``version`` if given), or None."""
+        query = select(RunRow.id).where(RunRow.plan_id == plan_id)
+        if version is not None:
+            query = query.where(RunRow.version == version)
+        with self._db.session("find the plan's latest run") as session:
+            return session.exec(query.order_by(RunRow.created_at.desc(), RunRow.id).limit(1)).first()  # type: ignore[attr-defined]
+
+    def histories(self, plan_ids: list[str]) -> dict[str, PlanHistory]:
+        """See ``PlanStore.histories``."""
+        ids = list(dict.fromkeys(plan_ids))
+        if not ids:
+            return {}
+        with self._db.session("list versions and runs") as session:
+            versions = session.exec(
+                select(PlanVersionRow.plan_id, PlanVersionRow.version, PlanVersionRow.created_at,
+                       PlanVersionRow.message, self._db.dialect.step_count(PlanVersionRow.plan_json))
+                .where(PlanVersionRow.plan_id.in_(ids))  # type: ignore[attr-defined]
+                .order_by(PlanVersionRow.plan_id, PlanVersionRow.version)).all()
+            runs = session.exec(select(RunRow.id, RunRow.plan_id, RunRow.version, RunRow.started_at,
+                                       RunRow.finished_at, RunRow.status)
+                                .where(RunRow.plan_id.in_(ids))  # type: ignore[attr-defined]
+                                .order_by(RunRow.created_at.desc(), RunRow.id)).all()
+            tallies = session.exec(
+                select(StepRunRow.run_id, StepRunRow.status, func.count())
+                .join(RunRow, RunRow.id == StepRunRow.run_id)
+                .where(RunRow.plan_id.in_(ids))  # type: ignore[attr-defined]
+                .group_by(StepRunRow.run_id, StepRunRow.status)).all()
+        counts = _counts(tallies)
+        found: dict[str, PlanHistory] = {plan_id: PlanHistory() for plan_id in ids}
+        for plan_id, number, created, message, steps in versions:
+            found[plan_id].versions.append(VersionSummary(plan_id=plan_id, version=number, created_at=created,
+                                                          message=message, step_count=steps or 0))
+        for run_id, plan_id, number, started, finished, status in runs:
+            found[plan_id].runs.append(RunSummary(id=run_id, plan_id=plan_id, version=number, started_at=started,
+                                                  finished_at=finished, status=status, counts=counts.get(run_id, {})))
+        return found
+
+
+def _counts(tallies: Any) -> dict[str, dict[str, int]]:
+    """(run id, status, count) rows as each run's counts, in the order of ``StepStatus``."""
+    order = {status.value: n for n, status in enumerate(StepStatus)}
+    counts: dict[str, dict[str, int]] = {}
+    for run_id, status, count in sorted(tallies, key=lambda t: order.get(t[1], len(order))):
+        counts.setdefault(run_id, {})[status] = count
+    return counts
+
+
+def _step_values(run_id: str, position: int, state: StepRun) -> dict[str, Any]:
+    data = state.model_dump(mode="json", include={"arguments", "result"})
+    arguments, result = json_text(data["arguments"]), json_text(data["result"])
+    for text in (arguments, result, state.error):
+        if text is not None:
+            text.encode("utf-8")  # the database stores UTF-8, which has no lone surrogates
+    return dict(run_id=run_id, step_id=state.step_id, position=position,
+                status=state.status.value, arguments_json=arguments,
+                result_json=result, error=state.error,
+                started_at=state.started_at, duration_ms=state.duration_ms)

@@ -1,0 +1,82 @@
+"""How values go into rows and come out of them: JSON text, plans, timestamps, error reasons."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import threading
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import ValidationError
+from sqlalchemy.exc import DBAPIError
+
+from .._errors import NotFound, PlanError, StorageError
+from .._limits import check_plan
+from .._plan import Plan
+
+__all__ = ["found", "json_text", "json_value", "now", "parse_plan", "plan_json", "reason"]
+
+_Row = TypeVar("_Row")
+
+_clock_lock = threading.Lock()
+_last_time = dt.datetime.min.replace(tzinfo=dt.timezone.utc)
+
+
+def now() -> dt.datetime:
+    """The current UTC time, strictly later than any earlier call in this process.
+
+    Lists sort by these stamps; two saves within one clock tick must still keep their order.
+    """
+    global _last_time
+    with _clock_lock:
+        current = dt.datetime.now(dt.timezone.utc)
+        if current <= _last_time:
+            current = _last_time + dt.timedelta(microseconds=1)
+        _last_time = current
+        return current
+
+
+def reason(exc: BaseException) -> str:
+    """What went wrong, in one line: the driver's message when there is one."""
+    if isinstance(exc, DBAPIError) and exc.orig is not None:
+        return str(exc.orig)
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+def json_text(value: Any) -> str | None:
+    return None if value is None else json.dumps(value, ensure_ascii=False)
+
+
+def json_value(text: str | None) -> Any:
+    return None if text is None else json.loads(text)
+
+
+def plan_json(plan: Plan) -> tuple[str, Plan]:
+    """The JSON the store keeps for ``plan``, and the plan read back from it.
+
+    Made and read back before anything is written, so a plan that cannot be stored (one
+    edited in place past a bound of ``core._limits``) is refused whole and leaves no
+    half-written version behind.
+    """
+    check_plan(plan)
+    try:
+        text = plan.model_dump_json()
+        return text, Plan.model_validate_json(text)
+    except (ValueError, TypeError, RecursionError) as exc:
+        raise PlanError(f"the plan cannot be stored: {reason(exc)}") from exc
+
+
+def parse_plan(text: str, where: str, path: Path) -> Plan:
+    """The plan stored as ``text``; ``StorageError`` naming ``where`` in ``path`` when unreadable."""
+    try:
+        return Plan.model_validate_json(text)
+    except (ValidationError, PlanError) as exc:
+        raise StorageError(f"{where} in {path} is unreadable: {exc}") from exc
+
+
+def found(row: _Row | None, missing: str) -> _Row:
+    """``row`` as looked up by its id; ``NotFound`` with the message ``missing`` when there is none."""
+    if row is None:
+        raise NotFound(missing)
+    return row
