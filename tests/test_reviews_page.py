@@ -165,3 +165,23 @@ def test_the_plain_approve_checks_the_agents_own_tools_as_the_page_does(app: App
     edit_json(app, json.dumps(sent, indent=2))
     assert "params.to: 7 is not of type 'string'" in texts(app)
     assert app.button(key="plan.approve").disabled and app.button(key="plan.run_all").disabled
+
+
+def test_deleting_one_step_of_a_long_review_in_the_editor_lists_only_that_step(app: AppTest) -> None:
+    # Each step from step 2 on reads the step before it by position; deleting step 1
+    # renumbers those references, which is no change to what they read.
+    steps = [{"id": "s0", "tool": "facilities_list", "params": {"location": "Berlin"}},
+             {"id": "s1", "tool": "facilities_list", "params": {"location": "Hamburg"}}]
+    steps += [{"id": f"s{n}", "tool": "shipments_list",
+               "params": {"has_contaminants": True, "facility_id": f"${{step[{0 if n == 2 else n - 1}].data.0.id}}"}}
+              for n in range(2, 30)]
+    review_id = _send({"plan": {"goal": "a long chain", "steps": steps}, "agent": "long-bot"})
+    app.switch_page(REVIEWS).run()
+    app.button(key=f"reviews.open.{review_id}").click().run()
+    app.switch_page(PLAN).run()
+    app.session_state[Keys.EDITOR_SELECTED] = "s1"
+    app.run()
+    app.button(key="editor.delete_step").click().run()
+    no_failures(app)
+    assert [s.id for s in app.session_state[Keys.PLAN].steps] == ["s0", *(f"s{n}" for n in range(2, 30))]
+    assert [line for line in texts(app).splitlines() if line.startswith("Your changes")] == ["Your changes: s1 removed"]
