@@ -204,3 +204,10 @@ def test_a_reference_pointed_at_another_step_is_an_edit_even_where_its_text_is_u
     decisions = {d.step_id: d.decision for d in step_decisions(sent, swapped, approved=True)}
     assert decisions["s3"] == "edited"
     assert decisions["s4"] == "approved"
+
+
+def test_a_step_the_reviewer_wrote_anew_is_added_even_where_it_matches_one_removed() -> None:
+    # The agent knows its steps by the ids it sent: the same call under a new id is not its step.
+    again = PLAN.steps[1].model_copy(update={"id": "b2"})
+    decisions = step_decisions(PLAN, PLAN.model_copy(update={"steps": [PLAN.steps[0], again]}), approved=True)
+    assert [(d.step_id, d.decision) for d in decisions] == [("a", "approved"), ("b", "removed"), ("b2", "added")]
