@@ -4,8 +4,11 @@ Steps are matched by id first: edits keep ids, so two versions of one plan match
 A re-plan by a model may give its steps new ids, so the steps left over are matched in two
 more passes, in plan order: first a step with the same tool and the same params (the same
 step under a new id), then a step with the same tool (the same step with changed params).
-What is left is added or removed. References are compared by the step they name, not by
-position, so a step inserted early does not make every later reference look changed.
+What is left is added or removed. Without ``match_new_ids`` only the first pass runs: a
+review's decisions (``core.storage.step_decisions``) answer the agent by the ids it sent, so
+a step under a new id is the reviewer's own, never one of the agent's edited. References
+are compared by the step they name, not by position, so a step inserted or deleted early
+does not make every later reference look changed.
 
 Steps are named by their id in the new plan; a removed step by its id in the old one (the
 editor draws it ghosted), which cannot clash, as a removed step's id is not in the new plan
@@ -165,8 +168,9 @@ def _canonical(step: Step, tokens: _Tokens) -> dict[str, Any]:
     return rewrite_step_indexes(step.params, tokens)
 
 
-def diff_plans(old: Plan, new: Plan) -> PlanDiff:
-    """What changed from ``old`` to ``new`` (see the module docstring for how steps are paired)."""
+def diff_plans(old: Plan, new: Plan, *, match_new_ids: bool = True) -> PlanDiff:
+    """What changed from ``old`` to ``new`` (see the module docstring for how steps are paired;
+    ``match_new_ids=False`` pairs steps by id only)."""
     new_ids = {s.id for s in new.steps}
     matches: dict[str, str] = {}
     how: dict[str, Literal["id", "content", "tool"]] = {}
@@ -179,7 +183,7 @@ def diff_plans(old: Plan, new: Plan) -> PlanDiff:
         return _Tokens([f"@{matches[s.id]}" if s.id in matches else f"-{s.id}" for s in old.steps])
 
     new_tokens = _Tokens([f"@{s.id}" for s in new.steps])
-    for kind in ("content", "tool"):
+    for kind in ("content", "tool") if match_new_ids else ():
         taken = set(matches.values())
         for step in new.steps:
             if step.id in taken:

@@ -165,3 +165,28 @@ def test_the_plain_approve_checks_the_agents_own_tools_as_the_page_does(app: App
     edit_json(app, json.dumps(sent, indent=2))
     assert "params.to: 7 is not of type 'string'" in texts(app)
     assert app.button(key="plan.approve").disabled and app.button(key="plan.run_all").disabled
+
+
+def test_deleting_one_step_of_a_long_review_in_the_editor_lists_and_sends_back_only_that_step(app: AppTest) -> None:
+    # Steps 16 to 29 read steps 2 to 15 by position; deleting step 1 renumbers those
+    # references, which is no change to what they read.
+    steps = [{"id": f"s{n}", "tool": "facilities_list", "params": {"location": f"City {n}"}} for n in range(16)]
+    steps += [{"id": f"s{n}", "tool": "shipments_list",
+               "params": {"has_contaminants": True, "facility_id": f"${{step[{n - 14}].data.*.id}}"}}
+              for n in range(16, 30)]
+    review_id = _send({"plan": {"goal": "a long chain", "steps": steps}, "agent": "long-bot"})
+    app.switch_page(REVIEWS).run()
+    app.button(key=f"reviews.open.{review_id}").click().run()
+    app.switch_page(PLAN).run()
+    app.session_state[Keys.EDITOR_SELECTED] = "s1"
+    app.run()
+    app.button(key="editor.delete_step").click().run()
+    no_failures(app)
+    edited = app.session_state[Keys.PLAN]
+    assert [s.id for s in edited.steps] == ["s0", *(f"s{n}" for n in range(2, 30))]
+    assert edited.step("s16").params["facility_id"] == "${step[1].data.*.id}"  # renumbered from step[2]
+    assert [line for line in texts(app).splitlines() if line.startswith("Your changes")] == ["Your changes: s1 removed"]
+    app.button(key="review.approve").click().run()
+    no_failures(app)
+    decisions = {d.step_id: d.decision for d in get_services().store.get_review(review_id).decisions}
+    assert decisions == {s["id"]: "removed" if s["id"] == "s1" else "approved" for s in steps}

@@ -157,3 +157,57 @@ def test_broken_tool_definitions_are_refused_naming_the_field(tools: object, fie
     with pytest.raises(ReviewRequestError) as caught:
         parse_tool_definitions(tools)
     assert caught.value.field == field
+
+
+def _chain(length: int) -> Plan:
+    """Steps that read earlier ones by position: each from step 0 and from the step before it;
+    step 1 is read by none, step 2 only by step 3."""
+    steps = [{"id": "s0", "tool": "make_report", "params": {"days": 7}},
+             {"id": "s1", "tool": "make_report", "params": {"days": 1}}]
+    for n in range(2, length):
+        params = {"source": "${step[0].text}", "days": n}
+        if n > 2:
+            params["previous"] = f"${{step[{n - 1}].text}}"
+        steps.append({"id": f"s{n}", "tool": "send_mail", "params": params,
+                      "depends_on": ["s0"] + ([f"s{n - 1}"] if n > 2 else [])})
+    return Plan.model_validate({"goal": "a long chain", "steps": steps})
+
+
+def test_deleting_one_early_step_of_thirty_leaves_every_other_step_approved(store: PlanStore) -> None:
+    from core import delete_step
+    sent = _chain(30)
+    review_id = _submit(store, plan=sent)
+    edited = delete_step(sent, "s1")  # as the editor deletes: later references renumbered
+    assert edited.steps[3].params["previous"] == "${step[2].text}"  # the positions did move
+    review = store.decide_review(review_id, approve=True, plan=edited)
+    decisions = {d.step_id: d.decision for d in review.decisions}
+    assert decisions == {s.id: "removed" if s.id == "s1" else "approved" for s in sent.steps}
+
+
+def test_deleting_a_step_others_read_marks_only_those_edited() -> None:
+    from core import delete_step
+    sent = _chain(30)
+    edited = delete_step(sent, "s2", dependents="unlink")  # s3 loses its param reading s2
+    decisions = {d.step_id: d.decision for d in step_decisions(sent, edited, approved=True)}
+    assert {i for i, d in decisions.items() if d != "approved"} == {"s2", "s3"}
+    assert (decisions["s2"], decisions["s3"]) == ("removed", "edited")
+
+
+def test_a_reference_pointed_at_another_step_is_an_edit_even_where_its_text_is_unchanged() -> None:
+    from core import move_step
+    sent = _chain(5)
+    # s3 reads step[2] (s2); after s1 and s2 swap places it still reads step[2], now s1.
+    swapped = move_step(sent, "s2", 1)
+    swapped = swapped.model_copy(update={"steps": [
+        s.model_copy(update={"params": {**s.params, "previous": "${step[2].text}"}}) if s.id == "s3" else s
+        for s in swapped.steps]})
+    decisions = {d.step_id: d.decision for d in step_decisions(sent, swapped, approved=True)}
+    assert decisions["s3"] == "edited"
+    assert decisions["s4"] == "approved"
+
+
+def test_a_step_the_reviewer_wrote_anew_is_added_even_where_it_matches_one_removed() -> None:
+    # The agent knows its steps by the ids it sent: the same call under a new id is not its step.
+    again = PLAN.steps[1].model_copy(update={"id": "b2"})
+    decisions = step_decisions(PLAN, PLAN.model_copy(update={"steps": [PLAN.steps[0], again]}), approved=True)
+    assert [(d.step_id, d.decision) for d in decisions] == [("a", "approved"), ("b", "removed"), ("b2", "added")]

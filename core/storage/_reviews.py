@@ -11,7 +11,8 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .._plan import Plan, Step
+from .._diff import diff_plans
+from .._plan import Plan
 
 __all__ = ["DECISIONS", "REVIEW_STATUSES", "Review", "ReviewStatus", "ReviewSummary", "StepDecision", "step_decisions"]
 
@@ -70,20 +71,22 @@ class Review:
         return self.status != "pending"
 
 
-def _same(a: Step, b: Step) -> bool:
-    # A lock only guides re-planning; it does not change what the agent will run.
-    return a.model_dump(exclude={"locked"}) == b.model_dump(exclude={"locked"})
-
-
 def step_decisions(sent: Plan, decided: Plan | None, *, approved: bool) -> list[StepDecision]:
     """Each step's decision: for a rejection every step sent is rejected; for an approval
-    each step sent is approved, edited or removed, and each new one added."""
+    each step sent is approved, edited or removed, and each new one added.
+
+    The plan diff (``diff_plans``, steps paired by id only: the agent knows its steps by the
+    ids it sent) decides what was edited, so a reference counts by the step it names: deleting
+    an early step renumbers later ``${step[N]...}`` references without editing those steps.
+    A lock only guides re-planning, so it makes no step edited; nor does a move alone (the
+    step calls the same tool with the same inputs, as before this diff was used)."""
     if not approved or decided is None:
         return [StepDecision(step.id, "rejected") for step in sent.steps]
-    kept = {step.id: step for step in decided.steps}
-    out = [StepDecision(step.id, "removed" if step.id not in kept else
-                        "approved" if _same(step, kept[step.id]) else "edited")
+    diff = diff_plans(sent, decided, match_new_ids=False)
+    edited = {change.old_id for change in diff.changed
+              if change.params or any(f.name != "locked" for f in change.fields)}
+    removed = set(diff.removed)
+    out = [StepDecision(step.id, "removed" if step.id in removed else "edited" if step.id in edited else "approved")
            for step in sent.steps]
-    sent_ids = {step.id for step in sent.steps}
-    out += [StepDecision(step.id, "added") for step in decided.steps if step.id not in sent_ids]
+    out += [StepDecision(step_id, "added") for step_id in diff.added]
     return out
