@@ -96,3 +96,13 @@ def test_a_foreign_database_is_refused_and_left_unstamped(tmp_path: Path) -> Non
         PlanStore(path)
     with sqlite3.connect(path) as db:
         assert {n for (n,) in db.execute("SELECT name FROM sqlite_master")} == {"plan"}
+
+
+def test_the_revisions_ship_in_the_wheel() -> None:
+    import tomllib
+
+    root = Path(__file__).parents[1]
+    packages = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    folders = {".".join(p.parent.relative_to(root).parts) for p in (root / "core" / "storage").rglob("__init__.py")}
+    assert folders <= set(packages)
+    assert "core.storage.migrations.versions" in folders
