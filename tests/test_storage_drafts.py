@@ -72,8 +72,9 @@ def test_a_file_from_before_drafts_gets_the_table(tmp_path: Path) -> None:
     plan = _plan()  # one plan: two would differ in created_at when a second ticks between them
     with PlanStore(path) as store:
         plan_id = store.save_plan(plan).plan_id
-    with sqlite3.connect(path) as db:
+    with sqlite3.connect(path) as db:  # that release had neither drafts nor migrations
         db.execute("DROP TABLE draft")
+        db.execute("DROP TABLE alembic_version")
     with PlanStore(path) as store:
         store.save_draft("tab1", "new")
         assert store.load_draft("tab1").content == "new"

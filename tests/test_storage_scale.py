@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from core import Executor, Plan, Step
 from core.storage import PlanStore, VersionSummary
-from core.storage import _sqlite
+from core.storage._migrate import script_directory
 from studio import Keys
 from studio._library_page import PAGE_SIZE
 
@@ -118,7 +118,8 @@ def test_search_follows_new_goals_and_deletes(store: PlanStore) -> None:
 
 
 def test_search_without_fts5_still_finds_the_same_plans(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_sqlite, "_INDEX", _sqlite._INDEX.replace("USING fts5(", "USING fts5_missing("))
+    first = script_directory().get_revision("0001").module  # the revision that makes the index
+    monkeypatch.setattr(first, "_INDEX", first._INDEX.replace("USING fts5(", "USING fts5_missing("))
     with PlanStore(tmp_path / "plain.sqlite3") as store:
         assert store._database.indexed is False
         _fill(store)
@@ -136,6 +137,7 @@ def test_a_file_from_before_the_search_index_opens_and_searches(tmp_path: Path) 
             db.execute(f"DROP TRIGGER {trigger}")
         db.execute("DROP TABLE plan_goal_index")
         db.execute("DROP TABLE plan_goal")
+        db.execute("DROP TABLE alembic_version")  # nor migrations
     for _ in range(2):  # the upgrade is done once and is harmless again
         with PlanStore(path) as store:
             assert store.list_plans() == before
@@ -253,6 +255,7 @@ def test_search_pages_follow_the_plans_order_in_a_file_without_sort_keys(tmp_pat
         db.execute("DROP INDEX plan_goal_order")
         db.execute("ALTER TABLE plan_goal DROP COLUMN updated_at")
         db.execute("ALTER TABLE plan_goal DROP COLUMN created_at")
+        db.execute("DROP TABLE alembic_version")  # that version had no migrations
     for _ in range(2):  # the upgrade is done once and is harmless again
         with PlanStore(path) as store:
             assert [s.id for s in store.list_plans("berlin", limit=3)] == ids[::-1][:3]

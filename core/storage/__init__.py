@@ -14,9 +14,10 @@ Reviews (plans agents send for a person to decide on) are kept too:
 
 ``PlanStore`` (``_store``) is a facade over one record store per kind of record: ``_plans``,
 ``_runs``, ``_drafts`` and ``_review_store``, which share one ``Database`` (``_engine``: the
-engine and its sessions). Tables live in ``_tables``, the schema is made and checked in
-``_schema``, and every statement only SQLite understands (pragmas, upserts, JSON functions,
-the FTS5 goal search) is in ``_sqlite``, so another dialect can be a module beside it.
+engine and its sessions). Tables live in ``_tables``; the schema is made and upgraded by the
+Alembic revisions in ``migrations`` (``_schema`` reads a file's revision, ``_migrate`` runs what
+it lacks), and every statement only SQLite understands (pragmas, upserts, JSON functions, the
+FTS5 goal search) is in ``_sqlite``, so another dialect can be a module beside it.
 Failures raise ``core.StorageError``; missing plans, versions and runs raise ``core.NotFound``.
 """
 

@@ -35,7 +35,9 @@ tables alone. Sorting every hit by the plan table's columns (a lookup per hit) t
 search's time. ``index_goal`` copies them in the transaction that saves the plan; opening a
 store copies them again wherever a program without this copy left them behind.
 
-``ensure_search_tables`` creates what a file lacks (files from before this search) and fills it.
+The search tables themselves are made by the first schema revision
+(``migrations/versions/0001_initial.py``); ``refresh_search`` fills in, at every open, what a
+program that did not keep them left behind.
 """
 
 from __future__ import annotations
@@ -51,8 +53,8 @@ from sqlmodel import create_engine
 
 from .._private_files import private_sqlite
 
-__all__ = ["ERRORS", "count_matching", "draft_owner", "ensure_search_tables", "index_goal", "make_engine",
-           "matching_ids", "search_params", "step_count", "upsert", "uses_index"]
+__all__ = ["ERRORS", "count_matching", "draft_owner", "index_goal", "make_engine",
+           "matching_ids", "refresh_search", "schema_names", "search_params", "step_count", "upsert", "uses_index"]
 
 # The driver's own errors, beside SQLAlchemy's, that a store action reports as StorageError.
 ERRORS: tuple[type[Exception], ...] = (sqlite3.Error,)
@@ -113,65 +115,17 @@ def draft_owner(draft_id: Any) -> Any:
 
 
 # -- search ----------------------------------------------------------------------------------
-_TRIGRAM = 3
-_GOALS = """CREATE TABLE plan_goal (
-    id INTEGER PRIMARY KEY,
-    plan_id VARCHAR NOT NULL UNIQUE REFERENCES plan (id) ON DELETE CASCADE,
-    folded VARCHAR NOT NULL,
-    updated_at DATETIME,
-    created_at DATETIME)"""
-# Columns a file made before the sort keys were copied lacks.
-_SORT_COLUMNS = ("updated_at", "created_at")
-# The Library's order (Plans.summaries), with the goal: a search shorter than a trigram
-# walks it in order and stops at the page's end, reading no table.
-_ORDER_INDEX = ("CREATE INDEX plan_goal_order ON plan_goal "
-                "(updated_at DESC, created_at DESC, plan_id, folded)")
-_ORDER = "ORDER BY g.updated_at DESC, g.created_at DESC, g.plan_id"
-_INDEX = ("CREATE VIRTUAL TABLE plan_goal_index USING fts5(folded, content = 'plan_goal', "
-          "content_rowid = 'id', tokenize = 'trigram case_sensitive 1')")
-_TRIGGERS = [
-    """CREATE TRIGGER plan_goal_added AFTER INSERT ON plan_goal BEGIN
-        INSERT INTO plan_goal_index (rowid, folded) VALUES (new.id, new.folded); END""",
-    """CREATE TRIGGER plan_goal_removed AFTER DELETE ON plan_goal BEGIN
-        INSERT INTO plan_goal_index (plan_goal_index, rowid, folded) VALUES ('delete', old.id, old.folded); END""",
-    """CREATE TRIGGER plan_goal_changed AFTER UPDATE OF folded ON plan_goal BEGIN
-        INSERT INTO plan_goal_index (plan_goal_index, rowid, folded) VALUES ('delete', old.id, old.folded);
-        INSERT INTO plan_goal_index (rowid, folded) VALUES (new.id, new.folded); END""",
-]
-
-
-def _tables(connection: Any) -> set[str]:
+# Names the schema may hold (tables, triggers, indexes): what ``_schema`` reads a file's state from.
+def schema_names(connection: Any) -> set[str]:
     return {name for (name,) in connection.exec_driver_sql(
         "SELECT name FROM sqlite_master WHERE type IN ('table', 'trigger', 'index')")}
 
 
-def ensure_search_tables(connection: Any) -> bool:
-    """Create and fill what the file lacks; True when goals are searched through FTS5."""
-    present = _tables(connection)
-    if "plan_goal" not in present:
-        connection.exec_driver_sql(_GOALS)
-    columns = {row[1] for row in connection.exec_driver_sql("PRAGMA table_info(plan_goal)")}
-    for name in _SORT_COLUMNS:
-        if name not in columns:
-            connection.exec_driver_sql(f"ALTER TABLE plan_goal ADD COLUMN {name} DATETIME")
-    if "plan_goal_order" not in present:
-        connection.exec_driver_sql(_ORDER_INDEX)
-    indexed = "plan_goal_index" in present
-    if not indexed:
-        try:
-            connection.exec_driver_sql("SAVEPOINT fts5_probe")
-            connection.exec_driver_sql(_INDEX)
-            for trigger in _TRIGGERS:
-                connection.exec_driver_sql(trigger)
-            connection.exec_driver_sql("RELEASE fts5_probe")
-            indexed = True
-        except Exception as exc:  # sqlite3.OperationalError: no such module: fts5
-            connection.exec_driver_sql("ROLLBACK TO fts5_probe")
-            connection.exec_driver_sql("RELEASE fts5_probe")
-            if "fts5" not in str(exc) and "trigram" not in str(exc):
-                raise
-    # Plans with no folded goal: all of them in an older file, or any a store of an older
-    # version of this program added since.
+def refresh_search(connection: Any, names: set[str]) -> bool:
+    """Copy into the search tables what a program without them left behind; True when goals are
+    searched through FTS5 (``names``, from ``schema_names``, holds its index)."""
+    # Plans with no folded goal: all of them in a file the search tables were just added to,
+    # or any a store of an older version of this program added since.
     missing = connection.exec_driver_sql(
         "SELECT id, goal FROM plan WHERE id NOT IN (SELECT plan_id FROM plan_goal)").all()
     if missing:
@@ -182,7 +136,7 @@ def ensure_search_tables(connection: Any) -> bool:
         "UPDATE plan_goal SET updated_at = p.updated_at, created_at = p.created_at FROM plan AS p "
         "WHERE p.id = plan_goal.plan_id "
         "AND (plan_goal.updated_at IS NOT p.updated_at OR plan_goal.created_at IS NOT p.created_at)")
-    return indexed
+    return "plan_goal_index" in names
 
 
 def index_goal(session: Any, plan_id: str, goal: str) -> None:
@@ -193,6 +147,12 @@ def index_goal(session: Any, plan_id: str, goal: str) -> None:
                          "ON CONFLICT (plan_id) DO UPDATE SET folded = excluded.folded, "
                          "updated_at = excluded.updated_at, created_at = excluded.created_at"),
                     {"plan_id": plan_id, "folded": goal.casefold()})
+
+
+_TRIGRAM = 3
+# The Library's order (Plans.summaries); the index plan_goal_order (made by the first schema
+# revision) holds it, so a search shorter than a trigram walks it and stops at the page's end.
+_ORDER = "ORDER BY g.updated_at DESC, g.created_at DESC, g.plan_id"
 
 
 def _phrase(needle: str) -> str:

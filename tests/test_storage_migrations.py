@@ -1,0 +1,108 @@
+"""The store's schema comes from Alembic revisions: a new file is made at the newest one, and a
+file from before migrations (``tests/data/store-main-68be543.sqlite3``, written by main at
+68be543 with ``tests/data/make_store_main.py``) is brought to it in place, its data whole."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from core import Plan, Run, StorageError
+from core.storage import PlanStore
+from core.storage._migrate import script_directory
+from core.storage.migrations import HEAD
+
+DATA = Path(__file__).parent / "data"
+MAIN = DATA / "store-main-68be543.sqlite3"
+EXPECTED = json.loads((DATA / "store-main-68be543.json").read_text())
+
+
+def _revision(path: Path) -> list[tuple[str]]:
+    with sqlite3.connect(path) as db:
+        return db.execute("SELECT version_num FROM alembic_version").fetchall()
+
+
+def _schema(path: Path) -> set[tuple[str, str, str | None]]:
+    with sqlite3.connect(path) as db:
+        return set(db.execute("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE '%alembic_version%'"))
+
+
+@pytest.fixture
+def main_file(tmp_path: Path) -> Path:
+    path = tmp_path / "from-main.sqlite3"
+    shutil.copyfile(MAIN, path)
+    return path
+
+
+def test_head_is_the_newest_revision() -> None:
+    assert script_directory().get_current_head() == HEAD
+
+
+def test_a_new_file_is_made_at_head_with_the_schema_main_made(tmp_path: Path) -> None:
+    path = tmp_path / "new.sqlite3"
+    PlanStore(path).close()
+    assert _revision(path) == [(HEAD,)]
+    assert _schema(path) == _schema(MAIN)
+
+
+def test_a_file_from_main_is_stamped_and_reads_back_whole(main_file: Path) -> None:
+    with sqlite3.connect(main_file) as db:
+        assert "alembic_version" not in {n for (n,) in db.execute("SELECT name FROM sqlite_master")}
+    with PlanStore(main_file) as store:
+        plan_id = EXPECTED["plan_id"]
+        assert [store.load_plan(plan_id, v).model_dump(mode="json") for v in (1, 2)] == EXPECTED["versions"]
+        assert [v.message for v in store.versions(plan_id)] == ["first", "second"]
+        assert store.load_run(EXPECTED["run_id"]) == Run.model_validate(EXPECTED["run"])
+        assert store.latest_run_id(plan_id) == EXPECTED["run_id"]
+        assert store.load_draft("tab1").content == EXPECTED["draft"]["content"]
+        review_plan = Plan.model_validate(EXPECTED["review_plan"])
+        pending = store.get_review(EXPECTED["pending_review"])
+        assert (pending.status, pending.original_text, pending.plan) == ("pending", "AS SENT", review_plan)
+        approved = store.get_review(EXPECTED["approved_review"])
+        assert (approved.status, approved.comment, approved.plan_id) == ("approved", "fine", EXPECTED["approved_plan_id"])
+        assert [s.id for s in store.list_plans("strasse")] == [plan_id]  # the search index came along
+        store.save_draft("tab2", "new work")  # and it takes new records
+    assert _revision(main_file) == [(HEAD,)]
+    assert _schema(main_file) == _schema(MAIN)
+
+
+def test_opening_again_changes_nothing(main_file: Path) -> None:
+    PlanStore(main_file).close()
+    before = (_schema(main_file), _revision(main_file), main_file.stat().st_mode)
+    with PlanStore(main_file) as store:
+        assert store.load_draft("tab1").content == EXPECTED["draft"]["content"]
+    assert (_schema(main_file), _revision(main_file), main_file.stat().st_mode) == before
+
+
+def test_a_file_from_main_without_drafts_gets_the_table(main_file: Path) -> None:
+    with sqlite3.connect(main_file) as db:
+        db.execute("DROP TABLE draft")
+    with PlanStore(main_file) as store:
+        store.save_draft("tab1", "again")
+        assert store.load_draft("tab1").content == "again"
+        assert store.load_plan(EXPECTED["plan_id"]).model_dump(mode="json") == EXPECTED["versions"][1]
+    assert _revision(main_file) == [(HEAD,)]
+
+
+def test_a_foreign_database_is_refused_and_left_unstamped(tmp_path: Path) -> None:
+    path = tmp_path / "other-app.sqlite3"
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE plan (name TEXT)")
+    with pytest.raises(StorageError, match=f"{path} is not a Plan Studio store: table 'plan' lacks column"):
+        PlanStore(path)
+    with sqlite3.connect(path) as db:
+        assert {n for (n,) in db.execute("SELECT name FROM sqlite_master")} == {"plan"}
+
+
+def test_the_revisions_ship_in_the_wheel() -> None:
+    import tomllib
+
+    root = Path(__file__).parents[1]
+    packages = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    folders = {".".join(p.parent.relative_to(root).parts) for p in (root / "core" / "storage").rglob("__init__.py")}
+    assert folders <= set(packages)
+    assert "core.storage.migrations.versions" in folders
