@@ -13,7 +13,8 @@ review from Reviews brings it back.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from functools import partial
+from typing import Any, Callable
 
 import streamlit as st
 
@@ -29,16 +30,12 @@ from ._text import md_escape
 __all__ = ["Question", "import_plan", "open_plan", "open_review", "open_run", "plan_goal", "replace_question",
            "unsaved_edits"]
 
-Kind = Literal["goal", "open", "run", "review", "import"]
-
-
 @dataclass(frozen=True)
 class Question:
-    """What waits for the user's answer: the action (``kind`` with ``args``), in words
-    (``what``), and why the editor's work would be lost (``why``)."""
+    """What waits for the user's answer: the action (``go``, the very call the click would
+    have made), in words (``what``), and why the editor's work would be lost (``why``)."""
 
-    kind: Kind
-    args: tuple[Any, ...]
+    go: Callable[[], Any]
     what: str
     why: str
 
@@ -64,8 +61,8 @@ def unsaved_edits() -> str | None:
     return "the plan was edited and is not saved"
 
 
-def _asked(kind: Kind, args: tuple[Any, ...], what: str) -> bool:
-    """In a callback: True when the editor holds unsaved work, so ``what`` waits for an answer."""
+def _asked(go: Callable[[], Any], what: str) -> bool:
+    """In a callback: True when the editor holds unsaved work, so ``go`` (``what``) waits for an answer."""
     st.session_state[Keys.NOTICES] = []
     st.session_state[Keys.REPLACE_ASK] = None
     if actions.run_in_progress():
@@ -75,15 +72,21 @@ def _asked(kind: Kind, args: tuple[Any, ...], what: str) -> bool:
     why = unsaved_edits()
     if why is None:
         return False
-    st.session_state[Keys.REPLACE_ASK] = Question(kind, args, what, why)
+    st.session_state[Keys.REPLACE_ASK] = Question(go, what, why)
     return True
 
 
 def plan_goal() -> None:
     """The Plan button: plan the goal typed, once the editor's unsaved work is settled."""
     goal = str(st.session_state.get(Keys.GOAL, "")).strip()
-    if goal and _asked("goal", (goal,), f"plan the goal “{goal}”"):
+    if goal and _asked(partial(_plan, goal), f"plan the goal “{goal}”"):
         return
+    actions.make_plan()
+
+
+def _plan(goal: str) -> None:
+    """Plan ``goal``, the one typed when the question was asked (the box may hold another now)."""
+    st.session_state[Keys.GOAL] = goal
     actions.make_plan()
 
 
@@ -94,14 +97,15 @@ def open_plan(plan_id: str, version: int | None, goal: str) -> bool:
         with actions.reported("open the plan"):
             version = max(v.version for v in get_services().store.versions(plan_id))
     which = "the latest version" if version is None else f"version {version}"
-    if _asked("open", (plan_id, version), f"open {which} of “{goal or plan_id}”"):
+    if _asked(partial(actions.open_saved_plan, plan_id, version), f"open {which} of “{goal or plan_id}”"):
         return True
     return actions.open_saved_plan(plan_id, version)
 
 
 def open_run(plan_id: str, version: int, run_id: str, goal: str) -> bool:
     """The Library's Open run: True when the Plan page should show next (opened, or asking)."""
-    if _asked("run", (plan_id, version, run_id), f"open run {run_id} of “{goal or plan_id}”"):
+    what = f"open run {run_id} of “{goal or plan_id}”"
+    if _asked(partial(actions.open_saved_run, plan_id, version, run_id), what):
         return True
     return actions.open_saved_run(plan_id, version, run_id)
 
@@ -109,37 +113,23 @@ def open_run(plan_id: str, version: int, run_id: str, goal: str) -> bool:
 def open_review(review_id: str, what: str) -> bool:
     """Reviews' Review or Open (or a ?review= link): True when the Plan page should show next
     (opened, or asking). ``what`` names it for the question, e.g. "review the plan bot sent"."""
-    if not review_actions.is_reviewing(review_id) and _asked("review", (review_id,), what):
+    if not review_actions.is_reviewing(review_id) and _asked(partial(review_actions.open_review, review_id), what):
         return True
     return review_actions.open_review(review_id)
 
 
 def import_plan(text: str, fmt: str) -> None:
     """Import: the plan in ``text`` replaces the editor's, once its unsaved work is settled."""
-    if text.strip() and _asked("import", (text, fmt), "import the plan"):
+    if text.strip() and _asked(partial(actions.import_plan, text, fmt), "import the plan"):
         return
     actions.import_plan(text, fmt)
-
-
-def _go(question: Question) -> None:
-    if question.kind == "goal":
-        st.session_state[Keys.GOAL] = question.args[0]
-        actions.make_plan()
-    elif question.kind == "open":
-        actions.open_saved_plan(*question.args)
-    elif question.kind == "run":
-        actions.open_saved_run(*question.args)
-    elif question.kind == "review":
-        review_actions.open_review(*question.args)
-    else:
-        actions.import_plan(*question.args)
 
 
 def _discard() -> None:
     question: Question | None = st.session_state[Keys.REPLACE_ASK]
     st.session_state[Keys.REPLACE_ASK] = None
     if question is not None:
-        _go(question)
+        question.go()
 
 
 def _save_first() -> None:
@@ -153,7 +143,7 @@ def _save_first() -> None:
         return  # save's own notice (or the conflict panel) says why
     saved: SavedRef = st.session_state[Keys.SAVED]
     st.session_state[Keys.REPLACE_ASK] = None
-    _go(question)
+    question.go()
     actions.notify("success", f"Your edits were saved first, as version {saved.version}; the Library has them.")
 
 
