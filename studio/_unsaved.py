@@ -42,9 +42,15 @@ class Question:
 
 def unsaved_edits() -> str | None:
     """Why the editor's work is not saved anywhere but this tab's draft, or None."""
+    why = _not_saved()
+    # Looked up only when there is work to lose (it reads the store): a pending review's work
+    # record that holds it all means reopening the review brings it back.
+    return None if why is None or work_kept() is not None else why
+
+
+def _not_saved() -> str | None:
+    """Why the editor's work differs from what it came from or was saved as, or None."""
     state = st.session_state
-    if work_kept() is not None:  # a pending review's work record holds it all; reopening it brings it back
-        return None
     if state[Keys.JSON_PENDING]:
         return "an edit you made during the run waits in the Plan JSON"
     if state[Keys.JSON_ERROR] is not None:
