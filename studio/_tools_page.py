@@ -14,7 +14,7 @@ import streamlit as st
 
 from core import Tool, ToolRegistry, describe_bounds, schema_alternatives
 from core.planners import render_manual
-from tools import LoadNotice, McpTool
+from tools import LoadNotice
 
 from . import _actions as actions
 from ._state import PERSIST, Keys
@@ -80,12 +80,12 @@ def _tool_card(tool: Tool) -> None:
             st.markdown(f"**Returns:** {md_escape(tool.returns_description)}")
         elif not tool.returns:
             st.markdown("**Returns:** not described")
-        if isinstance(tool, McpTool):
+        if tool.kind == "mcp":
             # As the server gave them, byte for byte what a reader of the server would see.
             with st.expander("Input schema (JSON)", key=f"tools.input.{tool.name}"):
                 st.json(tool.parameters, expanded=True)
         if tool.returns:
-            label = "Output schema (JSON)" if isinstance(tool, McpTool) else "Return schema (JSON)"
+            label = "Output schema (JSON)" if tool.kind == "mcp" else "Return schema (JSON)"
             with st.expander(label, key=f"tools.returns.{tool.name}"):
                 st.json(tool.returns, expanded=False)
 

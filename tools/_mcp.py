@@ -12,9 +12,10 @@ server gets one event-loop thread of its own holding its client session, and cal
 with ``run_coroutine_threadsafe`` and a timeout. A server that does not start, dies or hangs
 becomes an error naming it; the rest of the studio never waits longer than the timeout.
 
-Each server tool becomes an ``McpTool``: its description, input schema and output schema are
-exactly the server's; arguments are validated with the input schema (JSON Schema) before the
-call; the result is the call's structured content when the server gives it, else its text.
+Each server tool becomes a ``Tool`` run by an ``McpRunner``: its description, input schema and
+output schema are exactly the server's, its effects its ``annotations`` (unknown when it gives
+none); arguments go through the one check (``core._argument_check``) before the call; the
+result is the call's structured content when the server gives it, else its text.
 """
 
 from __future__ import annotations
@@ -29,12 +30,14 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from core import McpServerError, Tool, ToolArgumentsError, ToolExecutionError, ToolRegistry
-from core._untrusted_schema import bounded_validator, check_against, schema_problem
+from core import McpServerError, Tool, ToolDefinition, ToolExecutionError, ToolRegistry
+from core._tool_definition import effects_from_annotations
+from core._untrusted_schema import schema_problem
 
 from ._load_notice import LoadNotice
 
-__all__ = ["McpServerSpec", "McpConnection", "McpTool", "start_mcp_server", "add_mcp_server", "close_all"]
+__all__ = ["McpServerSpec", "McpConnection", "McpRunner", "connection_of", "start_mcp_server", "add_mcp_server",
+           "close_all"]
 
 _HEADER_SEPARATOR = " | "
 _STDERR_TAIL = 400
@@ -324,60 +327,31 @@ def _result_value(tool: str, result: Any) -> Any:
     return [block.model_dump(mode="json", by_alias=True, exclude_none=True) for block in result.content]
 
 
-@dataclass
-class McpTool(Tool):
-    """A tool an MCP server lists: validated with its input schema, run as an MCP tool call."""
+@dataclass(frozen=True)
+class McpRunner:
+    """Runs an MCP server's tool as an MCP tool call on its connection."""
 
-    connection: McpConnection | None = field(default=None, repr=False)
-    _input_validator: Any = field(default=None, repr=False)
+    connection: McpConnection = field(repr=False)
 
-    def check_arguments(self, args: dict[str, Any], skip: set[str] = frozenset()) -> list[tuple[str, str]]:
-        instance = {k: v for k, v in args.items() if k not in skip}
-        known = set(self.param_names)
-        # Like the built-ins, only the listed parameters are accepted (the manual says so): a
-        # misspelt name is a problem even where the schema leaves extra names open by omission.
-        closed = self.parameters.get("additionalProperties", False) is False and "patternProperties" not in self.parameters
-        problems = [(name, self._unknown(name)) for name in args if closed and name not in known]
-        # The server's schema is untrusted: patterns and cost are bounded (core._untrusted_schema).
-        errors, cut_short = check_against(self._input_validator, instance)
-        for error in errors:
-            path = list(error.absolute_path)
-            if not path and error.validator == "required":
-                missing = [p for p in error.validator_value if p not in instance and p not in skip]
-                problems += [(p, "required parameter is missing") for p in missing
-                             if (p, "required parameter is missing") not in problems]
-            elif not path and error.validator == "additionalProperties":
-                continue  # named above, with a "did you mean"
-            else:
-                problems.append((_path_text(path) or "params", error.message))
-        if cut_short is not None:
-            problems.append((_path_text(list(cut_short.path)) or "params", cut_short.message))
-        return problems
-
-    def call(self, args: dict[str, Any]) -> Any:
-        problems = self.check_arguments(args)
-        if problems:
-            raise ToolArgumentsError(f"{self.name}: " + "; ".join(f"{f}: {m}" for f, m in problems))
-        assert self.connection is not None
-        return self.connection.call(self.name, args)
+    def __call__(self, name: str, args: dict[str, Any]) -> Any:
+        return self.connection.call(name, args)
 
 
-def _path_text(path: list[Any]) -> str:
-    text = ""
-    for part in path:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
-    return text
+def connection_of(tool: Tool) -> McpConnection | None:
+    """The server connection an MCP tool runs on; ``None`` for any other tool."""
+    return tool.runner.connection if isinstance(tool.runner, McpRunner) else None
 
 
-def _make_tool(listed: Any, group: str, connection: McpConnection) -> McpTool:
+def _make_tool(listed: Any, group: str, connection: McpConnection) -> Tool:
     schema = listed.input_schema or {"type": "object"}
     problem = schema_problem(schema)
     if problem is not None:
         raise McpServerError(f"MCP tool {listed.name!r}: its input schema{problem[0]} {problem[1]}")
-    return McpTool(name=listed.name, func=connection.call, description=listed.description or "",
-                   parameters=schema, returns=listed.output_schema or {}, group=group,
-                   source=f"MCP server {connection.spec.label}", connection=connection,
-                   _input_validator=bounded_validator(schema))
+    definition = ToolDefinition(name=listed.name, description=listed.description or "", input_schema=schema,
+                                output_schema=listed.output_schema or None,
+                                effects=effects_from_annotations(getattr(listed, "annotations", None)),
+                                kind="mcp", source=f"MCP server {connection.spec.label}")
+    return Tool(definition, McpRunner(connection), group=group)
 
 
 def start_mcp_server(server: str, timeout: float) -> McpConnection:
