@@ -43,7 +43,7 @@ from ._identity import PlanIdentity, plan_identity
 from ._plan import Plan, PlanMetadata, Step, new_step_id
 from ._registry import NonBlank, Tool, ToolRegistry, describe_bounds, schema_alternatives
 from ._tool_definition import ADDITIVE, DESTRUCTIVE, IDEMPOTENT, READ_ONLY, UNKNOWN, Effects, ToolDefinition
-from ._tool_overrides import ToolOverride
+from ._tool_overrides import ToolOverride, overrides_from_json
 from ._tool_words import ToolWords
 from ._settings import FROM_OPTIONS_VARIABLE, PlannerName, Settings
 from ._synthesis import ModelSynthesizer, make_synthesizer, offline_summary
@@ -82,7 +82,7 @@ __all__ = [
 ]
 # Tools an agent declares when it sends a plan for review (kept apart to merge cleanly).
 __all__ += ["declared_tool", "ToolDefinition", "Effects", "READ_ONLY", "IDEMPOTENT", "ADDITIVE", "DESTRUCTIVE",
-            "UNKNOWN", "ToolOverride", "parse_tool_definitions", "with_declared_tools"]
+            "UNKNOWN", "ToolOverride", "overrides_from_json", "parse_tool_definitions", "with_declared_tools"]
 # The data folder and its files, private to the user (kept apart to merge cleanly).
 from ._private_files import private_file, private_folder, private_sqlite, tighten_file  # noqa: E402
 
