@@ -403,3 +403,25 @@ def test_add_mcp_server_refuses_an_unusable_server(tmp_path):
     registry, _ = load_tools(Settings(data_dir=tmp_path))
     with pytest.raises(McpServerError, match="command not found"):
         add_mcp_server(registry, "no-such-mcp-server-command", TIMEOUT)
+
+
+def test_a_servers_session_is_held_on_an_anyio_blocking_portal_and_closed_with_it():
+    # anyio's portal replaces the hand-made event-loop thread: the session lives in a portal
+    # task, calls go through it, and closing ends the task, the process and the portal's thread.
+    import threading
+
+    from anyio.from_thread import BlockingPortal
+
+    connection = McpConnection(McpServerSpec.parse(f"{PY} {TEST_SERVER} stdio"), TIMEOUT).open()
+    try:
+        run = connection._run
+        assert isinstance(run.portal, BlockingPortal)
+        assert connection.call("add", {"a": 2, "b": 3}) == {"result": 5}
+        portal_threads = [t for t in threading.enumerate() if t.name.startswith("mcp ")]
+        assert len(portal_threads) == 1
+    finally:
+        connection.close()
+    portal_threads[0].join(TIMEOUT)
+    assert not portal_threads[0].is_alive() and run.stopped.is_set()
+    with pytest.raises(RuntimeError):  # the portal is stopped: nothing more runs on it
+        run.portal.start_task_soon(connection._serve, run)
