@@ -20,14 +20,19 @@ NON_BLANK = r"\S"
 NonBlank = Annotated[str, Field(pattern=NON_BLANK)]
 
 
-def schema_alternatives(schema: dict[str, Any], defs: dict[str, Any]) -> list[dict[str, Any]]:
+def schema_alternatives(schema: dict[str, Any], defs: dict[str, Any],
+                        _seen: frozenset[str] = frozenset()) -> list[dict[str, Any]]:
     """The schemas a value may have: ``$ref``, ``anyOf`` and ``oneOf`` flattened (``defs`` is
-    the top schema's ``$defs``). Shared by everything that explains a schema to a reader."""
+    the top schema's ``$defs``). Shared by everything that explains a schema to a reader. A
+    ``$ref`` met again on the way (a schema from outside may loop) is any value."""
     if "$ref" in schema:
-        return schema_alternatives(defs.get(schema["$ref"].rsplit("/", 1)[-1], {}), defs)
+        ref = str(schema["$ref"])
+        if ref in _seen:
+            return [{}]
+        return schema_alternatives(defs.get(ref.rsplit("/", 1)[-1], {}), defs, _seen | {ref})
     for key in ("anyOf", "oneOf"):
-        if key in schema:
-            return [o for sub in schema[key] for o in schema_alternatives(sub, defs)]
+        if key in schema and isinstance(schema[key], list):
+            return [o for sub in schema[key] if isinstance(sub, dict) for o in schema_alternatives(sub, defs, _seen)]
     return [schema]
 
 

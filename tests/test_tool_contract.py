@@ -172,3 +172,13 @@ def test_the_manual_tells_the_planner_each_tools_effects(tmp_path) -> None:
     assert "Effects: writes, destructive\n" in manual.split("### deleteList\n")[1]
     registry.register(_pick, name="pick")
     assert "Effects: unknown (may write)" in render_manual(registry).split("### pick\n")[1]
+
+
+def test_a_schema_whose_references_loop_is_still_said_in_words() -> None:
+    # jsonschema resolves #/foo/x; the words follow $defs by name, where x refers to itself.
+    schema = {"type": "object", "properties": {"p": {"anyOf": [{"$ref": "#/foo/x"}, {"type": "integer"}]}},
+              "foo": {"x": {"type": "string"}}, "$defs": {"x": {"anyOf": [{"$ref": "#/$defs/x"}]}}}
+    [definition] = parse_tool_definitions([{"name": "t", "inputSchema": schema}])
+    tool = with_declared_tools(ToolRegistry(), [definition]).get("t")
+    [(field, message)] = tool.check_arguments({"p": [1]})
+    assert field == "p" and message.startswith("must be ") and message.endswith("(got [1])")
