@@ -127,6 +127,15 @@ class PythonRunner:
     arguments_model: type[BaseModel] = field(repr=False)
     output: TypeAdapter | None = field(default=None, repr=False)
 
+    def admits(self, args: dict[str, Any]) -> bool:
+        """Whether pydantic takes ``args`` as they are (a few us; the schema is made from the
+        same model, so the argument check would find nothing in them)."""
+        try:
+            self.arguments_model.model_validate_json(to_json(args), strict=True)
+        except (ValidationError, ValueError):
+            return False
+        return True
+
     def __call__(self, name: str, args: dict[str, Any]) -> Any:
         try:
             model = self.arguments_model.model_validate_json(to_json(args), strict=True)
