@@ -417,11 +417,11 @@ def test_a_servers_session_is_held_on_an_anyio_blocking_portal_and_closed_with_i
         run = connection._run
         assert isinstance(run.portal, BlockingPortal)
         assert connection.call("add", {"a": 2, "b": 3}) == {"result": 5}
-        portal_threads = [t for t in threading.enumerate() if t.name.startswith("mcp ")]
-        assert len(portal_threads) == 1
+        thread = run.portal.call(threading.current_thread)  # where the portal's event loop runs
+        assert thread is not threading.current_thread() and thread.name.startswith("mcp ")
     finally:
         connection.close()
-    portal_threads[0].join(TIMEOUT)
-    assert not portal_threads[0].is_alive() and run.stopped.is_set()
+    thread.join(TIMEOUT)
+    assert not thread.is_alive() and run.stopped.is_set()
     with pytest.raises(RuntimeError):  # the portal is stopped: nothing more runs on it
         run.portal.start_task_soon(connection._serve, run)
