@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
+import threading
 from collections import OrderedDict
 from typing import Any, Sequence
 
@@ -92,6 +93,7 @@ class ArgumentCheck:
         self.definition = definition
         self.validator = argument_validator(definition)
         self._answers: OrderedDict[tuple[str, frozenset[str]], list[tuple[str, str]]] = OrderedDict()
+        self._lock = threading.Lock()
 
     def __call__(self, args: dict[str, Any], skip: set[str] | frozenset[str] = frozenset()) -> list[tuple[str, str]]:
         try:
@@ -99,14 +101,18 @@ class ArgumentCheck:
         except PydanticSerializationError:
             text = None
         key = None if text is None or len(text) > self._LONGEST else (text, frozenset(skip))
-        if key is not None and key in self._answers:
-            self._answers.move_to_end(key)
-            return list(self._answers[key])
+        if key is not None:
+            with self._lock:  # sessions' script threads and runs share the tools
+                kept = self._answers.get(key)
+                if kept is not None:
+                    self._answers.move_to_end(key)
+                    return list(kept)
         problems = argument_problems(self.definition, self.validator, args, skip)
         if key is not None and not any(m.startswith("not checked") for _, m in problems):
-            self._answers[key] = list(problems)
-            if len(self._answers) > self._KEPT:
-                self._answers.popitem(last=False)
+            with self._lock:
+                self._answers[key] = list(problems)
+                if len(self._answers) > self._KEPT:
+                    self._answers.popitem(last=False)
         return problems
 
 
