@@ -161,10 +161,11 @@ def argument_problems(definition: ToolDefinition, validator: Any, args: dict[str
     defs = schema.get("$defs", {})
     for error in errors:
         path = list(error.absolute_path)
-        if not path and error.validator == "required":
+        if error.validator == "required" and isinstance(error.instance, dict):
+            # Named by the missing field, each on its own line (a reference's field is not missing).
             for name in error.validator_value:
-                if name not in instance and name not in skip:
-                    add(name, "required parameter is missing", 0)
+                if name not in error.instance and not (not path and name in skip):
+                    add(field_text([*path, name]), "required parameter is missing", 0)
         elif not path and error.validator == "additionalProperties" and closed:
             continue  # named above, one line per unknown name, with a "did you mean"
         else:
@@ -220,10 +221,6 @@ def _said(error: ValidationError, defs: dict[str, Any]) -> tuple[list[Any], str]
         return [], f"must not be blank (got {shown(repr(got))})"
     if kind == "format" and value in _FORMAT_WORDS:
         return [], f"must be {_FORMAT_WORDS[value]} (got {shown(repr(got))})"
-    if kind == "required" and isinstance(got, dict):
-        missing = [name for name in value if name not in got]
-        if missing:
-            return [missing[0]], "required field is missing"
     return [], error.message
 
 
