@@ -4,6 +4,8 @@ today, and the user's data folder is pointed at a folder that must stay empty.""
 
 from __future__ import annotations
 
+import dataclasses
+
 import datetime as dt
 import io
 import json
@@ -807,7 +809,8 @@ def test_ctrl_c_during_a_run_says_where_it_stopped_and_what_had_finished(
             os.kill(os.getpid(), signal.SIGINT)
             time.sleep(30)
         # The second step's tool is where the user presses Ctrl-C.
-        services.registry.get("shipments_list").func = pressed_ctrl_c
+        tool = services.registry.get("shipments_list")
+        tool.runner = dataclasses.replace(tool.runner, func=pressed_ctrl_c)
         return services
 
     real_build_services = studio.cli.build_services

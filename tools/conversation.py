@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing_extensions import TypedDict
 
-from core import NonBlank, Settings, ToolRegistry
+from core import READ_ONLY, NonBlank, Settings, ToolRegistry
 
 __all__ = ["SayResult", "register", "say"]
 
@@ -34,4 +34,4 @@ def say(message: NonBlank) -> SayResult:
 
 
 def register(registry: ToolRegistry, settings: Settings) -> None:
-    registry.register(say, group="conversation")
+    registry.register(say, group="conversation", effects=READ_ONLY)
