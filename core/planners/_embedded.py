@@ -62,6 +62,8 @@ from . import _embedded_phrases as phrases
 from ._base import PlanContext
 from ._embedded_examples import example_feedback, example_goal
 from ._embedded_build import Node, build_nodes, check_has_steps, make_groups, mark_parallel, nodes_to_steps
+from ._embedded_negation import read_negations
+from ._embedded_notices import NOT_APPLIED_KEY
 from ._embedded_parse import Mention, Parsed, parse, phrase_pattern
 from ._embedded_replan import apply_feedback
 from ._embedded_unread import UNREAD_KEY, unread_words
@@ -105,7 +107,7 @@ class EmbeddedPlanner:
         return self._fresh(goal, today)
 
     def _fresh(self, goal: str, today: dt.date) -> Plan:
-        parsed = parse(goal, self.vocabulary, today)
+        parsed, not_applied = read_negations(parse(goal, self.vocabulary, today), self.vocabulary)
         groups = make_groups(parsed, self.vocabulary)
         check_has_steps(groups, self.vocabulary, goal)
         unused: list[Mention] = []
@@ -116,6 +118,8 @@ class EmbeddedPlanner:
         unread = unread_words(parsed, unused)
         if unread:
             setattr(metadata, UNREAD_KEY, unread)
+        if not_applied:
+            setattr(metadata, NOT_APPLIED_KEY, not_applied)
         plan = Plan(goal=goal, steps=steps, metadata=metadata)
         mark_parallel(plan)
         return plan

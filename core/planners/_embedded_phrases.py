@@ -108,3 +108,22 @@ PARAM_NOUNS: dict[str, tuple[str, ...]] = {
     "date range": ("date_from", "date_to"),
     "time": ("date_from", "date_to"),
 }
+
+# Words that negate what follows them ("shipments that are not <value>", "except <value>");
+# the contractions stand for their "not". Read by ``_embedded_negation``.
+NEGATIONS: frozenset[str] = frozenset("""
+    not never no without except excluding excepting isn't aren't wasn't weren't don't doesn't
+    didn't hasn't haven't hadn't won't
+    """.split())
+# Two-word negations: "other than", "rather than".
+NEGATION_PAIRS: frozenset[tuple[str, str]] = frozenset({("other", "than"), ("rather", "than")})
+# Words that may stand between a negation and the value it negates ("not yet marked as
+# <value>", "other than the <value> ones"); any other word ends the negation's reach.
+NEGATION_GLUE: frozenset[str] = frozenset("""
+    that which who whose are is was were be been being have has had do does did yet ever currently
+    still the a an any status marked as in at from to of with by those ones one for
+    """.split())
+# "not only X but also Y" adds to X, it does not negate it.
+NOT_NEGATING: frozenset[str] = frozenset({"only", "just", "merely", "simply"})
+# Negations that deny the rows after them exist ("<entity> with no <value> <other entity>").
+DENYING: frozenset[str] = frozenset({"no", "without", "never"})
