@@ -63,7 +63,8 @@ from ._base import PlanContext
 from ._embedded_examples import example_feedback, example_goal
 from ._embedded_build import Node, build_nodes, check_has_steps, make_groups, mark_parallel, nodes_to_steps
 from ._embedded_negation import read_negations
-from ._embedded_notices import NOT_APPLIED_KEY
+from ._embedded_notices import NOT_APPLIED_KEY, READ_AS_KEY
+from ._embedded_typos import TypoReader
 from ._embedded_parse import Mention, Parsed, parse, phrase_pattern
 from ._embedded_replan import apply_feedback
 from ._embedded_unread import UNREAD_KEY, unread_words
@@ -92,19 +93,25 @@ class EmbeddedPlanner:
     def __init__(self, registry: ToolRegistry) -> None:
         self.registry = registry
         self.vocabulary = Vocabulary(registry)
+        self.typos = TypoReader(registry, self.vocabulary)
 
     def plan(self, goal: str, *, today: dt.date, context: PlanContext | None = None) -> Plan:
         check_text(goal, "goal", f"describe what to list, e.g. {example_goal(self.vocabulary)!r}")
-        if context is not None and context.previous_plan.steps and self._is_follow_up(goal, today, context):
+        # Read as corrected ("inspectons" as "inspections"); the plan keeps the goal as typed.
+        text, read_as = self.typos.correct(goal)
+        if context is not None and context.previous_plan.steps and self._is_follow_up(text, today, context):
             try:
-                follow = apply_feedback(self.vocabulary, context.previous_plan, goal, today,
+                follow = apply_feedback(self.vocabulary, context.previous_plan, text, today,
                                         follow_up_of=context.previous_goal)
             except PlannerError:
-                if not parse(goal, self.vocabulary, today).entities:
+                if not parse(text, self.vocabulary, today).entities:
                     raise
             else:
                 return follow.model_copy(update={"goal": goal})
-        return self._fresh(goal, today)
+        plan = self._fresh(text, today)
+        if read_as:
+            setattr(plan.metadata, READ_AS_KEY, read_as)
+        return plan.model_copy(update={"goal": goal})
 
     def _fresh(self, goal: str, today: dt.date) -> Plan:
         parsed, not_applied = read_negations(parse(goal, self.vocabulary, today), self.vocabulary)

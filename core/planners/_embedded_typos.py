@@ -1,0 +1,167 @@
+"""Misspelled entity words: "inspectons" is read as the entity noun it is one typo from.
+
+A goal word is read as a known entity word (a tool's noun, singular or plural, or a kind
+word a tool group handed the registry) when it is within one typo of it (a letter missing,
+added, changed, or two letters swapped), or two typos for words of ``_TWO_TYPOS`` letters or
+more, starts with the same letter, and no other entity word is as close. The plan says so:
+"read 'inspectons' as 'inspections'" (``metadata.read_as``).
+
+Never read as another word: words under ``_SHORTEST`` letters, words with digits, and every
+word the planner knows as it is: the English of ``_embedded_phrases`` (function words,
+cues, negations, write verbs), month and weekday names, the tools' parameter and row field
+names, and every phrase of the vocabulary. So "notes" (a row field) or "there" stay as said.
+
+Each goal word is compared with the few entity words of about its length, with a distance
+that stops once it exceeds the bound: a goal of ``MAX_GOAL_LENGTH`` characters costs a few
+milliseconds.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from typing import Any, Iterator
+
+from .._registry import ToolRegistry
+from . import _embedded_phrases as phrases
+from ._embedded_vocabulary import Vocabulary, plural, singular
+
+__all__ = ["TypoReader"]
+
+_SHORTEST = 4
+_TWO_TYPOS = 8
+_LONGEST = 30  # longer "words" are no misspelled noun; not compared at all
+_WORD = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)?|\S+")
+
+
+class TypoReader:
+    """The entity words of one vocabulary, and the words never read as another."""
+
+    def __init__(self, registry: ToolRegistry, vocab: Vocabulary) -> None:
+        targets: set[str] = set()
+        for info in vocab.tools.values():
+            targets.update(w for form in info.forms for w in form.split())
+            for param in ("type", "kind"):
+                targets.update(plural(v.replace("_", " ")) for v in info.enums.get(param, []) if "_" not in v)
+        for said in vocab.kind_words.values():
+            targets.update(w for w in said if " " not in w)
+        self.targets = sorted(t.lower() for t in targets if len(t) >= _SHORTEST and t.isalpha())
+        self.known = _known_words(registry, vocab) | set(self.targets)
+
+    def correct(self, text: str) -> tuple[str, list[str]]:
+        """``text`` with misspelled entity words replaced, and a "read 'x' as 'y'" note for each."""
+        parts: list[str] = []
+        notes: list[str] = []
+        at = 0
+        for m in _WORD.finditer(text):
+            word = m.group()
+            target = self._target(word)
+            if target is None:
+                continue
+            shown = target.capitalize() if word[0].isupper() else target
+            parts.extend((text[at:m.start()], shown))
+            at = m.end()
+            note = f"read \u2018{word}\u2019 as \u2018{target}\u2019"
+            if note not in notes:
+                notes.append(note)
+        if not notes:
+            return text, []
+        parts.append(text[at:])
+        return "".join(parts), notes
+
+    def _target(self, word: str) -> str | None:
+        lowered = word.lower()
+        if (len(lowered) < _SHORTEST or len(lowered) > _LONGEST or not lowered.isalpha()
+                or lowered in self.known or singular(lowered) in self.known or plural(lowered) in self.known):
+            return None
+        bound = 2 if len(lowered) >= _TWO_TYPOS else 1
+        best: list[str] = []
+        best_distance = bound + 1
+        for target in self.targets:
+            if target[0] != lowered[0] or abs(len(target) - len(lowered)) > bound:
+                continue
+            distance = _distance(lowered, target, min(bound, best_distance))
+            if distance > bound:
+                continue
+            if distance < best_distance:
+                best, best_distance = [target], distance
+            elif distance == best_distance:
+                best.append(target)
+        return best[0] if len(best) == 1 else None
+
+
+def _distance(a: str, b: str, bound: int) -> int:
+    """Edits (insert, delete, change, swap of two neighbours) from ``a`` to ``b``, or
+    ``bound + 1`` once that many are certain."""
+    previous2: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        row = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            row[j] = min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                row[j] = min(row[j], previous2[j - 2] + 1)
+        if min(row) > bound:
+            return bound + 1
+        previous2, previous = previous, row
+    return min(previous[-1], bound + 1)
+
+
+def _known_words(registry: ToolRegistry, vocab: Vocabulary) -> set[str]:
+    """Every word the planner or the tools use as it is."""
+    words: set[str] = set()
+    for name in dir(phrases):
+        if name.isupper():
+            words.update(_words_in(getattr(phrases, name)))
+    words.update(n.lower() for n in [*calendar.month_name, *calendar.month_abbr, *calendar.day_name] if n)
+    words.update(("today", "yesterday", "week", "weeks", "month", "months", "day", "days", "year",
+                  "years", "since", "between", "until", "till", "past", "previous"))
+    for tool in registry:
+        words.update(_words_in(tool.name.split("_")))
+        words.update(_words_in(p.split("_") for p in tool.param_names))
+        words.update(_words_in(_field_names(tool.returns)))
+    for info in vocab.tools.values():
+        words.update(_words_in([*info.forms, *(v for vs in info.enums.values() for v in vs)]))
+        words.update(_words_in(v for vs in info.known_values.values() for v in vs))
+    words.update(_words_in(vocab.cities))
+    words.update(_words_in(vocab.kind_nouns))
+    for by_value in vocab.value_phrases.values():
+        words.update(_words_in(by_value.values()))
+    for said in [*vocab.kind_words.values(), *vocab.name_cues.values(), *vocab.said_param_nouns.values()]:
+        words.update(_words_in(said))
+    return words
+
+
+def _words_in(value: Any) -> Iterator[str]:
+    """The lowercase words of the strings in ``value`` (nested lists, tuples, sets, dict keys and values)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            yield from (w for w in re.split(r"[^\w']+", item.lower().replace("_", " ")) if w)
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple, set, frozenset)) or hasattr(item, "__next__"):
+            stack.extend(item)
+
+
+def _field_names(schema: Any, depth: int = 0) -> list[str]:
+    """Property names anywhere in a JSON schema (a row's fields: "notes", "inspector"), a few levels deep."""
+    if not isinstance(schema, dict) or depth > 6:
+        return []
+    names: list[str] = []
+    for key in ("properties", "$defs", "definitions"):
+        inner = schema.get(key)
+        if isinstance(inner, dict):
+            if key == "properties":
+                names.extend(k for k in inner if isinstance(k, str))
+            for sub in inner.values():
+                names.extend(_field_names(sub, depth + 1))
+    for key in ("items", "additionalProperties"):
+        names.extend(_field_names(schema.get(key), depth + 1))
+    for key in ("anyOf", "oneOf", "allOf"):
+        for sub in schema.get(key) or []:
+            names.extend(_field_names(sub, depth + 1))
+    return names
