@@ -233,11 +233,17 @@ def test_a_goal_that_changes_the_world_is_refused_naming_the_verb(planner: Embed
     assert f"no tool that can {verb} {entity}" in message and "only list" in message, message
 
 
+def test_a_change_to_something_no_entity_names_is_refused_quoting_it(planner: EmbeddedPlanner) -> None:
+    with pytest.raises(PlannerError, match="no tool that can email the report to Anna;"):
+        planner.plan("Get rejected shipments and their contaminants, then email the report to Anna", today=T)
+
+
 @pytest.mark.parametrize("goal", [
     "shipment updates from last week",
     "Show changes in shipments carried by CityCart",
     "cancelled or rejected shipments",
     "List delivered shipments and their contaminants",
+    "delete the inspections step",  # an edit of the plan, not of the world
 ])
 def test_nouns_and_participles_of_those_verbs_are_no_request(planner: EmbeddedPlanner, goal: str) -> None:
     assert planner.plan(goal, today=T).steps

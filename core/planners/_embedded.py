@@ -65,6 +65,7 @@ from ._embedded_build import Node, build_nodes, check_has_steps, make_groups, ma
 from ._embedded_negation import read_negations
 from ._embedded_notices import NOT_APPLIED_KEY, READ_AS_KEY
 from ._embedded_typos import TypoReader
+from ._embedded_writes import refuse_write, write_request
 from ._embedded_parse import Mention, Parsed, parse, phrase_pattern
 from ._embedded_replan import apply_feedback
 from ._embedded_unread import UNREAD_KEY, unread_words
@@ -99,6 +100,13 @@ class EmbeddedPlanner:
         check_text(goal, "goal", f"describe what to list, e.g. {example_goal(self.vocabulary)!r}")
         # Read as corrected ("inspectons" as "inspections"); the plan keeps the goal as typed.
         text, read_as = self.typos.correct(goal)
+        request = write_request(parse(text, self.vocabulary, today), self.vocabulary)
+        if request is not None and not (request.verb in phrases.REMOVE_VERBS and context is not None
+                                        and context.previous_plan.steps
+                                        and self._is_follow_up(text, today, context)):
+            # "Delete ..." planned as a listing would be approved as something else; a follow-up's
+            # "delete the <entity> step" edits the plan and is read as re-plan feedback.
+            raise refuse_write(request, self.registry)
         if context is not None and context.previous_plan.steps and self._is_follow_up(text, today, context):
             try:
                 follow = apply_feedback(self.vocabulary, context.previous_plan, text, today,

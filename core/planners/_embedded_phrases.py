@@ -127,3 +127,25 @@ NEGATION_GLUE: frozenset[str] = frozenset("""
 NOT_NEGATING: frozenset[str] = frozenset({"only", "just", "merely", "simply"})
 # Negations that deny the rows after them exist ("<entity> with no <value> <other entity>").
 DENYING: frozenset[str] = frozenset({"no", "without", "never"})
+
+# Verbs that ask to change the world, by the kind of change: a goal that opens a clause with
+# one asks for a tool that writes (``_embedded_writes``). The words of one kind name the same
+# change, so a tool named with any of them can make it. Plan edits ("add", "remove", "drop")
+# are not here: they change the plan, not the world.
+WRITE_VERBS: dict[str, tuple[str, ...]] = {
+    "create": ("create", "insert", "register"),
+    "update": ("update", "change", "modify", "edit", "rename", "correct", "fix", "reassign", "assign",
+               "mark", "flag", "approve", "reject", "reroute", "redirect", "reset"),
+    "delete": ("delete", "erase", "purge", "destroy", "wipe", "archive"),
+    "cancel": ("cancel", "abort", "revoke", "void"),
+    "send": ("send", "email", "e-mail", "mail", "forward", "notify", "message", "dispatch",
+             "submit", "post", "upload", "publish", "share"),
+    "book": ("book", "reserve", "schedule", "reschedule", "buy", "pay"),
+}
+# Words before a clause's verb that keep it the clause's verb ("could you please delete ...").
+REQUEST_OPENERS: frozenset[str] = frozenset("""
+    please pls kindly can could would will you i i'd we want wanna like need needs to let's lets go
+    ahead and help me try also then now just so should must
+    """.split())
+# A verb followed by one of these is a noun ("update on <entity>", "change of status").
+NOUN_AFTER: frozenset[str] = frozenset({"of", "on", "about", "in", "history", "log", "logs", "list"})

@@ -1,0 +1,121 @@
+"""Goals that ask to change the world ("delete ...", "cancel ...", "send ...").
+
+The embedded planner plans tools that read. Planned as a listing, "Delete the <rows>" would
+become a plan that lists them: the reviewer approves something other than what was asked.
+So a goal whose clause opens with a verb of ``WRITE_VERBS`` (after "please", "could you",
+"I want to", ...; "then send them" counts, "shipment updates" and "cancelled" do not) is
+refused, naming the verb and what it acts on (the entity after it, or the one before a
+"them"). When a tool of the registry is named with a verb of that kind and the entity
+("<entity>_cancel"), the refusal names it, since a person (or the LLM planner) can plan it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .._errors import PlannerError
+from .._registry import ToolRegistry
+from . import _embedded_phrases as phrases
+from ._embedded_parse import Parsed
+from ._embedded_vocabulary import Vocabulary, plural, singular
+
+__all__ = ["WriteRequest", "write_request", "refuse_write"]
+
+_TOKEN = re.compile(r"[^\W\d_]+(?:['\u2019-][^\W\d_]+)?|[.!?;:,]|\S+")
+_CLAUSE_BREAKS = frozenset({".", "!", "?", ";", ":", ",", "and", "then"})
+_ARTICLES = frozenset({"the", "a", "an", "all", "every", "each", "any", "some", "my", "our", "new"})
+_POINTERS = frozenset({"them", "it", "they", "those", "these", "this", "that"})
+_PLAN_NOUNS = frozenset({"step", "steps", "filter", "filters", "plan", "limit"})
+_SAID_WORDS = 6  # words after a verb quoted when they name no entity
+_KINDS = {verb: kind for kind, verbs in phrases.WRITE_VERBS.items() for verb in verbs}
+
+
+class WriteRequest:
+    """A verb of a goal that asks to change something, and what it acts on."""
+
+    def __init__(self, verb: str, kind: str, entity: str, tool_entity: str | None) -> None:
+        self.verb, self.kind, self.entity, self.tool_entity = verb, kind, entity, tool_entity
+
+
+def write_request(parsed: Parsed, vocab: Vocabulary) -> WriteRequest | None:
+    """The first clause of ``parsed`` that opens with a write verb, if any."""
+    text = parsed.text
+    tokens = [(m.start(), m.end(), m.group().lower().replace("\u2019", "'")) for m in _TOKEN.finditer(text)]
+    opening = True
+    for k, (start, end, word) in enumerate(tokens):
+        if word in _CLAUSE_BREAKS:
+            opening = True
+            continue
+        if not opening:
+            continue
+        if word in _KINDS:
+            following = tokens[k + 1][2] if k + 1 < len(tokens) else ""
+            if following not in phrases.NOUN_AFTER and not _about_the_plan(tokens, k):
+                return _request(parsed, vocab, word, tokens, k)
+        opening = word in phrases.REQUEST_OPENERS
+    return None
+
+
+def _about_the_plan(tokens: list[tuple[int, int, str]], k: int) -> bool:
+    """ "delete the <entity> step", "change the date filter": the clause edits the plan."""
+    for _start, _end, word in tokens[k + 1:k + 1 + _SAID_WORDS]:
+        if word in _CLAUSE_BREAKS:
+            return False
+        if word in _PLAN_NOUNS:
+            return True
+    return False
+
+
+def _request(parsed: Parsed, vocab: Vocabulary, verb: str, tokens: list[tuple[int, int, str]],
+             k: int) -> WriteRequest:
+    end = tokens[k][1]
+    after = next((w for _s, _e, w in tokens[k + 1:] if w not in _ARTICLES), "")
+    entities = parsed.entities
+    if after in _POINTERS:
+        before = [m for m in entities if m.end <= tokens[k][0]]
+        target = before[-1] if before else None
+    else:
+        clause_end = next((s for s, _e, w in tokens[k + 1:] if w in _CLAUSE_BREAKS - {"and"}), len(parsed.text))
+        target = next((m for m in entities if end <= m.start < clause_end), None)
+    if target is not None and target.tool in vocab.tools:
+        entity = vocab.tools[target.tool].entity
+        return WriteRequest(verb, _KINDS[verb], entity, entity)
+    # No entity named: the words after the verb say what ("email the report to <name>").
+    said = []
+    for start, stop, word in tokens[k + 1:k + 1 + _SAID_WORDS]:
+        if word in _CLAUSE_BREAKS:
+            break
+        said.append(parsed.text[start:stop])
+    return WriteRequest(verb, _KINDS[verb], " ".join(said) or "anything", None)
+
+
+def refuse_write(request: WriteRequest, registry: ToolRegistry) -> PlannerError:
+    """Why the goal is not planned: no tool can make the change, or only a person can plan it."""
+    writer = _writer(request, registry)
+    said = f"{request.verb} {request.entity}"
+    if writer is not None:
+        return PlannerError(
+            f"the goal asks to {said}, and the embedded planner plans only tools that read; the plan would "
+            f"only list them. The tool {writer} can {request.kind} {request.entity}: add it to a plan by "
+            "hand (start an empty plan, or edit the Plan JSON), or use the LLM planner.")
+    if request.tool_entity is None:
+        return PlannerError(
+            f"Plan Studio has no tool that can {said}; the embedded planner would only list rows, so the "
+            f"goal is not planned. To review the rows first, ask for them without '{request.verb}'.")
+    return PlannerError(
+        f"Plan Studio has no tool that can {said}; the plan would only list them, so the goal is not "
+        f"planned. To review them first, ask for them without '{request.verb}' (e.g. 'list the "
+        f"{request.entity}').")
+
+
+def _writer(request: WriteRequest, registry: ToolRegistry) -> str | None:
+    """A tool named with a verb of the request's kind and its entity ("order_cancel")."""
+    if request.tool_entity is None:
+        return None
+    verbs = set(phrases.WRITE_VERBS[request.kind])
+    nouns = {request.tool_entity, singular(request.tool_entity), plural(request.tool_entity)}
+    for tool in registry:
+        words = tool.name.lower().replace("-", "_").split("_")
+        if verbs & set(words) and (nouns & set(words) or " ".join(words) in nouns):
+            return tool.name
+    return None
