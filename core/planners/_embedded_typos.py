@@ -38,15 +38,20 @@ class TypoReader:
     """The entity words of one vocabulary, and the words never read as another."""
 
     def __init__(self, registry: ToolRegistry, vocab: Vocabulary) -> None:
-        targets: set[str] = set()
+        # Each entity word, to what it names: the singular and plural of a noun name the same.
+        targets: dict[str, str] = {}
         for info in vocab.tools.values():
-            targets.update(w for form in info.forms for w in form.split())
+            targets.update((w, info.name) for form in info.forms for w in form.split())
             for param in ("type", "kind"):
-                targets.update(plural(v.replace("_", " ")) for v in info.enums.get(param, []) if "_" not in v)
-        for said in vocab.kind_words.values():
-            targets.update(w for w in said if " " not in w)
-        self.targets = sorted(t.lower() for t in targets if len(t) >= _SHORTEST and t.isalpha())
+                targets.update((plural(v), f"{info.name}.{v}") for v in info.enums.get(param, []) if v.isalpha())
+        for value, said in vocab.kind_words.items():
+            targets.update((w, f"kind.{value}") for w in said if " " not in w)
+        self.named = {t.lower(): key for t, key in targets.items() if len(t) >= _SHORTEST and t.isalpha()}
+        self.targets = sorted(self.named)
         self.known = _known_words(registry, vocab) | set(self.targets)
+        # Other forms of these words are no typo ("inspectors" of a row's "inspector"); other
+        # forms of an entity word are ("facilitys").
+        self.forms_known = self.known - set(self.targets)
 
     def correct(self, text: str) -> tuple[str, list[str]]:
         """``text`` with misspelled entity words replaced, and a "read 'x' as 'y'" note for each."""
@@ -72,7 +77,8 @@ class TypoReader:
     def _target(self, word: str) -> str | None:
         lowered = word.lower()
         if (len(lowered) < _SHORTEST or len(lowered) > _LONGEST or not lowered.isalpha()
-                or lowered in self.known or singular(lowered) in self.known or plural(lowered) in self.known):
+                or lowered in self.known or singular(lowered) in self.forms_known
+                or plural(lowered) in self.forms_known):
             return None
         bound = 2 if len(lowered) >= _TWO_TYPOS else 1
         best: list[str] = []
@@ -87,7 +93,10 @@ class TypoReader:
                 best, best_distance = [target], distance
             elif distance == best_distance:
                 best.append(target)
-        return best[0] if len(best) == 1 else None
+        if len({self.named[t] for t in best}) != 1:
+            return None  # as close to two different things: no reading is safe
+        # "shipmens": the plural, whose ending it shares, over the singular.
+        return min(best, key=lambda t: (t[-1] != lowered[-1], abs(len(t) - len(lowered)), t))
 
 
 def _distance(a: str, b: str, bound: int) -> int:
