@@ -43,6 +43,14 @@ Supported goal phrasings (T = today; the examples are the demo tools' words, whi
   plan ("also", "add", "their"), or names only entities the previous plan lists. Any other
   goal ("Get inspections from today", "What's the weather in <city>?") is planned afresh.
 
+Meaning before coverage: a negation ("not", "didn't", "without", "except", "other than",
+...) sets the opposite value the schema can hold, or is left out with a notice that it was
+NOT applied (``_embedded_negation``); a misspelled entity word is read as the one it is a
+typo or two from, and the plan says so (``_embedded_typos``); a goal that asks to change the
+world ("delete ...", "cancel ...", "send ...") is refused, never planned as a listing
+(``_embedded_writes``). What the plan says about its reading is gathered by
+``planner_notices`` (``_embedded_notices``).
+
 Words a goal says that the plan does not use come with the plan as
 ``metadata.unread_words`` (see ``_embedded_unread``). Goals longer than ``MAX_GOAL_LENGTH``
 characters are refused, and numbers are kept within the tools' schemas (a ``limit`` of at
