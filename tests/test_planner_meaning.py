@@ -87,6 +87,17 @@ def test_a_negation_the_schema_cannot_express_is_left_out_and_said(planner: Embe
     assert len(notices) == 1 and said in notices[0] and "NOT applied" in notices[0], notices
 
 
+@pytest.mark.parametrize("goal, param", [
+    ("shipments to Hamburg that are neither rejected nor delivered", "status"),
+    ("shipments not in transit or pending", "status"),
+    ("facilities that are not landfills or incinerators in Munich", "type"),
+])
+def test_a_negation_reaches_each_item_of_its_list(planner: EmbeddedPlanner, goal: str, param: str) -> None:
+    """ "neither X nor Y", "not X or Y": no item of the list is planned as asked for."""
+    assert all(param not in params for _tool, params in steps(planner, goal))
+    assert len(not_applied(planner, goal)) == 2
+
+
 @pytest.mark.parametrize("goal, never", [
     ("facilities with no failed inspections", ("result", "failed")),
     ("Landfills in Munich that did not fail inspections", ("result", "failed")),

@@ -57,14 +57,16 @@ def read_negations(parsed: Parsed, vocab: Vocabulary) -> tuple[Parsed, list[str]
     notices: list[str] = []
     drop: set[int] = set()
     spans: list[tuple[int, int]] = []
+    carried: tuple[int, str] | None = None  # the end of the last negated mention, and its negation
     for at, mention in enumerate(mentions):
         if mention.kind not in ("filter", "entity") or at in drop:
             continue
         if mention.filter is not None and mention.filter.param == LIMIT:
             continue
-        negation = _negation_before(masked, mention.start)
+        negation = _negation_before(masked, mention.start) or _carried_over(masked, carried, mention.start)
         if negation is None:
             continue
+        carried = (mention.end, negation.cue)
         said = " ".join(text[negation.start:mention.end].split())
         spans.append((negation.start, mention.start))
         if negation.limited:
@@ -126,6 +128,20 @@ def _negation_before(masked: str, start: int) -> _Negation | None:
             return _Negation(at, word)
         if word not in phrases.NEGATION_GLUE:
             return None
+    return None
+
+
+def _carried_over(masked: str, carried: tuple[int, str] | None, start: int) -> _Negation | None:
+    """ "not <value> or <value>": the negation before a list reaches each of its items."""
+    if carried is None or start - carried[0] > _REACH:
+        return None
+    gap = masked[carried[0]:start]
+    if _MASK in gap:
+        return None
+    words = [m.group().lower() for m in _TOKEN.finditer(gap)]
+    joins = [w for w in words if w not in phrases.NEGATION_GLUE]
+    if joins and all(w in phrases.NEGATION_LISTS for w in joins) and joins[-1] != ",":
+        return _Negation(carried[0], carried[1])
     return None
 
 

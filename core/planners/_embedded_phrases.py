@@ -112,7 +112,7 @@ PARAM_NOUNS: dict[str, tuple[str, ...]] = {
 # Words that negate what follows them ("shipments that are not <value>", "except <value>");
 # the contractions stand for their "not". Read by ``_embedded_negation``.
 NEGATIONS: frozenset[str] = frozenset("""
-    not never no without except excluding excepting isn't aren't wasn't weren't don't doesn't
+    not never no neither nor without except excluding excepting isn't aren't wasn't weren't don't doesn't
     didn't hasn't haven't hadn't won't
     """.split())
 # Two-word negations: "other than", "rather than".
@@ -123,6 +123,8 @@ NEGATION_GLUE: frozenset[str] = frozenset("""
     that which who whose are is was were be been being have has had do does did yet ever currently
     still the a an any status marked as in at from to of with by those ones one for
     """.split())
+# A negation reaches on over a list joined by these: "not <value> or <value>".
+NEGATION_LISTS: frozenset[str] = frozenset({"or", "nor", ","})
 # "not only X but also Y" adds to X, it does not negate it.
 NOT_NEGATING: frozenset[str] = frozenset({"only", "just", "merely", "simply"})
 # Negations that deny the rows after them exist ("<entity> with no <value> <other entity>").
