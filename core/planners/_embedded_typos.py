@@ -3,7 +3,8 @@
 A goal word is read as a known entity word (a tool's noun, singular or plural, or a kind
 word a tool group handed the registry) when it is within one typo of it (a letter missing,
 added, changed, or two letters swapped), or two typos for words of ``_TWO_TYPOS`` letters or
-more, starts with the same letter, and no other entity word is as close. The plan says so:
+more that keep its first four letters and its last one, starts with the same letter, and no
+other entity word is as close (kinds, "landfills", take one typo only). The plan says so:
 "read 'inspectons' as 'inspections'" (``metadata.read_as``).
 
 Never read as another word: words under ``_SHORTEST`` letters, words with digits, and every
@@ -39,13 +40,18 @@ class TypoReader:
 
     def __init__(self, registry: ToolRegistry, vocab: Vocabulary) -> None:
         # Each entity word, to what it names: the singular and plural of a noun name the same.
+        # Kinds ("<type value>s" and a group's kind words) are read with one typo only: they
+        # are made up from values ("sortings") and sit near plain words ("settings").
         targets: dict[str, str] = {}
+        kinds: dict[str, str] = {}
         for info in vocab.tools.values():
             targets.update((w, info.name) for form in info.forms for w in form.split())
             for param in ("type", "kind"):
-                targets.update((plural(v), f"{info.name}.{v}") for v in info.enums.get(param, []) if v.isalpha())
+                kinds.update((plural(v), f"{info.name}.{v}") for v in info.enums.get(param, []) if v.isalpha())
         for value, said in vocab.kind_words.items():
-            targets.update((w, f"kind.{value}") for w in said if " " not in w)
+            kinds.update((w, f"kind.{value}") for w in said if " " not in w)
+        self.one_typo = {k.lower() for k in kinds} - {t.lower() for t in targets}
+        targets = {**kinds, **targets}
         self.named = {t.lower(): key for t, key in targets.items() if len(t) >= _SHORTEST and t.isalpha()}
         self.targets = sorted(self.named)
         self.known = _known_words(registry, vocab) | set(self.targets)
@@ -80,14 +86,15 @@ class TypoReader:
                 or lowered in self.known or singular(lowered) in self.forms_known
                 or plural(lowered) in self.forms_known):
             return None
-        bound = 2 if len(lowered) >= _TWO_TYPOS else 1
+        # A verb form ("inspecting", "incinerated") is a word of its own, not a noun misspelled twice.
+        bound = 2 if len(lowered) >= _TWO_TYPOS and not lowered.endswith(("ing", "ed", "ly")) else 1
         best: list[str] = []
         best_distance = bound + 1
         for target in self.targets:
             if target[0] != lowered[0] or abs(len(target) - len(lowered)) > bound:
                 continue
             distance = _distance(lowered, target, min(bound, best_distance))
-            if distance > bound:
+            if distance > bound or (distance == 2 and not _two_typos_of(lowered, target, self.one_typo)):
                 continue
             if distance < best_distance:
                 best, best_distance = [target], distance
@@ -97,6 +104,12 @@ class TypoReader:
             return None  # as close to two different things: no reading is safe
         # "shipmens": the plural, whose ending it shares, over the singular.
         return min(best, key=lambda t: (t[-1] != lowered[-1], abs(len(t) - len(lowered)), t))
+
+
+def _two_typos_of(word: str, target: str, one_typo: set[str]) -> bool:
+    """Whether two typos may be read: the word keeps the target's first four letters and its
+    last one ("inspectons"), so that "insertion" or "infections" stay themselves."""
+    return target not in one_typo and word[:4] == target[:4] and word[-1] == target[-1]
 
 
 def _distance(a: str, b: str, bound: int) -> int:
