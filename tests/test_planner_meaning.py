@@ -313,3 +313,10 @@ def test_a_list_parameter_or_an_exclusion_parameter_takes_the_negation() -> None
     assert planner.plan("tickets that are not closed", today=T).steps[0].params == {"state": ["new", "open"]}
     assert planner.plan("closed tickets", today=T).steps[0].params == {"state": ["closed"]}
     assert planner.plan("tickets except urgent ones", today=T).steps[0].params == {"priority_not": "urgent"}
+
+
+@pytest.mark.parametrize("feedback", ["not to Hamburg", "and not to Hamburg?", "without to Hamburg"])
+def test_re_plan_feedback_not_to_a_place_removes_it_rather_than_keeping_it(planner: EmbeddedPlanner,
+                                                                           feedback: str) -> None:
+    plan = planner.plan("rejected shipments going to Hamburg", today=T)
+    assert [s.params for s in planner.replan(plan, feedback, today=T).steps] == [{"status": "rejected"}]

@@ -136,7 +136,7 @@ DENYING: frozenset[str] = frozenset({"no", "without", "never"})
 # are not here: they change the plan, not the world.
 WRITE_VERBS: dict[str, tuple[str, ...]] = {
     "create": ("create", "insert", "register"),
-    "update": ("update", "change", "modify", "edit", "rename", "correct", "fix", "reassign", "assign",
+    "update": ("update", "change", "modify", "edit", "rename", "fix", "reassign", "assign",
                "mark", "flag", "approve", "reject", "reroute", "redirect", "reset"),
     "delete": ("delete", "erase", "purge", "destroy", "wipe", "archive"),
     "cancel": ("cancel", "abort", "revoke", "void"),
@@ -147,7 +147,7 @@ WRITE_VERBS: dict[str, tuple[str, ...]] = {
 # Words before a clause's verb that keep it the clause's verb ("could you please delete ...").
 REQUEST_OPENERS: frozenset[str] = frozenset("""
     please pls kindly can could would will you i i'd we want wanna like need needs to let's lets go
-    ahead and help me try also then now just so should must
+    ahead and help me try also then now just so should must how do is it possible
     """.split())
 # A verb followed by one of these is a noun ("update on <entity>", "change of status").
-NOUN_AFTER: frozenset[str] = frozenset({"of", "on", "about", "in", "history", "log", "logs", "list"})
+NOUN_AFTER: frozenset[str] = frozenset({"of", "on", "about", "in", "for", "history", "log", "logs", "list"})

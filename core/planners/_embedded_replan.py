@@ -38,6 +38,7 @@ from ._embedded_vocabulary import Vocabulary
 __all__ = ["apply_feedback"]
 
 _ARTICLES = r"(?:\s+(?:the|all|any|those|these|its|their|a|an))*\s+"
+_PREPOSITION = re.compile(r"(?:to|in|at|from|for)\s+", re.IGNORECASE)
 _TAILS = r"(?:\s+(?:steps?|filters?|restrictions?|conditions?|lists?|parts?|details?|ones?))?"
 
 
@@ -271,6 +272,9 @@ def _remove_filters(edit: PlanEdit, parsed: Parsed, used: set[int], reading: Rea
         after = m.end()
         noun = noun_re.match(parsed.text, after)
         mention = next((x for x in filters if x.start == after), None)
+        if mention is None and m.re is verbs and (place := _PREPOSITION.match(parsed.masked, after)):
+            # "not to <city>", "without in <city>": the value after the preposition.
+            mention = next((x for x in filters if x.start == place.end()), None)
         if mention is not None and m.re is verbs and id(mention) not in used:
             flt = mention.filter
             assert flt is not None
