@@ -1,16 +1,16 @@
-"""Misspelled entity words: "inspectons" is read as the entity noun it is one typo from.
+"""Misspelled entity words: "ordres" is read as the entity noun it is one typo from ("orders").
 
 A goal word is read as a known entity word (a tool's noun, singular or plural, or a kind
 word a tool group handed the registry) when it is within one typo of it (a letter missing,
 added, changed, or two letters swapped), or two typos for words of ``_TWO_TYPOS`` letters or
 more that keep its first four letters and its last one, starts with the same letter, and no
-other entity word is as close (kinds, "landfills", take one typo only). The plan says so:
-"read 'inspectons' as 'inspections'" (``metadata.read_as``).
+other entity word is as close (kinds, "<type value>s", take one typo only). The plan says
+so: "read 'ordres' as 'orders'" (``metadata.read_as``).
 
 Never read as another word: words under ``_SHORTEST`` letters, words with digits, and every
 word the planner knows as it is: the English of ``_embedded_phrases`` (function words,
 cues, negations, write verbs), month and weekday names, the tools' parameter and row field
-names, and every phrase of the vocabulary. So "notes" (a row field) or "there" stay as said.
+names, and every phrase of the vocabulary. So a row field ("notes") or "there" stay as said.
 
 Each goal word is compared with the few entity words of about its length, with a distance
 that stops once it exceeds the bound: a goal of ``MAX_GOAL_LENGTH`` characters costs a few
@@ -55,8 +55,8 @@ class TypoReader:
         self.named = {t.lower(): key for t, key in targets.items() if len(t) >= _SHORTEST and t.isalpha()}
         self.targets = sorted(self.named)
         self.known = _known_words(registry, vocab) | set(self.targets)
-        # Other forms of these words are no typo ("inspectors" of a row's "inspector"); other
-        # forms of an entity word are ("facilitys").
+        # Other forms of these words are no typo ("authors" of a row's "author"); other
+        # forms of an entity word are ("categorys").
         self.forms_known = self.known - set(self.targets)
 
     def correct(self, text: str) -> tuple[str, list[str]]:
@@ -86,7 +86,7 @@ class TypoReader:
                 or lowered in self.known or singular(lowered) in self.forms_known
                 or plural(lowered) in self.forms_known):
             return None
-        # A verb form ("inspecting", "incinerated") is a word of its own, not a noun misspelled twice.
+        # A verb form ("-ing", "-ed") is a word of its own, not a noun misspelled twice.
         bound = 2 if len(lowered) >= _TWO_TYPOS and not lowered.endswith(("ing", "ed", "ly")) else 1
         best: list[str] = []
         best_distance = bound + 1
@@ -102,13 +102,14 @@ class TypoReader:
                 best.append(target)
         if len({self.named[t] for t in best}) != 1:
             return None  # as close to two different things: no reading is safe
-        # "shipmens": the plural, whose ending it shares, over the singular.
+        # "ordrs": the plural, whose ending it shares, over the singular.
         return min(best, key=lambda t: (t[-1] != lowered[-1], abs(len(t) - len(lowered)), t))
 
 
 def _two_typos_of(word: str, target: str, one_typo: set[str]) -> bool:
     """Whether two typos may be read: the word keeps the target's first four letters and its
-    last one ("inspectons"), so that "insertion" or "infections" stay themselves."""
+    last one, so that plain words two letters from an entity word ("injection" from an
+    "infection") stay themselves."""
     return target not in one_typo and word[:4] == target[:4] and word[-1] == target[-1]
 
 
@@ -170,7 +171,7 @@ def _words_in(value: Any) -> Iterator[str]:
 
 
 def _field_names(schema: Any, depth: int = 0) -> list[str]:
-    """Property names anywhere in a JSON schema (a row's fields: "notes", "inspector"), a few levels deep."""
+    """Property names anywhere in a JSON schema (a row's fields: "notes", "author"), a few levels deep."""
     if not isinstance(schema, dict) or depth > 6:
         return []
     names: list[str] = []

@@ -3,7 +3,7 @@
 The embedded planner plans tools that read. Planned as a listing, "Delete the <rows>" would
 become a plan that lists them: the reviewer approves something other than what was asked.
 So a goal whose clause opens with a verb of ``WRITE_VERBS`` (after "please", "could you",
-"I want to", ...; "then send them" counts, "shipment updates" and "cancelled" do not) is
+"I want to", ...; "then send them" counts, "<entity> updates" and "cancelled" do not) is
 refused, naming the verb and what it acts on (the entity after it, or the one before a
 "them"). When a tool of the registry is named with a verb of that kind and the entity
 ("<entity>_cancel"), the refusal names it, since a person (or the LLM planner) can plan it.
