@@ -183,7 +183,7 @@ def _describe(tool: Tool) -> ToolInfo | None:
         description = schema.get("description") or ""
         enum = [v for o in opts for v in o.get("enum", []) if isinstance(v, str)]
         listed = [v for o in opts if o.get("type") == "array" and isinstance(o.get("items"), dict)
-                  for v in o["items"].get("enum", []) if isinstance(v, str)]
+                  and isinstance(o["items"].get("enum"), list) for v in o["items"]["enum"] if isinstance(v, str)]
         if listed and not enum:
             enum = listed
             info.enum_lists.add(pname)
