@@ -12,7 +12,6 @@ T = 2025-10-12, a Sunday.
 
 from __future__ import annotations
 
-import datetime as dt
 import time
 from typing import Any, Literal
 
