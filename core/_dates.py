@@ -24,6 +24,8 @@ Friday": the latest one before T). Beyond the table:
     since August, from July to August, between July and September: a month as X is its
                                    first day, as Y its last
     between 5 and 10 October, from 3 to 7 Sep, 5-10 October, October 2-4: days of one month
+    last September                 the latest September that has ended
+    in 2024                        2024-01-01 .. 2024-12-31
 
 Matching ignores case.
 """
@@ -140,6 +142,21 @@ def _month(m: re.Match[str], today: dt.date) -> tuple[dt.date, dt.date] | None:
     return (start, end) if start and end else None
 
 
+def _last_named_month(m: re.Match[str], today: dt.date) -> tuple[dt.date, dt.date] | None:
+    """ "last September": the latest September that has ended (T's year if it has, else the year before)."""
+    start = _parse_point(m["x"], today)
+    if start is None:
+        return None
+    if start.month >= today.month:
+        start = start.replace(year=today.year - 1)
+    return start, _parse_point(f"{m['x']} {start.year}", today, end=True) or start
+
+
+def _year(m: re.Match[str], today: dt.date) -> tuple[dt.date, dt.date] | None:
+    year = int(m["yr"])
+    return dt.date(year, 1, 1), dt.date(year, 12, 31)
+
+
 def _days_of_month(m: re.Match[str], today: dt.date) -> tuple[dt.date, dt.date] | None:
     """ "between 5 and 10 October", "October 2-4": two days of one month."""
     month = f"{m['m']}{m['yr'] or ''}"
@@ -201,6 +218,9 @@ _PATTERNS: list[tuple[re.Pattern[str], Resolver]] = [(re.compile(p, re.IGNORECAS
     (rf"\b(?:in|during|throughout|for|within|over)\s+(?:the\s+month\s+of\s+)?(?P<x>{_MONTH_ALONE})(?![\s,]*\d)",
      _month),
     (rf"\b(?P<x>{_MONTH},?\s+\d{{4}})\b", _month),
+    (rf"\b(?:last|past|previous)\s+(?P<x>{_MONTH})(?![\w-])", _last_named_month),
+    (rf"\bthis\s+(?P<x>{_MONTH})(?![\w-])", _month),
+    (r"\b(?:in|during|throughout|for)\s+(?:the\s+year\s+)?(?P<yr>(?:19|20)\d{2})(?![\w-])", _year),
 ]]
 
 

@@ -158,6 +158,8 @@ def test_the_notice_reaches_planner_notices_and_survives_export(planner: Embedde
     ("inspections on 2025-09-30", span("2025-09-30", "2025-09-30")),
     ("inspections since August", span("2025-08-01", "2025-10-12")),
     ("shipments from July to August", span("2025-07-01", "2025-08-31")),
+    ("shipments last October", span("2024-10-01", "2024-10-31")),  # the latest October that has ended
+    ("contaminants in 2024", span("2024-01-01", "2024-12-31")),
 ])
 def test_date_phrases(planner: EmbeddedPlanner, goal: str, dates: dict) -> None:
     (tool, params), = [s for s in steps(planner, goal) if s[0] != F]
