@@ -239,6 +239,9 @@ def test_typo_reading_of_a_long_goal_is_bounded(planner: EmbeddedPlanner) -> Non
     ("List the failed inspections, then send them to the landfills", "send", "inspections"),
     ("I want to create a new facility in Dresden", "create", "facilities"),
     ("Mark contaminants from yesterday as hazardous", "mark", "contaminants"),
+    ("Add a new facility in Munich", "add", "facilities"),
+    ("show shipments and cancel the pending ones", "cancel", "shipments"),
+    ("Remove rejected shipments", "remove", "shipments"),
 ])
 def test_a_goal_that_changes_the_world_is_refused_naming_the_verb(planner: EmbeddedPlanner, goal: str,
                                                                   verb: str, entity: str) -> None:
@@ -259,6 +262,7 @@ def test_a_change_to_something_no_entity_names_is_refused_quoting_it(planner: Em
     "cancelled or rejected shipments",
     "List delivered shipments and their contaminants",
     "delete the inspections step",  # an edit of the plan, not of the world
+    "Get shipments, add their contaminants",
 ])
 def test_nouns_and_participles_of_those_verbs_are_no_request(planner: EmbeddedPlanner, goal: str) -> None:
     assert planner.plan(goal, today=T).steps

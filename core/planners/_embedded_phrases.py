@@ -132,18 +132,21 @@ DENYING: frozenset[str] = frozenset({"no", "without", "never"})
 
 # Verbs that ask to change the world, by the kind of change: a goal that opens a clause with
 # one asks for a tool that writes (``_embedded_writes``). The words of one kind name the same
-# change, so a tool named with any of them can make it. Plan edits ("add", "remove", "drop")
-# are not here: they change the plan, not the world.
+# change, so a tool named with any of them can make it. Those that also edit a plan ("remove
+# the <entity> step") are read as plan edits in a follow-up and before a plan's noun.
 WRITE_VERBS: dict[str, tuple[str, ...]] = {
-    "create": ("create", "insert", "register"),
+    "create": ("create", "insert", "register", "add"),
     "update": ("update", "change", "modify", "edit", "rename", "fix", "reassign", "assign",
                "mark", "flag", "approve", "reject", "reroute", "redirect", "reset"),
-    "delete": ("delete", "erase", "purge", "destroy", "wipe", "archive"),
+    "delete": ("delete", "remove", "drop", "erase", "purge", "destroy", "wipe", "archive"),
     "cancel": ("cancel", "abort", "revoke", "void"),
     "send": ("send", "email", "e-mail", "mail", "forward", "notify", "message", "dispatch",
              "submit", "post", "upload", "publish", "share"),
     "book": ("book", "reserve", "schedule", "reschedule", "buy", "pay"),
 }
+# Verbs that also edit a plan ("add their <entity>") ask for a change of the world only
+# before one of these words ("add a new <entity>").
+WRITE_ONLY_BEFORE: dict[str, frozenset[str]] = {"add": frozenset({"a", "an", "new", "another", "one"})}
 # Words before a clause's verb that keep it the clause's verb ("could you please delete ...").
 REQUEST_OPENERS: frozenset[str] = frozenset("""
     please pls kindly can could would will you i i'd we want wanna like need needs to let's lets go

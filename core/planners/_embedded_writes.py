@@ -24,7 +24,7 @@ __all__ = ["WriteRequest", "write_request", "refuse_write"]
 _TOKEN = re.compile(r"[^\W\d_]+(?:['\u2019-][^\W\d_]+)?|[.!?;:,]|\S+")
 _CLAUSE_BREAKS = frozenset({".", "!", "?", ";", ":", ",", "and", "then"})
 _ARTICLES = frozenset({"the", "a", "an", "all", "every", "each", "any", "some", "my", "our", "new"})
-_POINTERS = frozenset({"them", "it", "they", "those", "these", "this", "that"})
+_POINTERS = frozenset({"them", "it", "they", "those", "these", "this", "that", "ones", "one"})
 _PLAN_NOUNS = frozenset({"step", "steps", "filter", "filters", "plan", "limit"})
 _SAID_WORDS = 6  # words after a verb quoted when they name no entity
 _KINDS = {verb: kind for kind, verbs in phrases.WRITE_VERBS.items() for verb in verbs}
@@ -50,7 +50,9 @@ def write_request(parsed: Parsed, vocab: Vocabulary) -> WriteRequest | None:
             continue
         if word in _KINDS:
             following = tokens[k + 1][2] if k + 1 < len(tokens) else ""
-            if following not in phrases.NOUN_AFTER and not _about_the_plan(tokens, k):
+            only_before = phrases.WRITE_ONLY_BEFORE.get(word)
+            if (following not in phrases.NOUN_AFTER and not _about_the_plan(tokens, k)
+                    and (only_before is None or following in only_before)):
                 return _request(parsed, vocab, word, tokens, k)
         opening = word in phrases.REQUEST_OPENERS
     return None
@@ -71,12 +73,13 @@ def _request(parsed: Parsed, vocab: Vocabulary, verb: str, tokens: list[tuple[in
     end = tokens[k][1]
     after = next((w for _s, _e, w in tokens[k + 1:] if w not in _ARTICLES), "")
     entities = parsed.entities
-    if after in _POINTERS:
+    clause_end = next((s for s, _e, w in tokens[k + 1:] if w in _CLAUSE_BREAKS - {"and"}), len(parsed.text))
+    pointing = after in _POINTERS or any(w in _POINTERS for s, _e, w in tokens[k + 1:] if s < clause_end)
+    target = None if after in _POINTERS else next((m for m in entities if end <= m.start < clause_end), None)
+    if target is None and pointing:
+        # "delete them", "cancel the pending ones": the rows named before.
         before = [m for m in entities if m.end <= tokens[k][0]]
         target = before[-1] if before else None
-    else:
-        clause_end = next((s for s, _e, w in tokens[k + 1:] if w in _CLAUSE_BREAKS - {"and"}), len(parsed.text))
-        target = next((m for m in entities if end <= m.start < clause_end), None)
     if target is not None and target.tool in vocab.tools:
         entity = vocab.tools[target.tool].entity
         return WriteRequest(verb, _KINDS[verb], entity, entity)
