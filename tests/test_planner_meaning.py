@@ -325,3 +325,12 @@ def test_re_plan_feedback_not_to_a_place_removes_it_rather_than_keeping_it(plann
                                                                            feedback: str) -> None:
     plan = planner.plan("rejected shipments going to Hamburg", today=T)
     assert [s.params for s in planner.replan(plan, feedback, today=T).steps] == [{"status": "rejected"}]
+
+
+def test_the_lists_groups_writing_tools_are_named_and_a_list_of_rows_is_a_read(tmp_path) -> None:
+    planner = EmbeddedPlanner(build_registry(Settings(data_dir=tmp_path, today=T), groups=["waste", "lists"]))
+    with pytest.raises(PlannerError, match="The tool deleteList may do it"):
+        planner.plan("Please remove the list called errands", today=T)
+    with pytest.raises(PlannerError, match="The tool addItem may do it"):
+        planner.plan("add an item to the errands list", today=T)
+    assert steps(planner, "Create a list of failed inspections") == [(I, {"result": "failed"})]

@@ -26,6 +26,9 @@ _CLAUSE_BREAKS = frozenset({".", "!", "?", ";", ":", ",", "and", "then"})
 _ARTICLES = frozenset({"the", "a", "an", "all", "every", "each", "any", "some", "my", "our", "new"})
 _POINTERS = frozenset({"them", "it", "they", "those", "these", "this", "that", "ones", "one"})
 _PLAN_NOUNS = frozenset({"step", "steps", "filter", "filters", "plan", "limit"})
+_NAME_PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")  # snake_case, camelCase, kebab-case
+# What a "create" makes that is only a way to show rows: "create a list of <entity>".
+_VIEWS = frozenset({"list", "report", "overview", "summary", "table", "view", "breakdown"})
 _SAID_WORDS = 6  # words after a verb quoted when they name no entity
 _KINDS = {verb: kind for kind, verbs in phrases.WRITE_VERBS.items() for verb in verbs}
 
@@ -51,11 +54,17 @@ def write_request(parsed: Parsed, vocab: Vocabulary) -> WriteRequest | None:
         if word in _KINDS:
             following = tokens[k + 1][2] if k + 1 < len(tokens) else ""
             only_before = phrases.WRITE_ONLY_BEFORE.get(word)
+            shown = _KINDS[word] == "create" and _object(tokens, k) in _VIEWS and parsed.entities
             if (following not in phrases.NOUN_AFTER and not _about_the_plan(tokens, k)
-                    and (only_before is None or following in only_before)):
+                    and (only_before is None or following in only_before) and not shown):
                 return _request(parsed, vocab, word, tokens, k)
         opening = word in phrases.REQUEST_OPENERS
     return None
+
+
+def _object(tokens: list[tuple[int, int, str]], k: int) -> str:
+    """The first word after the verb at ``k`` that is no article."""
+    return next((w for _s, _e, w in tokens[k + 1:] if w not in _ARTICLES), "")
 
 
 def _about_the_plan(tokens: list[tuple[int, int, str]], k: int) -> bool:
@@ -71,7 +80,7 @@ def _about_the_plan(tokens: list[tuple[int, int, str]], k: int) -> bool:
 def _request(parsed: Parsed, vocab: Vocabulary, verb: str, tokens: list[tuple[int, int, str]],
              k: int) -> WriteRequest:
     end = tokens[k][1]
-    after = next((w for _s, _e, w in tokens[k + 1:] if w not in _ARTICLES), "")
+    after = _object(tokens, k)
     entities = parsed.entities
     clause_end = next((s for s, _e, w in tokens[k + 1:] if w in _CLAUSE_BREAKS - {"and"}), len(parsed.text))
     pointing = after in _POINTERS or any(w in _POINTERS for s, _e, w in tokens[k + 1:] if s < clause_end)
@@ -98,9 +107,9 @@ def refuse_write(request: WriteRequest, registry: ToolRegistry) -> PlannerError:
     said = f"{request.verb} {request.entity}"
     if writer is not None:
         return PlannerError(
-            f"the goal asks to {said}, and the embedded planner plans only tools that read; the plan would "
-            f"only list them. The tool {writer} can {request.kind} {request.entity}: add it to a plan by "
-            "hand (start an empty plan, or edit the Plan JSON), or use the LLM planner.")
+            f"the goal asks to {said}, and the embedded planner plans only tools that read: the plan would "
+            f"only list rows. The tool {writer} may do it: add it to a plan by hand (start an empty plan, "
+            "or edit the Plan JSON), or use the LLM planner.")
     if request.tool_entity is None:
         return PlannerError(
             f"Plan Studio has no tool that can {said}; the embedded planner would only list rows, so the "
@@ -112,13 +121,14 @@ def refuse_write(request: WriteRequest, registry: ToolRegistry) -> PlannerError:
 
 
 def _writer(request: WriteRequest, registry: ToolRegistry) -> str | None:
-    """A tool named with a verb of the request's kind and its entity ("order_cancel")."""
-    if request.tool_entity is None:
-        return None
-    verbs = set(phrases.WRITE_VERBS[request.kind])
-    nouns = {request.tool_entity, singular(request.tool_entity), plural(request.tool_entity)}
-    for tool in registry:
-        words = tool.name.lower().replace("-", "_").split("_")
-        if verbs & set(words) and (nouns & set(words) or " ".join(words) in nouns):
-            return tool.name
+    """A tool named with a verb of the request's kind and what it acts on ("order_cancel",
+    "deleteList"): its entity, or else a word said after the verb."""
+    said = [request.tool_entity] if request.tool_entity else request.entity.lower().split()
+    nouns = {form for word in said for form in (word, singular(word), plural(word))}
+    named = [(tool.name, {w.lower() for w in _NAME_PARTS.findall(tool.name)}) for tool in registry]
+    # The verb said first ("add" finds addItem), then one of its kind ("remove" finds deleteList).
+    for verbs in ({request.verb}, set(phrases.WRITE_VERBS[request.kind])):
+        for name, words in named:
+            if verbs & words and nouns & words:
+                return name
     return None
