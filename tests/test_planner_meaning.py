@@ -53,6 +53,7 @@ def span(start: str, end: str) -> dict[str, str]:
      [(S, {"carrier": "GreenLine", "has_contaminants": False})]),
     ("facilities in Hamburg that are not near capacity", [(F, {"location": "Hamburg", "near_capacity": False})]),
     ("Composting sites which aren't at capacity", [(F, {"type": "composting", "near_capacity": False})]),
+    ("facilities that aren\u2019t near capacity", [(F, {"near_capacity": False})]),  # a typographic apostrophe
     ("shipments from yesterday that were never contaminated",
      [(S, {**span("2025-10-11", "2025-10-11"), "has_contaminants": False})]),
     ("shipments that are not clean", [(S, {"has_contaminants": True})]),  # two negations

@@ -36,7 +36,7 @@ __all__ = ["read_negations"]
 
 # How far before a mention its negation is looked for: "that have not yet been marked as".
 _REACH = 60
-_TOKEN = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?|\S")
+_TOKEN = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)?|\S")
 _BUT = re.compile(r"(?:\bbut|\band|,)\s*$", re.IGNORECASE)
 _EXCLUDING = ("{p}_not", "not_{p}", "exclude_{p}", "{p}_exclude", "excluded_{p}", "{p}_excluded",
               "exclude_{ps}", "excluded_{ps}", "{p}_ne", "{p}_is_not", "without_{p}")
