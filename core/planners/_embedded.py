@@ -108,7 +108,8 @@ class EmbeddedPlanner:
         check_text(goal, "goal", f"describe what to list, e.g. {example_goal(self.vocabulary)!r}")
         # Read as corrected ("inspectons" as "inspections"); the plan keeps the goal as typed.
         text, read_as = self.typos.correct(goal)
-        request = write_request(parse(text, self.vocabulary, today), self.vocabulary)
+        parsed = parse(text, self.vocabulary, today)
+        request = write_request(parsed, self.vocabulary)
         if request is not None and not (request.verb in phrases.REMOVE_VERBS and context is not None
                                         and context.previous_plan.steps
                                         and self._is_follow_up(text, today, context)):
@@ -120,17 +121,17 @@ class EmbeddedPlanner:
                 follow = apply_feedback(self.vocabulary, context.previous_plan, text, today,
                                         follow_up_of=context.previous_goal)
             except PlannerError:
-                if not parse(text, self.vocabulary, today).entities:
+                if not parsed.entities:
                     raise
             else:
                 return follow.model_copy(update={"goal": goal})
-        plan = self._fresh(text, today)
+        plan = self._fresh(text, today, parsed)
         if read_as:
             setattr(plan.metadata, READ_AS_KEY, read_as)
         return plan.model_copy(update={"goal": goal})
 
-    def _fresh(self, goal: str, today: dt.date) -> Plan:
-        parsed, not_applied = read_negations(parse(goal, self.vocabulary, today), self.vocabulary)
+    def _fresh(self, goal: str, today: dt.date, read: Parsed) -> Plan:
+        parsed, not_applied = read_negations(read, self.vocabulary)
         groups = make_groups(parsed, self.vocabulary)
         check_has_steps(groups, self.vocabulary, goal)
         unused: list[Mention] = []
