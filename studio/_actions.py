@@ -17,7 +17,7 @@ import streamlit as st
 from core import (FINISHED, FORMATS, BackgroundRun, EditHistory, Plan, PlanError, PlanFormatError, PlanStudioError,
                   PlanIdentity, Run, RunKind, StepStatus, Validator, VersionConflict, dump_plan, load_plan,
                   plan_identity)
-from core.planners import PlanContext, unread_notice
+from core.planners import PlanContext, planner_notices
 
 from ._changes import describe_changes
 from ._services import Services
@@ -193,9 +193,8 @@ def make_plan() -> None:
         context = PlanContext(previous.goal, previous) if previous is not None and previous.steps else None
         plan = services.planner.plan(goal, today=services.settings.effective_today(), context=context)
         show_plan(plan, saved=None)
-        unread = unread_notice(plan)
-        if unread:
-            notify("warning", unread)  # escaped where drawn: the words are the user's own text
+        for kind, notice in planner_notices(plan):
+            notify(kind, notice)  # escaped where drawn: the words are the user's own text
 
 
 def replan() -> None:

@@ -33,7 +33,7 @@ from pydantic import ValidationError
 from core import (CUT_OFF, FINISHED, FORMATS, FROM_OPTIONS_VARIABLE, Executor, Plan, PlanError, PlanInvalid,
                   PlanStudioError, Run, Settings, StepRun, StepStatus, dump_plan, private_folder)
 from core.formats import detect_and_load
-from core.planners import unread_notice
+from core.planners import planner_notices
 from tools import LoadNotice
 
 from ._services import Services, build_services
@@ -220,7 +220,7 @@ def _cmd_plan(args: argparse.Namespace, services: Services) -> int:
     if args.goal is not None:
         plan = services.planner.plan(args.goal, today=today)
         print(dump_plan(plan, args.format, services.registry))
-        _note_unread(plan, None)
+        _note_reading(plan, None)
         return 0
     status = 0
     printed = 0
@@ -244,15 +244,15 @@ def _plan_line(goal: str, fmt: str, services: Services) -> tuple[str, int]:
     except PlanStudioError as exc:
         print(f"plan-studio: {goal!r}: {_one_line(exc)}", file=sys.stderr)
         return json.dumps({"goal": goal, "error": str(exc)}, ensure_ascii=False, separators=(",", ":")), _EXIT_ERROR
-    _note_unread(plan, goal)
+    _note_reading(plan, goal)
     return _compact(dump_plan(plan, fmt, services.registry)), 0
 
 
-def _note_unread(plan: Plan, goal: str | None) -> None:
-    """Words of the goal the plan does not use, as one line on stderr; stdout stays the plan."""
-    unread = unread_notice(plan)
-    if unread:
-        print(f"note: {f'{goal!r}: ' if goal is not None else ''}{_one_line(unread)}", file=sys.stderr)
+def _note_reading(plan: Plan, goal: str | None) -> None:
+    """How the goal was read (filters NOT applied, words read as others, words not used), a
+    line each on stderr; stdout stays the plan."""
+    for _kind, notice in planner_notices(plan):
+        print(f"note: {f'{goal!r}: ' if goal is not None else ''}{_one_line(notice)}", file=sys.stderr)
 
 
 def _load(args: argparse.Namespace, services: Services, out: TextIO) -> tuple[Plan, str] | None:

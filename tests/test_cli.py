@@ -866,3 +866,12 @@ def test_the_studio_is_told_which_settings_its_options_gave(data_dir: Path,
     assert set(handed_over["PLAN_STUDIO_FROM_OPTIONS"].split(",")) == {"today", "data_dir"}
     assert Settings.origin("today") == "--today"
     assert Settings.origin("planner") is None
+
+
+def test_plan_says_on_stderr_which_negation_it_did_not_apply(cli) -> None:
+    """Issue 18, item 1: a negation no tool can express is left out, and stderr says so."""
+    result = cli("plan", "shipments not going to Leipzig")
+    assert result.status == 0
+    assert "destination" not in result.json["steps"][0]["params"]
+    assert result.json["metadata"]["not_applied"] and "NOT applied" in result.err
+    assert "not going to Leipzig" in result.err
