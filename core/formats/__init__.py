@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import PurePath
+from typing import NamedTuple
 
 from .._errors import PlanError, PlanFormatError
 from .._limits import MAX_PLAN_TEXT, lone_surrogate
@@ -16,7 +17,8 @@ from .._plan import Plan
 from .._registry import ToolRegistry
 from .._validation import register_plan_checks
 from ._base import PlanFormat
-from ._mermaid import dump_mermaid
+from ._fidelity import dropped_in_round_trip
+from ._mermaid import dump_mermaid, mermaid_drops
 from ._native import dump_native, load_native
 from ._seed import dump_seed, load_seed, plan_from_seed, plan_to_seed
 from ._semantic_kernel import dump_sk, load_sk, sk_plugin_name, unset_variable_problems, unset_variable_uses
@@ -24,7 +26,7 @@ from ._teams import SAY_TOOL, dump_teams, load_teams, plan_from_teams, plan_to_t
 
 __all__ = ["PlanFormat", "FORMATS", "register_format", "unregister_format", "load_plan", "dump_plan",
            "plan_from_seed", "plan_to_seed", "plan_from_teams", "plan_to_teams",
-           "sk_plugin_name", "unset_variable_uses", "SAY_TOOL", "detect_and_load"]
+           "sk_plugin_name", "unset_variable_uses", "SAY_TOOL", "detect_and_load", "Export", "export_plan"]
 
 FORMATS: dict[str, PlanFormat] = {}
 
@@ -77,12 +79,34 @@ def dump_plan(plan: Plan, fmt: str = "native", registry: ToolRegistry | None = N
     return f.dump(plan, registry)
 
 
+class Export(NamedTuple):
+    """A plan written in a format, and what the text does not hold, one notice each."""
+
+    text: str
+    dropped: list[str]
+
+
+def export_plan(plan: Plan, fmt: str = "native", registry: ToolRegistry | None = None) -> Export:
+    """``dump_plan``, and exactly what the text dropped: for a format that reads too, what the
+    text read back lacks (``_fidelity``); for an export-only one, its own list."""
+    text = dump_plan(plan, fmt, registry)
+    f = FORMATS[fmt]
+    if f.load is None:
+        return Export(text, f.drops(plan, registry) if f.drops is not None else [])
+    try:
+        back = load_plan(text, fmt, registry)
+    except PlanError as exc:  # a format that cannot read its own text has lost the plan
+        return Export(text, [f"the whole plan: the text does not read back ({exc})"])
+    return Export(text, dropped_in_round_trip(plan, back))
+
+
 register_format(PlanFormat("native", "Plan Studio JSON", ".json", load_native, dump_native))
 register_format(PlanFormat("seed", "Planner Agent JSON (seed)", ".json", load_seed, dump_seed))
 register_format(PlanFormat("sk", "Semantic Kernel XML plan", ".xml", load_sk, dump_sk,
                            checks=(unset_variable_problems,)))
 register_format(PlanFormat("teams", "Teams AI DO/SAY plan", ".json", load_teams, dump_teams))
-register_format(PlanFormat("mermaid", "Mermaid flowchart (export only)", ".mmd", None, dump_mermaid))
+register_format(PlanFormat("mermaid", "Mermaid flowchart (export only)", ".mmd", None, dump_mermaid,
+                           drops=mermaid_drops))
 
 
 def _readable() -> list[str]:
