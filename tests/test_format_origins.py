@@ -80,9 +80,11 @@ def test_teams_reads_the_older_text_syntax(registry: ToolRegistry) -> None:
         ("say", {"message": "Milk is on your list."})]
 
 
-def test_teams_text_without_commands_is_said() -> None:
-    plan = load_plan("Hello, how can I help?", "teams")
-    assert [(s.tool, s.params) for s in plan.steps] == [("say", {"message": "Hello, how can I help?"})]
+def test_teams_text_before_the_first_command_is_said_and_text_without_any_is_refused() -> None:
+    plan = load_plan("Sure. DO showList list=a", "teams")
+    assert [(s.tool, s.params) for s in plan.steps] == [("say", {"message": "Sure."}), ("showList", {"list": "a"})]
+    with pytest.raises(PlanFormatError, match="no plan found"):
+        load_plan("Hello, how can I help?", "teams")
 
 
 def test_teams_plan_inside_prose_first_plan_object_wins(registry: ToolRegistry) -> None:
@@ -102,29 +104,36 @@ def test_teams_action_id_is_kept_as_format_data(key: str, registry: ToolRegistry
     assert json.loads(dump_plan(plan, "teams", registry))["commands"][0][key] == "call_1"
 
 
-def test_teams_say_context_with_citations_is_kept_and_shown_in_the_run(registry: ToolRegistry) -> None:
+def test_teams_say_context_with_citations_is_kept_and_shown_in_the_run() -> None:
     from core import Executor
+    from tools import conversation
 
+    registry = ToolRegistry()
+    conversation.register(registry, None)  # type: ignore[arg-type]  # the studio's own say tool
     context = {"intent": "answer", "citations": [{"title": "Guide", "url": "https://example.org/g",
                                                    "content": "Milk keeps a week."}]}
     text = json.dumps({"type": "plan", "commands": [
         {"type": "SAY", "response": {"role": "assistant", "content": "Milk keeps a week [1].",
                                      "context": context}}]})
     plan = load_plan(text, "teams", registry)
-    assert plan.steps[0].params["message"] == "Milk keeps a week [1]."
-    assert plan.steps[0].format_data == {"teams": {"context": context}}
+    assert plan.steps[0].params == {"message": "Milk keeps a week [1].", "citations": context["citations"]}
+    assert plan.steps[0].format_data == {"teams": {"context": {"intent": "answer"}}}
     assert json.loads(dump_plan(plan, "teams", registry))["commands"][0]["response"]["context"] == context
     executor = Executor(registry)
     run = executor.start(plan)
     list(executor.run_all(run))
-    output = run.steps[plan.steps[0].id].output
-    assert output["citations"] == context["citations"]
+    assert run.steps[plan.steps[0].id].result["citations"] == context["citations"]
 
 
-def test_teams_accepts_an_empty_say(registry: ToolRegistry) -> None:
+def test_teams_accepts_an_empty_say() -> None:
+    from tools import conversation
+
+    registry = ToolRegistry()
+    conversation.register(registry, None)  # type: ignore[arg-type]  # the studio's own say tool
     plan = load_plan(json.dumps({"type": "plan", "commands": [{"type": "SAY", "response": ""}]}),
                      "teams", registry)
     assert plan.steps[0].params == {"message": ""}
+    assert Validator(registry).errors(plan) == []
 
 
 # -- LLMCompiler -------------------------------------------------------------------------

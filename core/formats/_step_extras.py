@@ -101,6 +101,8 @@ def apply_step_extras(fmt: str, where: str, data: Any, steps: list[Step]) -> Non
             elif name == "format_data":
                 if not all(isinstance(v, dict) for v in value.values()):
                     raise PlanFormatError(fmt, f"{where}.format_data.{key}: each format's data must be an object")
-                step.format_data = {**step.format_data, **value}
+                # One level deep: a format's own fields may be written apart from the rest.
+                step.format_data = {**step.format_data,
+                                    **{k: {**step.format_data.get(k, {}), **v} for k, v in value.items()}}
             else:
                 setattr(step, name, value)
