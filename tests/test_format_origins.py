@@ -165,7 +165,7 @@ def test_llmcompiler_export_reads_back(registry: ToolRegistry) -> None:
         Step(id="s2", tool="shipments_list", params={"facility_id": "${step[0]}", "limit": 2}),
     ])
     text = dump_plan(plan, "llmcompiler", registry)
-    assert "1. facilities_list(" in text and "$1" in text and text.rstrip().endswith("join()")
+    assert "1. facilities_list(" in text and "$1" in text and text.rstrip().endswith("3. join()<END_OF_PLAN>")
     back = load_plan(text, "llmcompiler", registry)
     assert [(s.tool, s.params, s.note) for s in back.steps] == [(s.tool, s.params, s.note) for s in plan.steps]
 

@@ -18,6 +18,7 @@ from .._registry import ToolRegistry
 from .._validation import register_plan_checks
 from ._base import PlanFormat
 from ._fidelity import dropped_in_round_trip
+from ._llmcompiler import dump_llmcompiler, load_llmcompiler
 from ._mermaid import dump_mermaid, mermaid_drops
 from ._native import dump_native, load_native
 from ._seed import dump_seed, load_seed, plan_from_seed, plan_to_seed
@@ -105,6 +106,7 @@ register_format(PlanFormat("seed", "Planner Agent JSON (seed)", ".json", load_se
 register_format(PlanFormat("sk", "Semantic Kernel XML plan", ".xml", load_sk, dump_sk,
                            checks=(unset_variable_problems,)))
 register_format(PlanFormat("teams", "Teams AI DO/SAY plan", ".json", load_teams, dump_teams))
+register_format(PlanFormat("llmcompiler", "LLMCompiler plan", ".txt", load_llmcompiler, dump_llmcompiler))
 register_format(PlanFormat("mermaid", "Mermaid flowchart (export only)", ".mmd", None, dump_mermaid,
                            drops=mermaid_drops))
 
