@@ -112,6 +112,7 @@ def load_llmcompiler(text: str, registry: ToolRegistry | None = None) -> Plan:
     steps: list[Step] = []
     positions: dict[int, int] = {}  # action number -> step position
     thoughts: list[str] = []
+    ended = False  # join() or <END_OF_PLAN> was read: a plan of no actions is still a plan
     lines = text.splitlines()
     count = sum(1 for raw in lines if _ACTION_START.match(raw))
     check_step_count(FORMAT, count, "actions")
@@ -122,6 +123,7 @@ def load_llmcompiler(text: str, registry: ToolRegistry | None = None) -> Plan:
             thoughts.append(thought.group(1))
             continue
         if raw.strip() == _END:
+            ended = True
             break
         action = _ACTION.fullmatch(raw)
         if action is None:
@@ -130,6 +132,7 @@ def load_llmcompiler(text: str, registry: ToolRegistry | None = None) -> Plan:
             continue  # LLMCompiler reads only actions and thoughts
         tool, args = action.group(2), action.group(3)
         if tool == "join":
+            ended = True
             break
         if int(action.group(1)) in positions:
             raise _error(number, f"action {action.group(1)} is numbered twice")
@@ -141,8 +144,9 @@ def load_llmcompiler(text: str, registry: ToolRegistry | None = None) -> Plan:
         positions[int(action.group(1))] = n
         thoughts = []
         if _END in raw:
+            ended = True
             break
-    if not steps:
+    if not steps and not ended:
         raise PlanFormatError(FORMAT, "no actions found: expected lines such as 1. tool(arguments)")
     metadata = PlanMetadata()
     if thoughts:
