@@ -369,14 +369,14 @@ def test_validate_prints_every_problem(cli, tmp_path: Path) -> None:
                                "${step[2].data.*.nonexistent}: facilities_list output cannot have this path")
 
 
-def test_validate_reports_an_sk_variable_that_no_function_sets(cli, tmp_path: Path) -> None:
+def test_validate_warns_of_an_sk_variable_that_no_function_sets(cli, tmp_path: Path) -> None:
     plan = SK_WRITER.replace('input="Autumn in the city"', 'input="$TOPIC"')
     result = cli("validate", write(tmp_path, "poem.xml", plan))
-    assert result.status == 1
-    [line] = result.out.splitlines()
-    assert line.startswith("error: step 0 (ShortPoem) · params.input: $TOPIC is a Semantic Kernel "
-                           "variable, but no step sets it (setContextVariable)")
-    assert cli("run", tmp_path / "poem.xml").status == 1  # and it does not run
+    assert result.status == 0  # SK itself keeps an unset variable as text
+    warning, valid = result.out.splitlines()
+    assert warning.startswith("warning: step 0 (ShortPoem) · params.input: $TOPIC is a Semantic Kernel "
+                              "variable, but no step sets it (setContextVariable)")
+    assert valid == "valid"
 
 
 def test_validate_a_plan_whose_steps_all_depend_on_each_other(cli, tmp_path: Path) -> None:
@@ -863,3 +863,27 @@ def test_the_studio_is_told_which_settings_its_options_gave(data_dir: Path,
     assert set(handed_over["PLAN_STUDIO_FROM_OPTIONS"].split(",")) == {"today", "data_dir"}
     assert Settings.origin("today") == "--today"
     assert Settings.origin("planner") is None
+
+
+# -- what an export drops is said on stderr --------------------------------------------------
+def test_plan_in_a_format_that_drops_data_says_what_on_stderr(cli) -> None:
+    result = cli("plan", BERLIN_CONTAMINATED, "--format", "llmcompiler")
+    assert result.status == 0
+    assert [line.split("(")[0] for line in result.out.splitlines() if line and not line.startswith("Thought:")] == [
+        "1. facilities_list", "2. shipments_list", "3. join"]
+    [note] = [line for line in result.err.splitlines() if "dropped" in line]
+    assert note.startswith("note: the LLMCompiler plan dropped: ") and "the goal" in note and "metadata" in note
+    mermaid = cli("plan", BERLIN_CONTAMINATED, "--format", "mermaid")
+    assert "note: the Mermaid flowchart (export only) dropped: the goal" in mermaid.err
+
+
+def test_plan_in_a_format_that_keeps_everything_says_nothing(cli) -> None:
+    for fmt in ("seed", "native", "sk", "teams"):
+        assert "dropped" not in cli("plan", BERLIN_CONTAMINATED, "--format", fmt).err, fmt
+
+
+def test_goals_file_notes_what_each_goal_dropped(cli, tmp_path: Path) -> None:
+    goals = write(tmp_path, "goals.txt", "Get facilities in Berlin\nGet facilities in Munich\n")
+    result = cli("plan", "--goals-file", goals, "--format", "llmcompiler")
+    notes = [line for line in result.err.splitlines() if "dropped" in line]
+    assert [n.split(":")[1].strip() for n in notes] == ["'Get facilities in Berlin'", "'Get facilities in Munich'"]

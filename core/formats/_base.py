@@ -29,6 +29,7 @@ class PlanFormat:
     dump: Dumper | None = None  # None: import only
     checks: tuple[PlanCheck, ...] = ()  # whole-plan checks the validator runs for this format
     drops: DropLister | None = None  # for an export-only format: what its text leaves out
+    holds_metadata: bool = True  # False: the text has no place for the plan's metadata
 
 
 # A plan document wraps a param value in at most a few levels (plan, steps, step, params);

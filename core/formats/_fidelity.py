@@ -52,16 +52,19 @@ _FIELDS: dict[str, str] = {
 }
 
 
-def dropped_in_round_trip(plan: Plan, back: Plan) -> list[str]:
+def dropped_in_round_trip(plan: Plan, back: Plan, *, holds_metadata: bool = True) -> list[str]:
     """What ``back`` (the plan read again from its export) lacks or changed, one notice per
-    kind of loss; empty when nothing was lost."""
+    kind of loss; empty when nothing was lost. A format that has no place for metadata loses
+    all of it, even where the defaults it reads back happen to match (today's date)."""
     notices: list[str] = []
     if back.goal != plan.goal:
         notices.append("the goal" if not back.goal else f"the goal (read back as {_short(back.goal)})")
     before, after = plan.metadata.model_dump(mode="json"), back.metadata.model_dump(mode="json")
     lost = [k for k in before if k not in after or not _same(before[k], after[k])]
     added = [k for k in after if k not in before]
-    if lost or added:
+    if not holds_metadata:
+        notices.append("metadata (" + ", ".join(before) + ")")
+    elif lost or added:
         notices.append("metadata " + ", ".join(lost + added))
     if len(back.steps) != len(plan.steps):
         notices.append(f"the number of steps ({len(plan.steps)} written, {len(back.steps)} read back)")
