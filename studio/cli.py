@@ -249,12 +249,10 @@ def _plan_line(goal: str, fmt: str, services: Services) -> tuple[str, int]:
 
 
 def _exported(plan: Plan, fmt: str, services: Services, goal: str | None) -> str:
-    """The plan written in ``fmt``; what the format could not hold goes to stderr as one line,
-    so stdout stays the plan."""
+    """The plan in ``fmt``; what the format dropped goes to stderr as one line (stdout: the plan)."""
     text, dropped = export_plan(plan, fmt, services.registry)
     if dropped:
-        print(f"note: {f'{goal!r}: ' if goal is not None else ''}the {FORMATS[fmt].label} dropped: "
-              f"{_one_line('; '.join(dropped))}", file=sys.stderr)
+        _note(goal, f"the {FORMATS[fmt].label} dropped: {'; '.join(dropped)}")
     return text
 
 
@@ -262,7 +260,11 @@ def _note_unread(plan: Plan, goal: str | None) -> None:
     """Words of the goal the plan does not use, as one line on stderr; stdout stays the plan."""
     unread = unread_notice(plan)
     if unread:
-        print(f"note: {f'{goal!r}: ' if goal is not None else ''}{_one_line(unread)}", file=sys.stderr)
+        _note(goal, unread)
+
+
+def _note(goal: str | None, text: str) -> None:
+    print(f"note: {f'{goal!r}: ' if goal is not None else ''}{_one_line(text)}", file=sys.stderr)
 
 
 def _load(args: argparse.Namespace, services: Services, out: TextIO) -> tuple[Plan, str] | None:
