@@ -178,3 +178,21 @@ def test_llmcompiler_export_reads_back(registry: ToolRegistry) -> None:
 def test_llmcompiler_errors_name_the_line(text: str, words: str, registry: ToolRegistry) -> None:
     with pytest.raises(PlanFormatError, match=words):
         load_plan(text, "llmcompiler", registry)
+
+
+def test_sk_hyphenated_tool_without_a_plugin_is_still_that_tool() -> None:
+    registry = ToolRegistry()
+
+    def get_sum(a: int, b: int) -> int:
+        """Add.
+
+        Args:
+            a: First.
+            b: Second.
+        """
+        return a + b
+
+    registry.register(get_sum, name="get-sum", group="everything")
+    for name in ("get-sum", "EverythingPlugin.get-sum", "EverythingPlugin-get-sum"):
+        plan = load_plan(f'<plan><function.{name} a="1" b="2"/></plan>', "sk", registry)
+        assert plan.steps[0].tool == "get-sum", name
