@@ -79,17 +79,22 @@ def read_xml(text: str, line_offset: int) -> SkDocument:
     def pairs(flat: list[str]) -> list[tuple[str, str]]:
         return list(zip(flat[0::2], flat[1::2]))
 
-    skipped: list[str] = []  # the element being skipped and the ones inside it
+    # SK reads only the functions directly inside <plan> and skips anything else; what it
+    # skipped (the element, its attributes and its text) is kept as a note for the reviewer.
+    skipped: list[str] = []  # the element being skipped and the ones open inside it
+    skipped_heading: list[str] = []
+    skipped_text: list[str] = []
 
     def skip(name: str, attributes: list[str]) -> None:
-        # SK reads only the functions directly inside <plan> and skips anything else; what it
-        # skipped is kept as a note so the reviewer sees it.
         if not skipped:
             shown = " ".join([name, *(f'{k}="{v}"' for k, v in pairs(attributes))])
-            pending_skip.append([f"Skipped <{shown}>", line()])
+            skipped_heading[:] = [f"Skipped <{shown}>"]
         skipped.append(name)
 
-    pending_skip: list[list[Any]] = []
+    def skipped_note() -> str:
+        text = " ".join(" ".join(skipped_text).split())
+        skipped_text.clear()
+        return skipped_heading[0] + (f": {text}" if text else "")
 
     def start(name: str, attributes: list[str]) -> None:
         if skipped:
@@ -118,12 +123,8 @@ def read_xml(text: str, line_offset: int) -> SkDocument:
     def end(name: str) -> None:
         if skipped:
             skipped.pop()
-            if not skipped:
-                note = pending_skip.pop()
-                text = " ".join(" ".join(pending_text).split())
-                pending_text.clear()
-                note_line = note[0] + (f": {text}" if text else "")
-                (current[0].comments if current else pending).append(note_line)
+            if not skipped:  # inside a function: its note; else the next function's
+                (current[0].comments if current else pending).append(skipped_note())
             return
         stack.pop()
         if len(stack) == 1:
@@ -132,11 +133,9 @@ def read_xml(text: str, line_offset: int) -> SkDocument:
             doc.loose_comments.extend(pending)
             pending.clear()
 
-    pending_text: list[str] = []
-
     def characters(data: str) -> None:
         if skipped:
-            pending_text.append(data)
+            skipped_text.append(data)
 
     def comment(data: str) -> None:
         note = note_text(data)
