@@ -81,9 +81,9 @@ def dropped_in_round_trip(plan: Plan, back: Plan, *, holds_metadata: bool = True
     needs_before, needs_after = _needs(plan), _needs(back)
     lost_deps = [n for n in range(len(pairs)) if needs_before[n] - needs_after[n]]
     if lost_deps:
-        notices.append(f"dependencies of {step_list(lost_deps)} (on "
-                       + "; ".join(f"{n}: {', '.join(map(str, sorted(needs_before[n] - needs_after[n])))}"
-                                   for n in lost_deps[:_MAX_NAMED]) + ")")
+        shown = [f"step {n} on {step_list(sorted(needs_before[n] - needs_after[n]))}" for n in lost_deps]
+        more = f" and {len(shown) - _MAX_NAMED} more" if len(shown) > _MAX_NAMED else ""
+        notices.append("dependencies: " + "; ".join(shown[:_MAX_NAMED]) + more)
     new_deps = [n for n in range(len(pairs)) if needs_after[n] - needs_before[n]]
     if new_deps:
         notices.append(f"dependencies added to {step_list(new_deps)}")
