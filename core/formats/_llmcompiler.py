@@ -38,6 +38,7 @@ FORMAT = "llmcompiler"
 _END = "<END_OF_PLAN>"
 _ACTION = re.compile(r"\s*+(\d{1,6})\.\s*+([A-Za-z_][\w.\-]*+)\((.*)\)\s*+(?:#\w+)?\s*+(?:" + _END + r")?\s*+")
 _ACTION_START = re.compile(r"\s*+\d{1,6}\.\s*+[A-Za-z_][\w.\-]*+\(")
+_JOIN_START = re.compile(r"\s*+\d{1,6}\.\s*+join\(")
 _THOUGHT = re.compile(r"\s*+Thought:\s?(.*)")
 _OUTPUT = re.compile(r"\$\{(\d{1,6})\}|\$(\d{1,6})(?!\d)")
 _MARK = "__plan_studio_output_%s__"
@@ -114,7 +115,7 @@ def load_llmcompiler(text: str, registry: ToolRegistry | None = None) -> Plan:
     thoughts: list[str] = []
     ended = False  # join() or <END_OF_PLAN> was read: a plan of no actions is still a plan
     lines = text.splitlines()
-    count = sum(1 for raw in lines if _ACTION_START.match(raw))
+    count = sum(1 for raw in lines if _ACTION_START.match(raw) and not _JOIN_START.match(raw))
     check_step_count(FORMAT, count, "actions")
     ids = seed_step_ids(count)
     for number, raw in enumerate(lines, start=1):

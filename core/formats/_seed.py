@@ -95,13 +95,16 @@ def plan_from_seed(data: Any, goal: str | None = None) -> Plan:
 
 def plan_to_seed(plan: Plan) -> dict[str, Any]:
     index = {s.id: n for n, s in enumerate(plan.steps)}
+    needs: dict[str, list[int]] = {s.id: [] for s in plan.steps}
+    for before, after in plan.edges():  # in plan order; asking each step for its own costs n²
+        needs[after].append(index[before])
     write_ids = [s.id for s in plan.steps] != seed_step_ids(len(plan.steps))
     steps = []
     for s in plan.steps:
         raw: dict[str, Any] = {
             "tool": s.tool,
             "params": s.params,
-            "depends_on": [index[d] for d in plan.dependencies_of(s.id) if d in index],
+            "depends_on": needs[s.id],
             "parallel": s.parallel,
         }
         # Review data only where set: the seed format is also what models are shown.

@@ -18,14 +18,14 @@ from .._errors import PlanFormatError
 from .._plan import Plan, Step
 from ._seed import seed_step_ids
 
-__all__ = ["EXTRA_FIELDS", "step_extras", "apply_step_extras", "explicit_only"]
+__all__ = ["EXTRA_FIELDS", "step_extras", "apply_step_extras"]
 
 EXTRA_FIELDS = ("ids", "depends_on", "parallel", "locked", "result_key", "format_data", "note")
 
 
-def explicit_only(plan: Plan, n: int) -> list[int]:
-    """Positions of the steps step ``n`` depends on that no reference of it implies."""
-    index = {s.id: k for k, s in enumerate(plan.steps)}
+def explicit_only(plan: Plan, n: int, index: dict[str, int]) -> list[int]:
+    """Positions of the steps step ``n`` depends on that no reference of it implies
+    (``index``: each step's position by id)."""
     step = plan.steps[n]
     implied = {ref.step for _name, ref in step.readable_references()}
     return sorted({index[d] for d in step.depends_on if d in index and index[d] not in implied})
@@ -40,7 +40,8 @@ def step_extras(plan: Plan, fields: Iterable[str]) -> dict[str, Any]:
             if [s.id for s in steps] != seed_step_ids(len(steps)):
                 out["ids"] = [s.id for s in steps]
         elif name == "depends_on":
-            deps = {str(n): d for n in range(len(steps)) if (d := explicit_only(plan, n))}
+            index = {s.id: k for k, s in enumerate(steps)}
+            deps = {str(n): d for n in range(len(steps)) if (d := explicit_only(plan, n, index))}
             if deps:
                 out["depends_on"] = deps
         elif name in ("parallel", "locked"):
