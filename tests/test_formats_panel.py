@@ -55,3 +55,18 @@ def test_a_broken_plan_in_another_format_is_reported_in_its_terms_and_kept(app: 
     assert error.startswith("Read as Semantic Kernel XML plan: line 3"), error
     assert app.text_area(key=Keys.JSON).value == broken
     assert app.session_state[Keys.PLAN] == plan
+
+
+def test_a_teams_say_shows_its_citations_under_the_message_in_the_run(app: AppTest) -> None:
+    from apptest_helpers import import_text, run_plan
+
+    context = {"citations": [{"title": "Guide *bold*", "url": "https://example.org/g", "content": "Milk keeps."}]}
+    import_text(app, "teams", json.dumps({"type": "plan", "commands": [
+        {"type": "SAY", "response": {"role": "assistant", "content": "Milk keeps a week [1].", "context": context}}]}))
+    app.button(key="plan.approve").click().run()
+    run_plan(app, "all")
+    no_failures(app)
+    [said] = list(app.chat_message)
+    assert said.markdown[0].value.replace("\\", "") == "Milk keeps a week [1]."
+    # Escaped: the title's asterisks show as written, the address as text, not a link.
+    assert [c.value for c in said.caption] == [r"\[1\] Guide \*bold\* · `https://example.org/g`"]
