@@ -10,7 +10,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core import FORMATS, Plan, Step, ToolRegistry, dump_plan, load_plan
+from core import FORMATS, Plan, Step, dump_plan, load_plan
 from core.formats import export_plan
 from test_formats import build_registry
 
