@@ -17,7 +17,6 @@ from core import (
     Executor,
     Plan,
     PlanFormatError,
-    PlanInvalid,
     Step,
     StepStatus,
     ToolRegistry,
