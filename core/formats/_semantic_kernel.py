@@ -83,13 +83,13 @@ _LITERAL = "literal"
 _EXTRA_FIELDS = ("ids", "depends_on", "locked", "format_data")
 _IMPLICIT_INPUT = "implicit_input"  # format_data["sk"] flag: "input" was SK's $INPUT, not written
 _INPUT_PARAM = "input"
+_ASCII_DIGITS = re.compile(r"[0-9]{1,%d}" % MAX_INDEX_DIGITS)
 
 
 def _reference(index: int) -> str:
     """The reference a ``$VARIABLE`` of the step at ``index`` becomes (the one place this
     format writes a reference's text)."""
     return f"${{step[{index}]}}"
-_ASCII_DIGITS = re.compile(r"[0-9]{1,%d}" % MAX_INDEX_DIGITS)
 
 
 def load_sk(text: str, registry: ToolRegistry | None = None) -> Plan:
