@@ -248,23 +248,11 @@ def _plan_line(goal: str, fmt: str, services: Services) -> tuple[str, int]:
     return _compact(_exported(plan, fmt, services, goal)), 0
 
 
-def _exported(plan: Plan, fmt: str, services: Services, goal: str | None) -> str:
-    """The plan in ``fmt``; what the format dropped goes to stderr as one line (stdout: the plan)."""
-    text, dropped = export_plan(plan, fmt, services.registry)
-    if dropped:
-        _note(goal, f"the {FORMATS[fmt].label} dropped: {'; '.join(dropped)}")
-    return text
-
-
 def _note_unread(plan: Plan, goal: str | None) -> None:
     """Words of the goal the plan does not use, as one line on stderr; stdout stays the plan."""
     unread = unread_notice(plan)
     if unread:
-        _note(goal, unread)
-
-
-def _note(goal: str | None, text: str) -> None:
-    print(f"note: {f'{goal!r}: ' if goal is not None else ''}{_one_line(text)}", file=sys.stderr)
+        print(f"note: {f'{goal!r}: ' if goal is not None else ''}{_one_line(unread)}", file=sys.stderr)
 
 
 def _load(args: argparse.Namespace, services: Services, out: TextIO) -> tuple[Plan, str] | None:
@@ -356,6 +344,15 @@ def _cmd_replan(args: argparse.Namespace, services: Services) -> int:
     out = fmt if FORMATS[fmt].dump is not None else "native"
     print(_exported(new_plan, out, services, None))
     return 0
+
+
+def _exported(plan: Plan, fmt: str, services: Services, goal: str | None) -> str:
+    """The plan in ``fmt``; what the format dropped goes to stderr as one line (stdout: the plan)."""
+    text, dropped = export_plan(plan, fmt, services.registry)
+    if dropped:
+        print(f"note: {f'{goal!r}: ' if goal is not None else ''}the {FORMATS[fmt].label} dropped: "
+              f"{_one_line('; '.join(dropped))}", file=sys.stderr)
+    return text
 
 
 def _cmd_token(args: argparse.Namespace, services: Services) -> int:
