@@ -863,27 +863,3 @@ def test_the_studio_is_told_which_settings_its_options_gave(data_dir: Path,
     assert set(handed_over["PLAN_STUDIO_FROM_OPTIONS"].split(",")) == {"today", "data_dir"}
     assert Settings.origin("today") == "--today"
     assert Settings.origin("planner") is None
-
-
-# -- what an export drops is said on stderr --------------------------------------------------
-def test_plan_in_a_format_that_drops_data_says_what_on_stderr(cli) -> None:
-    result = cli("plan", BERLIN_CONTAMINATED, "--format", "llmcompiler")
-    assert result.status == 0
-    assert [line.split("(")[0] for line in result.out.splitlines() if line and not line.startswith("Thought:")] == [
-        "1. facilities_list", "2. shipments_list", "3. join"]
-    [note] = [line for line in result.err.splitlines() if "dropped" in line]
-    assert note.startswith("note: the LLMCompiler plan dropped: ") and "the goal" in note and "metadata" in note
-    mermaid = cli("plan", BERLIN_CONTAMINATED, "--format", "mermaid")
-    assert "note: the Mermaid flowchart (export only) dropped: the goal" in mermaid.err
-
-
-def test_plan_in_a_format_that_keeps_everything_says_nothing(cli) -> None:
-    for fmt in ("seed", "native", "sk", "teams"):
-        assert "dropped" not in cli("plan", BERLIN_CONTAMINATED, "--format", fmt).err, fmt
-
-
-def test_goals_file_notes_what_each_goal_dropped(cli, tmp_path: Path) -> None:
-    goals = write(tmp_path, "goals.txt", "Get facilities in Berlin\nGet facilities in Munich\n")
-    result = cli("plan", "--goals-file", goals, "--format", "llmcompiler")
-    notes = [line for line in result.err.splitlines() if "dropped" in line]
-    assert [n.split(":")[1].strip() for n in notes] == ["'Get facilities in Berlin'", "'Get facilities in Munich'"]
