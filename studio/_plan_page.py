@@ -286,6 +286,9 @@ def _step_result(plan: Plan, state: StepRun) -> None:
     elif state.status == StepStatus.succeeded and _said(plan, state) is not None:
         with st.chat_message("assistant"):
             st.markdown(md_escape(_said(plan, state)))
+            for n, source in enumerate(_citations(state), start=1):
+                st.caption(md_escape(f"[{n}] " + " · ".join(str(source[k]) for k in ("title", "url", "filepath")
+                                                            if isinstance(source.get(k), str) and source[k])))
     elif state.status == StepStatus.succeeded:
         rows = state.rows
         if rows is not None:
@@ -308,6 +311,12 @@ def _said(plan: Plan, state: StepRun) -> str | None:
         return None
     message = state.result.get("message")
     return message if isinstance(message, str) else None
+
+
+def _citations(state: StepRun) -> list[dict[str, Any]]:
+    """The sources a SAY step cites (a Teams AI message's context), shown under its message."""
+    cited = state.result.get("citations") if isinstance(state.result, dict) else None
+    return [c for c in cited if isinstance(c, dict)] if isinstance(cited, list) else []
 
 
 def _table(rows: list[Any]) -> Any:

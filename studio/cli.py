@@ -31,8 +31,8 @@ from typing import Any, Iterable, Iterator, Sequence, TextIO
 from pydantic import ValidationError
 
 from core import (CUT_OFF, FINISHED, FORMATS, FROM_OPTIONS_VARIABLE, Executor, Plan, PlanError, PlanInvalid,
-                  PlanStudioError, Run, Settings, StepRun, StepStatus, dump_plan, private_folder)
-from core.formats import detect_and_load
+                  PlanStudioError, Run, Settings, StepRun, StepStatus, private_folder)
+from core.formats import detect_and_load, export_plan
 from core.planners import planner_notices
 from tools import LoadNotice
 
@@ -219,7 +219,7 @@ def _cmd_plan(args: argparse.Namespace, services: Services) -> int:
     today = services.settings.effective_today()
     if args.goal is not None:
         plan = services.planner.plan(args.goal, today=today)
-        print(dump_plan(plan, args.format, services.registry))
+        print(_exported(plan, args.format, services, None))
         _note_reading(plan, None)
         return 0
     status = 0
@@ -245,7 +245,7 @@ def _plan_line(goal: str, fmt: str, services: Services) -> tuple[str, int]:
         print(f"plan-studio: {goal!r}: {_one_line(exc)}", file=sys.stderr)
         return json.dumps({"goal": goal, "error": str(exc)}, ensure_ascii=False, separators=(",", ":")), _EXIT_ERROR
     _note_reading(plan, goal)
-    return _compact(dump_plan(plan, fmt, services.registry)), 0
+    return _compact(_exported(plan, fmt, services, goal)), 0
 
 
 def _note_reading(plan: Plan, goal: str | None) -> None:
@@ -342,8 +342,17 @@ def _cmd_replan(args: argparse.Namespace, services: Services) -> int:
     plan, fmt = loaded
     new_plan = services.planner.replan(plan, args.feedback, today=services.settings.effective_today())
     out = fmt if FORMATS[fmt].dump is not None else "native"
-    print(dump_plan(new_plan, out, services.registry))
+    print(_exported(new_plan, out, services, None))
     return 0
+
+
+def _exported(plan: Plan, fmt: str, services: Services, goal: str | None) -> str:
+    """The plan in ``fmt``; what the format dropped goes to stderr as one line (stdout: the plan)."""
+    text, dropped = export_plan(plan, fmt, services.registry)
+    if dropped:
+        print(f"note: {f'{goal!r}: ' if goal is not None else ''}the {FORMATS[fmt].label} dropped: "
+              f"{_one_line('; '.join(dropped))}", file=sys.stderr)
+    return text
 
 
 def _cmd_token(args: argparse.Namespace, services: Services) -> int:
