@@ -81,10 +81,10 @@ def test_a_valid_first_reply_costs_exactly_one_request(planner, llm_server, sett
     system, user = request["messages"]
     assert system["role"] == "system" and user == {"role": "user",
                                                    "content": "Goal: Get facilities in Berlin, then their shipments"}
-    # today, the date rules worked out for today, the reference syntax and the manual
+    # today, how to write dates (as the goal says them: the studio works them out), the
+    # reference syntax and the manual
     assert "Today is 2025-10-12 (Sunday)" in system["content"]
-    assert "date_from = today - 7 days (2025-10-05)" in system["content"]
-    assert "Monday of this week (2025-10-06)" in system["content"]
+    assert '"date_from": "last week", "date_to": "last week"' in system["content"]
     assert "${step[0].data.*.id}" in system["content"]
     for name in ("facilities_list", "shipments_list", "contaminants_list", "inspections_list"):
         assert f"### {name}" in system["content"]

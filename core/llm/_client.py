@@ -125,12 +125,14 @@ class ModelClient:
 
         began = time.monotonic()
         self.last_usage = None
-        with self._translated_errors("answered with a body that is not valid JSON"):
-            if json_schema is None:
-                completion = sdk.chat.completions.create(**request)
-            else:
-                completion = self._create_structured(sdk, request, json_schema, began, openai)
-        self.last_seconds = time.monotonic() - began
+        try:
+            with self._translated_errors("answered with a body that is not valid JSON"):
+                if json_schema is None:
+                    completion = sdk.chat.completions.create(**request)
+                else:
+                    completion = self._create_structured(sdk, request, json_schema, began, openai)
+        finally:
+            self.last_seconds = time.monotonic() - began
         content = self._content(completion)
         _WARM.add(self._warm_key)
         return content
