@@ -19,6 +19,7 @@ from . import _pending_edit as pending_edit
 from . import _unsaved as unsaved
 from ._graph import GRAPH_MIN_HEIGHT, STATUS_COLOURS
 from ._inspector import inspector
+from ._planner_log_panel import planner_log_panel
 from ._replan_panel import conflict_panel, replan_panel, versions_panel
 from ._review_actions import review_services
 from ._review_bar import review_bar
@@ -120,6 +121,7 @@ def _plan_view(services: Services, plan: Plan) -> None:
     with actions_slot:
         _actions_bar(plan, errors, blocker)
     replan_panel(services, plan)
+    planner_log_panel(plan)
     versions_panel(services)
     compare.compare_panel(services, plan)
     formats_panel(services, plan)

@@ -341,7 +341,9 @@ def _completion(body: dict[str, Any], content: str, finish_reason: str = "stop")
         "model": body.get("model", "test-model"),
         "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
                      "finish_reason": finish_reason}],
-        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+        # A token counted as 4 characters, as the dialects' context checks count them.
+        "usage": {"prompt_tokens": _prompt_tokens(body), "completion_tokens": len(content) // 4,
+                  "total_tokens": _prompt_tokens(body) + len(content) // 4},
     }
 
 
@@ -365,7 +367,7 @@ def _dialect_refusal(dialect: str, n_ctx: int | None, body: dict[str, Any]) -> S
                                                                "param": None, "code": None}})
     if n_ctx is None:
         return None
-    prompt = sum(len(str(m.get("content", ""))) for m in body.get("messages", [])) // 4
+    prompt = _prompt_tokens(body)
     completion = body.get("max_tokens")
     if dialect == "llama_cpp":
         # llama-cpp-python without max_tokens generates until the context is full.
@@ -403,3 +405,7 @@ def _dialect_refusal(dialect: str, n_ctx: int | None, body: dict[str, Any]) -> S
             "message": "the input length exceeds the context length", "type": "api_error", "param": None,
             "code": None}})
     return None
+
+
+def _prompt_tokens(body: dict[str, Any]) -> int:
+    return sum(len(str(m.get("content", ""))) for m in body.get("messages", [])) // 4

@@ -64,7 +64,9 @@ from ._embedded_examples import example_feedback, example_goal
 from ._embedded_build import Node, build_nodes, check_has_steps, make_groups, mark_parallel, nodes_to_steps
 from ._embedded_parse import Mention, Parsed, parse, phrase_pattern
 from ._embedded_replan import apply_feedback
+from ._embedded_log import words_log
 from ._embedded_unread import UNREAD_KEY, unread_words
+from ._planner_log import LOG_KEY
 from ._embedded_vocabulary import Vocabulary, out_of_bounds
 
 __all__ = ["EmbeddedPlanner", "MAX_GOAL_LENGTH", "check_text"]
@@ -116,6 +118,7 @@ class EmbeddedPlanner:
         unread = unread_words(parsed, unused)
         if unread:
             setattr(metadata, UNREAD_KEY, unread)
+        setattr(metadata, LOG_KEY, [words_log(parsed)])  # which words chose which tool and filter
         plan = Plan(goal=goal, steps=steps, metadata=metadata)
         mark_parallel(plan)
         return plan

@@ -32,6 +32,7 @@ from ._llm_dates import resolve_date_phrases
 from ._llm_schema import plan_json_schema
 from ._manual import render_manual
 from ._parse import extract_plan_json
+from ._planner_log import LOG_KEY
 
 __all__ = ["LLMPlanner", "plan_json_schema"]
 
@@ -169,7 +170,7 @@ class LLMPlanner:
             if plan is not None and not problems:
                 meta = {**plan.metadata.model_dump(exclude={"planner", "today", "created_at"}),
                         "planner": self.name, "model": self.client.model, "attempts": attempts,
-                        "today": today, **extra, "planner_log": log}
+                        "today": today, **extra, LOG_KEY: log}
                 return plan.model_copy(update={"metadata": PlanMetadata.model_validate(meta)})
             repair = _repair_request(problems, parsed=plan is not None)
             record["repair"] = repair
