@@ -76,6 +76,9 @@ def _goal_form(services: Services) -> None:
         planner += f" ({services.settings.model})"
     about.caption(f"Planner: **{md_escape(planner)}** · today: {services.settings.effective_today():%Y-%m-%d}"
                   f" · {len(services.registry)} tools")
+    loading = getattr(getattr(services.planner, "client", None), "loading_notice", lambda: None)()
+    if loading:  # a local server's first answer can take minutes: say so before the wait
+        about.caption(md_escape(loading))
 
 
 def _plan_view(services: Services, plan: Plan) -> None:

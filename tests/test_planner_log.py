@@ -111,6 +111,16 @@ def llm_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, llm_server) -> AppT
     return AppTest.from_file(str(APP), default_timeout=60).run()
 
 
+def test_the_plan_page_says_the_models_first_answer_may_be_slow_until_it_came(llm_app: AppTest, llm_server) -> None:
+    def said() -> bool:
+        return any("first answer can take a minute" in c.value for c in llm_app.caption)
+
+    assert said()
+    llm_server.reply(json.dumps(GOOD))
+    make_plan(llm_app, "Berlin facilities and last week's shipments")
+    assert not said()
+
+
 def test_the_plan_page_shows_the_planner_log_escaped(llm_app: AppTest, llm_server) -> None:
     llm_server.reply(HOSTILE)
     llm_server.reply(json.dumps(GOOD))
