@@ -134,3 +134,22 @@ def test_the_plan_page_shows_the_planner_log_escaped(llm_app: AppTest, llm_serve
     markdown = "\n".join(m.value for m in panel.markdown)
     assert "<img" not in markdown and "unknown tool" in markdown
     assert "Attempt 1" in markdown and "Attempt 2" in markdown
+
+
+@pytest.mark.browser
+def test_the_planner_log_in_the_browser(page, llm_studio, llm_server) -> None:
+    from browser_helpers import click, enter, open_studio, screenshot
+    from playwright.sync_api import expect
+
+    page.set_viewport_size({"width": 1440, "height": 1400})
+    open_studio(page, llm_studio.url)
+    llm_server.reply(HOSTILE)
+    llm_server.reply(json.dumps(GOOD))
+    enter(page.get_by_role("textbox", name="Goal"), "Berlin facilities and last week's shipments")
+    click(page.get_by_role("button", name="Plan", exact=True))
+    page.get_by_text("Planner log · 2 attempts").click()  # opening an expander reruns nothing
+    panel = page.locator(".st-key-plan-planner_log")
+    expect(panel.get_by_text("<img src=x onerror=alert(1)> **bold**", exact=False)).to_be_visible()
+    expect(panel.locator("img")).to_have_count(0)  # the model's markup is text, never an element
+    panel.scroll_into_view_if_needed()
+    screenshot(page, "planner_log.png")
