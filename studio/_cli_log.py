@@ -37,9 +37,13 @@ def print_planner_log(source: Plan | BaseException, out: TextIO | None = None) -
     out.flush()
 
 
-def note_loading(planner: object, out: TextIO | None = None) -> None:
-    """Tell the user the model may be loading, before its first request goes out."""
+def note_loading(planner: object, *, verbose: bool, out: TextIO | None = None) -> None:
+    """Tell the user the model may be loading, before its first request goes out: with ``-v``,
+    or when a person watches stderr (a script reading it gets one line per error, as before)."""
+    out = out or sys.stderr
+    if not (verbose or out.isatty()):
+        return
     client = getattr(planner, "client", None)
     notice = client.loading_notice() if client is not None and hasattr(client, "loading_notice") else None
     if notice:
-        print(f"plan-studio: {notice}", file=out or sys.stderr, flush=True)
+        print(f"plan-studio: {notice}", file=out, flush=True)

@@ -220,7 +220,7 @@ def _cmd_plan(args: argparse.Namespace, services: Services) -> int:
     if (args.goal is None) == (args.goals_file is None):
         raise CliError("give either a GOAL or --goals-file FILE")
     today = services.settings.effective_today()
-    note_loading(services.planner)
+    note_loading(services.planner, verbose=args.verbose)
     if args.goal is not None:
         plan = plan_logged(services.planner, args.goal, today=today, verbose=args.verbose)
         print(dump_plan(plan, args.format, services.registry))

@@ -96,8 +96,8 @@ class ModelClient:
     def loading_notice(self) -> str | None:
         """What to tell the user while the first request to this model is under way: a local
         server may load the model (or read the long prompt for the first time) then. None once
-        the model has answered in this process."""
-        if self._warm_key in _WARM:
+        the model has answered in this process, and for a client with no model configured."""
+        if self._warm_key in _WARM or not self.configured:
             return None
         return (f"Waiting for the model {self.model} at {self.endpoint}: its first answer can take a minute or "
                 f"more while a local server loads the model (up to {self._first_timeout():g} s).")
