@@ -19,6 +19,7 @@ from . import _pending_edit as pending_edit
 from . import _unsaved as unsaved
 from ._graph import GRAPH_MIN_HEIGHT, STATUS_COLOURS
 from ._inspector import inspector
+from ._planner_log_panel import planner_log_panel
 from ._replan_panel import conflict_panel, replan_panel, versions_panel
 from ._review_actions import review_services
 from ._review_bar import review_bar
@@ -75,6 +76,9 @@ def _goal_form(services: Services) -> None:
         planner += f" ({services.settings.model})"
     about.caption(f"Planner: **{md_escape(planner)}** · today: {services.settings.effective_today():%Y-%m-%d}"
                   f" · {len(services.registry)} tools")
+    loading = getattr(getattr(services.planner, "client", None), "loading_notice", lambda: None)()
+    if loading:  # a local server's first answer can take minutes: say so before the wait
+        about.caption(md_escape(loading))
 
 
 def _plan_view(services: Services, plan: Plan) -> None:
@@ -120,6 +124,7 @@ def _plan_view(services: Services, plan: Plan) -> None:
     with actions_slot:
         _actions_bar(plan, errors, blocker)
     replan_panel(services, plan)
+    planner_log_panel(plan)
     versions_panel(services)
     compare.compare_panel(services, plan)
     formats_panel(services, plan)

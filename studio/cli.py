@@ -36,6 +36,7 @@ from core.formats import detect_and_load, export_plan
 from core.planners import planner_notices
 from tools import LoadNotice
 
+from ._cli_log import note_loading, plan_logged
 from ._services import Services, build_services
 
 __all__ = ["STUDIO_OPTIONS", "detect_and_load", "main"]
@@ -127,6 +128,8 @@ def _parser() -> argparse.ArgumentParser:
                            "print one compact JSON per goal, in order")
     plan.add_argument("--format", choices=_exportable(), default="seed",
                       help="how to write the plan (default: seed)")
+    plan.add_argument("-v", "--verbose", action="store_true",
+                      help="print the planner log on stderr: each model reply, its problems and the repair sent")
 
     validate = commands.add_parser("validate", parents=[common], help="check a plan file")
     validate.add_argument("file", type=Path)
@@ -217,8 +220,9 @@ def _cmd_plan(args: argparse.Namespace, services: Services) -> int:
     if (args.goal is None) == (args.goals_file is None):
         raise CliError("give either a GOAL or --goals-file FILE")
     today = services.settings.effective_today()
+    note_loading(services.planner, verbose=args.verbose)
     if args.goal is not None:
-        plan = services.planner.plan(args.goal, today=today)
+        plan = plan_logged(services.planner, args.goal, today=today, verbose=args.verbose)
         print(_exported(plan, args.format, services, None))
         _note_reading(plan, None)
         return 0
@@ -226,7 +230,7 @@ def _cmd_plan(args: argparse.Namespace, services: Services) -> int:
     printed = 0
     try:
         for goal in _goals(args.goals_file):
-            line, goal_status = _plan_line(goal, args.format, services)
+            line, goal_status = _plan_line(goal, args.format, services, args.verbose)
             status = max(status, goal_status)
             printed += 1  # counted before it is printed: a reader who has the line sees it counted
             print(line, flush=True)
@@ -236,11 +240,11 @@ def _cmd_plan(args: argparse.Namespace, services: Services) -> int:
     return status
 
 
-def _plan_line(goal: str, fmt: str, services: Services) -> tuple[str, int]:
+def _plan_line(goal: str, fmt: str, services: Services, verbose: bool) -> tuple[str, int]:
     """One goal of a goals file: its output line (the plan, or the error, so the output still
     lines up with the input) and the exit status it earns."""
     try:
-        plan = services.planner.plan(goal, today=services.settings.effective_today())
+        plan = plan_logged(services.planner, goal, today=services.settings.effective_today(), verbose=verbose)
     except PlanStudioError as exc:
         print(f"plan-studio: {goal!r}: {_one_line(exc)}", file=sys.stderr)
         return json.dumps({"goal": goal, "error": str(exc)}, ensure_ascii=False, separators=(",", ":")), _EXIT_ERROR

@@ -1,8 +1,8 @@
 """LLMCompiler's plan text: numbered tool calls whose arguments may use earlier results.
 
-    Thought: First the facilities in Berlin.
-    1. facilities_list("Berlin")
-    2. shipments_list(facility_id=$1, has_contaminants=True)
+    Thought: First the open orders of the customer.
+    1. orders_list("open", customer="ACME")
+    2. invoices_list(order_id=$1, overdue=True)
     3. join()<END_OF_PLAN>
 
 Each ``N. tool(args)`` line is a step; its arguments are Python literals, positional ones

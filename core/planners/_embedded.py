@@ -76,7 +76,9 @@ from ._embedded_typos import TypoReader
 from ._embedded_writes import refuse_write, write_request
 from ._embedded_parse import Mention, Parsed, parse, phrase_pattern
 from ._embedded_replan import apply_feedback
+from ._embedded_log import words_log
 from ._embedded_unread import UNREAD_KEY, unread_words
+from ._planner_log import LOG_KEY
 from ._embedded_vocabulary import Vocabulary, out_of_bounds
 
 __all__ = ["EmbeddedPlanner", "MAX_GOAL_LENGTH", "check_text"]
@@ -144,6 +146,7 @@ class EmbeddedPlanner:
             setattr(metadata, UNREAD_KEY, unread)
         if not_applied:
             setattr(metadata, NOT_APPLIED_KEY, not_applied)
+        setattr(metadata, LOG_KEY, [words_log(parsed)])  # which words chose which tool and filter
         plan = Plan(goal=goal, steps=steps, metadata=metadata)
         mark_parallel(plan)
         return plan
