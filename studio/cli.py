@@ -302,7 +302,7 @@ def _cmd_run(args: argparse.Namespace, services: Services) -> int:
         return _EXIT_FAILED
     plan, _fmt = loaded
     # The final answer is only worth making when it is printed.
-    executor = services.executor if args.answer else Executor(services.registry)
+    executor = services.executor if args.answer else Executor(services.registry, limits=services.executor.limits)
     try:
         run = executor.start(plan)
     except PlanInvalid as exc:
