@@ -222,8 +222,9 @@ class RunPass:
                         data={"index": index, "tool": step.tool, "note": step.note})
             try:
                 arguments = resolve_params(step.params, self._results)
-            except ToolCallError as exc:  # a reference to data the earlier step did not return
-                self._end(step_id, token, began, None, None, str(exc), [])
+            except Exception as exc:  # a reference to data the earlier step did not return
+                error = str(exc) if isinstance(exc, ToolCallError) else f"{step.tool} failed: {type(exc).__name__}: {exc}"
+                self._end(step_id, token, began, None, None, error, [])
                 yield step_result(run, step_id, step.tool)
                 yield step_end(run, step_id)
                 return
