@@ -306,18 +306,31 @@ def _cmd_run(args: argparse.Namespace, services: Services) -> int:
         return _EXIT_FAILED
     plan, _fmt = loaded
     # The final answer is only worth making when it is printed.
-    executor = services.executor if args.answer else Executor(services.registry)
+    executor = services.executor if args.answer else Executor(services.registry, limits=services.executor.limits)
     try:
         run = executor.start(plan)
     except PlanInvalid as exc:
         for problem in exc.problems:
             print(f"{args.file}: {problem.severity}: {_one_line(problem)}", file=sys.stderr)
         return _EXIT_FAILED
+    # Steps run in parallel and end in any order; their lines come in plan order, each as soon
+    # as the steps above it have ended, so the output reads the same on every run.
+    ended: set[str] = set()
+    printed = 0
+
+    def print_ended() -> None:
+        nonlocal printed
+        while printed < len(plan.steps) and plan.steps[printed].id in ended:
+            print(_step_line(plan, run.steps[plan.steps[printed].id]), flush=True)
+            printed += 1
+
     try:
         for event in executor.run_all(run):
             if event.type == "plan_step_end" and event.step_id is not None:
-                print(_step_line(plan, run.steps[event.step_id]), flush=True)
+                ended.add(event.step_id)
+                print_ended()
     except KeyboardInterrupt:
+        print_ended()
         raise Interrupted(_unfinished(plan, run)) from None
     counts = ", ".join(f"{n} {s}" for s, n in run.counts().items())
     print(f"run {run.status}: {counts}")
