@@ -23,7 +23,7 @@ from core import (FORMATS, PlanError, ReviewRequestError, ToolRegistry, Validato
 from core.formats import detect_and_load
 from core.storage import Review
 
-from ._services import Services
+from .._services import Services
 
 __all__ = ["MAX_AGENT_NAME", "registry_for", "review_view", "submit_review"]
 
