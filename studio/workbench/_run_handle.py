@@ -28,6 +28,10 @@ class RunHandle(Protocol):
 
     def stop(self) -> None: ...
 
+    def join(self, timeout: float | None = None) -> bool:
+        """Wait for the run to end (at most ``timeout`` seconds); True when it has."""
+        ...
+
 
 def start_run(executor: Executor, run: Run, kind: RunKind) -> RunHandle:
     """Carry out the next step (``kind="next"``) or the rest of ``run`` in the background."""
