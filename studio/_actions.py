@@ -28,7 +28,7 @@ from .workbench import (PENDING_EDIT, RUN_IN_PROGRESS, Outcome, Workbench, execu
 
 __all__ = [
     "PENDING_EDIT", "RUN_IN_PROGRESS", "act", "approve", "bench", "cancel_new_run", "collect_finished_run",
-    "confirm_new_run", "delete_saved_plan", "describe_changes", "edit_json", "edit_refused",
+    "confirm_new_run", "delete_saved_plan", "describe_changes", "edit_json",
     "execution_fingerprint", "failure_message", "fingerprint", "history", "import_plan", "is_approved",
     "json_blocker", "log", "make_plan", "notify", "open_saved_plan", "open_saved_run", "page_services",
     "plain_message", "reload_newer_version", "replan", "reported", "request_run", "run_in_progress", "save",
@@ -149,15 +149,6 @@ def run_in_progress() -> bool:
 
 def history() -> EditHistory:
     return wb.edit_history(bench())
-
-
-def edit_refused(action: str) -> bool:
-    """In a callback: refuse an edit while a run is in progress or the Plan JSON does not parse."""
-    def check(b: Workbench) -> Outcome:
-        out = Outcome()
-        return out if wb.edit_refused(b, out, action) else out.done()
-
-    return not act(check, action, clear=False).ok
 
 
 def write_json_panel(text: str) -> None:

@@ -37,6 +37,7 @@ from core.planners import unread_notice
 from tools import LoadNotice
 
 from ._services import Services, build_services
+from .workbench import plan_for_goal, replanned
 
 __all__ = ["STUDIO_OPTIONS", "detect_and_load", "main"]
 
@@ -216,9 +217,8 @@ def _stdin_lines() -> Iterator[str]:
 def _cmd_plan(args: argparse.Namespace, services: Services) -> int:
     if (args.goal is None) == (args.goals_file is None):
         raise CliError("give either a GOAL or --goals-file FILE")
-    today = services.settings.effective_today()
     if args.goal is not None:
-        plan = services.planner.plan(args.goal, today=today)
+        plan = plan_for_goal(services, args.goal)
         print(dump_plan(plan, args.format, services.registry))
         _note_unread(plan, None)
         return 0
@@ -240,7 +240,7 @@ def _plan_line(goal: str, fmt: str, services: Services) -> tuple[str, int]:
     """One goal of a goals file: its output line (the plan, or the error, so the output still
     lines up with the input) and the exit status it earns."""
     try:
-        plan = services.planner.plan(goal, today=services.settings.effective_today())
+        plan = plan_for_goal(services, goal)
     except PlanStudioError as exc:
         print(f"plan-studio: {goal!r}: {_one_line(exc)}", file=sys.stderr)
         return json.dumps({"goal": goal, "error": str(exc)}, ensure_ascii=False, separators=(",", ":")), _EXIT_ERROR
@@ -340,7 +340,7 @@ def _cmd_replan(args: argparse.Namespace, services: Services) -> int:
     if loaded is None:
         return _EXIT_FAILED
     plan, fmt = loaded
-    new_plan = services.planner.replan(plan, args.feedback, today=services.settings.effective_today())
+    new_plan = replanned(services, plan, args.feedback)
     out = fmt if FORMATS[fmt].dump is not None else "native"
     print(dump_plan(new_plan, out, services.registry))
     return 0

@@ -20,7 +20,7 @@ from ._editing import (PENDING_EDIT, RUN_IN_PROGRESS, apply_edit, approval_probl
                        start_empty_plan, take_edit, undo, write_panel)
 from ._intake import MAX_AGENT_NAME, registry_for, review_view, submit_review
 from ._messages import attempt, failure_message, log, plain_message
-from ._planning import GOAL_FIRST, import_plan, plan_goal, replan
+from ._planning import GOAL_FIRST, import_plan, plan_for_goal, plan_goal, replan, replanned
 from ._reviewing import close_review, decide_review, open_review, services_with_tools, work_id
 from ._run_handle import RunHandle, start_run
 from ._running import NOT_APPROVED, cancel_new_run, collect_finished_run, confirm_new_run, request_run, stop_run
@@ -34,8 +34,8 @@ __all__ = [
     "approve", "attempt", "cancel_new_run", "close_review", "collect_finished_run", "confirm_new_run",
     "decide_review", "delete_saved_plan", "edit_history", "edit_json", "edit_refused", "execution_fingerprint",
     "failure_message", "fingerprint", "hold_conflict", "import_plan", "is_approved", "json_blocker", "log",
-    "not_saved", "open_review", "open_saved_plan", "open_saved_run", "plain_message", "plan_goal", "redo",
-    "refused_during_run", "refused_for_json", "registry_for", "replan", "request_run", "review_view",
+    "not_saved", "open_review", "open_saved_plan", "open_saved_run", "plain_message", "plan_for_goal", "plan_goal", "redo",
+    "refused_during_run", "refused_for_json", "registry_for", "replan", "replanned", "request_run", "review_view",
     "run_in_progress", "save", "save_on_top", "save_run_if_plan_saved", "services_with_tools", "set_locks",
     "settled_run", "show_plan", "start_empty_plan", "start_run", "stop_run", "store_current", "submit_review",
     "take_edit", "undo", "work_id", "write_panel",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core import FORMATS, VersionConflict, load_plan
+from core import FORMATS, Plan, VersionConflict, load_plan
 from core.planners import PlanContext, unread_notice
 
 from .._changes import describe_changes
@@ -12,9 +12,23 @@ from ._editing import fingerprint, refused_during_run, refused_for_json, show_pl
 from ._messages import attempt
 from ._saving import hold_conflict, store_current
 
-__all__ = ["GOAL_FIRST", "import_plan", "plan_goal", "replan"]
+__all__ = ["GOAL_FIRST", "import_plan", "plan_for_goal", "plan_goal", "replan", "replanned"]
 
 GOAL_FIRST = "Type a goal first, e.g. “Get contaminated shipments from Berlin facilities”."
+
+
+def plan_for_goal(services: Services, goal: str, previous: Plan | None = None) -> Plan:
+    """The planner's plan for ``goal`` as of the settings' today; ``previous`` (a plan being
+    refined) is its context. Raises ``PlanStudioError`` saying why there is none. The studio's
+    Plan button and the CLI's ``plan`` both plan here."""
+    context = PlanContext(previous.goal, previous) if previous is not None and previous.steps else None
+    return services.planner.plan(goal, today=services.settings.effective_today(), context=context)
+
+
+def replanned(services: Services, plan: Plan, feedback: str) -> Plan:
+    """``plan`` changed as ``feedback`` asks (locked steps kept); the studio's Re-plan and the
+    CLI's ``replan`` both re-plan here."""
+    return services.planner.replan(plan, feedback, today=services.settings.effective_today())
 
 
 def plan_goal(bench: Workbench, services: Services, goal: str | None = None) -> Outcome:
@@ -27,9 +41,7 @@ def plan_goal(bench: Workbench, services: Services, goal: str | None = None) -> 
     if not goal:
         return out.say("error", GOAL_FIRST)
     with attempt(out, "make a plan"):
-        previous = bench.plan
-        context = PlanContext(previous.goal, previous) if previous is not None and previous.steps else None
-        plan = services.planner.plan(goal, today=services.settings.effective_today(), context=context)
+        plan = plan_for_goal(services, goal, bench.plan)
         show_plan(bench, plan, saved=None)
         out.done()
         unread = unread_notice(plan)
@@ -51,7 +63,7 @@ def replan(bench: Workbench, services: Services, feedback: str) -> Outcome:
         return out
     with attempt(out, "re-plan"):
         store = services.store
-        new_plan = services.planner.replan(plan, feedback, today=services.settings.effective_today())
+        new_plan = replanned(services, plan, feedback)
         try:
             saved = store_current(bench, store, plan, message="before re-plan")
         except VersionConflict as conflict:

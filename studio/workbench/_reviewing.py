@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from core import Plan, PlanError, ReviewDecided, Validator, load_plan
-from core.storage import PlanStore
 
 from .._services import Services
 from ._bench import Outcome, SavedRef, Workbench
 from ._editing import approval_problem, edit_refused, fingerprint, run_in_progress, show_plan, write_panel
 from ._intake import registry_for
 from ._messages import attempt, failure_message, log, plain_message
+
+if TYPE_CHECKING:  # SQLAlchemy is slow to import; the CLI starts without it
+    from core.storage import PlanStore
 
 __all__ = ["close_review", "decide_review", "open_review", "services_with_tools", "work_id"]
 

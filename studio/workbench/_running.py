@@ -8,10 +8,9 @@ start another run meanwhile are refused.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from core import Plan, Run, RunKind
-from core.storage import PlanStore
 
 from .._services import Services
 from ._bench import Outcome, Workbench
@@ -19,6 +18,9 @@ from ._editing import execution_fingerprint, fingerprint, is_approved, refused_d
 from ._messages import attempt, failure_message
 from ._run_handle import start_run
 from ._saving import save_run_if_plan_saved
+
+if TYPE_CHECKING:  # SQLAlchemy is slow to import; the CLI starts without it
+    from core.storage import PlanStore
 
 __all__ = ["NOT_APPROVED", "cancel_new_run", "collect_finished_run", "confirm_new_run", "request_run", "stop_run"]
 

@@ -8,13 +8,17 @@ saying what that version changed, for the user to reload it or save on top of it
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from core import FINISHED, Plan, Run, StepStatus, VersionConflict
-from core.storage import PlanStore
 
 from .._changes import describe_changes
 from ._bench import Conflict, Outcome, SavedRef, Workbench
 from ._editing import fingerprint, refused_during_run, refused_for_json, run_in_progress, show_plan
 from ._messages import attempt, failure_message
+
+if TYPE_CHECKING:  # SQLAlchemy is slow to import; the CLI starts without it
+    from core.storage import PlanStore
 
 __all__ = ["delete_saved_plan", "hold_conflict", "open_saved_plan", "open_saved_run", "save", "save_on_top",
            "save_run_if_plan_saved", "settled_run", "store_current"]
