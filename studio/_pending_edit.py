@@ -12,31 +12,19 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core import dump_plan
-
 from . import _actions as actions
+from . import workbench as wb
 from ._state import bench
 
 __all__ = ["pending_bar"]
 
 
 def _apply() -> None:
-    bench().notices = []
-    if actions.run_in_progress():
-        actions.notify("warning", f"{actions.RUN_IN_PROGRESS} before you apply your edit.")
-        return
-    bench().json_read = None  # read the panel afresh: the edit is the text in it
-    actions.edit_json()
-    if bench().json_error is None:
-        actions.notify("success", "Your edit made during the run is applied. Approve the plan to run it.")
+    actions.act(wb.apply_pending_edit, "apply your edit")
 
 
 def _discard() -> None:
-    bench().notices = []
-    plan = bench().plan
-    if plan is not None:
-        actions.write_json_panel(dump_plan(plan, "native"))
-    actions.notify("info", "Your edit made during the run is discarded: the Plan JSON shows the plan again.")
+    actions.act(wb.discard_pending_edit, "discard your edit")
 
 
 def pending_bar() -> None:

@@ -159,3 +159,11 @@ def test_an_import_puts_the_plan_in_the_editor_and_bad_text_says_why(services: S
                            "Review it, then approve it."]
     bad = wb.import_plan(bench, services, "not a plan", "native")
     assert not bad.ok and _texts(bad)[0].startswith("Could not import the") and bench.plan == plan
+
+
+def test_every_studio_package_ships_in_the_wheel() -> None:
+    import tomllib
+
+    packages = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    folders = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "studio").rglob("__init__.py")}
+    assert "studio.workbench" in folders and folders <= set(packages)

@@ -14,7 +14,8 @@ re-plan, import), ``_saving`` (save, open, delete), ``_running`` (run, stop, col
 """
 
 from ._bench import Conflict, Notice, NoticeKind, Outcome, Question, SavedRef, Workbench
-from ._editing import (PENDING_EDIT, RUN_IN_PROGRESS, apply_edit, approval_problem, approve, edit_history,
+from ._editing import (PENDING_EDIT, RUN_IN_PROGRESS, apply_edit, apply_pending_edit, approval_problem, approve,
+                       discard_pending_edit, edit_history,
                        edit_json, edit_refused, execution_fingerprint, fingerprint, is_approved, json_blocker,
                        redo, refused_during_run, refused_for_json, run_in_progress, set_locks, show_plan,
                        start_empty_plan, take_edit, undo, write_panel)
@@ -30,9 +31,9 @@ from ._unsaved import not_saved
 
 __all__ = [
     "GOAL_FIRST", "MAX_AGENT_NAME", "NOT_APPROVED", "PENDING_EDIT", "RUN_IN_PROGRESS", "Conflict", "Notice",
-    "NoticeKind", "Outcome", "Question", "RunHandle", "SavedRef", "Workbench", "apply_edit", "approval_problem",
+    "NoticeKind", "Outcome", "Question", "RunHandle", "SavedRef", "Workbench", "apply_edit", "apply_pending_edit", "approval_problem",
     "approve", "attempt", "cancel_new_run", "close_review", "collect_finished_run", "confirm_new_run",
-    "decide_review", "delete_saved_plan", "edit_history", "edit_json", "edit_refused", "execution_fingerprint",
+    "decide_review", "delete_saved_plan", "discard_pending_edit", "edit_history", "edit_json", "edit_refused", "execution_fingerprint",
     "failure_message", "fingerprint", "hold_conflict", "import_plan", "is_approved", "json_blocker", "log",
     "not_saved", "open_review", "open_saved_plan", "open_saved_run", "plain_message", "plan_for_goal", "plan_goal", "redo",
     "refused_during_run", "refused_for_json", "registry_for", "replan", "replanned", "request_run", "review_view",

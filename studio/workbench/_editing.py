@@ -20,7 +20,7 @@ from ._bench import Outcome, SavedRef, Workbench
 from ._messages import failure_message, plain_message
 
 __all__ = [
-    "PENDING_EDIT", "RUN_IN_PROGRESS", "apply_edit", "approval_problem", "approve", "edit_history", "edit_json",
+    "PENDING_EDIT", "RUN_IN_PROGRESS", "apply_edit", "apply_pending_edit", "approval_problem", "approve", "discard_pending_edit", "edit_history", "edit_json",
     "edit_refused", "execution_fingerprint", "fingerprint", "is_approved", "json_blocker", "redo",
     "refused_during_run", "refused_for_json", "run_in_progress", "set_locks", "show_plan", "start_empty_plan",
     "take_edit", "undo", "write_panel",
@@ -176,6 +176,25 @@ def edit_json(bench: Workbench) -> Outcome:
     bench.json_error = None
     take_edit(bench, out, plan, "edit the Plan JSON")
     return out.done()
+
+
+def apply_pending_edit(bench: Workbench) -> Outcome:
+    """After the run: the edit that waited in the Plan JSON replaces the plan (if it parses)."""
+    out = Outcome()
+    if run_in_progress(bench):
+        return out.say("warning", f"{RUN_IN_PROGRESS} before you apply your edit.")
+    out = edit_json(bench)  # the edit is the text in the panel, read afresh
+    if bench.json_error is None:
+        out.say("success", "Your edit made during the run is applied. Approve the plan to run it.")
+    return out
+
+
+def discard_pending_edit(bench: Workbench) -> Outcome:
+    """The edit that waited in the Plan JSON goes; the panel shows the plan again."""
+    if bench.plan is not None:
+        write_panel(bench, dump_plan(bench.plan, "native"))
+    return Outcome().done().say("info", "Your edit made during the run is discarded: the Plan JSON shows the "
+                                        "plan again.")
 
 
 def changed_plan(out: Outcome, label: str, change: Callable[[Plan], Plan], plan: Plan) -> Plan | None:
