@@ -167,3 +167,13 @@ def test_every_studio_package_ships_in_the_wheel() -> None:
     packages = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
     folders = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "studio").rglob("__init__.py")}
     assert "studio.workbench" in folders and folders <= set(packages)
+
+
+def test_the_cli_plans_a_goal_as_the_plan_page_does(services: Services, tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    from studio.cli import main
+
+    assert main(["plan", GOAL, "--format", "native", "--data-dir", str(tmp_path / "data"),
+                 "--today", TODAY.isoformat()]) == 0
+    printed = load_plan(capsys.readouterr().out, "native")
+    assert printed.model_dump(exclude={"id"}) == _planned(services).plan.model_dump(exclude={"id"})
