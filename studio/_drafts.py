@@ -36,7 +36,7 @@ import streamlit as st
 from streamlit.runtime import Runtime
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from core import BackgroundRun, Plan, PlanError, PlanStudioError, Run, load_plan
+from core import Plan, PlanError, PlanStudioError, Run, load_plan
 from core.storage import PlanStore
 
 from . import _actions as actions
@@ -46,6 +46,7 @@ from ._review_work import ReviewKeys
 from ._unsaved import unsaved_edits
 from ._session import get_services
 from ._state import Keys, SavedRef, bench
+from .workbench import RunHandle
 
 __all__ = ["DRAFT_MAX_AGE", "DRAFT_PARAM", "PLAN_PARAM", "RUN_PARAM", "VERSION_PARAM", "keep_draft",
            "restore_draft", "sync_url"]
@@ -58,7 +59,7 @@ _ID = re.compile(r"[0-9a-f]{16}")
 
 _lock = threading.Lock()
 _holders: dict[str, str] = {}  # draft id -> the session (of this process) that holds it
-_live: dict[str, BackgroundRun] = {}  # draft id -> its run in progress, for a reloaded tab to pick up
+_live: dict[str, RunHandle] = {}  # draft id -> its run in progress, for a reloaded tab to pick up
 
 
 @dataclass(frozen=True, eq=False)
@@ -131,7 +132,7 @@ def keep_draft() -> None:
     if draft_id is None:
         return
     review_work.keep_review_work()  # the reviewer's work on the review held open, for reopening it
-    worker: BackgroundRun | None = bench().worker
+    worker = bench().worker
     with _lock:
         if worker is not None:
             _live[draft_id] = worker
@@ -240,7 +241,7 @@ def _why(exc: Exception) -> str:
     return actions.plain_message(exc) if isinstance(exc, PlanStudioError) else str(exc).splitlines()[0]
 
 
-def _apply(draft_id: str, content: str, store: PlanStore, worker: BackgroundRun | None) -> None:
+def _apply(draft_id: str, content: str, store: PlanStore, worker: RunHandle | None) -> None:
     """Put a draft's work into the session, as much of it as still reads."""
     state = st.session_state
     b = bench()

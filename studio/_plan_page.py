@@ -8,7 +8,7 @@ from typing import Any
 import pyarrow as pa
 import streamlit as st
 
-from core import EXPLAINED, FINISHED, BackgroundRun, Plan, Problem, Run, RunProgress, StepRun, StepStatus
+from core import EXPLAINED, FINISHED, Plan, Problem, Run, RunProgress, StepRun, StepStatus
 from core.formats import SAY_TOOL
 
 from . import _actions as actions
@@ -124,7 +124,7 @@ def _plan_view(services: Services, plan: Plan) -> None:
     compare.compare_panel(services, plan)
     formats_panel(services, plan)
 
-    worker: BackgroundRun | None = bench().worker
+    worker = bench().worker
     if worker is None and run is not None:
         st.subheader("Run")
         _results(plan, run)
@@ -218,7 +218,7 @@ def _live_run(plan: Plan, errors: list[Problem]) -> None:
     """The run in progress above its graph, redrawn on its own while the worker runs (the graph
     recolours its steps in place); clicks elsewhere on the page do not stop it. When the worker
     is done, the whole page runs again to collect it."""
-    worker: BackgroundRun | None = bench().worker
+    worker = bench().worker
     if worker is None or not worker.alive:
         st.rerun()
     progress = worker.progress()

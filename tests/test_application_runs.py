@@ -78,6 +78,9 @@ class _HeldRun:
     def join(self, timeout: float | None = None) -> bool:
         return not self.alive
 
+    def progress(self):  # not drawn here
+        raise NotImplementedError
+
 
 def test_an_edit_during_a_run_waits_in_the_plan_json_and_is_applied_after(services: Services) -> None:
     bench = _approved(services)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from core import BackgroundRun, Executor, Run, RunKind
+from core import BackgroundRun, Executor, Run, RunKind, RunProgress
 
 __all__ = ["RunHandle", "start_run"]
 
@@ -27,6 +27,10 @@ class RunHandle(Protocol):
     def error(self) -> BaseException | None: ...
 
     def stop(self) -> None: ...
+
+    def progress(self) -> RunProgress:
+        """Where the run is now (each step's status, the step running), for a live view."""
+        ...
 
     def join(self, timeout: float | None = None) -> bool:
         """Wait for the run to end (at most ``timeout`` seconds); True when it has."""
