@@ -2,28 +2,11 @@
 
 from __future__ import annotations
 
-import datetime as dt
-from pathlib import Path
-
-import pytest
-
-from core import Settings, StepStatus, load_plan
+from core import StepStatus, load_plan
 from studio import workbench as wb
-from studio._services import Services, build_services
+from studio._services import Services
 from studio.workbench import Workbench
-
-TODAY = dt.date(2025, 10, 12)
-GOAL = "Get contaminated shipments from Berlin facilities"
-
-
-@pytest.fixture
-def services(tmp_path: Path) -> Services:
-    return build_services(Settings(data_dir=tmp_path / "data", today=TODAY))
-
-
-def _texts(out: wb.Outcome) -> list[str]:
-    return [n.text for n in out.notices]
-
+from test_application_workbench import GOAL, services, texts  # noqa: F401 (services: the fixture)
 
 def _approved(services: Services) -> Workbench:
     bench = Workbench()
@@ -87,17 +70,17 @@ def test_an_edit_during_a_run_waits_in_the_plan_json_and_is_applied_after(servic
     running = bench.plan
     handle = bench.worker = _HeldRun(services.executor.start(running))
     refused = wb.request_run(bench, services, "all")
-    assert _texts(refused) == [f"{wb.RUN_IN_PROGRESS} before you start another run."]
+    assert texts(refused) == [f"{wb.RUN_IN_PROGRESS} before you start another run."]
     out, edited = wb.apply_edit(bench, "keep one step", lambda p: p.model_copy(update={"steps": p.steps[:1]}))
     assert edited is not None and bench.json_pending and bench.plan == running
-    assert _texts(out) == [wb.PENDING_EDIT] and wb.json_blocker(bench) is not None
-    assert "wait" in _texts(wb.apply_pending_edit(bench))[0]
+    assert texts(out) == [wb.PENDING_EDIT] and wb.json_blocker(bench) is not None
+    assert "wait" in texts(wb.apply_pending_edit(bench))[0]
     assert wb.not_saved(bench) == "an edit you made during the run waits in the Plan JSON"
     assert wb.stop_run(bench).ok and handle.stopped
     handle.alive = False
     assert wb.collect_finished_run(bench, lambda: services.store).ok and bench.worker is None
     applied = wb.apply_pending_edit(bench)
-    assert _texts(applied)[-1] == "Your edit made during the run is applied. Approve the plan to run it."
+    assert texts(applied)[-1] == "Your edit made during the run is applied. Approve the plan to run it."
     assert len(bench.plan.steps) == 1 and not bench.json_pending and not wb.is_approved(bench)
 
 
@@ -110,15 +93,15 @@ def test_a_saved_run_opens_with_its_plan_and_a_deleted_plan_leaves_an_unsaved_co
     other = Workbench()
     opened = wb.open_saved_plan(other, services.store, plan_id)
     assert opened.ok and other.run.id == run_id and other.run_saved == run_id
-    assert _texts(opened) == [f"Opened version 1 of this plan. Its latest run is shown below ({bench.run.status})."]
+    assert texts(opened) == [f"Opened version 1 of this plan. Its latest run is shown below ({bench.run.status})."]
     assert load_plan(other.panel_text, "native") == other.plan == bench.plan
     again = Workbench()
     assert wb.open_saved_run(again, services.store, plan_id, 1, run_id).ok and again.run.id == run_id
     deleted = wb.delete_saved_plan(other, services.store, plan_id, GOAL)
-    assert _texts(deleted) == [f"Deleted “{GOAL}” with its versions and runs."]
+    assert texts(deleted) == [f"Deleted “{GOAL}” with its versions and runs."]
     assert other.saved is None and other.plan == bench.plan
     missing = wb.open_saved_plan(Workbench(), services.store, plan_id)
-    assert not missing.ok and _texts(missing)[0].startswith("Could not open the plan")
+    assert not missing.ok and texts(missing)[0].startswith("Could not open the plan")
 
 
 def test_a_run_left_running_in_the_store_opens_as_interrupted(services: Services) -> None:

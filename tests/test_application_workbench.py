@@ -28,14 +28,14 @@ def services(tmp_path: Path) -> Services:
     return build_services(Settings(data_dir=tmp_path / "data", today=TODAY))
 
 
-def _texts(out: wb.Outcome) -> list[str]:
+def texts(out: wb.Outcome) -> list[str]:
     return [n.text for n in out.notices]
 
 
 def _planned(services: Services) -> Workbench:
     bench = Workbench()
     out = wb.plan_goal(bench, services, GOAL)
-    assert out.ok, _texts(out)
+    assert out.ok, texts(out)
     return bench
 
 
@@ -58,16 +58,16 @@ def test_a_goal_becomes_a_plan_in_the_editor_not_approved_not_saved(services: Se
 
 def test_an_empty_goal_is_refused_saying_what_to_type(services: Services) -> None:
     out = wb.plan_goal(Workbench(), services, "  ")
-    assert not out.ok and _texts(out) == [wb.GOAL_FIRST]
+    assert not out.ok and texts(out) == [wb.GOAL_FIRST]
 
 
 def test_from_goal_to_stored_run(services: Services) -> None:
     bench = _planned(services)
     refused = wb.request_run(bench, services, "all")
-    assert _texts(refused) == [wb.NOT_APPROVED] and bench.worker is None
+    assert texts(refused) == [wb.NOT_APPROVED] and bench.worker is None
     assert wb.approve(bench, services.validator).ok
     saved = wb.save(bench, services.store, "first")
-    assert saved.ok and _texts(saved) == ["Saved as version 1."]
+    assert saved.ok and texts(saved) == ["Saved as version 1."]
     assert wb.request_run(bench, services, "all").ok
     assert bench.worker is not None and bench.worker.join(timeout=60)
     collected = wb.collect_finished_run(bench, lambda: services.store)
@@ -83,7 +83,7 @@ def test_plan_json_that_does_not_parse_blocks_approval_and_keeps_the_text(servic
     out = wb.approve(bench, services.validator)
     assert not out.ok and bench.approved is None
     assert bench.json_error is not None and bench.plan == plan  # the last valid plan is kept
-    assert any(t.startswith("Could not approve the plan. Fix the Plan JSON first (") for t in _texts(out))
+    assert any(t.startswith("Could not approve the plan. Fix the Plan JSON first (") for t in texts(out))
     assert wb.not_saved(bench) == "the Plan JSON holds text that does not parse yet"
     bench.panel_text = dump_plan(plan, "native")
     assert wb.approve(bench, services.validator).ok
@@ -109,11 +109,11 @@ def test_one_approval_rule_for_approve_and_for_a_review(services: Services) -> N
     problem = "The plan has 1 problem to fix first (listed below the graph)"
     assert wb.approval_problem(bench, services.validator) == problem
     out = wb.approve(bench, services.validator)
-    assert _texts(out) == ["Could not approve the plan: the plan has 1 problem to fix first (listed below the graph)."]
+    assert texts(out) == ["Could not approve the plan: the plan has 1 problem to fix first (listed below the graph)."]
     review = wb.submit_review(services, {"plan": dump_plan(bad, "native"), "format": "native", "agent": "bot"})
     assert wb.open_review(bench, services.store, review.id).ok and bench.review_id == review.id
     decided = wb.decide_review(bench, services.store, review.id, approve=True, validator=lambda: services.validator)
-    assert _texts(decided) == [f"Not approved. {problem}. The agent is still waiting for your decision."]
+    assert texts(decided) == [f"Not approved. {problem}. The agent is still waiting for your decision."]
     assert services.store.review_status(review.id) == "pending"
 
 
@@ -122,12 +122,12 @@ def test_a_review_approved_with_edits_goes_back_saved_as_a_version(services: Ser
     review = wb.submit_review(services, {"plan": dump_plan(sent, "native"), "format": "native", "agent": "bot"})
     bench = Workbench()
     opened = wb.open_review(bench, services.store, review.id)
-    assert opened.ok and _texts(opened)[0].startswith("Reviewing the plan bot sent")
+    assert opened.ok and texts(opened)[0].startswith("Reviewing the plan bot sent")
     out, _ = wb.apply_edit(bench, "keep one step", lambda p: p.model_copy(update={"steps": p.steps[:1]}))
     assert out.ok
     bench.comment = "one step is enough"
     decided = wb.decide_review(bench, services.store, review.id, approve=True, validator=lambda: services.validator)
-    assert decided.ok, _texts(decided)
+    assert decided.ok, texts(decided)
     stored = services.store.get_review(review.id)
     assert stored.status == "approved" and stored.comment == "one step is enough"
     assert stored.approved_plan is not None and len(stored.approved_plan.steps) == 1
@@ -147,7 +147,7 @@ def test_a_save_after_another_tab_saved_is_held_then_saved_on_top(services: Serv
     assert not refused.ok and bench.conflict is not None and bench.conflict.latest == 2
     on_top = wb.save_on_top(bench, services.store)
     assert on_top.ok and bench.saved.version == 3 and bench.conflict is None
-    assert _texts(on_top)[0].startswith("Saved as version 3, after version 2")
+    assert texts(on_top)[0].startswith("Saved as version 3, after version 2")
 
 
 def test_an_import_puts_the_plan_in_the_editor_and_bad_text_says_why(services: Services) -> None:
@@ -155,10 +155,10 @@ def test_an_import_puts_the_plan_in_the_editor_and_bad_text_says_why(services: S
     bench = Workbench()
     out = wb.import_plan(bench, services, dump_plan(plan, "native"), "native")
     assert out.ok and bench.plan == plan
-    assert _texts(out) == [f"Imported {len(plan.steps)} steps from the {FORMATS['native'].label}. "
+    assert texts(out) == [f"Imported {len(plan.steps)} steps from the {FORMATS['native'].label}. "
                            "Review it, then approve it."]
     bad = wb.import_plan(bench, services, "not a plan", "native")
-    assert not bad.ok and _texts(bad)[0].startswith("Could not import the") and bench.plan == plan
+    assert not bad.ok and texts(bad)[0].startswith("Could not import the") and bench.plan == plan
 
 
 def test_every_studio_package_ships_in_the_wheel() -> None:
