@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from core import StepStatus, load_plan
 from studio import workbench as wb
 from studio._services import Services
 from studio.workbench import Workbench
-from test_application_workbench import GOAL, services, texts  # noqa: F401 (services: the fixture)
+from workbench_helpers import GOAL, demo_services, texts
+
+
+@pytest.fixture
+def services(tmp_path: Path) -> Services:
+    return demo_services(tmp_path)
+
 
 def _approved(services: Services) -> Workbench:
     bench = Workbench()

@@ -6,30 +6,24 @@ Each test drives ``studio.workbench`` as a front end would (the CLI, a test, the
 
 from __future__ import annotations
 
-import datetime as dt
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from core import FORMATS, Plan, Settings, Step, dump_plan, load_plan
-from studio._services import Services, build_services
+from core import FORMATS, Plan, Step, dump_plan, load_plan
+from studio._services import Services
 from studio import workbench as wb
 from studio.workbench import Workbench
+from workbench_helpers import GOAL, TODAY, demo_services, texts
 
 ROOT = Path(__file__).resolve().parents[1]
-TODAY = dt.date(2025, 10, 12)
-GOAL = "Get contaminated shipments from Berlin facilities"
 
 
 @pytest.fixture
 def services(tmp_path: Path) -> Services:
-    return build_services(Settings(data_dir=tmp_path / "data", today=TODAY))
-
-
-def texts(out: wb.Outcome) -> list[str]:
-    return [n.text for n in out.notices]
+    return demo_services(tmp_path)
 
 
 def _planned(services: Services) -> Workbench:
