@@ -171,3 +171,18 @@ def test_the_cli_plans_a_goal_as_the_plan_page_does(services: Services, tmp_path
                  "--today", TODAY.isoformat()]) == 0
     printed = load_plan(capsys.readouterr().out, "native")
     assert printed.model_dump(exclude={"id"}) == _planned(services).plan.model_dump(exclude={"id"})
+
+
+def test_a_front_end_may_read_other_formats_in_the_plan_json(services: Services) -> None:
+    bench = _planned(services)
+    seed = dump_plan(bench.plan, "seed", services.registry)
+    native_only = wb.edit_json(Workbench(panel_text=seed))
+    assert not native_only.ok  # Plan Studio's JSON only, unless the front end says how to read
+
+    def read(text: str) -> tuple[Plan, str | None]:
+        return load_plan(text, "seed", services.registry), "Read as seed JSON."
+
+    other = Workbench(panel_text=seed, read_panel=read)
+    out = wb.edit_json(other)
+    assert out.ok and texts(out) == ["Read as seed JSON."] and other.plan is not None
+    assert load_plan(other.panel_text, "native") == other.plan  # the panel shows it as native JSON

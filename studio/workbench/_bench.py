@@ -110,3 +110,6 @@ class Workbench:
     confirm_new_run: RunKind | None = None  # waits for "start a new run?" after a finished run
     question: Question | None = None  # another plan waits while the user says what of the edits
     notices: list[Notice] = field(default_factory=list)  # what the last action said
+    # How the Plan JSON text is read: the plan, and a notice when it was read as another format.
+    # None: Plan Studio's JSON only. A front end that reads other formats pasted there sets it.
+    read_panel: Callable[[str], tuple[Plan, str | None]] | None = field(default=None, repr=False)

@@ -169,12 +169,15 @@ def edit_json(bench: Workbench) -> Outcome:
         return out
     bench.json_pending = False
     try:
-        plan = load_plan(text, "native")
+        plan, read_as = (load_plan(text, "native"), None) if bench.read_panel is None else bench.read_panel(text)
     except PlanError as exc:
         bench.json_error = plain_message(exc)
         return out
     bench.json_error = None
     take_edit(bench, out, plan, "edit the Plan JSON")
+    if read_as is not None:  # another format pasted: the panel shows it as Plan Studio JSON now
+        write_panel(bench, dump_plan(bench.plan, "native"))
+        out.say("info", read_as)
     return out.done()
 
 
