@@ -4,6 +4,9 @@ Pages in ``pages/`` are thin scripts calling ``plan_page``, ``library_page``, ``
 ``reviews_page`` and ``settings_page``; the entry script is ``studio/app.py``. ``build_services`` gives the CLI
 and the studio the same settings, tools, store, executor and planner.
 
+What a user does with a plan (plan, edit, approve, save, open, run, decide a review) is
+``studio.workbench``: plain functions over one ``Workbench`` value, with no Streamlit in them.
+
 ``ReviewClient`` sends plans to a running studio's review inbox and waits for the decision.
 
 Names are imported on first use, so the command line does not load the pages and the graph
@@ -19,7 +22,7 @@ __all__ = ["Keys", "Review", "ReviewClient", "SavedRef", "Services", "build_serv
            "init_state", "library_page", "plan_page", "reviews_page", "settings_page", "tools_page"]
 
 _HOME = {
-    "Keys": "._state", "SavedRef": "._state", "init_state": "._state",
+    "Keys": "._state", "SavedRef": ".workbench", "init_state": "._state",
     "Services": "._services", "build_services": "._services", "get_services": "._session",
     "library_page": "._library_page", "plan_page": "._plan_page",
     "settings_page": "._settings_page", "tools_page": "._tools_page",
@@ -32,10 +35,11 @@ if TYPE_CHECKING:  # pragma: no cover
     from ._services import Services, build_services
     from ._session import get_services
     from ._settings_page import settings_page
-    from ._state import Keys, SavedRef, init_state
+    from ._state import Keys, init_state
     from ._tools_page import tools_page
     from ._reviews_page import reviews_page
     from .client import Review, ReviewClient
+    from .workbench import SavedRef
 
 
 def __getattr__(name: str) -> Any:

@@ -3,9 +3,8 @@ failed attempt to plan), and a word while a model's first answer may be slow."""
 
 from __future__ import annotations
 
-import datetime as dt
 import sys
-from typing import Any, TextIO
+from typing import Any, Callable, TextIO
 
 from core import Plan, PlanStudioError
 from core.planners import log_lines, planner_log
@@ -13,10 +12,10 @@ from core.planners import log_lines, planner_log
 __all__ = ["print_planner_log", "note_loading", "plan_logged"]
 
 
-def plan_logged(planner: Any, goal: str, *, today: dt.date, verbose: bool) -> Plan:
-    """``planner.plan(goal)``, its planner log on stderr when ``verbose``, even when it fails."""
+def plan_logged(make_plan: Callable[[], Plan], *, verbose: bool) -> Plan:
+    """``make_plan()``, its planner log on stderr when ``verbose``, even when it fails."""
     try:
-        plan = planner.plan(goal, today=today)
+        plan = make_plan()
     except PlanStudioError as exc:
         if verbose:
             print_planner_log(exc)

@@ -20,7 +20,7 @@ from ._graph import graph_data, draw_graph_data
 from ._review_actions import editor_services
 from ._services import Services
 from ._session import get_services
-from ._state import Keys, SavedRef
+from ._state import Keys, SavedRef, bench
 from ._text import md_escape
 
 __all__ = ["CURRENT", "DIFF_COLOURS", "REPLAN_PREFIX", "approve_diff_panel", "compare_panel", "diff_graph_data", "diff_lines",
@@ -94,7 +94,7 @@ def diff_lines(diff: PlanDiff) -> list[str]:
 
 def _version_options(services: Services, saved: SavedRef | None) -> dict[Any, tuple[str, Plan | None, str]]:
     """{choice: (label, plan, version note)}; ``CURRENT`` is the plan being edited."""
-    plan: Plan = st.session_state[Keys.PLAN]
+    plan: Plan = bench().plan
     options: dict[Any, tuple[str, Plan | None, str]] = {CURRENT: ("the plan being edited", plan, "")}
     if saved is not None:
         for version in services.store.versions(saved.plan_id):
@@ -105,7 +105,7 @@ def _version_options(services: Services, saved: SavedRef | None) -> dict[Any, tu
 
 def compare_panel(services: Services, plan: Plan) -> None:
     """"Compare versions": pick two, see what changed between them."""
-    saved: SavedRef | None = st.session_state[Keys.SAVED]
+    saved: SavedRef | None = bench().saved
     with st.expander("Compare versions", key="editor.compare_panel", icon=":material/compare:"):
         with actions.shown("compare versions"):
             options = _version_options(services, saved)
@@ -151,7 +151,7 @@ def show_diff(old: Plan, new: Plan, *, key: str) -> None:
 
 def _replan_source(services: Services) -> tuple[Plan, int, str] | None:
     """(the plan it came from, its version, the feedback) when the open version is a re-plan."""
-    saved: SavedRef | None = st.session_state[Keys.SAVED]
+    saved: SavedRef | None = bench().saved
     if saved is None:
         return None
     versions = {v.version: v for v in services.store.versions(saved.plan_id)}
@@ -163,7 +163,7 @@ def _replan_source(services: Services) -> tuple[Plan, int, str] | None:
 
 def request_approve() -> None:
     """Approve; a re-plan first shows what it changed, and is approved from there."""
-    st.session_state[Keys.NOTICES] = []
+    bench().notices = []
     with actions.reported("approve the plan"):
         if not st.session_state[Keys.EDITOR_CONFIRM_APPROVE] and _replan_source(get_services()) is not None:
             st.session_state[Keys.EDITOR_CONFIRM_APPROVE] = True

@@ -36,7 +36,7 @@ import streamlit as st
 from streamlit.runtime import Runtime
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from core import BackgroundRun, Plan, PlanError, PlanStudioError, Run, load_plan
+from core import Plan, PlanError, PlanStudioError, Run, load_plan
 from core.storage import PlanStore
 
 from . import _actions as actions
@@ -45,7 +45,8 @@ from . import _review_work as review_work
 from ._review_work import ReviewKeys
 from ._unsaved import unsaved_edits
 from ._session import get_services
-from ._state import Keys, SavedRef
+from ._state import Keys, SavedRef, bench
+from .workbench import RunHandle
 
 __all__ = ["DRAFT_MAX_AGE", "DRAFT_PARAM", "PLAN_PARAM", "RUN_PARAM", "VERSION_PARAM", "keep_draft",
            "restore_draft", "sync_url"]
@@ -58,7 +59,7 @@ _ID = re.compile(r"[0-9a-f]{16}")
 
 _lock = threading.Lock()
 _holders: dict[str, str] = {}  # draft id -> the session (of this process) that holds it
-_live: dict[str, BackgroundRun] = {}  # draft id -> its run in progress, for a reloaded tab to pick up
+_live: dict[str, RunHandle] = {}  # draft id -> its run in progress, for a reloaded tab to pick up
 
 
 @dataclass(frozen=True, eq=False)
@@ -71,12 +72,15 @@ class Snapshot:
         return other is not None and all(a is b or a == b for a, b in zip(self.values, other.values))
 
 
-_KEPT = (Keys.GOAL, Keys.JSON, Keys.JSON_ERROR, Keys.JSON_PENDING, Keys.PLAN, Keys.APPROVED, Keys.SAVED, Keys.RUN,
-         Keys.RUN_SAVED, Keys.FEEDBACK, Keys.SAVE_MESSAGE, ReviewKeys.OPEN, ReviewKeys.COMMENT, ReviewKeys.TOOLS)
+_KEPT_WIDGETS = (Keys.GOAL, Keys.JSON, Keys.FEEDBACK, Keys.SAVE_MESSAGE, ReviewKeys.COMMENT)
+_KEPT_BENCH = ("json_error", "json_pending", "plan", "approved", "saved", "run", "run_saved", "review_id",
+               "review_tools")
 
 
 def _snapshot() -> Snapshot:
-    return Snapshot(tuple(st.session_state.get(key) for key in _KEPT))
+    b = bench()
+    return Snapshot(tuple(st.session_state.get(key) for key in _KEPT_WIDGETS)
+                    + tuple(getattr(b, name) for name in _KEPT_BENCH))
 
 
 def _session_id() -> str | None:
@@ -101,20 +105,19 @@ def _new_id() -> str:
 
 def _content() -> str:
     state = st.session_state
-    plan: Plan | None = state[Keys.PLAN]
-    run: Run | None = state[Keys.RUN]
-    saved: SavedRef | None = state[Keys.SAVED]
+    b = bench()
+    plan, run, saved = b.plan, b.run, b.saved
     data = {
         "format": _FORMAT,
         "goal": state.get(Keys.GOAL, ""),
         "json": state.get(Keys.JSON, ""),
-        "json_pending": state[Keys.JSON_PENDING],  # an edit made during a run, not applied
+        "json_pending": b.json_pending,  # an edit made during a run, not applied
         "edited": unsaved_edits() is not None,  # so a new goal still asks after a reload
         "plan": None if plan is None else plan.model_dump(mode="json"),
         "approved": plan is not None and actions.is_approved(plan),
         "saved": None if saved is None else {"plan_id": saved.plan_id, "version": saved.version},
         "run": draft_run.run_reference(run),  # the run itself is a part, written when it changed
-        "run_saved": run is not None and state[Keys.RUN_SAVED] == run.id,
+        "run_saved": run is not None and b.run_saved == run.id,
         "feedback": state.get(Keys.FEEDBACK, ""),
         "save_message": state.get(Keys.SAVE_MESSAGE, ""),
         "review": review_work.draft_part(),  # the review held open: its bar, comment and the agent's tools
@@ -129,7 +132,7 @@ def keep_draft() -> None:
     if draft_id is None:
         return
     review_work.keep_review_work()  # the reviewer's work on the review held open, for reopening it
-    worker: BackgroundRun | None = st.session_state[Keys.WORKER]
+    worker = bench().worker
     with _lock:
         if worker is not None:
             _live[draft_id] = worker
@@ -140,7 +143,7 @@ def keep_draft() -> None:
         return
     try:
         store = get_services().store
-        draft_run.keep_run(store, draft_id, st.session_state[Keys.RUN])
+        draft_run.keep_run(store, draft_id, bench().run)
         store.save_draft(draft_id, _content())
     except Exception as exc:  # the work is still in the session; the next change tries again
         actions.log.warning("could not keep the draft %s: %s", draft_id, exc)
@@ -152,12 +155,12 @@ def keep_draft() -> None:
 
 def _wanted_params() -> dict[str, str]:
     wanted = {DRAFT_PARAM: st.session_state[Keys.DRAFT_ID]}
-    saved: SavedRef | None = st.session_state[Keys.SAVED]
+    saved: SavedRef | None = bench().saved
     if saved is not None:
         wanted[PLAN_PARAM] = saved.plan_id
         wanted[VERSION_PARAM] = str(saved.version)
-        run: Run | None = st.session_state[Keys.RUN]
-        if run is not None and st.session_state[Keys.RUN_SAVED] == run.id:
+        run: Run | None = bench().run
+        if run is not None and bench().run_saved == run.id:
             wanted[RUN_PARAM] = run.id
     return wanted
 
@@ -238,9 +241,10 @@ def _why(exc: Exception) -> str:
     return actions.plain_message(exc) if isinstance(exc, PlanStudioError) else str(exc).splitlines()[0]
 
 
-def _apply(draft_id: str, content: str, store: PlanStore, worker: BackgroundRun | None) -> None:
+def _apply(draft_id: str, content: str, store: PlanStore, worker: RunHandle | None) -> None:
     """Put a draft's work into the session, as much of it as still reads."""
     state = st.session_state
+    b = bench()
     try:
         data = json.loads(content)
         if not isinstance(data, dict):
@@ -270,32 +274,32 @@ def _apply(draft_id: str, content: str, store: PlanStore, worker: BackgroundRun 
     state[Keys.GOAL] = goal
     if text.strip():  # the user's own text, as typed, even when it does not parse
         actions.write_json_panel(text)
-    state[Keys.JSON_ERROR] = json_error
-    state[Keys.JSON_PENDING] = bool(text.strip()) and data.get("json_pending") is True
+    b.json_error = json_error
+    b.json_pending = bool(text.strip()) and data.get("json_pending") is True
     if plan is not None and data.get("edited") is True:
-        state[Keys.EDITOR_BASELINE] = None  # what the plan was before the edits is not kept
+        b.baseline = None  # what the plan was before the edits is not kept
     state[Keys.FEEDBACK] = _text(data, "feedback")
     state[Keys.SAVE_MESSAGE] = _text(data, "save_message")
     if plan is None:
         return
     review_work.restore_part(data.get("review"))
     if data.get("approved") is True:
-        state[Keys.APPROVED] = actions.execution_fingerprint(plan)
+        b.approved = actions.execution_fingerprint(plan)
     saved = data.get("saved")
     if isinstance(saved, dict):
         try:
             stored = store.load_plan(str(saved.get("plan_id")), int(saved.get("version")))
-            state[Keys.SAVED] = SavedRef(str(saved["plan_id"]), int(saved["version"]), actions.fingerprint(stored))
+            b.saved = SavedRef(str(saved["plan_id"]), int(saved["version"]), actions.fingerprint(stored))
         except Exception as exc:
             lost.append(f"its saved version is gone ({_why(exc)}); Save stores it as a new plan")
     if worker is not None:  # the run this tab started before the reload: shown live again
-        state[Keys.WORKER] = worker
+        b.worker = worker
     elif data.get("run") is not None:
         try:
             run = draft_run.read_run(store, draft_id, data["run"], plan)
-            state[Keys.RUN] = actions.settled_run(run)
-            if data.get("run_saved") is True and state[Keys.SAVED] is not None:
-                state[Keys.RUN_SAVED] = run.id
+            b.run = actions.settled_run(run)
+            if data.get("run_saved") is True and b.saved is not None:
+                b.run_saved = run.id
         except (ValueError, PlanError) as exc:
             lost.append(f"its run no longer loads ({_why(exc)})")
     if lost:

@@ -2,7 +2,7 @@
 the edits the graph itself sends (select, connect, delete an edge or a step, undo, redo), the
 tool picker, and the choice a step that others need asks for before it goes.
 
-Every edit here is a ``core`` edit (by step id) handed to ``actions.take_edit``, the one way a
+Every edit here is a ``core`` edit (by step id) handed to ``workbench.apply_edit``, the one way a
 plan under review changes: so the graph, the inspector and the JSON panel show the same plan on
 the next render, and each edit is one undo step.
 """
@@ -14,14 +14,15 @@ from typing import Any, Callable
 import streamlit as st
 
 from core import (Plan, Problem, Run, add_dependency, add_step, delete_step, dependents_of,
-                  diff_plans, dump_plan, duplicate_step, remove_dependency, steps_deleted_with)
+                  diff_plans, duplicate_step, remove_dependency, steps_deleted_with)
 
 from . import _actions as actions
-from . import _pending_edit as pending_edit
+from . import workbench as wb
 from ._graph import show_graph
 from ._services import Services
-from ._state import Keys
+from ._state import Keys, bench
 from ._text import md_escape
+from .workbench import Outcome, Workbench
 
 __all__ = ["apply_edit", "changed_since_approval", "editable_graph", "editor_toolbar", "handle_graph_event",
            "on_graph_action", "redo", "request_delete", "start_empty_plan",
@@ -29,63 +30,41 @@ __all__ = ["apply_edit", "changed_since_approval", "editable_graph", "editor_too
 
 
 def apply_edit(label: str, change: Callable[[Plan], Plan], *, select: Callable[[Plan], str | None] | None = None) -> bool:
-    """Make the edit ``change`` to the plan under review as one undo step; a refused edit
-    (``EditRefused`` and any other ``PlanStudioError``) becomes a notice saying why, and the
-    plan stays as it was. ``select`` picks the step the inspector shows afterwards."""
-    st.session_state[Keys.NOTICES] = []
-    plan: Plan | None = st.session_state[Keys.PLAN]
-    if plan is None:
+    """Make the edit ``change`` to the plan under review as one undo step (``workbench.apply_edit``:
+    held as pending text during a run; refused with a notice saying why). ``select`` picks the
+    step the inspector shows afterwards."""
+    edited: list[Plan | None] = [None]
+
+    def edit(b: Workbench) -> Outcome:
+        out, edited[0] = wb.apply_edit(b, label, change)
+        return out
+
+    actions.act(edit, label)
+    if edited[0] is None:
         return False
-    if actions.run_in_progress():  # kept as pending text until the run ends, not thrown away
-        return pending_edit.hold_edit(label, change)
-    if actions.edit_refused(label):
-        return False
-    edited = pending_edit.changed_plan(label, change, plan)
-    if edited is None:
-        return False
-    if actions.take_edit(edited, label):
-        actions.write_json_panel(dump_plan(edited, "native"))
     if select is not None:
-        st.session_state[Keys.EDITOR_SELECTED] = select(edited)
+        st.session_state[Keys.EDITOR_SELECTED] = select(edited[0])
     return True
 
 
-def _move(label: str, step: Callable[[], Plan | None]) -> None:
-    """Undo or redo: the history moves, and the plan it points at is taken without recording."""
-    st.session_state[Keys.NOTICES] = []
-    if actions.edit_refused(label):
-        return
-    plan = step()
-    if plan is None:
-        actions.notify("info", f"Nothing to {label}.")
-        return
-    actions.take_edit(plan, label, record=False)
-    actions.write_json_panel(dump_plan(plan, "native"))
-    st.session_state[Keys.JSON_ERROR] = None
-
-
 def undo() -> None:
-    _move("undo", actions.history().undo)
+    actions.act(wb.undo, "undo")
 
 
 def redo() -> None:
-    _move("redo", actions.history().redo)
+    actions.act(wb.redo, "redo")
 
 
 def start_empty_plan() -> None:
     """An empty plan to build step by step, for the goal typed so far."""
-    st.session_state[Keys.NOTICES] = []
-    if actions.edit_refused("start an empty plan"):
-        return
-    goal = str(st.session_state.get(Keys.GOAL, "")).strip()
-    actions.show_plan(Plan(goal=goal), saved=None)
+    actions.act(wb.start_empty_plan, "start an empty plan")
 
 
 def request_delete(step_id: str | None) -> None:
     """Delete a step; when others need it, first ask whether to remove their links to it or
     delete them too (the panel below the toolbar)."""
-    st.session_state[Keys.NOTICES] = []
-    plan: Plan | None = st.session_state[Keys.PLAN]
+    bench().notices = []
+    plan: Plan | None = bench().plan
     if plan is None or step_id is None or step_id not in {s.id for s in plan.steps}:
         actions.notify("info", "Select a step in the graph first, then delete it.")
         return
@@ -97,7 +76,7 @@ def request_delete(step_id: str | None) -> None:
 
 def _delete(step_id: str, dependents: str) -> None:
     st.session_state[Keys.EDITOR_DELETE] = None
-    plan: Plan = st.session_state[Keys.PLAN]
+    plan: Plan = bench().plan
     label = f"delete {plan.label(step_id)}" if step_id in {s.id for s in plan.steps} else "delete the step"
     apply_edit(label, lambda p: delete_step(p, step_id, dependents=dependents),  # type: ignore[arg-type]
                select=lambda _p: None)
@@ -114,7 +93,7 @@ def _duplicate(step_id: str) -> None:
         edited, made["id"] = duplicate_step(plan, step_id)
         return edited
 
-    plan: Plan = st.session_state[Keys.PLAN]
+    plan: Plan = bench().plan
     apply_edit(f"duplicate {plan.label(step_id)}", change, select=lambda _p: made.get("id"))
 
 
@@ -130,7 +109,7 @@ def _close_picker() -> None:
 def _add_chosen(services: Services) -> None:
     tool = st.session_state.get(Keys.EDITOR_TOOL)
     if not tool:
-        st.session_state[Keys.NOTICES] = []
+        bench().notices = []
         actions.notify("error", "Pick a tool for the new step first.")
         return
     made: dict[str, str] = {}
@@ -156,7 +135,7 @@ def on_graph_action() -> None:
 def handle_graph_event(event: dict[str, Any]) -> None:
     """One event from the graph: ``{"kind": ..., "step" | "source" and "target": ids}``."""
     kind = event.get("kind")
-    plan: Plan | None = st.session_state[Keys.PLAN]
+    plan: Plan | None = bench().plan
     if plan is None:
         return
     ids = {s.id for s in plan.steps}
@@ -184,7 +163,7 @@ def handle_graph_event(event: dict[str, Any]) -> None:
 
 def changed_since_approval(plan: Plan) -> list[str]:
     """Ids of the steps added or changed since the plan was last approved (none before that)."""
-    approved: Plan | None = st.session_state[Keys.EDITOR_APPROVED_PLAN]
+    approved: Plan | None = bench().approved_plan
     if approved is None:
         return []
     return [i for i in diff_plans(approved, plan).changed_step_ids() if i in {s.id for s in plan.steps}]

@@ -14,7 +14,7 @@ from core.formats import export_plan
 from . import _actions as actions
 from . import _unsaved as unsaved
 from ._services import Services
-from ._state import Keys
+from ._state import Keys, bench
 from ._text import md_escape
 
 __all__ = ["PANEL_KEY", "formats_panel"]
@@ -81,7 +81,7 @@ def _import_clicked() -> None:
     try:
         text = upload.getvalue().decode("utf-8")
     except UnicodeDecodeError as exc:
-        st.session_state[Keys.NOTICES] = []
+        bench().notices = []
         actions.notify("error", f"Could not import {upload.name}: not UTF-8 text ({exc.reason}).")
         return
     unsaved.import_plan(text, fmt)

@@ -26,7 +26,7 @@ from core import (Plan, PlanStudioError, ReferenceSyntaxError, Run, Tool, check_
 
 from ._editor import apply_edit
 from ._services import Services
-from ._state import Keys
+from ._state import Keys, bench
 from ._text import md_escape
 
 __all__ = ["TYPED", "field_kind", "inspector"]
@@ -82,7 +82,7 @@ def _enum_values(schema: dict[str, Any]) -> list[Any]:
 
 
 def _key(step_id: str, name: str, part: str = "") -> str:
-    revision = st.session_state[Keys.EDITOR_REVISION]
+    revision = bench().revision
     return f"{Keys.EDITOR_FIELD_PREFIX}{step_id}.{name}{'.' + part if part else ''}.{revision}"
 
 
@@ -163,7 +163,7 @@ def _shown(kind: str, value: Any) -> Any:
 # -- callbacks -------------------------------------------------------------------------------------
 
 def _typed_changed(services: Services, step_id: str, name: str, kind: str, key: str) -> None:
-    plan: Plan | None = st.session_state[Keys.PLAN]
+    plan: Plan | None = bench().plan
     if plan is None or step_id not in {s.id for s in plan.steps}:
         return
     errors: dict[str, str] = st.session_state[Keys.EDITOR_FIELD_ERRORS]
@@ -191,7 +191,7 @@ def _typed_changed(services: Services, step_id: str, name: str, kind: str, key: 
 
 
 def _source_changed(services: Services, step_id: str, name: str, key: str) -> None:
-    plan: Plan | None = st.session_state[Keys.PLAN]
+    plan: Plan | None = bench().plan
     if plan is None or step_id not in {s.id for s in plan.steps}:
         return
     source = st.session_state.get(key)
@@ -209,7 +209,7 @@ def _source_changed(services: Services, step_id: str, name: str, key: str) -> No
 
 
 def _path_changed(services: Services, step_id: str, name: str, source: str, key: str) -> None:
-    plan: Plan | None = st.session_state[Keys.PLAN]
+    plan: Plan | None = bench().plan
     path = st.session_state.get(key)
     if plan is None or step_id not in {s.id for s in plan.steps} or path is None:
         return
@@ -229,12 +229,12 @@ def _link(services: Services, plan: Plan, step_id: str, name: str, source: str, 
 
 
 def _note_changed(step_id: str, key: str) -> None:
-    plan: Plan = st.session_state[Keys.PLAN]
+    plan: Plan = bench().plan
     apply_edit(f"edit the note of {plan.label(step_id)}", lambda p: set_note(p, step_id, st.session_state.get(key)))
 
 
 def _lock_changed(step_id: str, key: str) -> None:
-    plan: Plan = st.session_state[Keys.PLAN]
+    plan: Plan = bench().plan
     locked = bool(st.session_state.get(key))
     apply_edit(f"{'lock' if locked else 'unlock'} {plan.label(step_id)}",
                lambda p: set_locked(p, step_id, locked))

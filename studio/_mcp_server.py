@@ -28,7 +28,7 @@ from core import PlanStudioError
 
 from ._review_api import MAX_WAIT_SECONDS, REVIEWS_URL_PATH
 from ._mcp_deep_lines import DeepCallLines
-from ._review_intake import review_view, submit_review
+from .workbench import review_view, submit_review
 from ._services import Services
 
 __all__ = ["DEFAULT_STUDIO_URL", "make_mcp_server"]
@@ -47,7 +47,7 @@ class _ReviewServer(MCPServer):
     The SDK reads a tool's arguments through a model of its signature: it drops names it does
     not know, converts values and parses JSON-looking text. A submission must be read exactly
     as the HTTP API reads a body (same refusals, same messages), so ``submit_plan_for_review``
-    hands the raw arguments to ``studio._review_intake``; its signature only describes them."""
+    hands the raw arguments to ``studio.workbench.submit_review``; its signature only describes them."""
 
     def __init__(self, submit: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
         super().__init__("plan-studio", instructions=_INSTRUCTIONS)

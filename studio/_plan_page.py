@@ -8,7 +8,7 @@ from typing import Any
 import pyarrow as pa
 import streamlit as st
 
-from core import EXPLAINED, FINISHED, BackgroundRun, Plan, Problem, Run, RunProgress, StepRun, StepStatus
+from core import EXPLAINED, FINISHED, Plan, Problem, Run, RunProgress, StepRun, StepStatus
 from core.formats import SAY_TOOL
 
 from . import _actions as actions
@@ -24,7 +24,7 @@ from ._replan_panel import conflict_panel, replan_panel, versions_panel
 from ._review_actions import review_services
 from ._review_bar import review_bar
 from ._services import Services
-from ._state import PERSIST, Keys, SavedRef
+from ._state import Keys, PERSIST, SavedRef, bench
 from ._text import md_escape
 
 __all__ = ["plan_page"]
@@ -50,7 +50,7 @@ def plan_page() -> None:
     _goal_form(services)
     actions.show_notices()
     unsaved.replace_question()
-    plan: Plan | None = st.session_state[Keys.PLAN]
+    plan: Plan | None = bench().plan
     if plan is None:
         st.info("Type a goal and press **Plan**, or import a plan below, or build one step by step from an "
                 "empty plan. The plan appears as a graph beside its JSON; review or edit it, approve it, then "
@@ -83,7 +83,7 @@ def _goal_form(services: Services) -> None:
 
 
 def _plan_view(services: Services, plan: Plan) -> None:
-    run: Run | None = st.session_state[Keys.RUN]
+    run: Run | None = bench().run
 
     # Approve, Run and Save sit above the graph, filled once the plan is checked: a click on
     # Run all leaves the page where the run's progress and the graph are in view.
@@ -104,7 +104,7 @@ def _plan_view(services: Services, plan: Plan) -> None:
     with json_column:
         st.text_area("Plan JSON", key=Keys.JSON, height=GRAPH_MIN_HEIGHT, on_change=actions.edit_json, persist_state=PERSIST,
                      help="Edit the plan here; the graph follows every valid change.")
-        error = st.session_state[Keys.JSON_ERROR]
+        error = bench().json_error
         if error:
             st.error(md_escape(f"Not applied: {error}. Your text is kept; the graph shows the last "
                                "valid plan."), icon=":material/data_object:")
@@ -119,7 +119,7 @@ def _plan_view(services: Services, plan: Plan) -> None:
     else:
         # The problems found are the last valid plan's, not the text in the panel: show none.
         st.caption("Problems are checked once your edit in the Plan JSON is applied; until then the graph "
-                   "shows the plan as it was." if st.session_state[Keys.JSON_PENDING] else
+                   "shows the plan as it was." if bench().json_pending else
                    "Problems are checked once the Plan JSON parses; until then the graph shows "
                    "the last valid plan.")
     with actions_slot:
@@ -130,7 +130,7 @@ def _plan_view(services: Services, plan: Plan) -> None:
     compare.compare_panel(services, plan)
     formats_panel(services, plan)
 
-    worker: BackgroundRun | None = st.session_state[Keys.WORKER]
+    worker = bench().worker
     if worker is None and run is not None:
         st.subheader("Run")
         _results(plan, run)
@@ -168,7 +168,7 @@ def _actions_bar(plan: Plan, errors: list[Problem], blocker: str | None) -> None
     """Approve, Run and Save; all wait while ``blocker`` (the JSON does not parse) says why."""
     blocked = blocker is not None
     approved = actions.is_approved(plan) and not blocked
-    saved: SavedRef | None = st.session_state[Keys.SAVED]
+    saved: SavedRef | None = bench().saved
     approve, run_next, run_all, save, note = st.columns([1.1, 1.3, 1, 1, 3], vertical_alignment="bottom")
     approve.button("Approve", key="plan.approve", on_click=compare.request_approve,
                    disabled=blocked or bool(errors) or approved, icon=":material/verified:", width="stretch")
@@ -183,7 +183,7 @@ def _actions_bar(plan: Plan, errors: list[Problem], blocker: str | None) -> None
                     placeholder="Version note (optional)", label_visibility="collapsed")
 
     compare.approve_diff_panel(plan)
-    if st.session_state[Keys.CONFIRM_NEW_RUN] is not None:
+    if bench().confirm_new_run is not None:
         _confirm_new_run()
 
     if blocked:
@@ -224,7 +224,7 @@ def _live_run(plan: Plan, errors: list[Problem]) -> None:
     """The run in progress above its graph, redrawn on its own while the worker runs (the graph
     recolours its steps in place); clicks elsewhere on the page do not stop it. When the worker
     is done, the whole page runs again to collect it."""
-    worker: BackgroundRun | None = st.session_state[Keys.WORKER]
+    worker = bench().worker
     if worker is None or not worker.alive:
         st.rerun()
     progress = worker.progress()
@@ -260,7 +260,7 @@ def _progress_run(plan: Plan, progress: RunProgress) -> Run:
 
 def _results(plan: Plan, run: Run) -> None:
     counts = ", ".join(f"{n} {s}" for s, n in run.counts().items())
-    saved_note = " · saved with the plan" if st.session_state[Keys.RUN_SAVED] == run.id else ""
+    saved_note = " · saved with the plan" if bench().run_saved == run.id else ""
     # Between "Run next step" clicks nothing runs: the run is paused, or interrupted if a step was cut off.
     st.caption(f"Run {run.id} · {run.status} · {counts}{saved_note}")
     done = [s for s in (run.steps.get(step.id) for step in plan.steps)

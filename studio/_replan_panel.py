@@ -8,7 +8,7 @@ from core import Plan, dump_plan
 
 from . import _actions as actions
 from ._services import Services
-from ._state import PERSIST, Conflict, Keys, SavedRef
+from ._state import Conflict, Keys, PERSIST, SavedRef, bench
 from ._text import md_escape
 
 __all__ = ["conflict_panel", "replan_panel", "versions_panel"]
@@ -33,7 +33,7 @@ def replan_panel(services: Services, plan: Plan) -> None:
 
 
 def versions_panel(services: Services) -> None:
-    saved: SavedRef | None = st.session_state[Keys.SAVED]
+    saved: SavedRef | None = bench().saved
     if saved is None:
         return
     with actions.shown("list the plan's versions"):
@@ -58,7 +58,7 @@ def versions_panel(services: Services) -> None:
 def conflict_panel(plan: Plan) -> None:
     """A save this tab could not make because another tab saved first: what that version changed,
     and the user's two ways on. Nothing is dropped without the user choosing it."""
-    conflict: Conflict | None = st.session_state[Keys.CONFLICT]
+    conflict: Conflict | None = bench().conflict
     if conflict is None:
         return
     when = f" on {conflict.saved_at:%Y-%m-%d at %H:%M} UTC" if conflict.saved_at else ""

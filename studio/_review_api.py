@@ -27,7 +27,7 @@ from starlette.routing import Route
 from core import NotFound, PlanStudioError, ReviewRequestError, Settings
 
 from ._api_token import ensure_token, token_matches
-from ._review_intake import review_view, submit_review
+from .workbench import review_view, submit_review
 from ._services import Services
 from ._tcp_nodelay import nodelay_listening_sockets
 

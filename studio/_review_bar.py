@@ -11,7 +11,7 @@ from core.storage import Review, step_decisions
 from . import _actions as actions
 from ._review_actions import ReviewKeys, approval_blocker, close_review, decide, open_review_id
 from ._services import Services
-from ._state import PERSIST, Keys
+from ._state import PERSIST, bench
 from ._text import md_escape
 
 __all__ = ["review_bar"]
@@ -39,7 +39,7 @@ def review_bar(services: Services) -> None:
         st.text_input("Comment for the agent", key=ReviewKeys.COMMENT, persist_state=PERSIST,
                       placeholder="Optional: why you approved or rejected it, what you changed")
         # The gate of Approve; decide() checks it again, for a click sent before this was drawn.
-        blocker = approval_blocker(services, st.session_state[Keys.PLAN])
+        blocker = approval_blocker(services)
         approve, reject, close, note = st.columns([1.4, 1, 1, 3], vertical_alignment="center")
         approve.button("Approve review", key="review.approve", type="primary", on_click=decide,
                        args=(review.id, True), disabled=blocker is not None, icon=":material/task_alt:",
@@ -65,7 +65,7 @@ def _about(review: Review) -> None:
 
 def _changes(review: Review) -> None:
     """What approving would tell the agent about each step, so a plan swapped by mistake shows."""
-    plan: Plan | None = st.session_state[Keys.PLAN]
+    plan: Plan | None = bench().plan
     changed = [d for d in step_decisions(review.plan, plan, approved=True) if d.decision != "approved"]
     if not changed:
         st.caption("No changes to the plan as sent.")

@@ -10,7 +10,7 @@ Two records keep it:
 - the review's own work record (a draft named ``review-<id>`` in the store, ``keep_review_work``)
   holds the plan as the reviewer has edited it, the Plan JSON text (even while it does not
   parse) and the comment, so opening the pending review again, from this tab after "Later" or
-  from another tab, brings that work back (``bring_back_work``). Deciding the review forgets it.
+  from another tab, brings that work back (``workbench.open_review``). Deciding the review forgets it.
 """
 
 from __future__ import annotations
@@ -20,41 +20,32 @@ from typing import Any
 
 import streamlit as st
 
-from core import Plan, PlanError, load_plan
-
-from . import _actions as actions
 from ._session import get_services
-from ._state import Keys
+from ._state import Keys, bench
+from .workbench import log, work_id
 
-__all__ = ["ReviewKeys", "bring_back_work", "draft_part", "forget_work", "keep_review_work", "restore_part",
+__all__ = ["ReviewKeys", "draft_part", "forget_work", "keep_review_work", "restore_part",
            "work_kept"]
 
 _FORMAT = 1  # the work record's layout
 
 
 class ReviewKeys:
-    OPEN = Keys.REVIEW_OPEN  # id of the review the Plan page is reviewing, or None
-    COMMENT = "review.comment"  # the reviewer's comment, sent with the decision
-    TOOLS = "review.tools"  # (review id, the agent's tool definitions or None) of the review opened
+    COMMENT = Keys.REVIEW_COMMENT  # the reviewer's comment, sent with the decision (the workbench holds which review)
     MESSAGE = "review.message"  # (kind, text) for the Reviews page, said once
     LINK_OPENED = "review.link_opened"  # the ?review= id this session already opened
     SEEN = "review.seen"  # what the list showed: (reviews, pending), to notice new ones
     WORK_WRITTEN = "review.work_written"  # what the review's work record last written holds
 
 
-def _work_id(review_id: str) -> str:
-    # Not 16 hex digits: no ?draft= URL can name it, so no tab takes it for its own draft.
-    return f"review-{review_id}"
-
-
 # -- in the tab's draft ----------------------------------------------------------------------------
 
 def draft_part() -> dict[str, Any] | None:
     """What the tab's draft keeps of the review held open: its id, the comment, the agent's tools."""
-    review_id = st.session_state.get(ReviewKeys.OPEN)
+    review_id = bench().review_id
     if review_id is None:
         return None
-    held = st.session_state.get(ReviewKeys.TOOLS)
+    held = bench().review_tools
     tools = held[1] if isinstance(held, tuple) and held[0] == review_id else None
     return {"id": review_id, "comment": st.session_state.get(ReviewKeys.COMMENT) or "", "tools": tools}
 
@@ -65,16 +56,16 @@ def restore_part(part: Any) -> None:
         return
     tools = part.get("tools")
     comment = part.get("comment")
-    st.session_state[ReviewKeys.OPEN] = part["id"]
+    bench().review_id = part["id"]
     st.session_state[ReviewKeys.COMMENT] = comment if isinstance(comment, str) else ""
-    st.session_state[ReviewKeys.TOOLS] = (part["id"], tools if isinstance(tools, list) else None)
+    bench().review_tools = (part["id"], tools if isinstance(tools, list) else None)
 
 
 # -- the review's own work record ------------------------------------------------------------------
 
 def _work_snapshot() -> tuple[Any, ...]:
     state = st.session_state
-    return (state.get(ReviewKeys.OPEN), state.get(Keys.PLAN), state.get(Keys.JSON), state.get(ReviewKeys.COMMENT))
+    return (bench().review_id, bench().plan, state.get(Keys.JSON), state.get(ReviewKeys.COMMENT))
 
 
 def keep_review_work() -> None:
@@ -92,9 +83,9 @@ def keep_review_work() -> None:
         if store.get_review(review_id).status == "pending":  # a decided review's work is done
             content = {"format": _FORMAT, "plan": plan.model_dump(mode="json"), "json": text or "",
                        "comment": comment or ""}
-            store.save_draft(_work_id(review_id), json.dumps(content, ensure_ascii=True, separators=(",", ":")))
+            store.save_draft(work_id(review_id), json.dumps(content, ensure_ascii=True, separators=(",", ":")))
     except Exception as exc:
-        actions.log.warning("could not keep the work on review %s: %s", review_id, exc)
+        log.warning("could not keep the work on review %s: %s", review_id, exc)
         return
     st.session_state[ReviewKeys.WORK_WRITTEN] = snapshot
 
@@ -108,48 +99,18 @@ def work_kept() -> str | None:
         return None
     review_id, plan, text, _comment = written  # the comment is in the record, not in the editor after "Later"
     state = st.session_state
-    if review_id is None or plan is None or state.get(Keys.PLAN) != plan \
+    if review_id is None or plan is None or bench().plan != plan \
             or (state.get(Keys.JSON) or "") != (text or ""):
         return None
     try:  # a decided review's record is gone (forget_work), though the snapshot matches
         store = get_services().store
-        kept = store.review_status(review_id) == "pending" and store.load_draft(_work_id(review_id)) is not None
+        kept = store.review_status(review_id) == "pending" and store.load_draft(work_id(review_id)) is not None
     except Exception as exc:  # then the user is asked: nothing is lost
-        actions.log.warning("could not look up the work on review %s: %s", review_id, exc)
+        log.warning("could not look up the work on review %s: %s", review_id, exc)
         return None
     return review_id if kept else None
 
 
-def forget_work(review_id: str) -> None:
-    """The review is decided: its work in progress is done."""
-    try:
-        get_services().store.delete_draft(_work_id(review_id))
-    except Exception as exc:  # housekeeping: the record is pruned with old drafts anyway
-        actions.log.warning("could not forget the work on review %s: %s", review_id, exc)
+def forget_work() -> None:
+    """The review is decided (``workbench.decide_review`` deleted its work record): nothing to write."""
     st.session_state[ReviewKeys.WORK_WRITTEN] = _work_snapshot()
-
-
-def bring_back_work(review_id: str) -> bool:
-    """Put the reviewer's kept work on ``review_id`` (plan, Plan JSON text, comment) in the
-    editor, over the plan as sent; False when there is none. Work that no longer reads is
-    said, and the plan as sent stays."""
-    draft = get_services().store.load_draft(_work_id(review_id))
-    if draft is None:
-        return False
-    try:
-        data = json.loads(draft.content)
-        plan = Plan.model_validate(data["plan"])
-        text, comment = data.get("json"), data.get("comment")
-    except (ValueError, TypeError, KeyError, PlanError) as exc:
-        actions.notify("warning", f"Your earlier work on this review could not be brought back ({exc}); "
-                                  "this is the plan as the agent sent it.")
-        return False
-    actions.show_plan(plan, saved=None, keeps_review=True)
-    if isinstance(text, str) and text.strip():  # the text as typed, even when it does not parse
-        actions.write_json_panel(text)
-        try:
-            load_plan(text, "native")
-        except PlanError as exc:
-            st.session_state[Keys.JSON_ERROR] = actions.plain_message(exc)
-    st.session_state[ReviewKeys.COMMENT] = comment if isinstance(comment, str) else ""
-    return True

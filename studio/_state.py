@@ -1,5 +1,8 @@
 """The studio's session state: every key, its default, and the one place it is initialised.
 
+The plan being worked on is one value (``workbench.Workbench``) under ``Keys.BENCH``; the other
+keys are widgets and the pages' own view state.
+
 Keys are namespaced by page ("plan.", "library.", "settings.", "tools."). Text widgets keep
 their value across page changes with ``persist_state="session"`` (``PERSIST``), so the Library page can put a saved plan
 into the Plan page's widgets before switching to it.
@@ -7,15 +10,13 @@ into the Plan page's widgets before switching to it.
 
 from __future__ import annotations
 
-import datetime as dt
-from dataclasses import dataclass
 from typing import Any, Final
 
 import streamlit as st
 
-from core import PlanIdentity
+from .workbench import Conflict, SavedRef, Workbench
 
-__all__ = ["PERSIST", "Conflict", "Keys", "SavedRef", "init_state"]
+__all__ = ["PERSIST", "Conflict", "Keys", "SavedRef", "bench", "init_state"]
 
 PERSIST: Final = "session"
 
@@ -31,30 +32,14 @@ class Keys:
     IMPORT_TEXT = "plan.import_text"
     EXPORT_FORMAT = "plan.export_format"
     # Plan page state
-    PLAN = "plan.current"  # the last plan that parsed: what the graph shows and runs
-    JSON_ERROR = "plan.json_error"  # why the JSON panel's text does not parse, or None
-    REVIEW_OPEN = "review.open"  # id of the agent's review the Plan page holds, or None (_review_actions)
-    JSON_READ = "plan.json_read"  # the Plan JSON text edit_json last read (its JSON_ERROR is about this text)
-    JSON_PENDING = "plan.json_pending"  # True: the Plan JSON holds an edit made during a run (_pending_edit)
-    REPLACE_ASK = "plan.replace_ask"  # _unsaved.Question: another plan waits while the user says what of the edits
-    APPROVED = "plan.approved"  # identity of what runs in the plan the user approved, or None
-    RUN = "plan.run"  # core.Run of the current plan, or None
-    RUN_SAVED = "plan.run_saved"  # the run's id once it is stored with its plan
-    SAVED = "plan.saved"  # SavedRef of the stored version the editor holds, or None
-    NOTICES = "plan.notices"  # (kind, text) messages from the last action
-    WORKER = "plan.worker"  # core.BackgroundRun carrying out the run, until the page collects it
-    CONFLICT = "plan.conflict"  # Conflict: a save refused because another tab saved first, or None
-    CONFIRM_NEW_RUN = "plan.confirm_new_run"  # RunKind waiting for "start a new run?" after a finished run
+    BENCH = "plan.bench"  # workbench.Workbench: the plan being worked on, its approval, version, review, run
+    REVIEW_COMMENT = "review.comment"  # the reviewer's comment (a widget; synced with the workbench)
     DRAFT_ID = "plan.draft_id"  # this tab's draft in the store (and its URL), set on the session's first run
     DRAFT_RUN_WRITTEN = "plan.draft_run_written"  # which run the draft's run part holds (_draft_run), to skip rewrites
     DRAFT_WRITTEN = "plan.draft_written"  # what the draft last written holds (_drafts.Snapshot), to skip rewrites
     # Plan page: the editor (graph, inspector, history, comparison)
     EDITOR_GRAPH = "plan.graph"  # the (editable) graph component, one identity idle and during a run; its trigger ``action`` carries graph edits
-    EDITOR_HISTORY = "editor.history"  # core EditHistory of the plan under review: one undo step per edit
     EDITOR_SELECTED = "editor.selected"  # id of the step the inspector shows, or None
-    EDITOR_BASELINE = "editor.baseline"  # identity of the plan as it came into the editor; None: edited (restored)
-    EDITOR_APPROVED_PLAN = "editor.approved_plan"  # the plan as last approved (steps changed since are marked)
-    EDITOR_REVISION = "editor.revision"  # counts plan changes; the inspector's field keys end with it
     EDITOR_FIELD_ERRORS = "editor.field_errors"  # {"<step id>.<param>": why the typed value was not applied}
     EDITOR_DELETE = "editor.delete"  # id of the step whose deletion waits for the user's choice, or None
     EDITOR_ADDING = "editor.adding"  # True while the tool picker of "Add step" is open
@@ -91,30 +76,9 @@ class Keys:
     TOOLS_EDIT_REVISION = "tools.edit_revision"  # {tool: n}: the revision of its editor's field keys
 
 
-@dataclass(frozen=True)
-class SavedRef:
-    """Which stored version the editor holds, and the plan as it was saved."""
-
-    plan_id: str
-    version: int
-    fingerprint: PlanIdentity
-
-
-@dataclass(frozen=True)
-class Conflict:
-    """A save this tab could not make: since it opened ``opened``, version ``latest`` was saved
-    (by another tab or process). ``changes`` says what that version changed."""
-
-    plan_id: str
-    opened: int
-    latest: int
-    saved_at: dt.datetime | None
-    message: str
-    changes: str
-    save_message: str  # the version note the user typed for the refused save
-
-
 _DEFAULTS: dict[str, Any] = {
+    Keys.BENCH: None,  # made per session (init_state)
+    Keys.REVIEW_COMMENT: "",
     Keys.GOAL: "",
     Keys.JSON: "",
     Keys.FEEDBACK: "",
@@ -126,19 +90,6 @@ _DEFAULTS: dict[str, Any] = {
     Keys.SEARCH: "",
     Keys.LIBRARY_MESSAGE: None,
     Keys.LIBRARY_SHOWN: 0,  # 0: the Library's first page
-    Keys.PLAN: None,
-    Keys.JSON_ERROR: None,
-    Keys.JSON_READ: "",
-    Keys.JSON_PENDING: False,
-    Keys.REPLACE_ASK: None,
-    Keys.APPROVED: None,
-    Keys.RUN: None,
-    Keys.RUN_SAVED: None,
-    Keys.SAVED: None,
-    Keys.NOTICES: [],
-    Keys.WORKER: None,
-    Keys.CONFLICT: None,
-    Keys.CONFIRM_NEW_RUN: None,
     Keys.DRAFT_ID: None,
     Keys.DRAFT_WRITTEN: None,
     Keys.DRAFT_RUN_WRITTEN: None,
@@ -156,11 +107,7 @@ _DEFAULTS: dict[str, Any] = {
     Keys.TOOLS_FILTER: "",
     Keys.TOOLS_OVERRIDES: None,
     Keys.TOOLS_EDIT_REVISION: None,
-    Keys.EDITOR_HISTORY: None,  # made on first use (core.EditHistory)
     Keys.EDITOR_SELECTED: None,
-    Keys.EDITOR_BASELINE: None,
-    Keys.EDITOR_APPROVED_PLAN: None,
-    Keys.EDITOR_REVISION: 0,
     Keys.EDITOR_FIELD_ERRORS: {},
     Keys.EDITOR_DELETE: None,
     Keys.EDITOR_ADDING: False,
@@ -177,3 +124,10 @@ def init_state() -> None:
     for key, value in _DEFAULTS.items():
         if key not in st.session_state:
             st.session_state[key] = type(value)(value) if isinstance(value, (list, dict)) else value
+    if st.session_state[Keys.BENCH] is None:
+        st.session_state[Keys.BENCH] = Workbench()
+
+
+def bench() -> Workbench:
+    """The plan being worked on in this session (one value, not a key per field)."""
+    return st.session_state[Keys.BENCH]

@@ -12,73 +12,43 @@ review from Reviews brings it back.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import partial
 from typing import Any, Callable
 
 import streamlit as st
 
-from core import Plan
-
 from . import _actions as actions
 from . import _review_actions as review_actions
+from . import workbench as wb
 from ._review_work import work_kept
 from ._session import get_services
-from ._state import Keys, SavedRef
+from ._state import Keys, bench
 from ._text import md_escape
+from .workbench import Question
 
 __all__ = ["Question", "import_plan", "open_plan", "open_review", "open_run", "plan_goal", "replace_question",
            "unsaved_edits"]
 
-@dataclass(frozen=True)
-class Question:
-    """What waits for the user's answer: the action (``go``, the very call the click would
-    have made), in words (``what``), and why the editor's work would be lost (``why``)."""
-
-    go: Callable[[], Any]
-    what: str
-    why: str
-
-
 def unsaved_edits() -> str | None:
     """Why the editor's work is not saved anywhere but this tab's draft, or None."""
-    why = _not_saved()
+    why = wb.not_saved(bench())
     # Looked up only when there is work to lose (it reads the store): a pending review's work
     # record that holds it all means reopening the review brings it back.
     return None if why is None or work_kept() is not None else why
 
 
-def _not_saved() -> str | None:
-    """Why the editor's work differs from what it came from or was saved as, or None."""
-    state = st.session_state
-    if state[Keys.JSON_PENDING]:
-        return "an edit you made during the run waits in the Plan JSON"
-    if state[Keys.JSON_ERROR] is not None:
-        return "the Plan JSON holds text that does not parse yet"
-    plan: Plan | None = state[Keys.PLAN]
-    if plan is None:
-        return None
-    saved: SavedRef | None = state[Keys.SAVED]
-    if saved is not None:
-        return None if saved.fingerprint == actions.fingerprint(plan) else \
-            f"the plan was edited since version {saved.version} was saved"
-    if state[Keys.EDITOR_BASELINE] == actions.fingerprint(plan):
-        return None
-    return "the plan was edited and is not saved"
-
-
 def _asked(go: Callable[[], Any], what: str) -> bool:
     """In a callback: True when the editor holds unsaved work, so ``go`` (``what``) waits for an answer."""
-    st.session_state[Keys.NOTICES] = []
-    st.session_state[Keys.REPLACE_ASK] = None
+    bench().notices = []
+    bench().question = None
     if actions.run_in_progress():
         return False  # the action itself refuses, saying why
-    if st.session_state.get(Keys.JSON, "") != st.session_state[Keys.JSON_READ]:
+    if st.session_state.get(Keys.JSON, "") != bench().json_read:
         actions.edit_json()  # text typed just before the click is part of the work
     why = unsaved_edits()
     if why is None:
         return False
-    st.session_state[Keys.REPLACE_ASK] = Question(go, what, why)
+    bench().question = Question(go, what, why)
     return True
 
 
@@ -132,8 +102,8 @@ def import_plan(text: str, fmt: str) -> None:
 
 
 def _discard() -> None:
-    question: Question | None = st.session_state[Keys.REPLACE_ASK]
-    st.session_state[Keys.REPLACE_ASK] = None
+    question: Question | None = bench().question
+    bench().question = None
     if question is not None:
         question.go()
 
@@ -141,27 +111,27 @@ def _discard() -> None:
 def _save_first() -> None:
     """Save the edits as a version, then go on; a save that did not happen (another tab saved
     first, say) leaves the question and says why."""
-    question: Question | None = st.session_state[Keys.REPLACE_ASK]
+    question: Question | None = bench().question
     if question is None:
         return
     actions.save()
     if unsaved_edits() is not None:
         return  # save's own notice (or the conflict panel) says why
-    saved: SavedRef = st.session_state[Keys.SAVED]
-    st.session_state[Keys.REPLACE_ASK] = None
+    saved = bench().saved
+    bench().question = None
     question.go()
     actions.notify("success", f"Your edits were saved first, as version {saved.version}; the Library has them.")
 
 
 def _keep_editing() -> None:
-    st.session_state[Keys.REPLACE_ASK] = None
-    st.session_state[Keys.NOTICES] = []
+    bench().question = None
+    bench().notices = []
     actions.notify("info", "Nothing was replaced: your edits are as you left them.")
 
 
 def replace_question() -> None:
     """The question, where the Plan page is drawn, while one waits."""
-    question: Question | None = st.session_state[Keys.REPLACE_ASK]
+    question: Question | None = bench().question
     if question is None:
         return
     blocker = actions.json_blocker()

@@ -38,6 +38,7 @@ from tools import LoadNotice
 
 from ._cli_log import note_loading, plan_logged
 from ._services import Services, build_services
+from .workbench import plan_for_goal, replanned
 
 __all__ = ["STUDIO_OPTIONS", "detect_and_load", "main"]
 
@@ -219,10 +220,9 @@ def _stdin_lines() -> Iterator[str]:
 def _cmd_plan(args: argparse.Namespace, services: Services) -> int:
     if (args.goal is None) == (args.goals_file is None):
         raise CliError("give either a GOAL or --goals-file FILE")
-    today = services.settings.effective_today()
     note_loading(services.planner, verbose=args.verbose)
     if args.goal is not None:
-        plan = plan_logged(services.planner, args.goal, today=today, verbose=args.verbose)
+        plan = plan_logged(lambda: plan_for_goal(services, args.goal), verbose=args.verbose)
         print(_exported(plan, args.format, services, None))
         _note_reading(plan, None)
         return 0
@@ -244,7 +244,7 @@ def _plan_line(goal: str, fmt: str, services: Services, verbose: bool) -> tuple[
     """One goal of a goals file: its output line (the plan, or the error, so the output still
     lines up with the input) and the exit status it earns."""
     try:
-        plan = plan_logged(services.planner, goal, today=services.settings.effective_today(), verbose=verbose)
+        plan = plan_logged(lambda: plan_for_goal(services, goal), verbose=verbose)
     except PlanStudioError as exc:
         print(f"plan-studio: {goal!r}: {_one_line(exc)}", file=sys.stderr)
         return json.dumps({"goal": goal, "error": str(exc)}, ensure_ascii=False, separators=(",", ":")), _EXIT_ERROR
@@ -357,7 +357,7 @@ def _cmd_replan(args: argparse.Namespace, services: Services) -> int:
     if loaded is None:
         return _EXIT_FAILED
     plan, fmt = loaded
-    new_plan = services.planner.replan(plan, args.feedback, today=services.settings.effective_today())
+    new_plan = replanned(services, plan, args.feedback)
     out = fmt if FORMATS[fmt].dump is not None else "native"
     print(_exported(new_plan, out, services, None))
     return 0

@@ -29,7 +29,7 @@ def make_plan(at: AppTest, goal: str = GOAL) -> Plan:
     at.text_area(key=Keys.GOAL).input(goal)
     at.button(key="plan.make").click().run()
     no_failures(at)
-    return at.session_state[Keys.PLAN]
+    return at.session_state[Keys.BENCH].plan
 
 
 def edit_json(at: AppTest, text: str) -> None:
@@ -60,7 +60,7 @@ def run_plan(at: AppTest, kind: str = "all") -> None:
     worker carrying out the run, and let the page collect it, as its progress view would."""
     at.button(key=f"plan.run_{kind}").click().run()
     no_failures(at)
-    worker = at.session_state[Keys.WORKER]
+    worker = at.session_state[Keys.BENCH].worker
     if worker is not None:
         assert worker.join(60), "the run did not finish"
         at.run()

@@ -22,12 +22,12 @@ from test_graph import drawn_graphs
 
 def field_key(app: AppTest, step_id: str, name: str, part: str = "") -> str:
     """The key of a field of the inspector as drawn now (keys end with the editor's revision)."""
-    revision = app.session_state[Keys.EDITOR_REVISION]
+    revision = app.session_state[Keys.BENCH].revision
     return f"{Keys.EDITOR_FIELD_PREFIX}{step_id}.{name}{'.' + part if part else ''}.{revision}"
 
 
 def plan(app: AppTest) -> Plan:
-    return app.session_state[Keys.PLAN]
+    return app.session_state[Keys.BENCH].plan
 
 
 def add_step(app: AppTest, tool: str) -> str:
@@ -80,7 +80,7 @@ def test_example_7_is_built_from_an_empty_plan_with_the_form(app: AppTest) -> No
     # One state: the JSON panel shows the plan the form made, and the graph has its two edges.
     assert "${step[1].data.*.id}" in app.text_area(key=Keys.JSON).value
     assert plan(app).edges() == [(facilities, shipments), (shipments, contaminants)]
-    assert app.session_state[Keys.EDITOR_HISTORY].undo_depth == 6
+    assert app.session_state[Keys.BENCH].history.undo_depth == 6
 
 
 def test_a_date_picker_and_an_enum_select_set_iso_text_and_allowed_values(app: AppTest) -> None:
@@ -168,10 +168,10 @@ def test_approving_a_replan_shows_what_it_changed_first(app: AppTest) -> None:
     app.button(key="plan.replan").click().run()
     no_failures(app)
     app.button(key="plan.approve").click().run()
-    assert app.session_state[Keys.APPROVED] is None  # not yet: the changes come first
+    assert app.session_state[Keys.BENCH].approved is None  # not yet: the changes come first
     said = texts(app)
     assert "this plan is a re-plan of version 1, asked for: “only high-risk shipments”" in said
     assert "risk_level set to 'high'" in said
     app.button(key="editor.approve_diff.confirm").click().run()
     no_failures(app)
-    assert app.session_state[Keys.APPROVED] is not None
+    assert app.session_state[Keys.BENCH].approved is not None

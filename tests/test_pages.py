@@ -35,7 +35,7 @@ def test_a_goal_becomes_a_plan_in_state_and_in_the_json_panel(app: AppTest) -> N
 def test_an_empty_goal_is_refused_with_a_message(app: AppTest) -> None:
     app.button(key="plan.make").click().run()
     no_failures(app)
-    assert app.session_state[Keys.PLAN] is None
+    assert app.session_state[Keys.BENCH].plan is None
     assert "Type a goal first" in texts(app)
 
 
@@ -44,26 +44,26 @@ def test_broken_json_keeps_the_text_and_the_last_good_plan(app: AppTest) -> None
     broken = app.text_area(key=Keys.JSON).value.replace('"tool": "shipments_list",', '"tool": "shipments_list"')
     edit_json(app, broken)
     assert app.text_area(key=Keys.JSON).value == broken
-    assert app.session_state[Keys.PLAN] == plan
+    assert app.session_state[Keys.BENCH].plan == plan
     [error] = [e.value for e in app.error]
     assert "line" in error and "column" in error and "Your text is kept" in error.replace("\\", "")
 
     fixed = broken.replace('"tool": "shipments_list"', '"tool": "shipments_list",').replace("Berlin", "Munich")
     edit_json(app, fixed)
-    assert app.session_state[Keys.PLAN].steps[0].params == {"location": "Munich"}
+    assert app.session_state[Keys.BENCH].plan.steps[0].params == {"location": "Munich"}
     assert not app.error
 
 
 def test_an_edit_withdraws_approval_and_the_graph_follows(app: AppTest) -> None:
     make_plan(app)
     app.button(key="plan.approve").click().run()
-    assert app.session_state[Keys.APPROVED]
+    assert app.session_state[Keys.BENCH].approved
     assert not app.button(key="plan.run_all").disabled
     text = app.text_area(key=Keys.JSON).value.replace('"Berlin"', '"Hamburg"')
     edit_json(app, text)
-    assert not app.session_state[Keys.APPROVED]
+    assert not app.session_state[Keys.BENCH].approved
     assert app.button(key="plan.run_all").disabled
-    nodes = graph_data(app.session_state[Keys.PLAN])["nodes"]
+    nodes = graph_data(app.session_state[Keys.BENCH].plan)["nodes"]
     assert "Hamburg" in nodes[0]["title"]
 
 
@@ -82,7 +82,7 @@ def test_a_cycle_and_an_unknown_tool_are_listed_by_step_and_block_approval(app: 
     assert app.button(key="plan.approve").disabled
     assert "Approve is disabled: the plan has 2 problems" in texts(app)
     # The graph still draws the plan as it is, cycle included.
-    data = graph_data(app.session_state[Keys.PLAN])
+    data = graph_data(app.session_state[Keys.BENCH].plan)
     assert {(e["from"], e["to"]) for e in data["edges"]} == {("a", "b"), ("b", "a")}
 
 
@@ -105,7 +105,7 @@ def test_a_failing_tool_fails_its_step_skips_dependents_and_the_page_keeps_worki
     app.button(key="plan.approve").click().run()
     run_plan(app, "all")
     no_failures(app)
-    run = app.session_state[Keys.RUN]
+    run = app.session_state[Keys.BENCH].run
     assert {sid: s.status.value for sid, s in run.steps.items()} == {
         "a": "failed", "b": "skipped", "c": "succeeded"}
     page = texts(app)
@@ -113,24 +113,24 @@ def test_a_failing_tool_fails_its_step_skips_dependents_and_the_page_keeps_worki
     assert "depends on step 0 (explode), which did not succeed" in page
     assert ":red-badge[failed]" in page and ":orange-badge[skipped]" in page
     assert len(app.dataframe) == 1  # the rows of the step that succeeded
-    assert graph_data(app.session_state[Keys.PLAN], run)["statuses"] == ["failed", "skipped", "succeeded"]
+    assert graph_data(app.session_state[Keys.BENCH].plan, run)["statuses"] == ["failed", "skipped", "succeeded"]
 
     # Still usable: a new goal plans as before (once the unsaved plan typed above is let go).
     make_plan(app, "Get facilities in Munich")
     app.button(key="plan.replace.discard").click().run()
-    assert [s.tool for s in app.session_state[Keys.PLAN].steps] == ["facilities_list"]
-    assert app.session_state[Keys.RUN] is None
+    assert [s.tool for s in app.session_state[Keys.BENCH].plan.steps] == ["facilities_list"]
+    assert app.session_state[Keys.BENCH].run is None
 
 
 def test_run_next_step_runs_one_step_at_a_time(app: AppTest) -> None:
     make_plan(app)
     app.button(key="plan.approve").click().run()
     run_plan(app, "next")
-    run = app.session_state[Keys.RUN]
+    run = app.session_state[Keys.BENCH].run
     assert [s.status.value for s in run.steps.values()] == ["succeeded", "pending"]
     assert not run.finished
     run_plan(app, "next")
-    run = app.session_state[Keys.RUN]
+    run = app.session_state[Keys.BENCH].run
     assert [s.status.value for s in run.steps.values()] == ["succeeded", "succeeded"]
     assert run.finished
     assert "Run " in texts(app) and "succeeded · 2 succeeded" in texts(app)
@@ -163,7 +163,7 @@ def test_save_makes_versions_and_the_library_opens_them(app: AppTest) -> None:
     app.text_input(key=Keys.SAVE_MESSAGE).input("Leipzig instead")
     app.button(key="plan.save").click().run()
     assert "Saved as version 2." in texts(app)
-    second = app.session_state[Keys.PLAN]
+    second = app.session_state[Keys.BENCH].plan
 
     store = get_services().store
     [summary] = store.list_plans()
@@ -181,14 +181,14 @@ def test_save_makes_versions_and_the_library_opens_them(app: AppTest) -> None:
 
     app.button(key=f"library.open.{summary.id}.1").click().run()
     no_failures(app)
-    assert app.session_state[Keys.PLAN] == first
+    assert app.session_state[Keys.BENCH].plan == first
     assert load_plan(app.text_area(key=Keys.JSON).value, "native") == first
     assert app.text_area(key=Keys.GOAL).value == GOAL
     assert "Saved as version 1" in texts(app)
 
     app.switch_page(LIBRARY).run()
     app.button(key=f"library.open.{summary.id}").click().run()
-    assert app.session_state[Keys.PLAN] == second
+    assert app.session_state[Keys.BENCH].plan == second
     # AppTest reruns the page it last switched to itself; the browser follows st.switch_page.
     app.switch_page(PLAN)
     # Editing the opened plan and saving makes the next version of the same plan.
@@ -218,7 +218,7 @@ def test_deleting_a_saved_plan_removes_it_and_leaves_the_editor_copy_unsaved(app
     assert "Deleted" not in texts(app)  # said once
 
     app.switch_page(PLAN).run()
-    assert app.session_state[Keys.PLAN] == plan and app.session_state[Keys.SAVED] is None
+    assert app.session_state[Keys.BENCH].plan == plan and app.session_state[Keys.BENCH].saved is None
     assert "Saved as version 1." not in texts(app)  # no longer true
     app.button(key="plan.save").click().run()
     assert "Saved as version 1." in texts(app)

@@ -38,7 +38,7 @@ def test_broken_json_disables_every_action_on_the_plan_and_says_where_to_fix_it(
     assert "No problems found" not in page
     assert "Problems are checked once the Plan JSON parses" in page
     [caption] = [c.value for c in app.caption if "Approve, Run and Save are disabled" in c.value]
-    error = app.session_state[Keys.JSON_ERROR]
+    error = app.session_state[Keys.BENCH].json_error
     assert "line 7" in error and "column" in error
     assert f"Fix the Plan JSON first ({error})" in caption.replace("\\", "")
 
@@ -75,7 +75,7 @@ def test_a_click_sent_with_broken_json_is_refused_not_run_on_the_last_valid_plan
     app.text_area(key=Keys.JSON).input(_broken(app))
     app.button(key="plan.run_all").click().run()
     no_failures(app)
-    assert app.session_state[Keys.RUN] is None
+    assert app.session_state[Keys.BENCH].run is None
     assert "Could not run the plan. Fix the Plan JSON first" in texts(app)
 
 
@@ -84,7 +84,7 @@ def test_save_sent_with_broken_json_is_refused(app: AppTest) -> None:
     app.text_area(key=Keys.JSON).input(_broken(app))
     app.button(key="plan.save").click().run()
     no_failures(app)
-    assert app.session_state[Keys.SAVED] is None
+    assert app.session_state[Keys.BENCH].saved is None
     assert "Could not save the plan. Fix the Plan JSON first" in texts(app)
 
 
@@ -93,7 +93,7 @@ def test_approve_sent_with_broken_json_is_refused(app: AppTest) -> None:
     app.text_area(key=Keys.JSON).input(_broken(app))
     app.button(key="plan.approve").click().run()
     no_failures(app)
-    assert app.session_state[Keys.APPROVED] is None
+    assert app.session_state[Keys.BENCH].approved is None
     assert "Could not approve the plan. Fix the Plan JSON first" in texts(app)
 
 
@@ -104,7 +104,7 @@ def test_a_lock_change_with_broken_json_keeps_the_text_being_fixed(app: AppTest)
     app.multiselect(key=Keys.LOCKS).select(plan.steps[0].id).run()
     no_failures(app)
     assert app.text_area(key=Keys.JSON).value == broken
-    assert app.session_state[Keys.PLAN] == plan
+    assert app.session_state[Keys.BENCH].plan == plan
     assert app.session_state[Keys.LOCKS] == []
 
 
@@ -129,32 +129,32 @@ def test_approval_belongs_to_the_plan_approved_and_any_change_to_what_runs_withd
     # Locks and notes are review metadata: they change nothing that runs, so approval stays.
     app.multiselect(key=Keys.LOCKS).select(plan.steps[1].id).run()
     no_failures(app)
-    assert app.session_state[Keys.PLAN].steps[1].locked
+    assert app.session_state[Keys.BENCH].plan.steps[1].locked
     assert not app.button(key="plan.run_all").disabled
     data = json.loads(app.text_area(key=Keys.JSON).value)
     data["steps"][0]["note"] = "checked"
     edit_json(app, json.dumps(data, indent=2))
-    assert app.session_state[Keys.PLAN].steps[0].note == "checked"
+    assert app.session_state[Keys.BENCH].plan.steps[0].note == "checked"
     assert not app.button(key="plan.run_all").disabled
 
     edit_json(app, app.text_area(key=Keys.JSON).value.replace("Berlin", "Munich"))
-    assert app.button(key="plan.run_all").disabled and not app.session_state[Keys.APPROVED]
+    assert app.button(key="plan.run_all").disabled and not app.session_state[Keys.BENCH].approved
 
     assert approved()
     import_text(app, "native", json.dumps({"goal": "other", "steps": [
         {"id": "x", "tool": "facilities_list", "params": {}}]}))
     app.button(key="plan.replace.discard").click().run()  # the edited plan is not saved: it asks first
     no_failures(app)
-    assert app.session_state[Keys.PLAN].goal == "other"
+    assert app.session_state[Keys.BENCH].plan.goal == "other"
     assert app.button(key="plan.run_all").disabled
 
     # A click that reaches the server when the approval held is another plan's does not run.
     assert approved()
-    shown = app.session_state[Keys.PLAN]
+    shown = app.session_state[Keys.BENCH].plan
     other = shown.model_copy(update={"steps": [shown.steps[0].model_copy(update={"tool": "shipments_list"})]})
-    app.session_state[Keys.APPROVED] = plan_identity(other).runs
+    app.session_state[Keys.BENCH].approved = plan_identity(other).runs
     app.button(key="plan.run_all").click().run()
     no_failures(app)
-    assert app.session_state[Keys.RUN] is None
+    assert app.session_state[Keys.BENCH].run is None
     assert "Could not run the plan: approve this version of it first." in texts(app)
     assert app.button(key="plan.run_all").disabled

@@ -47,7 +47,7 @@ def test_a_model_timeout_says_so_and_keeps_the_goal_and_the_plan(app: AppTest, l
     [error] = error_texts(app)
     assert error.startswith("Could not make a plan:") and "timed out after 1 s" in error
     assert app.text_area(key=Keys.GOAL).value == "Show me failed inspections in Hamburg"
-    assert app.session_state[Keys.PLAN] == plan
+    assert app.session_state[Keys.BENCH].plan == plan
     assert json.loads(app.text_area(key=Keys.JSON).value)["goal"] == GOAL
 
 
@@ -73,7 +73,7 @@ def test_an_http_500_says_so_and_keeps_what_the_user_had(app: AppTest, llm_serve
     [error] = error_texts(app)
     assert error.startswith("Could not make a plan:") and "500" in error and "model overloaded" in error
     assert app.text_area(key=Keys.GOAL).value == GOAL
-    assert app.session_state[Keys.PLAN] is None
+    assert app.session_state[Keys.BENCH].plan is None
 
 
 def test_a_replan_through_the_model_keeps_the_locked_step(app: AppTest, llm_server: LLMServer) -> None:
@@ -90,7 +90,7 @@ def test_a_replan_through_the_model_keeps_the_locked_step(app: AppTest, llm_serv
     app.button(key="plan.replan").click().run()
     no_failures(app)
     assert not app.error, error_texts(app)
-    new = app.session_state[Keys.PLAN]
+    new = app.session_state[Keys.BENCH].plan
     assert new.steps[0].params == {"location": "Munich"}
     assert new.steps[1] == first.steps[1].model_copy(update={"locked": True})
     sent = llm_server.text_of(1)

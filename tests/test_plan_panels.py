@@ -23,21 +23,21 @@ def test_a_replan_keeps_locked_steps_and_the_old_version_in_the_history(app: App
     first = make_plan(app)
     app.multiselect(key=Keys.LOCKS).select(first.steps[1].id).run()
     no_failures(app)
-    locked = app.session_state[Keys.PLAN]
+    locked = app.session_state[Keys.BENCH].plan
     assert [s.locked for s in locked.steps] == [False, True]
     assert '"locked": true' in app.text_area(key=Keys.JSON).value
 
     app.text_area(key=Keys.FEEDBACK).input("use Munich instead")
     app.button(key="plan.replan").click().run()
     no_failures(app)
-    new = app.session_state[Keys.PLAN]
+    new = app.session_state[Keys.BENCH].plan
     assert new.steps[0].params == {"location": "Munich"}
     assert new.steps[1] == locked.steps[1]
     page = texts(app)
     assert "Re-planned as version 2 (changed: step 0 (facilities_list) (location 'Berlin' → 'Munich'))" in page
     assert load_plan(app.text_area(key=Keys.JSON).value, "native") == new
 
-    saved = app.session_state[Keys.SAVED]
+    saved = app.session_state[Keys.BENCH].saved
     versions = get_services().store.versions(saved.plan_id)
     assert [(v.version, v.message) for v in versions] == [
         (1, "before re-plan"), (2, "re-plan: use Munich instead")]
@@ -47,8 +47,8 @@ def test_a_replan_keeps_locked_steps_and_the_old_version_in_the_history(app: App
 
     app.button(key="plan.version.1").click().run()
     no_failures(app)
-    assert app.session_state[Keys.PLAN] == locked
-    assert app.session_state[Keys.SAVED].version == 1
+    assert app.session_state[Keys.BENCH].plan == locked
+    assert app.session_state[Keys.BENCH].saved.version == 1
 
 
 def test_changes_between_versions_name_params_added_removed_and_changed() -> None:
@@ -70,9 +70,9 @@ def test_a_replan_the_planner_cannot_do_says_why_and_keeps_the_plan(app: AppTest
     app.button(key="plan.replan").click().run()
     no_failures(app)
     assert [e.value.replace("\\", "") for e in app.error][0].startswith("Could not re-plan: ")
-    assert app.session_state[Keys.PLAN].steps[0].params == {"location": "Berlin"}
+    assert app.session_state[Keys.BENCH].plan.steps[0].params == {"location": "Berlin"}
     assert app.text_area(key=Keys.FEEDBACK).value == "use Munich instead"
-    assert app.session_state[Keys.SAVED] is None  # nothing half-saved
+    assert app.session_state[Keys.BENCH].saved is None  # nothing half-saved
 
 
 def test_a_replan_that_would_leave_no_step_says_why_and_keeps_the_plan(app: AppTest) -> None:
@@ -83,20 +83,20 @@ def test_a_replan_that_would_leave_no_step_says_why_and_keeps_the_plan(app: AppT
     no_failures(app)
     [error] = [e.value.replace("\\", "") for e in app.error]
     assert error.startswith("Could not re-plan: ") and "would leave the plan with no step" in error
-    assert app.session_state[Keys.PLAN] == plan
+    assert app.session_state[Keys.BENCH].plan == plan
     assert json.loads(app.text_area(key=Keys.JSON).value)["steps"][0]["tool"] == "facilities_list"
     assert app.text_area(key=Keys.FEEDBACK).value == "drop the facilities step"
 
 
 def test_a_teams_plan_imports_runs_and_its_say_step_speaks(app: AppTest) -> None:
     import_text(app, "teams", TEAMS_PLAN)
-    plan = app.session_state[Keys.PLAN]
+    plan = app.session_state[Keys.BENCH].plan
     assert [s.tool for s in plan.steps] == ["createList", "addItem", "say"]
     assert "Imported 3 steps from the Teams AI DO/SAY plan" in texts(app)
     app.button(key="plan.approve").click().run()
     run_plan(app, "all")
     no_failures(app)
-    assert app.session_state[Keys.RUN].status == "succeeded"
+    assert app.session_state[Keys.BENCH].run.status == "succeeded"
     [said] = [m for m in app.chat_message]
     # Escaped: the asterisks show as written instead of turning into emphasis.
     assert said.markdown[0].value == r"I've added \*milk\* to your groceries list\."
@@ -109,7 +109,7 @@ def test_a_broken_import_names_the_problem_and_keeps_the_text_and_the_plan(app: 
     [error] = [e.value.replace("\\", "") for e in app.error]
     assert error.startswith("Could not import the Semantic Kernel XML plan:") and "line 3" in error
     assert app.text_area(key=Keys.IMPORT_TEXT).value == broken
-    assert app.session_state[Keys.PLAN] == plan
+    assert app.session_state[Keys.BENCH].plan == plan
 
     import_text(app, "native", "")
     assert "Paste a plan or choose a file to import first." in texts(app)
@@ -136,7 +136,7 @@ def test_an_exported_plan_imports_back_unchanged(app: AppTest) -> None:
     exported = app.code[0].value
     app.text_area(key=Keys.GOAL).input("something else entirely")
     import_text(app, "seed", exported)
-    again = app.session_state[Keys.PLAN]
+    again = app.session_state[Keys.BENCH].plan
     assert [(s.tool, s.params) for s in again.steps] == [(s.tool, s.params) for s in plan.steps]
 
 
@@ -146,15 +146,15 @@ def test_appended_results_of_a_semantic_kernel_plan_are_shown_by_name(app: AppTe
   <function.ListPlugin.createList list="errands" setContextVariable="LIST"/>
   <function.ListPlugin.showList list="errands" appendToResult="RESULT__ERRANDS"/>
 </plan>""")
-    plan = app.session_state[Keys.PLAN]
+    plan = app.session_state[Keys.BENCH].plan
     assert plan.steps[0].note == "make a list and show it"
     app.button(key="plan.approve").click().run()
     run_plan(app, "all")
     no_failures(app)
-    assert app.session_state[Keys.RUN].status == "succeeded"
+    assert app.session_state[Keys.BENCH].run.status == "succeeded"
     assert "**RESULT\\_\\_ERRANDS**" in [m.value for m in app.markdown]
     # Drawn after the steps, so the last JSON on the page.
-    assert json.loads(app.json[-1].value) == app.session_state[Keys.RUN].appended_results()["RESULT__ERRANDS"]
+    assert json.loads(app.json[-1].value) == app.session_state[Keys.BENCH].run.appended_results()["RESULT__ERRANDS"]
 
 
 def test_a_follow_up_goal_leans_on_the_previous_plan(app: AppTest) -> None:

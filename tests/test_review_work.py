@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from apptest_helpers import APP, PLAN, edit_json, no_failures, texts
 from studio import Keys, get_services
-from studio._review_intake import submit_review
+from studio.workbench import submit_review
 
 REVIEWS = "../pages/reviews.py"
 
@@ -55,7 +55,7 @@ def _open(app: AppTest, review_id: str) -> None:
 
 
 def _amount(app: AppTest) -> float:
-    return app.session_state[Keys.PLAN].step("refund").params["amount_eur"]
+    return app.session_state[Keys.BENCH].plan.step("refund").params["amount_eur"]
 
 
 def _start_reviewing(app: AppTest) -> str:
@@ -69,7 +69,7 @@ def _start_reviewing(app: AppTest) -> str:
 
 def _reviewing(tab: AppTest, review_id: str) -> None:
     """``tab`` holds the review with the reviewer's work: bar, comment, edit, agent's tools."""
-    assert tab.session_state["review.open"] == review_id
+    assert tab.session_state[Keys.BENCH].review_id == review_id
     assert tab.button(key="review.approve")
     assert tab.text_input(key="review.comment").value == "450, not 120"
     assert _amount(tab) == 450
@@ -94,7 +94,7 @@ def test_a_reload_during_a_review_brings_back_its_bar_comment_edits_and_the_agen
 def test_reopening_a_pending_review_from_reviews_brings_back_the_reviewers_work(app: AppTest) -> None:
     review_id = _start_reviewing(app)
     app.button(key="review.close").click().run()  # "Later": the review stays pending
-    assert app.session_state["review.open"] is None
+    assert app.session_state[Keys.BENCH].review_id is None
     _open(app, review_id)
     _reviewing(app, review_id)
     # From another tab (a new session with no draft of its own) too.
@@ -162,10 +162,10 @@ def test_the_inspector_edits_a_step_of_the_agents_own_tool_from_its_declared_sch
     app.run()
     no_failures(app)
     assert "Unknown tool" not in texts(app)
-    revision = app.session_state[Keys.EDITOR_REVISION]
+    revision = app.session_state[Keys.BENCH].revision
 
     def key(name: str) -> str:
-        return f"{Keys.EDITOR_FIELD_PREFIX}refund.{name}.{app.session_state[Keys.EDITOR_REVISION]}"
+        return f"{Keys.EDITOR_FIELD_PREFIX}refund.{name}.{app.session_state[Keys.BENCH].revision}"
 
     assert "Who gets the money." in app.text_input(key=key("customer")).help
     amount = app.number_input(key=key("amount_eur"))
@@ -179,27 +179,27 @@ def test_the_inspector_edits_a_step_of_the_agents_own_tool_from_its_declared_sch
     assert "Could not show the step inspector" not in texts(app)
     app.number_input(key=key("amount_eur")).set_value(450).run()
     no_failures(app)
-    assert app.session_state[Keys.EDITOR_REVISION] > revision
+    assert app.session_state[Keys.BENCH].revision > revision
     app.selectbox(key=key("reason")).set_value("late").run()
     no_failures(app)
-    assert app.session_state[Keys.PLAN].step("refund").params == {"customer": "ada", "amount_eur": 450, "reason": "late"}
+    assert app.session_state[Keys.BENCH].plan.step("refund").params == {"customer": "ada", "amount_eur": 450, "reason": "late"}
     assert json.loads(app.text_area(key=Keys.JSON).value)["steps"][0]["params"]["reason"] == "late"
     # A required field cleared is refused on its field, as for the studio's own tools.
     app.text_input(key=key("customer")).input("").run()
     no_failures(app)
     assert "customer is required" in texts(app)
-    assert app.session_state[Keys.PLAN].step("refund").params["customer"] == "ada"
+    assert app.session_state[Keys.BENCH].plan.step("refund").params["customer"] == "ada"
 
 
 def test_reopening_brings_back_plan_json_text_that_does_not_parse_yet(app: AppTest) -> None:
     review_id = _start_reviewing(app)
     broken = app.text_area(key=Keys.JSON).value.replace("450", "475") + "\n}"
     edit_json(app, broken)
-    assert app.session_state[Keys.JSON_ERROR]
+    assert app.session_state[Keys.BENCH].json_error
     other = _tab()  # another tab: only the review's own work record has it
     _open(other, review_id)
     assert other.text_area(key=Keys.JSON).value == broken
-    assert other.session_state[Keys.JSON_ERROR] == app.session_state[Keys.JSON_ERROR]
+    assert other.session_state[Keys.BENCH].json_error == app.session_state[Keys.BENCH].json_error
     assert "Not applied: not valid JSON" in texts(other)
     assert other.button(key="review.approve").disabled
 
@@ -215,7 +215,7 @@ def test_the_inspector_draws_numbers_and_bounds_a_browser_cannot_hold(app: AppTe
     app.run()
     no_failures(app)
     assert "Could not show the step inspector" not in texts(app)
-    revision = app.session_state[Keys.EDITOR_REVISION]
+    revision = app.session_state[Keys.BENCH].revision
     assert app.text_input(key=f"{Keys.EDITOR_FIELD_PREFIX}c.start.{revision}").value == str(huge // 2)
     total = app.number_input(key=f"{Keys.EDITOR_FIELD_PREFIX}c.total.{revision}")
     assert total.value == 5 and total.max != huge

@@ -11,7 +11,7 @@ from apptest_helpers import PLAN, edit_json, make_plan, no_failures, texts
 from core import Plan, load_plan
 from studio import Keys, get_services
 from studio._api_token import ensure_token
-from studio._review_intake import submit_review
+from studio.workbench import submit_review
 from studio._text import md_escape
 
 REVIEWS = "../pages/reviews.py"
@@ -49,7 +49,7 @@ def test_a_review_opened_edited_and_approved_goes_back_with_the_edit(app: AppTes
     app.switch_page(PLAN).run()  # AppTest does not follow st.switch_page on its own
     no_failures(app)
     assert "from **shipping-bot**" in texts(app)
-    assert app.session_state[Keys.PLAN].goal == SENT["goal"]
+    assert app.session_state[Keys.BENCH].plan.goal == SENT["goal"]
     assert "No changes to the plan as sent." in texts(app)
 
     edit_json(app, app.text_area(key=Keys.JSON).value.replace('"Berlin"', '"Leipzig"'))
@@ -120,10 +120,10 @@ def test_a_review_link_opens_the_review(app: AppTest) -> None:
     app.query_params["review"] = review_id
     app.switch_page(REVIEWS).run()
     no_failures(app)
-    assert app.session_state["review.open"] == review_id
-    assert app.session_state[Keys.PLAN] == load_plan(json.dumps(SENT), "native").model_copy(
-        update={"metadata": app.session_state[Keys.PLAN].metadata})
-    assert isinstance(app.session_state[Keys.PLAN], Plan)
+    assert app.session_state[Keys.BENCH].review_id == review_id
+    assert app.session_state[Keys.BENCH].plan == load_plan(json.dumps(SENT), "native").model_copy(
+        update={"metadata": app.session_state[Keys.BENCH].plan.metadata})
+    assert isinstance(app.session_state[Keys.BENCH].plan, Plan)
 
 
 def test_settings_shows_the_api_token_only_when_asked_and_keeps_it_private(app: AppTest) -> None:
@@ -182,7 +182,7 @@ def test_deleting_one_step_of_a_long_review_in_the_editor_lists_and_sends_back_o
     app.run()
     app.button(key="editor.delete_step").click().run()
     no_failures(app)
-    edited = app.session_state[Keys.PLAN]
+    edited = app.session_state[Keys.BENCH].plan
     assert [s.id for s in edited.steps] == ["s0", *(f"s{n}" for n in range(2, 30))]
     assert edited.step("s16").params["facility_id"] == "${step[1].data.*.id}"  # renumbered from step[2]
     assert [line for line in texts(app).splitlines() if line.startswith("Your changes")] == ["Your changes: s1 removed"]

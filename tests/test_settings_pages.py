@@ -179,7 +179,7 @@ def test_llm_chosen_in_settings_plans_through_the_model(model_server: LLMServer,
     assert "Planner: **llm (test-model)**" in plan_caption(at)
     model_server.reply(json.dumps(BERLIN_SHIPMENTS))
     make_plan(at)
-    plan = at.session_state[Keys.PLAN]
+    plan = at.session_state[Keys.BENCH].plan
     assert plan is not None, texts(at)
     assert [s.tool for s in plan.steps] == ["facilities_list", "shipments_list"]
     assert plan.metadata.planner == "llm"
@@ -216,7 +216,7 @@ def test_llm_without_a_key_warns_what_to_set_and_plan_says_why(app: AppTest) -> 
     open_page(app, PLAN)
     assert "Planner: **llm (gpt-4o-mini)**" in plan_caption(app)
     make_plan(app)
-    assert app.session_state[Keys.PLAN] is None
+    assert app.session_state[Keys.BENCH].plan is None
     [error] = [e.value.replace("\\", "") for e in app.error]
     assert error.startswith("Could not make a plan: No model configured: set OPENAI_API_KEY")
 
@@ -229,7 +229,7 @@ def test_llm_without_a_key_warns_what_to_set_and_plan_says_why(app: AppTest) -> 
     assert not app.warning
     open_page(app, PLAN)
     make_plan(app, "Get facilities in Munich")
-    assert [s.tool for s in app.session_state[Keys.PLAN].steps] == ["facilities_list"]
+    assert [s.tool for s in app.session_state[Keys.BENCH].plan.steps] == ["facilities_list"]
 
 
 @pytest.mark.parametrize(("field", "value", "named"), [

@@ -49,35 +49,35 @@ def test_a_reload_brings_back_goal_plan_unsaved_broken_edit_approval_and_run(app
     plan = make_plan(app)
     app.button(key="plan.approve").click().run()
     run_plan(app, "next")
-    run = app.session_state[Keys.RUN]
+    run = app.session_state[Keys.BENCH].run
     assert run.steps[plan.steps[0].id].status == StepStatus.succeeded
     broken = app.session_state[Keys.JSON].replace('"Berlin"', '"Munich"') + "\n}"
     edit_json(app, broken)
-    assert app.session_state[Keys.JSON_ERROR]
+    assert app.session_state[Keys.BENCH].json_error
     app.text_area(key=Keys.FEEDBACK).input("only high risk").run()
 
     back = _reload(_url(app))
     assert back.session_state[Keys.DRAFT_ID] == app.session_state[Keys.DRAFT_ID]
     assert back.session_state[Keys.GOAL] == app.session_state[Keys.GOAL]
     assert back.session_state[Keys.JSON] == broken
-    assert back.session_state[Keys.JSON_ERROR] == app.session_state[Keys.JSON_ERROR]
-    assert back.session_state[Keys.PLAN] == plan
-    assert back.session_state[Keys.APPROVED] == app.session_state[Keys.APPROVED]
-    assert back.session_state[Keys.RUN] == run
+    assert back.session_state[Keys.BENCH].json_error == app.session_state[Keys.BENCH].json_error
+    assert back.session_state[Keys.BENCH].plan == plan
+    assert back.session_state[Keys.BENCH].approved == app.session_state[Keys.BENCH].approved
+    assert back.session_state[Keys.BENCH].run == run
     assert back.session_state[Keys.FEEDBACK] == "only high risk"
     assert "Not applied: not valid JSON" in texts(back)
     assert back.text_area(key=Keys.JSON).value == broken
     # Fixing the text in the restored tab takes it, as in the tab it came from.
     edit_json(back, broken.removesuffix("\n}"))
-    assert back.session_state[Keys.JSON_ERROR] is None
-    assert back.session_state[Keys.PLAN].steps[0].params["location"] == "Munich"
+    assert back.session_state[Keys.BENCH].json_error is None
+    assert back.session_state[Keys.BENCH].plan.steps[0].params["location"] == "Munich"
 
 
 def test_a_goal_typed_but_not_planned_comes_back_alone(app: AppTest) -> None:
     app.text_area(key=Keys.GOAL).input("Get facilities in Munich").run()
     back = _reload(_url(app))
     assert back.session_state[Keys.GOAL] == "Get facilities in Munich"
-    assert back.session_state[Keys.PLAN] is None
+    assert back.session_state[Keys.BENCH].plan is None
     assert back.text_area(key=Keys.GOAL).value == "Get facilities in Munich"
 
 
@@ -106,8 +106,8 @@ def test_a_saved_plans_url_brings_it_back_with_its_run_without_the_draft(app: Ap
     run_plan(app)
     app.button(key="plan.save").click().run()
     no_failures(app)
-    saved = app.session_state[Keys.SAVED]
-    run = app.session_state[Keys.RUN]
+    saved = app.session_state[Keys.BENCH].saved
+    run = app.session_state[Keys.BENCH].run
     app.run()
     url = _url(app)
     assert url == {"draft": app.session_state[Keys.DRAFT_ID], "plan": saved.plan_id,
@@ -115,19 +115,19 @@ def test_a_saved_plans_url_brings_it_back_with_its_run_without_the_draft(app: Ap
 
     fresh = _reload({k: v for k, v in url.items() if k != "draft"})
     assert fresh.session_state[Keys.DRAFT_ID] != app.session_state[Keys.DRAFT_ID]
-    assert fresh.session_state[Keys.SAVED] == saved
-    assert fresh.session_state[Keys.PLAN] == app.session_state[Keys.PLAN]
-    assert fresh.session_state[Keys.RUN].id == run.id
-    assert fresh.session_state[Keys.RUN].status == "succeeded"
-    assert fresh.session_state[Keys.RUN_SAVED] == run.id
+    assert fresh.session_state[Keys.BENCH].saved == saved
+    assert fresh.session_state[Keys.BENCH].plan == app.session_state[Keys.BENCH].plan
+    assert fresh.session_state[Keys.BENCH].run.id == run.id
+    assert fresh.session_state[Keys.BENCH].run.status == "succeeded"
+    assert fresh.session_state[Keys.BENCH].run_saved == run.id
     # A draft id nobody wrote (pruned, say) falls back to the saved plan too.
     pruned = _reload({**url, "draft": "0123456789abcdef"})
-    assert pruned.session_state[Keys.SAVED] == saved
+    assert pruned.session_state[Keys.BENCH].saved == saved
 
 
 def test_a_link_to_a_plan_that_is_gone_says_so(app: AppTest) -> None:
     gone = _reload({"plan": "deadbeef", "version": "1"})
-    assert gone.session_state[Keys.PLAN] is None
+    assert gone.session_state[Keys.BENCH].plan is None
     assert "Could not open the plan: no plan with id 'deadbeef'" in texts(gone)
 
 
@@ -151,9 +151,9 @@ def test_a_draft_whose_plan_no_longer_loads_keeps_the_text_in_the_json_panel(app
     assert "its saved version is gone" in said
     assert tab.session_state[Keys.JSON] == text
     assert tab.text_area(key=Keys.JSON).value == text
-    assert tab.session_state[Keys.JSON_ERROR]
-    assert tab.session_state[Keys.SAVED] is None
-    assert tab.session_state[Keys.RUN] is None
+    assert tab.session_state[Keys.BENCH].json_error
+    assert tab.session_state[Keys.BENCH].saved is None
+    assert tab.session_state[Keys.BENCH].run is None
 
 
 def test_a_draft_held_by_an_open_tab_is_copied_not_shared(app: AppTest, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -164,7 +164,7 @@ def test_a_draft_held_by_an_open_tab_is_copied_not_shared(app: AppTest, monkeypa
     second_id = second.session_state[Keys.DRAFT_ID]
     assert second_id != first_id
     assert _url(second)["draft"] == second_id
-    assert second.session_state[Keys.PLAN] == app.session_state[Keys.PLAN]
+    assert second.session_state[Keys.BENCH].plan == app.session_state[Keys.BENCH].plan
     edit_json(second, second.session_state[Keys.JSON].replace('"Berlin"', '"Munich"'))
     with _store() as store:
         assert "Munich" in store.load_draft(second_id).content
@@ -176,15 +176,15 @@ def test_the_library_opens_a_plan_with_its_latest_run_and_any_saved_run(app: App
     app.button(key="plan.approve").click().run()
     run_plan(app, "next")
     app.button(key="plan.save").click().run()
-    paused = app.session_state[Keys.RUN]
+    paused = app.session_state[Keys.BENCH].run
     assert paused.status == "paused"
     run_plan(app, "all")
-    finished = app.session_state[Keys.RUN]
+    finished = app.session_state[Keys.BENCH].run
     assert finished.id == paused.id and finished.status == "succeeded"
     run_plan(app, "all")  # a new run after the finished one
-    newest = app.session_state[Keys.RUN]
+    newest = app.session_state[Keys.BENCH].run
     assert newest.id != paused.id
-    saved = app.session_state[Keys.SAVED]
+    saved = app.session_state[Keys.BENCH].saved
     with _store() as store:
         runs = store.list_runs(saved.plan_id)
     assert [r.id for r in runs] == [newest.id, paused.id]
@@ -195,15 +195,15 @@ def test_the_library_opens_a_plan_with_its_latest_run_and_any_saved_run(app: App
     app.button(key=f"library.open.{saved.plan_id}").click().run()
     app.switch_page(PLAN).run()
     no_failures(app)
-    assert app.session_state[Keys.SAVED] == saved
-    assert app.session_state[Keys.RUN].id == newest.id
+    assert app.session_state[Keys.BENCH].saved == saved
+    assert app.session_state[Keys.BENCH].run.id == newest.id
     assert "Its latest run is shown below (succeeded)" in texts(app)
 
     app.switch_page(LIBRARY).run()
     app.button(key=f"library.open_run.{paused.id}").click().run()
     app.switch_page(PLAN).run()
     no_failures(app)
-    assert app.session_state[Keys.RUN].id == paused.id
+    assert app.session_state[Keys.BENCH].run.id == paused.id
     assert f"Opened run {paused.id} (succeeded) of version 1" in texts(app)
 
 
@@ -212,8 +212,8 @@ def test_a_run_stored_mid_run_is_paused_in_the_library_and_opens_as_interrupted(
     app.button(key="plan.approve").click().run()
     run_plan(app, "next")
     app.button(key="plan.save").click().run()
-    saved = app.session_state[Keys.SAVED]
-    run = app.session_state[Keys.RUN].model_copy(deep=True)
+    saved = app.session_state[Keys.BENCH].saved
+    run = app.session_state[Keys.BENCH].run.model_copy(deep=True)
     run.steps[plan.steps[1].id].status = StepStatus.running  # stored while a step ran
     with _store() as store:
         store.save_run(run, plan_id=saved.plan_id, version=saved.version)
@@ -227,7 +227,7 @@ def test_a_run_stored_mid_run_is_paused_in_the_library_and_opens_as_interrupted(
     app.button(key=f"library.open_run.{run.id}").click().run()
     app.switch_page(PLAN).run()
     no_failures(app)
-    opened = app.session_state[Keys.RUN]
+    opened = app.session_state[Keys.BENCH].run
     assert opened.steps[plan.steps[1].id].status == StepStatus.interrupted
     assert "paused, 1 of 2 steps done" in texts(app)
 
@@ -239,15 +239,15 @@ def test_a_reload_during_a_run_keeps_the_run(app: AppTest) -> None:
     app.button(key="plan.approve").click().run()
     app.button(key="plan.run_all").click().run()  # started; this session never collects it
     no_failures(app)
-    worker = app.session_state[Keys.WORKER]
-    run_id = (worker.run if worker is not None else app.session_state[Keys.RUN]).id
+    worker = app.session_state[Keys.BENCH].worker
+    run_id = (worker.run if worker is not None else app.session_state[Keys.BENCH].run).id
 
     back = _reload(_url(app))
-    picked_up = back.session_state[Keys.WORKER]
+    picked_up = back.session_state[Keys.BENCH].worker
     if picked_up is not None:
         assert picked_up.join(60), "the run did not finish"
         back.run()
         no_failures(back)
-    assert back.session_state[Keys.WORKER] is None
-    run = back.session_state[Keys.RUN]
+    assert back.session_state[Keys.BENCH].worker is None
+    run = back.session_state[Keys.BENCH].run
     assert run.id == run_id and run.status == "succeeded"

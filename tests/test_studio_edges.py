@@ -128,17 +128,17 @@ def test_a_reference_that_does_not_parse_is_a_problem_by_step_and_the_page_keeps
     plan = make_plan(app)
     text = _with_bad_reference(plan)
     edit_json(app, text)
-    assert app.session_state[Keys.PLAN] == Plan.model_validate_json(text)
-    assert app.session_state[Keys.JSON_ERROR] is None
+    assert app.session_state[Keys.BENCH].plan == Plan.model_validate_json(text)
+    assert app.session_state[Keys.BENCH].json_error is None
     errors = [e.value.replace("\\", "") for e in app.error]
     assert any(e.startswith(f"step 1 (shipments_list) · params.facility_id: {BAD_REFERENCE}: expected a field name")
                for e in errors), errors
     assert app.button(key="plan.approve").disabled
     # The graph still draws, with the dependency the step declares.
-    assert graph_data(app.session_state[Keys.PLAN])["edges"][0]["from"] == plan.steps[0].id
+    assert graph_data(app.session_state[Keys.BENCH].plan)["edges"][0]["from"] == plan.steps[0].id
 
     edit_json(app, plan.model_dump_json())
-    assert app.session_state[Keys.PLAN] == plan
+    assert app.session_state[Keys.BENCH].plan == plan
     assert not app.button(key="plan.approve").disabled
 
 
@@ -148,7 +148,7 @@ def test_an_import_with_a_reference_that_does_not_parse_lists_the_problem(app: A
         {"tool": "shipments_list", "params": {"facility_id": BAD_REFERENCE}, "depends_on": [0], "parallel": False},
     ]}
     import_text(app, "seed", json.dumps(seed))
-    assert [s.params for s in app.session_state[Keys.PLAN].steps] == [{}, {"facility_id": BAD_REFERENCE}]
+    assert [s.params for s in app.session_state[Keys.BENCH].plan.steps] == [{}, {"facility_id": BAD_REFERENCE}]
     errors = [e.value.replace("\\", "") for e in app.error]
     assert any(e.startswith("step 1 (shipments_list) · params.facility_id: ${step[0].data.0.id}") for e in errors)
     assert app.button(key="plan.approve").disabled
@@ -158,9 +158,9 @@ def test_an_import_with_a_reference_that_does_not_parse_lists_the_problem(app: A
 def test_json_errors_read_without_the_formats_code_name_or_pydantics_prefix(app: AppTest) -> None:
     make_plan(app)
     edit_json(app, "")
-    assert app.session_state[Keys.JSON_ERROR] == "the text is empty"
+    assert app.session_state[Keys.BENCH].json_error == "the text is empty"
     edit_json(app, plan_text([{"id": "a", "tool": "facilities_list"}, {"id": "a", "tool": "shipments_list"}]))
-    error = app.session_state[Keys.JSON_ERROR]
+    error = app.session_state[Keys.BENCH].json_error
     assert "id 'a' is used by an earlier step" in error
     assert "Value error" not in error and not error.startswith("native:")
 
@@ -199,7 +199,7 @@ def test_editing_the_plan_mid_run_says_the_run_was_cleared(app: AppTest) -> None
     app.button(key="plan.approve").click().run()
     run_plan(app, "next")
     edit_json(app, app.text_area(key=Keys.JSON).value.replace('"Berlin"', '"Hamburg"'))
-    assert app.session_state[Keys.RUN] is None
+    assert app.session_state[Keys.BENCH].run is None
     assert [i.value for i in app.info] == [
         "The plan changed, so its run was cleared\\. Approve the plan to run it again\\."]
     # Not said again when nothing was run.

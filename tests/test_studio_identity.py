@@ -36,8 +36,8 @@ def test_a_json_panel_edit_dumps_each_plan_at_most_once(app: AppTest, dumps: Cou
     dumps.clear()
     edited = app.session_state[Keys.JSON].replace('"Berlin"', '"Hamburg"')
     edit_json(app, edited)
-    assert app.session_state[Keys.PLAN].steps[0].params["location"] == "Hamburg"
-    assert app.session_state[Keys.APPROVED] is None, "what runs changed: approval withdrawn"
+    assert app.session_state[Keys.BENCH].plan.steps[0].params["location"] == "Hamburg"
+    assert app.session_state[Keys.BENCH].approved is None, "what runs changed: approval withdrawn"
     assert dumps and max(dumps.values()) == 1, f"a plan dumped {max(dumps.values())} times"
 
 
@@ -48,7 +48,7 @@ def test_a_lock_keeps_the_approval_and_is_an_unsaved_change(app: AppTest) -> Non
     no_failures(app)
     app.multiselect(key=Keys.LOCKS).select(plan.steps[0].id).run()
     no_failures(app)
-    assert app.session_state[Keys.PLAN].steps[0].locked
-    assert app.session_state[Keys.APPROVED] is not None, "a lock is review metadata: still approved"
+    assert app.session_state[Keys.BENCH].plan.steps[0].locked
+    assert app.session_state[Keys.BENCH].approved is not None, "a lock is review metadata: still approved"
     [caption] = [c.value for c in app.caption if "Saved as version" in c.value]
     assert "edited since" in caption, "the lock is not in the saved version"

@@ -35,7 +35,7 @@ def test_a_tool_that_returns_a_plain_string_shows_it_as_text(app: AppTest) -> No
     edit_json(app, plan_text([{"id": "a", "tool": "greet", "params": {"name": "world"}}]))
     app.button(key="plan.approve").click().run()
     run_plan(app, "all")
-    run = app.session_state[Keys.RUN]
+    run = app.session_state[Keys.BENCH].run
     assert run.steps["a"].result == GREETING
     assert [j.value for j in app.json if GREETING in str(j.value)] == []  # not handed to st.json
     shown = [m.value for m in app.markdown if m.value.startswith("Hello")]
@@ -74,7 +74,7 @@ def test_a_draft_write_does_not_copy_a_big_run_result_on_every_change(
 
     monkeypatch.setattr(PlanStore, "save_draft", counting_save)
     run_plan(app, "all")
-    result_size = len(json.dumps(app.session_state[Keys.RUN].steps["a"].result, separators=(",", ":")))
+    result_size = len(json.dumps(app.session_state[Keys.BENCH].run.steps["a"].result, separators=(",", ":")))
     assert result_size > 400_000
     assert sum(size for _, size in written) > result_size  # the run is kept once it ended
 
@@ -86,7 +86,7 @@ def test_a_draft_write_does_not_copy_a_big_run_result_on_every_change(
     assert max(size for _, size in written) < 20_000, written  # ...without the run's result
 
     back = _reload(_url(app))
-    assert back.session_state[Keys.RUN] == app.session_state[Keys.RUN]
+    assert back.session_state[Keys.BENCH].run == app.session_state[Keys.BENCH].run
     assert back.session_state[Keys.GOAL] == "edited goal 2"
 
 
@@ -97,13 +97,13 @@ def test_a_copied_draft_keeps_its_own_copy_of_the_run(app: AppTest, monkeypatch:
     make_plan(app)
     app.button(key="plan.approve").click().run()
     run_plan(app, "next")
-    paused = app.session_state[Keys.RUN].model_copy(deep=True)  # the run goes on in place
+    paused = app.session_state[Keys.BENCH].run.model_copy(deep=True)  # the run goes on in place
     monkeypatch.setattr(drafts, "_held_elsewhere", lambda draft_id, session_id: True)
     second = _reload(_url(app))
     assert second.session_state[Keys.DRAFT_ID] != app.session_state[Keys.DRAFT_ID]
-    assert second.session_state[Keys.RUN] == paused
+    assert second.session_state[Keys.BENCH].run == paused
     run_plan(app, "all")  # the first tab carries its run on; the copy keeps the paused one
-    assert app.session_state[Keys.RUN].status == "succeeded"
+    assert app.session_state[Keys.BENCH].run.status == "succeeded"
     monkeypatch.setattr(drafts, "_held_elsewhere", lambda draft_id, session_id: False)
     again = _reload(_url(second))
-    assert again.session_state[Keys.RUN] == paused
+    assert again.session_state[Keys.BENCH].run == paused

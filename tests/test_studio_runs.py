@@ -45,7 +45,7 @@ def gate(app: AppTest):
     get_services().registry.register(gate.tool())  # the same services the app uses
     yield gate
     gate.opened.set()  # never leave a worker waiting
-    worker = app.session_state[Keys.WORKER]
+    worker = app.session_state[Keys.BENCH].worker
     if worker is not None:
         worker.join(60)
 
@@ -65,16 +65,16 @@ def start_gated_run(app: AppTest, gate: Gate) -> Plan:
     app.button(key="plan.run_all").click().run()
     no_failures(app)
     assert gate.entered.wait(60)
-    return app.session_state[Keys.PLAN]
+    return app.session_state[Keys.BENCH].plan
 
 
 def finish(app: AppTest, gate: Gate):
     gate.opened.set()
-    assert app.session_state[Keys.WORKER].join(60)
+    assert app.session_state[Keys.BENCH].worker.join(60)
     app.run()
     no_failures(app)
-    assert app.session_state[Keys.WORKER] is None
-    return app.session_state[Keys.RUN]
+    assert app.session_state[Keys.BENCH].worker is None
+    return app.session_state[Keys.BENCH].run
 
 
 def warnings(app: AppTest) -> list[str]:
@@ -85,7 +85,7 @@ def test_the_page_shows_a_run_in_progress_with_stop(app: AppTest, gate: Gate) ->
     start_gated_run(app, gate)
     app.run()  # any rerun while the worker runs, as a click elsewhere makes
     no_failures(app)
-    assert app.session_state[Keys.RUN] is None  # the worker owns the run until it ends
+    assert app.session_state[Keys.BENCH].run is None  # the worker owns the run until it ends
     page = texts(app)
     assert [s.label for s in app.status] == ["Running the plan: 1 of 4 steps done"]
     assert "Step 1 · wait_for_gate: running" in page
@@ -107,12 +107,12 @@ def test_the_page_shows_a_run_in_progress_with_stop(app: AppTest, gate: Gate) ->
 def test_clicks_that_would_change_the_run_are_refused_with_a_notice(
         app: AppTest, gate: Gate, click: str, action: str) -> None:
     plan = start_gated_run(app, gate)
-    worker = app.session_state[Keys.WORKER]
+    worker = app.session_state[Keys.BENCH].worker
     app.button(key=click).click().run()
     no_failures(app)
     assert f"{RUN_IN_PROGRESS} before you {action}." in warnings(app)
-    assert app.session_state[Keys.WORKER] is worker and worker.alive
-    assert app.session_state[Keys.PLAN] == plan
+    assert app.session_state[Keys.BENCH].worker is worker and worker.alive
+    assert app.session_state[Keys.BENCH].plan == plan
 
     run = finish(app, gate)
     assert run.status == "succeeded" and run.counts() == {"succeeded": 4}
@@ -125,7 +125,7 @@ def test_an_edit_during_a_run_waits_in_the_json_and_the_run_goes_on_with_its_pla
     edited = shown.replace('"Munich"', '"Leipzig"')
     edit_json(app, edited)
     assert PENDING_EDIT in [i.value.replace("\\", "") for i in app.info]
-    assert app.session_state[Keys.PLAN] == plan
+    assert app.session_state[Keys.BENCH].plan == plan
     assert app.text_area(key=Keys.JSON).value == edited  # kept, not thrown away (test_studio_unsaved.py)
 
     assert finish(app, gate).status == "succeeded"
@@ -138,12 +138,12 @@ def test_save_during_a_run_stores_the_plan_and_then_the_run_when_it_ends(app: Ap
     page = texts(app)
     assert "Saved as version 1." in page
     assert "The run in progress is saved with this version when it finishes." in page
-    saved = app.session_state[Keys.SAVED]
+    saved = app.session_state[Keys.BENCH].saved
     store = get_services().store
     assert store.list_runs(saved.plan_id) == []  # nothing half-done is stored
 
     run = finish(app, gate)
-    assert app.session_state[Keys.RUN_SAVED] == run.id
+    assert app.session_state[Keys.BENCH].run_saved == run.id
     [summary] = store.list_runs(saved.plan_id)
     assert summary.id == run.id and summary.status == "succeeded" and summary.counts == {"succeeded": 4}
     assert store.load_run(run.id) == run
@@ -162,7 +162,7 @@ def test_stop_ends_the_run_after_the_current_step_and_run_all_carries_on(app: Ap
     assert f"Run {run.id} · paused · 2 succeeded, 2 pending" in texts(app)
 
     run_plan(app, "all")
-    again = app.session_state[Keys.RUN]
+    again = app.session_state[Keys.BENCH].run
     assert again.id == run.id and again.status == "succeeded"
 
 
@@ -179,7 +179,7 @@ def test_an_interrupted_step_shows_as_interrupted_and_runs_again(app: AppTest) -
             break
     events.close()
     assert run.status == "interrupted"
-    app.session_state[Keys.RUN] = run
+    app.session_state[Keys.BENCH].run = run
     app.button(key="plan.save").click().run()  # stores the plan and the interrupted run
     no_failures(app)
     page = texts(app)
@@ -196,7 +196,7 @@ def test_an_interrupted_step_shows_as_interrupted_and_runs_again(app: AppTest) -
 
     app.switch_page(PLAN).run()
     run_plan(app, "all")
-    again = app.session_state[Keys.RUN]
+    again = app.session_state[Keys.BENCH].run
     assert again.id == run.id and again.status == "succeeded"
-    [summary] = services.store.list_runs(app.session_state[Keys.SAVED].plan_id)
+    [summary] = services.store.list_runs(app.session_state[Keys.BENCH].saved.plan_id)
     assert summary.status == "succeeded"

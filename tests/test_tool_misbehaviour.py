@@ -401,7 +401,7 @@ def test_the_studio_runs_async_tools_and_fails_misbehaving_ones_saying_why(tmp_p
     app.button(key="plan.approve").click().run()
     run_plan(app, "all")
     no_failures(app)
-    run = app.session_state[Keys.RUN]
+    run = app.session_state[Keys.BENCH].run
     assert {sid: s.status.value for sid, s in run.steps.items()} == {
         "a": "succeeded", "b": "failed", "c": "failed", "d": "failed", "e": "failed"}
     assert run.finished and run.steps["a"].result == "hi"

@@ -16,14 +16,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core import (FORMATS, PlanError, ReviewRequestError, ToolRegistry, Validator, dump_plan,
                   parse_tool_definitions, with_declared_tools)
 from core.formats import detect_and_load
-from core.storage import Review
 
-from ._services import Services
+from .._services import Services
+
+if TYPE_CHECKING:  # SQLAlchemy is slow to import; the CLI starts without it
+    from core.storage import Review
 
 __all__ = ["MAX_AGENT_NAME", "registry_for", "review_view", "submit_review"]
 

@@ -1,0 +1,43 @@
+"""The workbench: the plan being worked on and what a user can do with it, without a UI.
+
+``Workbench`` holds the plan under work (its Plan JSON text, the plan, the edit history,
+approval, the saved version, the agent's review, the run). The use cases are plain functions
+that take it and the services (store, registry, planner, executor) and return an ``Outcome``:
+whether they did it, and the notices to show (kind and text). The Streamlit pages
+(``studio._actions``), the CLI, the review API and the MCP server call them; nothing here imports
+Streamlit (``tests/test_application_*`` check it).
+
+Modules: ``_bench`` (the values), ``_editing`` (edits and approval), ``_planning`` (goal,
+re-plan, import), ``_saving`` (save, open, delete), ``_running`` (run, stop, collect),
+``_run_handle`` (the one seam to what carries a run out), ``_reviewing`` and ``_intake``
+(agents' reviews), ``_unsaved`` (is the work saved?), ``_messages`` (how failures read).
+"""
+
+from ._bench import Conflict, Notice, NoticeKind, Outcome, Question, SavedRef, Workbench
+from ._editing import (PENDING_EDIT, RUN_IN_PROGRESS, apply_edit, apply_pending_edit, approval_problem, approve,
+                       discard_pending_edit, edit_history,
+                       edit_json, edit_refused, execution_fingerprint, fingerprint, is_approved, json_blocker,
+                       redo, refused_during_run, refused_for_json, run_in_progress, set_locks, show_plan,
+                       start_empty_plan, take_edit, undo, write_panel)
+from ._intake import MAX_AGENT_NAME, registry_for, review_view, submit_review
+from ._messages import attempt, failure_message, log, plain_message
+from ._planning import GOAL_FIRST, import_plan, plan_for_goal, plan_goal, replan, replanned
+from ._reviewing import close_review, decide_review, open_review, services_with_tools, work_id
+from ._run_handle import RunHandle, start_run
+from ._running import NOT_APPROVED, cancel_new_run, collect_finished_run, confirm_new_run, request_run, stop_run
+from ._saving import (delete_saved_plan, hold_conflict, open_saved_plan, open_saved_run, save, save_on_top,
+                      save_run_if_plan_saved, settled_run, store_current)
+from ._unsaved import not_saved
+
+__all__ = [
+    "GOAL_FIRST", "MAX_AGENT_NAME", "NOT_APPROVED", "PENDING_EDIT", "RUN_IN_PROGRESS", "Conflict", "Notice",
+    "NoticeKind", "Outcome", "Question", "RunHandle", "SavedRef", "Workbench", "apply_edit", "apply_pending_edit", "approval_problem",
+    "approve", "attempt", "cancel_new_run", "close_review", "collect_finished_run", "confirm_new_run",
+    "decide_review", "delete_saved_plan", "discard_pending_edit", "edit_history", "edit_json", "edit_refused", "execution_fingerprint",
+    "failure_message", "fingerprint", "hold_conflict", "import_plan", "is_approved", "json_blocker", "log",
+    "not_saved", "open_review", "open_saved_plan", "open_saved_run", "plain_message", "plan_for_goal", "plan_goal", "redo",
+    "refused_during_run", "refused_for_json", "registry_for", "replan", "replanned", "request_run", "review_view",
+    "run_in_progress", "save", "save_on_top", "save_run_if_plan_saved", "services_with_tools", "set_locks",
+    "settled_run", "show_plan", "start_empty_plan", "start_run", "stop_run", "store_current", "submit_review",
+    "take_edit", "undo", "work_id", "write_panel",
+]
