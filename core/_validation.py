@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Literal
 
 from ._errors import PlanInvalid, ReferenceSyntaxError
+from ._limits import shown
 from ._plan import Plan, Step
 from ._registry import Tool, ToolRegistry, describe_schema
 from ._run_order import has_cycle
@@ -156,15 +157,16 @@ class Validator:
 
     def _check_reference(self, plan: Plan, index: int, ref: Reference, problem: Callable[[str], None]) -> bool:
         """Report what is wrong with ``ref`` in step ``index``; ``True`` when nothing is."""
-        if ref.step >= len(plan.steps):
-            problem(f"{ref} refers to step {ref.step}, but the plan has "
-                    f"only {len(plan.steps)} steps (0 to {len(plan.steps) - 1})")
+        try:
+            at = plan.index_of(ref.step)
+        except KeyError:
+            problem(f"{ref} refers to step {shown(ref.step)!r}, which is not a step of this plan")
             return False
-        if ref.step >= index:
-            which = "itself" if ref.step == index else f"step {ref.step}, which comes later"
+        if at >= index:
+            which = "itself" if at == index else f"{plan.label(ref.step)}, which comes later"
             problem(f"{ref} refers to {which}; a step can only use the results of earlier steps")
             return False
-        source = plan.steps[ref.step]
+        source = plan.steps[at]
         if source.tool in self.registry:
             why = check_path(self.registry.get(source.tool).returns, ref.path)
             if why:
@@ -179,7 +181,7 @@ class Validator:
             return  # not a parameter: check_arguments says so
 
         def schema_of(ref: Reference) -> dict:
-            source = plan.steps[ref.step].tool
+            source = plan.step(ref.step).tool
             return schema_at_path(self.registry.get(source).returns, ref.path) if source in self.registry else {}
 
         got = value_schema(value, schema_of)
@@ -190,7 +192,7 @@ class Validator:
         if isinstance(value, str) and got.get("x-interpolated"):
             problem(f"a reference inside longer text is filled in as text, but {name} takes {wanted}")
         elif isinstance(value, str):
-            source = plan.steps[find_references(value)[0].step].tool
+            source = plan.step(find_references(value)[0].step).tool
             problem(f"{value.strip()} gives {describe_value(got)} ({source} output), but {name} takes {wanted}")
         else:
             problem(f"this value, with its references filled in, cannot be {wanted}, which {name} takes")

@@ -53,7 +53,7 @@ def test_a_removed_step_and_its_edges():
     assert diff.removed == ["b"]
     assert [(e.from_id, e.to_id, e.change) for e in diff.edges] == [("a", "b", "removed"), ("b", "c", "removed")]
     [change] = diff.changed
-    assert change.new_id == "c" and str(change.params[0]) == "shipment_ids removed (was '${step[1].data.*.id}')"
+    assert change.new_id == "c" and str(change.params[0]) == "shipment_ids removed (was '${steps.b.data.*.id}')"
     assert "- step 1 (shipments_list)" in diff.summary()
     assert "- edge step 0 (facilities_list) → step 1 (shipments_list) (removed)" in diff.summary()
 

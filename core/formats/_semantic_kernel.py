@@ -11,7 +11,7 @@ Each ``<function.Plugin.Name .../>`` is a step calling tool ``Name``. Its attrib
 params, except ``setContextVariable`` (→ ``format_data["sk"]["output_var"]``, the format's
 own data on the step) and ``appendToResult`` (→ ``Step.result_key``). SK passes data between functions through named variables: ``$X``
 in a value means "the output of the latest earlier step that set X", which is a Plan Studio
-reference to that step's whole output, ``${step[i]}``. As in SK, every function's output
+reference to that step's whole output (``${steps.<id>}`` once read). As in SK, every function's output
 also becomes ``$INPUT``, so ``$INPUT`` means the previous step's output.
 
 A ``$X`` that no earlier step sets (and ``$INPUT`` in the first function) would be given
@@ -22,8 +22,9 @@ validator reports every param that uses it (``_sk_checks``, registered with the 
 run until it is given a value. Only ``$`` followed by a letter or ``_`` is a variable, so
 "$5" in prose is text.
 
-SK has no syntax for a path into an output, so a reference such as ``${step[0].data.*.id}``
-is written as it is and read back as it is. Non-string values are JSON in the attribute and
+SK has no syntax for a path into an output, so a reference such as ``${steps.s1.data.*.id}``
+is written in the positional seed form, ``${step[0].data.*.id}`` (the file has no step ids),
+and read back by position (``core._positions``). Non-string values are JSON in the attribute and
 are decoded on import; with a registry, a tool's parameter schema decides when a value that
 looks like JSON is really a string (``location="100"``). Without one, a string param that
 reads as JSON (``"true"``, ``"100"``) comes back as that JSON value.
@@ -48,7 +49,8 @@ from .._errors import PlanFormatError, ReferenceSyntaxError
 from .._limits import MAX_INDEX_DIGITS, MAX_NESTING
 from .._plan import Plan, PlanMetadata, Step
 from .._registry import ToolRegistry
-from .._templates import find_references
+from .._positions import ids_for_positions, positions_for_ids
+from .._templates import find_references, step_reference
 from ._base import check_step_count, parse_json
 from ._seed import seed_step_ids
 from ._sk_names import match_tool_name, sk_plugin_name
@@ -91,7 +93,7 @@ def load_sk(text: str, registry: ToolRegistry | None = None) -> Plan:
             def sub(m: re.Match[str]) -> str:
                 name = m.group(1)
                 if name.lower() in setters:
-                    return f"${{step[{setters[name.lower()]}]}}"
+                    return step_reference(ids[setters[name.lower()]])
                 unset.setdefault(name.lower(), name)
                 return m.group(0)
             return VARIABLE.sub(sub, value)
@@ -108,6 +110,7 @@ def load_sk(text: str, registry: ToolRegistry | None = None) -> Plan:
                 continue
             allowed = allowed_types(props[name], defs) if name in props else None
             params[name] = walk_strings(decode_value(raw, allowed), resolve)
+        params = ids_for_positions(params, ids)
         try:
             referenced = {r.step for r in find_references(params)}
         except ReferenceSyntaxError as exc:
@@ -120,7 +123,7 @@ def load_sk(text: str, registry: ToolRegistry | None = None) -> Plan:
             output_var = None  # the exporter named it only so later steps could refer to it
         steps.append(Step(
             id=ids[n], tool=tool, params=params,
-            depends_on=[ids[i] for i in sorted(referenced) if 0 <= i < n],
+            depends_on=[i for i in ids[:n] if i in referenced],
             note="\n".join(fn.comments) or None, result_key=result_key, format_data=sk_data(output_var)))
     return _plan(doc, steps, list(unset.values()))
 
@@ -192,7 +195,7 @@ def dump_sk(plan: Plan, registry: ToolRegistry | None = None) -> str:
         for name, value in step.params.items():
             if not XML_NAME.fullmatch(name) or name in (SET_VARIABLE, APPEND_TO_RESULT):
                 raise PlanFormatError(FORMAT, f"{where}: parameter {name!r} cannot be written as an SK attribute")
-            value = walk_strings(value, lambda s: variables.to_sk(s, n))
+            value = walk_strings(value, lambda s: positions_for_ids(variables.to_sk(s, n), variables.position))
             element.set(name, checked(attribute_value(value), f"{where} {name}"))
         if n in variables.names:
             element.set(SET_VARIABLE, checked(variables.names[n], f"{where} output_var"))

@@ -25,6 +25,7 @@ from .._plan import Plan, PlanMetadata, Step
 from .._registry import ToolRegistry
 from ._base import check_step_count, load_json
 from ._semantic_kernel import match_tool_name
+from .._positions import positions_for_ids
 from ._seed import seed_step_ids
 
 __all__ = ["load_teams", "dump_teams", "plan_from_teams", "plan_to_teams", "SAY_TOOL"]
@@ -124,21 +125,23 @@ def plan_from_teams(data: Any, registry: ToolRegistry | None = None) -> Plan:
     return Plan(goal=goal, steps=steps, metadata=meta)
 
 
-def _command(step: Step) -> dict[str, Any]:
-    message = step.params.get("message")
+def _command(step: Step, position: dict[str, int]) -> dict[str, Any]:
+    params = positions_for_ids(step.params, position)  # Teams has no step ids: positions
+    message = params.get("message")
     if step.tool == SAY_TOOL and set(step.params) == {"message"} and isinstance(message, str):
         command: dict[str, Any] = {"type": "SAY", "response": message}
     else:
         # A say step that does not fit SAY (extra params, non-text message) stays a DO,
         # which reads back as the same step.
-        command = {"type": "DO", "action": step.tool, "parameters": step.params}
+        command = {"type": "DO", "action": step.tool, "parameters": params}
     if step.note:
         command["note"] = step.note
     return command
 
 
 def plan_to_teams(plan: Plan) -> dict[str, Any]:
-    out: dict[str, Any] = {"type": "plan", "commands": [_command(s) for s in plan.steps]}
+    position = {s.id: n for n, s in enumerate(plan.steps)}
+    out: dict[str, Any] = {"type": "plan", "commands": [_command(s, position) for s in plan.steps]}
     if plan.goal:
         out["goal"] = plan.goal
     out["metadata"] = plan.metadata.model_dump(mode="json")
