@@ -19,12 +19,13 @@ import re
 from typing import Any, Mapping, Sequence
 
 from ._limits import MAX_INDEX_DIGITS
-from ._templates import _ID_AT, _id_of, _walk_strings, step_reference
+from ._templates import _ID_AT, Reference, _id_of, _walk_strings, step_reference
 
-__all__ = ["ids_for_positions", "positions_for_ids", "has_positions"]
+__all__ = ["ids_for_positions", "positions_for_ids", "has_positions", "dangling_position", "as_written"]
 
 # The opening of a positional reference, malformed ones included (``${step[2].data.`` still
 # names step 2), so a conversion never leaves one half read.
+_DANGLING = re.compile(r"step\[([0-9]+)\]")
 _POSITION = re.compile(r"\$\{\s*step\s*\[\s*([0-9]{1,%d})\s*\]" % MAX_INDEX_DIGITS)
 
 
@@ -62,3 +63,17 @@ def positions_for_ids(params: Any, position: Mapping[str, int]) -> Any:
         return m.group() if n is None else f"${{step[{n}]"
 
     return _walk_strings(params, lambda text: _ID_AT.sub(convert, text))
+
+
+def dangling_position(step_id: str) -> int | None:
+    """N when ``step_id`` is the ``step[N]`` a position past a plan's end was read as."""
+    m = _DANGLING.fullmatch(step_id)
+    return int(m.group(1)) if m else None
+
+
+def as_written(ref: Reference) -> str:
+    """A dangling position's reference as its author wrote it (``${step[5].data}``), for messages."""
+    past = dangling_position(ref.step)
+    if past is None:
+        return ref.text
+    return ref.text.replace(step_reference(ref.step)[:-1], f"${{step[{past}]", 1)

@@ -25,6 +25,7 @@ from typing import Any, Callable, Iterable, Literal
 
 from ._errors import PlanInvalid, ReferenceSyntaxError
 from ._limits import shown
+from ._positions import as_written, dangling_position
 from ._plan import Plan, Step
 from ._registry import Tool, ToolRegistry, describe_schema
 from ._run_order import has_cycle
@@ -160,7 +161,10 @@ class Validator:
         try:
             at = plan.index_of(ref.step)
         except KeyError:
-            problem(f"{ref} refers to step {shown(ref.step)!r}, which is not a step of this plan")
+            past = dangling_position(ref.step)
+            problem(f"{as_written(ref)} refers to step {past}, but the plan has only {len(plan.steps)} steps "
+                    f"(0 to {len(plan.steps) - 1})" if past is not None else
+                    f"{ref} refers to step {shown(ref.step)!r}, which is not a step of this plan")
             return False
         if at >= index:
             which = "itself" if at == index else f"{plan.label(ref.step)}, which comes later"

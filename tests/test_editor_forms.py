@@ -67,7 +67,7 @@ def test_example_7_is_built_from_an_empty_plan_with_the_form(app: AppTest) -> No
     assert app.date_input(key=field_key(app, shipments, "date_from")).label == "date_from"
     app.selectbox(key=field_key(app, shipments, "facility_id", "source")).set_value(facilities).run()
     no_failures(app)
-    assert plan(app).step(shipments).params == {"facility_id": "${step[0].data.*.id}"}
+    assert plan(app).step(shipments).params == {"facility_id": f"${{steps.{facilities}.data.*.id}}"}
     # The path picker offers only paths that exist and fit: lists of text, or one text.
     paths = app.selectbox(key=field_key(app, shipments, "facility_id")).options
     assert "data.*.id" in paths and "data.*.capacity_tonnes" not in paths and "count" not in paths
@@ -76,9 +76,9 @@ def test_example_7_is_built_from_an_empty_plan_with_the_form(app: AppTest) -> No
     contaminants = add_step(app, "contaminants_list")
     app.selectbox(key=field_key(app, contaminants, "shipment_ids", "source")).set_value(shipments).run()
     no_failures(app)
-    assert plan(app).step(contaminants).params == {"shipment_ids": "${step[1].data.*.id}"}
+    assert plan(app).step(contaminants).params == {"shipment_ids": f"${{steps.{shipments}.data.*.id}}"}
     # One state: the JSON panel shows the plan the form made, and the graph has its two edges.
-    assert "${step[1].data.*.id}" in app.text_area(key=Keys.JSON).value
+    assert f"${{steps.{shipments}.data.*.id}}" in app.text_area(key=Keys.JSON).value  # the panel speaks ids
     assert plan(app).edges() == [(facilities, shipments), (shipments, contaminants)]
     assert app.session_state[Keys.EDITOR_HISTORY].undo_depth == 6
 

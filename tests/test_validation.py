@@ -45,7 +45,7 @@ def test_reference_to_later_missing_and_impossible_paths():
     ])
     by_step = {i: m for i, _, m in found}
     assert "comes later" in by_step[0]
-    assert "refers to step 'step[7]', which is not a step of this plan" in by_step[2]
+    assert "only 5 steps" in by_step[2]
     assert "has no field 'name'" in by_step[3] and "(it has: city, id)" in by_step[3]
     assert "not a list" in by_step[4]
 
