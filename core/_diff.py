@@ -12,7 +12,8 @@ does not make every later reference look changed.
 
 Steps are named by their id in the new plan; a removed step by its id in the old one (the
 editor draws it ghosted), which cannot clash, as a removed step's id is not in the new plan
-unless it was matched.
+unless it was matched. In words (``summary``) a step is named by its label (``step_label``:
+tool and note or short id), never by position, which the edits being reported move.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Mapping
 
 from ._plan import Plan, Step
+from ._step_label import step_label
 from ._templates import renamed_steps
 
 __all__ = ["PlanDiff", "StepChange", "ParamChange", "FieldChange", "EdgeChange", "diff_plans"]
@@ -124,9 +126,9 @@ class PlanDiff:
         lines = [", ".join(counts) or "steps unchanged"]
         if self.goal:
             lines.append(f"goal: {_show(self.goal[0])} → {_show(self.goal[1])}")
-        lines += [f"+ {self.new.label(i)}" for i in self.added]
-        lines += [f"- {self.old.label(i)}" for i in self.removed]
-        lines += [f"~ {self.new.label(c.new_id)}: {c.describe()}" for c in self.changed]
+        lines += [f"+ {step_label(self.new.step(i))}" for i in self.added]
+        lines += [f"- {step_label(self.old.step(i))}" for i in self.removed]
+        lines += [f"~ {step_label(self.new.step(c.new_id))}: {c.describe()}" for c in self.changed]
         for edge in self.edges:
             sign = "+" if edge.change == "added" else "-"
             lines.append(f"{sign} edge {self._name(edge.from_id)} → {self._name(edge.to_id)}")
@@ -134,8 +136,8 @@ class PlanDiff:
 
     def _name(self, step_id: str) -> str:
         if any(s.id == step_id for s in self.new.steps):
-            return self.new.label(step_id)
-        return self.old.label(step_id) + " (removed)"
+            return step_label(self.new.step(step_id))
+        return step_label(self.old.step(step_id)) + " (removed)"
 
 
 def _show(value: Any, width: int = 60) -> str:
