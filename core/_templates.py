@@ -40,8 +40,9 @@ __all__ = ["Reference", "MAP", "find_references", "parse_reference", "resolve_pa
 # which ``int`` refuses or reads as another number.
 _OPEN = re.compile(r"\$\{\s*step(s?)\s*([.\[])")
 BARE_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_\-]*")
-# A JSON string: escapes and any character but ``"`` and ``\``; linear, no backtracking.
-QUOTED_ID = re.compile(r'"(?:[^"\\]|\\.)*"')
+# A JSON string: escapes and any character but ``"`` and ``\``; possessive (``*+``), so a string
+# left open is scanned once, never backtracked through.
+QUOTED_ID = re.compile(r'"(?:[^"\\]|\\.)*+"')
 _ID_AT = re.compile(r"\$\{\s*steps\s*(?:\.(%s)|\[\s*(%s)\s*\])" % (BARE_ID.pattern, QUOTED_ID.pattern))
 _FIELD = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
 _STEP_INDEX = re.compile(r"[0-9]+")

@@ -157,7 +157,8 @@ def test_compare_versions_shows_added_removed_and_changed_steps_param_by_param(a
     no_failures(app)
     said = texts(app)
     assert "location: 'Berlin' → 'Munich'" in said
-    assert "+ step 2 (inspections_list)" in said
+    added = app.session_state[Keys.PLAN].steps[2]
+    assert f"+ inspections_list · {added.id}" in said  # by label: tool and short id
     compared = [g for g in drawn_graphs(app) if "added" in g["statuses"]]
     assert compared and compared[0]["statuses"] == ["changed", "same", "added"]
 
