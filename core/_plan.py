@@ -189,6 +189,8 @@ class Plan(BaseModel):
         return [(dep, s.id) for s in self.steps for dep in self._dependencies(s, order) if dep in order]
 
     def label(self, step_id: str) -> str:
-        """How messages name a step: its position, counted from 0 as references count, and tool."""
+        """How the validator's and the editor's messages name a step: its place in the list the
+        user sees, counted from 0, and its tool. A change report, which moves steps, names them
+        by ``step_label`` instead."""
         n = self.index_of(step_id)
         return f"step {n} ({self.steps[n].tool})"
