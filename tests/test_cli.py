@@ -162,7 +162,7 @@ def test_plan_format_native_has_step_ids_and_the_goal(cli) -> None:
     first, second = plan["steps"]
     assert (first["tool"], first["params"], first["depends_on"]) == ("facilities_list", {"location": "Berlin"}, [])
     assert second["tool"] == "shipments_list"
-    assert second["params"]["facility_id"] == "${step[0].data.*.id}"
+    assert second["params"]["facility_id"] == f"${{steps.{first['id']}.data.*.id}}"
     assert second["depends_on"] == [first["id"]] and first["id"] != second["id"]
 
 
@@ -336,7 +336,7 @@ def test_validate_a_valid_plan(cli, tmp_path: Path) -> None:
      "did you mean 'facility_id'?"),
     ([{"tool": "facilities_list", "params": {"location": "Berlin"}, "depends_on": []},
       {"tool": "shipments_list", "params": {"limit": "${step[0].data.*.id}"}, "depends_on": [0]}],
-     "error: step 1 (shipments_list) · params.limit: ${step[0].data.*.id} gives a list of strings "
+     "error: step 1 (shipments_list) · params.limit: ${steps.s1.data.*.id} gives a list of strings "
      "(facilities_list output), but limit takes an integer"),
     ([{"tool": "facilities_list", "params": {"near_capacity": "yes"}, "depends_on": []}],
      "error: step 0 (facilities_list) · params.near_capacity: must be true or false, not the text 'yes'"),
@@ -368,7 +368,7 @@ def test_validate_prints_every_problem(cli, tmp_path: Path) -> None:
     assert lines[0].startswith("error: step 0 (facility_list) · tool: unknown tool")
     assert lines[1] == "error: step 1 (addItem) · params.item: required parameter is missing"
     assert lines[2].startswith("error: step 3 (shipments_list) · params.facility_id: "
-                               "${step[2].data.*.nonexistent}: facilities_list output cannot have this path")
+                               "${steps.s3.data.*.nonexistent}: facilities_list output cannot have this path")
 
 
 def test_validate_warns_of_an_sk_variable_that_no_function_sets(cli, tmp_path: Path) -> None:
@@ -454,7 +454,7 @@ def test_a_reference_that_finds_nothing_fails_its_step_and_skips_dependents(cli,
     assert result.status == 1
     assert result.out.splitlines() == [
         "step 0 (facilities_list): succeeded, 0 results",
-        "step 1 (shipments_list): failed: ${step[0].data[0].id}: index [0] is out of range",
+        "step 1 (shipments_list): failed: ${steps.s1.data[0].id}: index [0] is out of range",
         "step 2 (contaminants_list): skipped: depends on step 1 (shipments_list), which did not succeed",
         "step 3 (inspections_list): succeeded, 5 results",
         "run failed: 2 succeeded, 1 failed, 1 skipped",
@@ -547,7 +547,7 @@ def test_replan_leaves_a_locked_step_as_it_is(cli, tmp_path: Path) -> None:
     by_id = {s["id"]: s for s in new["steps"]}
     assert {k: by_id["a"][k] for k in locked} == locked
     assert by_id["c"]["params"] == {"location": "Munich"}
-    assert by_id["b"]["params"] == {"facility_id": "${step[0].data.*.id}"}
+    assert by_id["b"]["params"] == {"facility_id": "${steps.a.data.*.id}"}
 
 
 def test_replan_that_can_change_nothing_is_one_line(cli, tmp_path: Path) -> None:

@@ -34,7 +34,7 @@ def test_sk_skips_what_is_not_a_function_and_keeps_it_as_a_note(registry: ToolRe
       <function.WriterPlugin.Translate input="$POEM" language="French"><extra/></function.WriterPlugin.Translate>
     </plan>""", "sk", registry)
     assert [s.tool for s in plan.steps] == ["ShortPoem", "Translate"]
-    assert plan.steps[1].params == {"input": "${step[0]}", "language": "French"}
+    assert plan.steps[1].params == {"input": "${steps.s1}", "language": "French"}
     assert "a poem" in (plan.steps[0].note or "") and "<goal>" in (plan.steps[0].note or "")
     assert "translate it" in (plan.steps[1].note or "") and "<extra>" in (plan.steps[1].note or "")
 
@@ -53,7 +53,7 @@ def test_sk_hands_the_previous_output_on_as_input_when_none_is_given(registry: T
   <function.WriterPlugin.Translate language="French"/>
 </plan>"""
     plan = load_plan(text, "sk", registry)
-    assert plan.steps[1].params["input"] == "${step[0]}"
+    assert plan.steps[1].params["input"] == "${steps.s1}"
     assert plan.dependencies_of(plan.steps[1].id) == [plan.steps[0].id]
     assert 'input=' not in dump_plan(plan, "sk", registry).splitlines()[2]  # still implicit
     assert export_plan(plan, "sk", registry).dropped == []
@@ -152,8 +152,8 @@ def test_llmcompiler_plan_is_read(registry: ToolRegistry) -> None:
     plan = load_plan(LLMC, "llmcompiler", registry)
     assert [s.tool for s in plan.steps] == ["facilities_list", "shipments_list", "contaminants_list"]
     assert plan.steps[0].params == {"location": "Berlin"}  # positional, by the tool's signature
-    assert plan.steps[1].params == {"facility_id": "${step[0]}", "has_contaminants": True}
-    assert plan.steps[2].params == {"shipment_ids": "${step[1]}", "facility_id": None, "limit": 5}
+    assert plan.steps[1].params == {"facility_id": "${steps.s1}", "has_contaminants": True}
+    assert plan.steps[2].params == {"shipment_ids": "${steps.s2}", "facility_id": None, "limit": 5}
     assert plan.steps[0].note == "First find the facilities in Berlin."
     assert plan.steps[2].note == "Then what they carried."
     assert plan.dependencies_of(plan.steps[2].id) == [plan.steps[1].id]

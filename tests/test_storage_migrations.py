@@ -115,3 +115,25 @@ def test_the_revisions_ship_in_the_wheel() -> None:
     folders = {".".join(p.parent.relative_to(root).parts) for p in (root / "core" / "storage").rglob("__init__.py")}
     assert folders <= set(packages)
     assert "core.storage.migrations.versions" in folders
+
+
+def _stored_plans(path: Path) -> list[str]:
+    with sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True) as db:
+        return [text for table in ("plan_version", "run", "review")
+                for (text,) in db.execute(f"SELECT plan_json FROM {table}")]
+
+
+def test_references_stored_by_position_are_stored_and_read_by_id(main_file: Path) -> None:
+    # main wrote the review's "${step[0].text}": step 0 is the step with id "a"
+    assert any("${step[0].text}" in text for text in _stored_plans(main_file))
+    with PlanStore(main_file) as store:
+        pending = store.get_review(EXPECTED["pending_review"])
+        assert pending.plan.step("b").params == {"to": "ops@example.com", "body": "${steps.a.text}"}
+        assert pending.plan.dependencies_of("b") == ["a"]
+        approved_id = EXPECTED["approved_plan_id"]
+        saved = store.load_plan(approved_id, 1)
+        assert saved.step("b").params["body"] == "${steps.a.text}"
+        # the stored text is what a save writes now, so saving it unchanged makes no new version
+        assert store.save_plan(saved, plan_id=approved_id).version == 1
+    assert not any("${step[" in text for text in _stored_plans(main_file))
+    assert sum("${steps.a.text}" in text for text in _stored_plans(main_file)) == 3  # two reviews, one version

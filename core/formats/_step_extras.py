@@ -16,6 +16,7 @@ from typing import Any, Iterable
 
 from .._errors import PlanFormatError
 from .._plan import Plan, Step
+from .._templates import renamed_steps
 from ._seed import seed_step_ids
 
 __all__ = ["EXTRA_FIELDS", "step_extras", "apply_step_extras"]
@@ -28,7 +29,7 @@ def explicit_only(plan: Plan, n: int, index: dict[str, int]) -> list[int]:
     (``index``: each step's position by id)."""
     step = plan.steps[n]
     implied = {ref.step for _name, ref in step.readable_references()}
-    return sorted({index[d] for d in step.depends_on if d in index and index[d] not in implied})
+    return sorted({index[d] for d in step.depends_on if d in index and d not in implied})
 
 
 def step_extras(plan: Plan, fields: Iterable[str]) -> dict[str, Any]:
@@ -80,6 +81,7 @@ def apply_step_extras(fmt: str, where: str, data: Any, steps: list[Step]) -> Non
         for step, new_id in zip(steps, ids):
             step.id = new_id
             step.depends_on = [renamed.get(d, d) for d in step.depends_on]
+            step.params = renamed_steps(step.params, renamed)  # read by the import's ids
     for name in ("parallel", "locked"):
         flagged = data.get(name, [])
         if not isinstance(flagged, list):

@@ -34,6 +34,7 @@ from .._plan import Plan, PlanMetadata, Step
 from .._registry import ToolRegistry
 from ._base import check_step_count, load_json
 from ._semantic_kernel import match_tool_name
+from .._positions import positions_for_ids
 from ._seed import seed_step_ids
 from ._sk_values import allowed_types, decode_value
 from ._step_extras import apply_step_extras, step_extras
@@ -191,20 +192,21 @@ def _own(step: Step) -> dict[str, Any]:
     return step.format_data.get(FORMAT, {})
 
 
-def _command(step: Step) -> dict[str, Any]:
+def _command(step: Step, position: dict[str, int]) -> dict[str, Any]:
+    params = positions_for_ids(step.params, position)  # Teams has no step ids: positions
     command: dict[str, Any]
     if _is_say(step):
         context = _own(step).get("context")
         if context is None and CITATIONS not in step.params:
-            command = {"type": "SAY", "response": step.params["message"]}
+            command = {"type": "SAY", "response": params["message"]}
         else:
-            context = {**(context or {}), **({CITATIONS: step.params[CITATIONS]} if CITATIONS in step.params else {})}
-            command = {"type": "SAY", "response": {"role": "assistant", "content": step.params["message"],
+            context = {**(context or {}), **({CITATIONS: params[CITATIONS]} if CITATIONS in params else {})}
+            command = {"type": "SAY", "response": {"role": "assistant", "content": params["message"],
                                                    "context": context}}
     else:
         # A say step that does not fit SAY (extra params, non-text message) stays a DO,
         # which reads back as the same step.
-        command = {"type": "DO", "action": step.tool, "parameters": step.params}
+        command = {"type": "DO", "action": step.tool, "parameters": params}
         command.update({k: v for k, v in _own(step).items() if k in _ACTION_IDS and isinstance(v, str)})
     if step.note:
         command["note"] = step.note
@@ -212,7 +214,8 @@ def _command(step: Step) -> dict[str, Any]:
 
 
 def plan_to_teams(plan: Plan) -> dict[str, Any]:
-    out: dict[str, Any] = {"type": "plan", "commands": [_command(s) for s in plan.steps]}
+    position = {s.id: n for n, s in enumerate(plan.steps)}
+    out: dict[str, Any] = {"type": "plan", "commands": [_command(s, position) for s in plan.steps]}
     if plan.goal:
         out["goal"] = plan.goal
     out["metadata"] = plan.metadata.model_dump(mode="json")
