@@ -50,8 +50,9 @@ def test_saving_exactly_what_the_newer_version_holds_is_no_conflict(path: Path) 
     # Nothing would be lost: the plan is already stored as the latest version.
     with PlanStore(path) as store:
         first = store.save_plan(_plan("Berlin"))
-        store.save_plan(_plan("Munich"), plan_id=first.plan_id)
-        again = store.save_plan(_plan("Munich"), plan_id=first.plan_id, expected_version=1)
+        munich = _plan("Munich")  # one object: two built a second apart differ in created_at
+        store.save_plan(munich, plan_id=first.plan_id)
+        again = store.save_plan(munich, plan_id=first.plan_id, expected_version=1)
         assert again.version == 2
 
 
