@@ -196,3 +196,37 @@ def test_sk_hyphenated_tool_without_a_plugin_is_still_that_tool() -> None:
     for name in ("get-sum", "EverythingPlugin.get-sum", "EverythingPlugin-get-sum"):
         plan = load_plan(f'<plan><function.{name} a="1" b="2"/></plan>', "sk", registry)
         assert plan.steps[0].tool == "get-sum", name
+
+
+# -- formats whose origin runs steps one after another ---------------------------------------------
+
+SEQUENTIAL = {
+    "sk": '<plan><function.lists.createList list="errands"/><function.lists.showList list="errands"/>'
+          '<function.lists.addItem list="errands" item="milk"/></plan>',
+    "teams": json.dumps({"type": "plan", "commands": [
+        {"type": "DO", "action": "createList", "parameters": {"list": "errands"}},
+        {"type": "DO", "action": "showList", "parameters": {"list": "errands"}},
+        {"type": "DO", "action": "addItem", "parameters": {"list": "errands", "item": "milk"}}]}),
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(SEQUENTIAL))
+def test_a_format_that_runs_steps_in_order_reads_each_step_as_waiting_for_the_one_before(registry, fmt) -> None:
+    # Semantic Kernel and Teams AI run a plan's steps one after another; read without the
+    # order, the parallel executor would show the list before it was made.
+    plan = load_plan(SEQUENTIAL[fmt], fmt, registry)
+    ids = [s.id for s in plan.steps]
+    assert [s.tool for s in plan.steps] == ["createList", "showList", "addItem"]
+    assert [s.depends_on for s in plan.steps] == [[], [ids[0]], [ids[1]]]
+
+
+@pytest.mark.parametrize("fmt", sorted(SEQUENTIAL))
+def test_steps_that_may_run_side_by_side_stay_so_through_a_format_that_runs_in_order(registry, fmt) -> None:
+    plan = Plan(goal="two lists", steps=[Step(id="a", tool="createList", params={"list": "x"}),
+                                         Step(id="b", tool="createList", params={"list": "y"})])
+    again = load_plan(dump_plan(plan, fmt, registry), fmt, registry)
+    assert [s.depends_on for s in again.steps] == [[], []]
+    chained = plan.model_copy(update={"steps": [plan.steps[0], plan.steps[1].model_copy(update={"depends_on": ["a"]})]})
+    text = dump_plan(chained, fmt, registry)
+    assert "depends_on" not in text  # the format's own order says it
+    assert [s.depends_on for s in load_plan(text, fmt, registry).steps] == [[], ["a"]]

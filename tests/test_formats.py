@@ -477,14 +477,16 @@ def test_sk_export_refuses_what_xml_cannot_hold() -> None:
 
 
 # -- Teams AI -------------------------------------------------------------------------
-def test_teams_example_imports_do_and_say_in_order_without_dependencies(registry: ToolRegistry) -> None:
+def test_teams_example_imports_do_and_say_each_after_the_one_before(registry: ToolRegistry) -> None:
+    # Teams AI runs a plan's commands one after another: the parallel executor must too.
     plan = load_plan(TEAMS_EXAMPLE, "teams", registry)
     assert [(s.tool, s.params) for s in plan.steps] == [
         ("createList", {"list": "groceries"}),
         ("addItem", {"list": "groceries", "item": "milk"}),
         ("say", {"message": "I've added milk to your groceries list."}),
     ]
-    assert all(s.depends_on == [] for s in plan.steps) and plan.edges() == []
+    ids = [s.id for s in plan.steps]
+    assert [s.depends_on for s in plan.steps] == [[], [ids[0]], [ids[1]]]
 
 
 def test_teams_say_step_shows_its_message_in_the_run(registry: ToolRegistry) -> None:
@@ -548,7 +550,7 @@ def test_teams_export_of_a_waste_plan_keeps_references_as_text(registry: ToolReg
     assert data["commands"][0]["note"] == "Berlin first"
     again = load_plan(json.dumps(data), "teams", registry)
     assert shape(again) == shape(plan)  # references still link the steps
-    assert all(s.depends_on == [] for s in again.steps)
+    assert [s.depends_on for s in again.steps] == [s.depends_on for s in plan.steps]
 
 
 def test_teams_round_trip_with_say_steps(registry: ToolRegistry) -> None:

@@ -61,7 +61,7 @@ from .._positions import ids_for_positions, positions_for_ids
 from .._templates import find_references, step_reference
 from ._base import check_step_count, parse_json
 from ._seed import seed_step_ids
-from ._step_extras import apply_step_extras, step_extras
+from ._step_extras import apply_step_extras, run_in_order, step_extras
 from ._sk_names import match_tool_name, sk_plugin_name
 from ._sk_values import allowed_types, attribute_value, decode_value, walk_strings
 from ._sk_checks import unset_variable_problems
@@ -173,6 +173,7 @@ def _plan(doc: SkDocument, steps: list[Step], unset: list[str]) -> Plan:
         except ValueError as exc:
             raise format_error(doc.root_line, f"<plan {_EXTRAS}> is not valid JSON: {exc}") from None
         apply_step_extras(FORMAT, f"line {doc.root_line}: <plan {_EXTRAS}>", decoded_extras, steps)
+    run_in_order(steps, decoded_extras if extras is not None else None)
     extra = attrs.pop("metadata", None)
     metadata: dict[str, Any] = {k: attrs[k] for k in _ROOT_FIELDS[1:] if k in attrs}
     if extra is not None:
@@ -235,7 +236,7 @@ def dump_sk(plan: Plan, registry: ToolRegistry | None = None) -> str:
     parallel = [str(n) for n, s in enumerate(plan.steps) if s.parallel]
     if parallel:
         root.set("parallel", " ".join(parallel))
-    extras = step_extras(_without_sk_data(plan), _EXTRA_FIELDS)
+    extras = step_extras(_without_sk_data(plan), _EXTRA_FIELDS, in_order=True)
     if extras:
         root.set(_EXTRAS, checked(json.dumps(extras, ensure_ascii=False), "the steps' ids, locks and dependencies"))
     literal: list[str] = []

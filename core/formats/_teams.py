@@ -37,7 +37,7 @@ from ._semantic_kernel import match_tool_name
 from .._positions import positions_for_ids
 from ._seed import seed_step_ids
 from ._sk_values import allowed_types, decode_value
-from ._step_extras import apply_step_extras, step_extras
+from ._step_extras import apply_step_extras, run_in_order, step_extras
 from ._teams_text import first_plan_object, has_text_commands, text_commands
 
 __all__ = ["load_teams", "dump_teams", "plan_from_teams", "plan_to_teams", "SAY_TOOL"]
@@ -172,6 +172,7 @@ def plan_from_teams(data: Any, registry: ToolRegistry | None = None, *, typed: b
     steps = [_step(n, raw, ids[n], registry, typed) for n, raw in enumerate(commands)]
     if data.get(_EXTRAS) is not None:
         apply_step_extras(FORMAT, _EXTRAS, data[_EXTRAS], steps)
+    run_in_order(steps, data.get(_EXTRAS))
     try:
         meta = PlanMetadata.model_validate(metadata)
     except ValidationError as exc:
@@ -219,7 +220,7 @@ def plan_to_teams(plan: Plan) -> dict[str, Any]:
     if plan.goal:
         out["goal"] = plan.goal
     out["metadata"] = plan.metadata.model_dump(mode="json")
-    extras = step_extras(_without_written_data(plan), _EXTRA_FIELDS)
+    extras = step_extras(_without_written_data(plan), _EXTRA_FIELDS, in_order=True)
     if extras:
         out[_EXTRAS] = extras
     return out
