@@ -11,7 +11,6 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from core.lab import tool_fingerprints
 from core.planners import EmbeddedPlanner
 from studio._session import source_services
 from studio._text import md_escape

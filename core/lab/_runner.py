@@ -18,7 +18,6 @@ from typing import Callable, Iterator
 
 from .._errors import PlanStudioError
 from .._limits import shown
-from .._plan import Plan
 from .._registry import ToolRegistry
 from .._validation import Validator
 from ..planners import Planner
@@ -79,15 +78,15 @@ def run_experiment(experiment: Experiment, registry: ToolRegistry, planner_for: 
     for index, goal in enumerate(experiment.goals):
         if cancel is not None and cancel.is_set():
             return
-        original, old_plan = _plan(original_planner, goal, registry, validator, today)
+        original, old_steps = _plan(original_planner, goal, registry, validator, today)
         if cancel is not None and cancel.is_set():
             return
-        edited, new_plan = _plan(edited_planner, goal, registry, validator, today)
-        yield GoalResult(index, total, goal.goal, original, edited, plan_changes(old_plan, new_plan))
+        edited, new_steps = _plan(edited_planner, goal, registry, validator, today)
+        yield GoalResult(index, total, goal.goal, original, edited, plan_changes(old_steps, new_steps))
 
 
 def _plan(planner: Planner, goal: LabGoal, registry: ToolRegistry, validator: Validator,
-          today: dt.date) -> tuple[VariantResult, Plan | None]:
+          today: dt.date) -> tuple[VariantResult, tuple[StepSummary, ...] | None]:
     began = time.perf_counter()
     try:
         plan = planner.plan(goal.goal, today=today)
@@ -97,4 +96,4 @@ def _plan(planner: Planner, goal: LabGoal, registry: ToolRegistry, validator: Va
     steps = step_summaries(plan, registry)
     problems = tuple(shown(str(p), 300) for p in validator.errors(plan)[:_MAX_PROBLEMS])
     match = None if goal.expected is None else match_expected(step_summaries(goal.expected, registry), steps)
-    return VariantResult(steps, problems, None, match, seconds), plan
+    return VariantResult(steps, problems, None, match, seconds), steps
