@@ -14,7 +14,8 @@ from streamlit.testing.v1 import AppTest
 from core.planners import EmbeddedPlanner
 from studio._session import source_services
 from studio._text import md_escape
-from test_settings_pages import data_dir, no_failures, open_page, start, texts  # noqa: F401
+from conftest import TEST_API_KEY  # noqa: F401  (the scripted server sets it)
+from test_settings_pages import data_dir, model_server, no_failures, open_page, start, texts  # noqa: F401
 
 LAB = "../pages/lab.py"
 TODAY = dt.date(2025, 10, 12)
@@ -197,3 +198,23 @@ def test_untrusted_goals_are_escaped_where_drawn(data_dir) -> None:  # noqa: F81
     run_and_wait(at)
     drawn = [m.value for m in at.markdown if "evil" in m.value]
     assert drawn[0] == f"**1. {md_escape(hostile)}**"  # the link as code, the icon's colon as a character
+
+
+def test_with_the_llm_planner_the_model_reads_each_variants_words(model_server) -> None:  # noqa: F811
+    at = lab()
+    pick(at, "addItem")
+    edited = "Append exactly ONE grocery item; never two."
+    at.text_area(key=field(at, "edit.addItem.description")).input(edited).run()
+    use_goals(at, "Put milk on the groceries list")
+    at.radio(key=field(at, "planner")).set_value("llm").run()
+    add = {"steps": [{"tool": "addItem", "params": {"list": "groceries", "item": "milk"}, "depends_on": [],
+                      "parallel": False}]}
+    create = {"steps": [{"tool": "createList", "params": {"list": "groceries"}, "depends_on": [],
+                         "parallel": False}, *add["steps"]]}
+    model_server.reply(json.dumps(create))  # the original words
+    model_server.reply(json.dumps(add))  # the edited words
+    run_and_wait(at)
+    assert edited not in model_server.messages(0)[0]["content"]
+    assert edited in model_server.messages(1)[0]["content"]
+    [row] = grid(at)
+    assert (row["original words"], row["edited words"]) == ("createList → addItem", "addItem")
