@@ -46,5 +46,5 @@ def tool_editor(work: LabWork, registry: ToolRegistry, experiment: Experiment, p
 def _problems(problems: list[EditProblem], field: str) -> None:
     for problem in problems:
         if problem.field == field:
-            st.error(md_escape(f"{problem.tool} {problem.field} {problem.message}. This edit is not used."),
+            st.error(md_escape(f"{problem}. This edit is not used."),
                      icon=":material/block:")

@@ -26,7 +26,7 @@ class EditProblem:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.tool} {self.field}: {self.message}"
+        return f"{self.tool} {self.field} {self.message}"
 
 
 class DescriptionRefused(PlanStudioError):
