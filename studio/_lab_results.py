@@ -99,7 +99,9 @@ def _finished(run: LabRun) -> None:
 
 
 def _missed(result: GoalResult) -> bool:
-    return any(v.match is not None and not v.match.exact for v in (result.original, result.edited))
+    """Worth spelling out though the words changed nothing: a plan not as expected, or none."""
+    return any((v.match is not None and not v.match.exact) or v.error is not None
+               for v in (result.original, result.edited))
 
 
 def _table(results: list[GoalResult]) -> None:

@@ -6,10 +6,11 @@ about last week's shipments stays as it was."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
-from browser_helpers import click, enter, open_studio, screenshot
+from browser_helpers import click, enter, open_studio, reruns, screenshot
 from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.browser
@@ -44,3 +45,13 @@ def test_one_description_edit_changes_the_tool_chosen_for_a_goal_set(page: Page,
     expect(details.get_by_text(re.compile(r"^Edited words: no plan"))).to_be_visible()
     expect(details.get_by_text("Get shipments from last week")).to_have_count(0)  # unchanged: not listed
     screenshot(page, "lab-one-edit-changes-a-tool.png")
+
+    # A goal set file: its bad line is named by number, the good ones are the new set.
+    expected = {"steps": [{"tool": "facilities_list", "params": {"location": "Berlin"}, "depends_on": []}]}
+    lines = [json.dumps({"goal": "Get facilities in Berlin", "expected": expected}), "{broken", '"Hannover"']
+    page.get_by_role("tab", name="From a file").click()
+    with reruns(page):
+        page.locator("[data-testid=stFileUploaderDropzoneInput]").set_input_files(
+            files=[{"name": "goals.jsonl", "mimeType": "application/json", "buffer": "\n".join(lines).encode()}])
+    expect(page.get_by_text("goals.jsonl: line 2: not JSON")).to_be_visible()
+    expect(page.get_by_text("2 goals, 1 with a plan expected")).to_be_visible()

@@ -99,3 +99,20 @@ def test_a_run_that_breaks_keeps_the_goals_done_and_says_why_in_one_line() -> No
     assert run.join(30)
     assert [r.goal for r in run.results] == ["goal 0", "goal 1", "goal 2"]
     assert run.error == "unexpected RuntimeError; the details are in the studio's log" and run.stopped_early
+
+
+def test_a_planner_with_no_model_stops_the_run_with_its_reason_instead_of_failing_every_goal() -> None:
+    from core import PlannerUnavailable
+
+    class NoModel(GatedPlanner):
+        def plan(self, goal: str, *, today: dt.date, context=None) -> Plan:  # noqa: ANN001
+            if goal == "goal 2":
+                raise PlannerUnavailable("No model configured: set OPENAI_API_KEY")
+            return super().plan(goal, today=today)
+
+    gate = threading.Event()
+    gate.set()
+    run = LabRun(experiment(500), registry(), lambda tools: NoModel(gate, threading.Event(), 10**9, None),
+                 today=TODAY).start()
+    assert run.join(30)
+    assert len(run.results) == 2 and run.error == "No model configured: set OPENAI_API_KEY"

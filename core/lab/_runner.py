@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
-from .._errors import PlanStudioError
+from .._errors import PlannerUnavailable, PlanStudioError
 from .._limits import shown
 from .._registry import ToolRegistry
 from .._validation import Validator
@@ -69,7 +69,8 @@ def run_experiment(experiment: Experiment, registry: ToolRegistry, planner_for: 
                    cancel: threading.Event | None = None) -> Iterator[GoalResult]:
     """Each goal of ``experiment`` planned by ``planner_for(registry)`` and by
     ``planner_for(registry with the experiment's edits)``; ``DescriptionRefused`` before any
-    goal when an edit would break the manual."""
+    goal when an edit would break the manual; ``PlannerUnavailable`` (no model configured) ends
+    the run, as no goal could be planned; any other ``PlannerError`` is that goal's answer."""
     ensure_overrides(registry, experiment.overrides)
     edited_registry = registry.with_overrides(experiment.overrides)
     original_planner, edited_planner = planner_for(registry), planner_for(edited_registry)
@@ -90,6 +91,8 @@ def _plan(planner: Planner, goal: LabGoal, registry: ToolRegistry, validator: Va
     began = time.perf_counter()
     try:
         plan = planner.plan(goal.goal, today=today)
+    except PlannerUnavailable:
+        raise  # no goal can be planned (no model configured): the run stops, saying why
     except PlanStudioError as exc:
         return VariantResult(error=shown(str(exc), 400), seconds=time.perf_counter() - began), None
     seconds = time.perf_counter() - began
