@@ -120,6 +120,7 @@ def _save(services: Services, as_new: bool = False) -> None:
         work.conflict = f"Not saved: {exc}. Your edits are still here."
         return
     work.name, work.tools, work.goals = experiment.name, list(experiment.tools), list(experiment.goals)
+    work.overrides = dict(experiment.overrides)
     work.saved_id, work.saved_version, work.conflict = saved.id, saved.version, None
     work.notice = f"Saved “{saved.name}” as version {saved.version}."
 

@@ -218,3 +218,18 @@ def test_with_the_llm_planner_the_model_reads_each_variants_words(model_server) 
     assert edited in model_server.messages(1)[0]["content"]
     [row] = grid(at)
     assert (row["original words"], row["edited words"]) == ("createList → addItem", "addItem")
+
+
+def test_every_widget_on_the_lab_page_is_keyed_lab(data_dir) -> None:  # noqa: F811
+    at = lab()
+    pick(at, "facilities_list")
+    at.text_input(key=field(at, "edit.facilities_list.param.location")).input(NO_CITY).run()
+    use_goals(at, GOALS)
+    run_and_wait(at)
+    # (st.tabs takes its key as a whole; AppTest lists each tab, which has none of its own.)
+    kinds = ("button", "text_input", "text_area", "multiselect", "selectbox", "radio", "toggle", "expander",
+             "download_button")
+    widgets = [w for kind in kinds for w in at.get(kind)]
+    assert len(widgets) > 15
+    keys = [getattr(w, "key", None) or getattr(w.proto, "id", "") for w in widgets]
+    assert [k for k in keys if not (k and ("lab." in k or "lab-" in k))] == []
