@@ -185,3 +185,18 @@ def test_a_patched_docstring_reads_back_as_the_edited_words(registry: ToolRegist
     added = "".join(line[1:] + "\n" for line in patch.text.splitlines() if line.startswith("+") and not line.startswith("+++"))
     literal = ast.literal_eval(added.strip().split("\n")[0] + '"""')
     assert literal == words
+
+
+def test_a_schema_change_of_a_declared_tool_is_drift_too(tmp_path: Path) -> None:
+    from core import parse_tool_definitions, with_declared_tools
+
+    def declared(schema: dict) -> ToolRegistry:
+        return with_declared_tools(ToolRegistry(), parse_tool_definitions(
+            [{"name": "lookup", "description": "Look up.", "inputSchema": schema}]))
+
+    before = tool_fingerprints(declared({"type": "object", "properties": {"q": {"type": "string"}}}))
+    after = declared({"type": "object", "properties": {"q": {"type": "string", "maxLength": 10}}})
+    with PlanStore(tmp_path / "store.sqlite3") as store:
+        report = drift_report(store, after, before, EmbeddedPlanner, today=T)
+    assert report.changed_tools == ("lookup",) and report.items == ()
+    assert tool_fingerprints(after) != before and tool_fingerprints(after) == tool_fingerprints(after)
