@@ -200,3 +200,13 @@ def test_a_schema_change_of_a_declared_tool_is_drift_too(tmp_path: Path) -> None
         report = drift_report(store, after, before, EmbeddedPlanner, today=T)
     assert report.changed_tools == ("lookup",) and report.items == ()
     assert tool_fingerprints(after) != before and tool_fingerprints(after) == tool_fingerprints(after)
+
+
+def test_a_whole_json_file_of_cases_is_a_goal_set_too(registry: ToolRegistry) -> None:
+    seed = Path(__file__).resolve().parents[1] / "docs" / "acceptance" / "seed_examples.json"
+    goals, problems = goals_from_file(seed.read_bytes(), "seed_examples.json")
+    assert problems == [] and len(goals) == 17 and all(g.expected is not None for g in goals)
+    [result] = run(registry, Experiment(goals=goals[:1]))
+    assert result.original.match.exact
+    _, bad = goals_from_file(json.dumps([{"goal": "a"}, {"goal": 3}]).encode(), "set.json")
+    assert bad == ["item 2: the goal is missing or empty"]

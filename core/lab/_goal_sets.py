@@ -3,7 +3,9 @@ each bad line named by its number, the good ones kept), or from the Library (eac
 goal, its latest version as the plan expected).
 
 A JSON line is a goal as a string, or ``{"goal": ..., "expected": plan}`` where the plan is in
-native JSON (steps with ids) or in the seed format (``depends_on`` by position).
+native JSON (steps with ids) or in the seed format (``depends_on`` by position). A file that is
+one JSON document (a list of those, or an object with a "cases" or "goals" list, as
+``docs/acceptance/seed_examples.json``) is read item by item.
 """
 
 from __future__ import annotations
@@ -42,6 +44,9 @@ def goals_from_file(data: bytes, filename: str) -> tuple[list[LabGoal], list[str
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         return [], [f"{shown(filename)} is not UTF-8 text (byte {exc.start + 1})"]
+    whole = _whole_json(text)
+    if whole is not None:
+        return _json_items(whole, filename)
     lines = text.splitlines()
     first = next((line.strip() for line in lines if line.strip()), "")
     as_json = filename.lower().endswith((".jsonl", ".json", ".ndjson")) or first.startswith(("{", '"'))
@@ -54,12 +59,45 @@ def goals_from_file(data: bytes, filename: str) -> tuple[list[LabGoal], list[str
             problems.append(f"line {number}: the set already has {MAX_GOALS:,} goals; the rest is not read")
             break
         try:
-            goals.append(_json_goal(line, number, filename) if as_json else _text_goal(line, number, filename))
+            goals.append(_json_line(line, f"{filename} line {number}") if as_json
+                         else _text_goal(line, number, filename))
         except ValueError as exc:
             problems.append(f"line {number}: {exc}")
-    if len(problems) > _MAX_PROBLEMS:
-        problems = [*problems[:_MAX_PROBLEMS], f"… and {len(problems) - _MAX_PROBLEMS} more bad lines"]
-    return goals, problems
+    return goals, _capped(problems)
+
+
+def _whole_json(text: str) -> list[Any] | None:
+    """The items of a file that is one JSON document: a list, or an object with a "cases" or
+    "goals" list (``docs/acceptance/seed_examples.json``); None for JSON lines or text."""
+    stripped = text.strip()
+    if not stripped.startswith(("[", "{")):
+        return None
+    try:
+        data = json.loads(stripped)
+    except (ValueError, RecursionError):
+        return None  # JSON lines, or broken: read line by line, each bad line named
+    if isinstance(data, dict):
+        data = next((data[k] for k in ("cases", "goals") if isinstance(data.get(k), list)), None)
+    return data if isinstance(data, list) else None
+
+
+def _json_items(items: list[Any], filename: str) -> tuple[list[LabGoal], list[str]]:
+    goals: list[LabGoal] = []
+    problems: list[str] = []
+    for number, item in enumerate(items[:MAX_GOALS], start=1):
+        try:
+            goals.append(_json_goal(item, f"{filename} item {number}"))
+        except ValueError as exc:
+            problems.append(f"item {number}: {exc}")
+    if len(items) > MAX_GOALS:
+        problems.append(f"the set has {len(items):,} goals; the first {MAX_GOALS:,} are read")
+    return goals, _capped(problems)
+
+
+def _capped(problems: list[str]) -> list[str]:
+    if len(problems) <= _MAX_PROBLEMS:
+        return problems
+    return [*problems[:_MAX_PROBLEMS], f"… and {len(problems) - _MAX_PROBLEMS} more bad lines"]
 
 
 def _text_goal(line: str, number: int, filename: str) -> LabGoal:
@@ -74,20 +112,26 @@ def _checked_goal(goal: Any) -> str:
     return goal.strip()
 
 
-def _json_goal(line: str, number: int, filename: str) -> LabGoal:
+def _json_line(line: str, source: str) -> LabGoal:
     try:
         data = json.loads(line)
     except (ValueError, RecursionError) as exc:
         raise ValueError(f"not JSON ({shown(str(exc))})") from None
+    return _json_goal(data, source)
+
+
+def _json_goal(data: Any, source: str) -> LabGoal:
+    """A goal as a string, or ``{"goal": ..., "expected": plan}`` ("plan" also, as the seed
+    examples write it)."""
     if isinstance(data, str):
-        return LabGoal(_checked_goal(data), source=f"{filename} line {number}")
+        return LabGoal(_checked_goal(data), source=source)
     if not isinstance(data, dict):
         raise ValueError('expected a goal as a string or {"goal": ..., "expected": plan}')
     goal = _checked_goal(data.get("goal"))
-    expected = data.get("expected")
+    expected = data.get("expected", data.get("plan"))
     if expected is None:
-        return LabGoal(goal, source=f"{filename} line {number}")
-    return LabGoal(goal, _expected_plan(expected, goal), source=f"{filename} line {number}")
+        return LabGoal(goal, source=source)
+    return LabGoal(goal, _expected_plan(expected, goal), source=source)
 
 
 def _expected_plan(data: Any, goal: str) -> Plan:
