@@ -21,6 +21,7 @@ from core import PlanStudioError
 from core.lab import Experiment, check_overrides
 from core.storage import ExperimentConflict, PlanStore
 
+from ._lab_draft import keep_lab_work, restore_lab_work
 from ._lab_drift import drift_section
 from ._lab_edit import tool_editor
 from ._lab_goals import goal_set
@@ -56,6 +57,10 @@ def lab_page() -> None:
         services = source_services()
     if services is None:
         return
+    with _shown("bring back the Lab's work"):
+        lost = restore_lab_work(services.store)
+        if lost:
+            st.warning(lost, icon=":material/warning:")
     work = lab_work()
     with _shown("show the saved experiments"):
         _experiment_bar(work, services)
@@ -69,6 +74,8 @@ def lab_page() -> None:
         results_section(work, services, experiment, problems)
     with _shown("check for drift"):
         drift_section(work, services)
+    with _shown("keep the Lab's work with this tab"):
+        keep_lab_work(services.store, services.registry)
 
 
 def _experiment_bar(work: LabWork, services: Services) -> None:

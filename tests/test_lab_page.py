@@ -233,3 +233,41 @@ def test_every_widget_on_the_lab_page_is_keyed_lab(data_dir) -> None:  # noqa: F
     assert len(widgets) > 15
     keys = [getattr(w, "key", None) or getattr(w.proto, "id", "") for w in widgets]
     assert [k for k in keys if not (k and ("lab." in k or "lab-" in k))] == []
+
+
+def test_a_reload_brings_back_the_labs_unsaved_work(data_dir) -> None:  # noqa: F811
+    from studio import Keys
+
+    at = lab()
+    pick(at, "facilities_list")
+    at.text_input(key=field(at, "edit.facilities_list.param.location")).input(NO_CITY).run()
+    use_goals(at, GOALS)
+    draft_id = at.session_state[Keys.DRAFT_ID]
+
+    again = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "studio" / "app.py"), default_timeout=60)
+    again.query_params["draft"] = draft_id
+    again = lab(again.run())  # a reload: a new session on the tab's URL
+    assert again.text_input(key=field(again, "edit.facilities_list.param.location")).value == NO_CITY
+    assert [g.goal for g in again.session_state["lab.work"].goals] == GOALS.splitlines()
+    run_and_wait(again)
+    assert "3 of 3 goals planned · 2 planned differently" in texts(again)
+
+
+def test_a_tab_opened_from_anothers_url_gets_a_copy_of_the_labs_work(data_dir, monkeypatch) -> None:  # noqa: F811
+    from studio import Keys, _drafts
+
+    at = lab()
+    pick(at, "facilities_list")
+    at.text_input(key=field(at, "edit.facilities_list.param.location")).input(NO_CITY).run()
+    use_goals(at, GOALS)
+    draft_id = at.session_state[Keys.DRAFT_ID]
+    monkeypatch.setattr(_drafts, "_held_elsewhere", lambda draft_id, session_id: True)  # the first tab is open
+
+    other = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "studio" / "app.py"), default_timeout=60)
+    other.query_params["draft"] = draft_id
+    other = lab(other.run())
+    assert other.session_state[Keys.DRAFT_ID] != draft_id
+    assert other.text_input(key=field(other, "edit.facilities_list.param.location")).value == NO_CITY
+    # Each tab writes its own: an edit in the copy leaves the first tab's work as it was.
+    other.text_input(key=field(other, "edit.facilities_list.param.location")).input("Somewhere.").run()
+    assert NO_CITY in source_services().store.load_draft(f"{draft_id}.lab").content
