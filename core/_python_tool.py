@@ -137,13 +137,19 @@ class PythonRunner:
         return True
 
     def __call__(self, name: str, args: dict[str, Any]) -> Any:
+        return self.json_result(name, call_tool_function(name, self.func, self.keyword_arguments(name, args)))
+
+    def keyword_arguments(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
+        """``args`` converted by the function's model, as its keyword arguments."""
         try:
             model = self.arguments_model.model_validate_json(to_json(args), strict=True)
         except ValidationError as exc:  # what the schema cannot say (a validator in a type hint)
             listed = "; ".join(f"{f}: {m}" for f, m in map(describe_error, exc.errors()))
             raise ToolArgumentsError(f"{name}: {listed}") from exc
-        kwargs = {pname: getattr(model, pname) for pname in model.model_fields_set}
-        result = call_tool_function(name, self.func, kwargs)
+        return {pname: getattr(model, pname) for pname in model.model_fields_set}
+
+    def json_result(self, name: str, result: Any) -> Any:
+        """What the function returned, as JSON data; ``ToolResultError`` names what is not."""
         try:
             return json_result(result, self.output)
         except ToolResultError as exc:

@@ -18,6 +18,7 @@ from typing import Any, Callable, Iterator, Mapping, Protocol
 from ._argument_check import ArgumentCheck
 from ._errors import ToolArgumentsError, ToolDefinitionError
 from ._python_tool import build_python_tool, describe_error, parse_docstring
+from ._retry import RetryPolicy
 from ._schema_words import NON_BLANK, NonBlank, describe_bounds, describe_schema, schema_alternatives
 from ._tool_definition import UNKNOWN, Effects, ToolDefinition, effects_of
 from ._tool_overrides import ToolOverride
@@ -40,6 +41,9 @@ class Tool:
     definition: ToolDefinition
     runner: ToolRunner = field(repr=False)
     group: str = "general"
+    # The author's word on how long a call may take and when it is worth another (None: the settings').
+    timeout: float | None = None
+    retry: RetryPolicy | None = None
     _check: ArgumentCheck | None = field(default=None, repr=False, compare=False)
 
     # What every reader reads, from the definition.
@@ -89,7 +93,7 @@ class Tool:
 
     def with_definition(self, definition: ToolDefinition) -> "Tool":
         """The same tool (same runner, same group) read through another definition."""
-        return Tool(definition, self.runner, self.group)
+        return Tool(definition, self.runner, self.group, timeout=self.timeout, retry=self.retry)
 
     def check_arguments(self, args: dict[str, Any], skip: set[str] = frozenset()) -> list[tuple[str, str]]:
         """Problems with ``args`` as (field, message): the one check, against the input schema."""
@@ -98,15 +102,19 @@ class Tool:
         return self._check(args, skip)
 
     def call(self, args: dict[str, Any]) -> Any:
-        """Check ``args``, run the tool, and return its result as JSON-ready data. A runner that
-        converts arguments itself (a Python tool's pydantic model) is asked first: what it admits
-        passes the check too, so the check (some 50 us a step) runs only to say what is wrong."""
+        """Check ``args``, run the tool, and return its result as JSON-ready data."""
+        self.refuse_bad_arguments(args)
+        return self.runner(self.name, args)
+
+    def refuse_bad_arguments(self, args: dict[str, Any]) -> None:
+        """``ToolArgumentsError`` naming each field ``args`` get wrong. A runner that converts
+        arguments itself (a Python tool's pydantic model) is asked first: what it admits passes
+        the check too, so the check (some 50 us a step) runs only to say what is wrong."""
         admits = getattr(self.runner, "admits", None)
         if admits is None or not admits(args):
             problems = self.check_arguments(args)
             if problems:
                 raise ToolArgumentsError(f"{self.name}: " + "; ".join(f"{f}: {m}" for f, m in problems))
-        return self.runner(self.name, args)
 
     def suggest_param(self, name: str) -> str | None:
         """The parameter closest to ``name``, for a "did you mean" hint."""
@@ -123,18 +131,23 @@ class ToolRegistry:
 
     def register(self, func: Callable[..., Any] | None = None, *, name: str | None = None,
                  group: str = "general", description: str | None = None,
-                 effects: Effects | str = UNKNOWN) -> Any:
+                 effects: Effects | str = UNKNOWN, timeout: float | None = None,
+                 retry: RetryPolicy | None = None) -> Any:
         """Register ``func`` as a tool; usable as ``@registry.register`` or with options.
         ``effects`` says what a call does (``READ_ONLY``, ``IDEMPOTENT``, ``ADDITIVE``,
-        ``DESTRUCTIVE``, or their names); unsaid, the tool may write."""
+        ``DESTRUCTIVE``, or their names); unsaid, the tool may write. ``timeout`` (seconds) and
+        ``retry`` hold its calls unless the user's settings say otherwise."""
         if func is None:
-            return lambda f: self.register(f, name=name, group=group, description=description, effects=effects)
+            return lambda f: self.register(f, name=name, group=group, description=description, effects=effects,
+                                           timeout=timeout, retry=retry)
+        if timeout is not None and not timeout > 0:
+            raise ToolDefinitionError(f"tool {name or func.__name__!r}: timeout must be more than 0 seconds")
         try:
             said = effects_of(effects)
         except ValueError as exc:
             raise ToolDefinitionError(f"tool {name or func.__name__!r}: {exc}") from None
         definition, runner = build_python_tool(func, name or func.__name__, description, said)
-        tool = Tool(definition, runner, group=group)
+        tool = Tool(definition, runner, group=group, timeout=timeout, retry=retry)
         if tool.name in self._tools:
             raise ToolDefinitionError(f"a tool named {tool.name!r} is already registered")
         self._tools[tool.name] = tool

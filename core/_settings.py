@@ -21,6 +21,8 @@ from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, EnvSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
 from pydantic_settings.sources.utils import parse_env_vars
 
+from ._retry import RetryPolicy
+
 __all__ = ["Settings", "PlannerName", "FROM_OPTIONS_VARIABLE", "split_tool_sources", "split_mcp_servers", "api_key"]
 
 PlannerName = Literal["embedded", "llm"]
@@ -111,12 +113,22 @@ class Settings(BaseSettings):
     temperature: float = Field(0.1, ge=0, le=2)
     max_retries: int = Field(3, ge=0, le=10, description="Repair attempts after the first reply")
     timeout: float = Field(60.0, gt=0, description="Seconds to wait for the model")
+    first_timeout: float = Field(300.0, gt=0, description="Seconds to wait for the model's first answer, "
+                                 "which may find a local server loading the model")
+    # A 40-step plan with notes is about 2,500 tokens; the seed goals' plans take 60-400.
+    max_tokens: int = Field(3000, ge=64, le=200_000, description="Most tokens the model may write in one answer")
     tools: Annotated[list[str], _Split(split_tool_sources)] = Field(
         default_factory=list, description="Python tool files and modules (--tools)")
     mcp: Annotated[list[str], _Split(split_mcp_servers)] = Field(
         default_factory=list, description="MCP servers: command lines or URLs (--mcp)")
     tools_timeout: float = Field(15.0, gt=0, description="Seconds to wait for a --tools source to load")
     mcp_timeout: float = Field(30.0, gt=0, description="Seconds to wait for an MCP server to start or answer")
+    max_parallel: int = Field(64, ge=1, le=1024, description="Steps of a run that may run at once")
+    tool_timeout: float = Field(300.0, gt=0, description="Seconds a tool may run before its step fails")
+    tool_timeouts: dict[str, float] = Field(
+        default_factory=dict, description='Seconds per tool, over the default and the tool\'s own: {"slow_tool": 900}')
+    retry: RetryPolicy = Field(RetryPolicy(), description="When a failed tool call is made again (JSON)")
+    retries: dict[str, RetryPolicy] = Field(default_factory=dict, description="Retry policy per tool (JSON)")
     allowed_origins: Annotated[list[str], _Split(lambda text: text.replace(",", " ").split())] = Field(
         default_factory=list, description="Origins besides the studio's own that may use it: a reverse proxy's")
 

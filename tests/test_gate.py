@@ -286,7 +286,6 @@ def test_waste_limits_are_at_least_one(builtin: ToolRegistry, tool: str) -> None
     ("deleteList", {"list": "  "}, "params.list"),
     ("ShortPoem", {"input": " "}, "params.input"),
     ("Translate", {"input": "hi", "language": ""}, "params.language"),
-    ("say", {"message": "\n"}, "params.message"),
 ])
 def test_blank_text_the_tools_refuse_is_a_problem(builtin: ToolRegistry, tool: str, params: dict,
                                                   field: str) -> None:
