@@ -29,7 +29,9 @@ def _revision(path: Path) -> list[tuple[str]]:
 def _schema(path: Path) -> set[tuple[str, str, str | None]]:
     # Read-only: a missing file is an error here, not an empty database made on the spot.
     with sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True) as db:
-        return set(db.execute("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE '%alembic_version%'"))
+        # Main's schema and what later revisions add beside it (0003: the Lab's tables, tested in test_lab_store).
+        return set(db.execute("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE '%alembic_version%' "
+                              "AND name NOT LIKE '%lab\\_%' ESCAPE '\\'"))
 
 
 def _main_schema(folder: Path) -> set[tuple[str, str, str | None]]:

@@ -21,9 +21,10 @@ FTS5 goal search) is in ``_sqlite``, so another dialect can be a module beside i
 Failures raise ``core.StorageError``; missing plans, versions and runs raise ``core.NotFound``.
 """
 
+from ._lab import ExperimentConflict, LabStore, SavedExperiment
 from ._records import Draft, PlanHistory, PlanSummary, PlanVersion, RunSummary, VersionSummary
 from ._reviews import REVIEW_STATUSES, Review, ReviewStatus, ReviewSummary, StepDecision, step_decisions
 from ._store import PlanStore
 
-__all__ = ["Draft", "PlanHistory", "PlanStore", "PlanSummary", "PlanVersion", "REVIEW_STATUSES", "Review",
+__all__ = ["Draft", "ExperimentConflict", "LabStore", "SavedExperiment", "PlanHistory", "PlanStore", "PlanSummary", "PlanVersion", "REVIEW_STATUSES", "Review",
            "ReviewStatus", "ReviewSummary", "RunSummary", "StepDecision", "VersionSummary", "step_decisions"]

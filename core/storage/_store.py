@@ -20,6 +20,7 @@ from .._plan import Plan
 from .._run import Run
 from ._drafts import Drafts
 from ._engine import Database
+from ._lab import LabStore
 from ._plans import Plans
 from ._records import Draft, PlanHistory, PlanSummary, PlanVersion, RunSummary
 from ._review_store import Reviews
@@ -39,6 +40,7 @@ class PlanStore:
         self.runs = Runs(self._database)
         self.drafts = Drafts(self._database)
         self.reviews = Reviews(self._database, self.plans)
+        self.lab = LabStore(self._database)  # the Lab's experiments and tools last seen
 
     # -- lifecycle ---------------------------------------------------------------------------
     def close(self) -> None:

@@ -2,10 +2,11 @@
 connection (no ``env.py``, no ``alembic.ini``: the folder ships inside the package).
 
 ``versions/0001_initial.py`` is the schema as main made it before migrations (68be543);
-``0002_references_by_id.py`` rewrites stored plans' positional references by step id. A new
+``0002_references_by_id.py`` rewrites stored plans' positional references by step id;
+``0003_lab_experiments.py`` adds the Lab's experiments and the tools it last saw. A new
 revision goes beside it with ``down_revision`` set to the one before, and ``HEAD`` below moves
 to it (a test checks the two agree): opening a store reads the file's revision and loads
 Alembic only when it is not ``HEAD``.
 """
 
-HEAD = "0002"
+HEAD = "0003"
