@@ -23,8 +23,9 @@ Failures raise ``core.StorageError``; missing plans, versions and runs raise ``c
 """
 
 from ._records import Draft, PlanHistory, PlanSummary, PlanVersion, RunSummary, VersionSummary
+from ._run_records import RunListing, RunRecords
 from ._reviews import REVIEW_STATUSES, Review, ReviewStatus, ReviewSummary, StepDecision, step_decisions
 from ._store import PlanStore
 
 __all__ = ["Draft", "PlanHistory", "PlanStore", "PlanSummary", "PlanVersion", "REVIEW_STATUSES", "Review",
-           "ReviewStatus", "ReviewSummary", "RunSummary", "StepDecision", "VersionSummary", "step_decisions"]
+           "ReviewStatus", "ReviewSummary", "RunListing", "RunRecords", "RunSummary", "StepDecision", "VersionSummary", "step_decisions"]

@@ -85,6 +85,8 @@ class RunRow(SQLModel, table=True):
     status: str
     answer: str | None = None
     plan_json: str = Field(description="The plan as it was run.")
+    parent_id: str | None = Field(default=None, description="The run a retry or rerun came from.")
+    rerun_from: str | None = Field(default=None, description="The step a rerun starts again from.")
 
 
 class StepRunRow(SQLModel, table=True):

@@ -1,0 +1,128 @@
+"""A run written as it happens: each step's start (with its resolved arguments) before its tool
+is called, and its end (result or error, timing) right after; the run's lineage; the list of
+recent runs the command line shows.
+
+``Runs.save`` writes a whole run at once (the studio saves a run with its version); a durable
+run uses that once to put the run in the store before its first step, then these small
+updates, one short write transaction each, so a kill at any moment leaves every finished step
+recorded and a step that was cut off recorded as started.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import update
+from sqlmodel import select
+
+from .._errors import StorageError
+from .._run import StepRun
+from ._engine import Database
+from ._tables import PlanRow, RunRow, StepRunRow
+from ._values import found, json_text, reason
+
+__all__ = ["RunListing", "RunRecords"]
+
+
+@dataclass(frozen=True)
+class RunListing:
+    """One line of ``plan-studio runs``."""
+
+    id: str
+    status: str
+    plan_id: str
+    version: int
+    goal: str
+    created_at: dt.datetime
+    started_at: dt.datetime | None
+    finished_at: dt.datetime | None
+    parent_id: str | None
+    rerun_from: str | None
+
+
+def _text(value: Any, what: str, step_id: str) -> str | None:
+    try:
+        text = json_text(StepRun(step_id=step_id, result=value).model_dump(mode="json")["result"])
+        if text is not None:
+            text.encode("utf-8")
+        return text
+    except (ValueError, TypeError, RecursionError) as exc:
+        raise StorageError(f"step {step_id!r}: its {what} cannot be stored: {reason(exc)}") from exc
+
+
+class RunRecords:
+    """Step-by-step writes of runs in one store."""
+
+    def __init__(self, database: Database) -> None:
+        self._db = database
+
+    def link(self, run_id: str, *, parent_id: str | None, rerun_from: str | None) -> None:
+        """Record that ``run_id`` is a retry or rerun of ``parent_id`` (from ``rerun_from``)."""
+        with self._db.session("link the run to the one it came from", write=True) as session:
+            session.execute(update(RunRow).where(RunRow.id == run_id)  # type: ignore[arg-type]
+                            .values(parent_id=parent_id, rerun_from=rerun_from))
+
+    def step_started(self, run_id: str, step_id: str, arguments: dict[str, Any] | None,
+                     started_at: dt.datetime) -> None:
+        """The step's tool is about to be called with ``arguments``."""
+        arguments_text = _text(arguments, "arguments", step_id)
+        with self._db.session("record the step's start", write=True) as session:
+            session.execute(update(StepRunRow).where(StepRunRow.run_id == run_id, StepRunRow.step_id == step_id)  # type: ignore[arg-type]
+                            .values(status="running", arguments_json=arguments_text, result_json=None,
+                                    error=None, started_at=started_at, duration_ms=None))
+            session.execute(update(RunRow).where(RunRow.id == run_id)  # type: ignore[arg-type]
+                            .values(status="running"))
+            session.execute(update(RunRow).where(RunRow.id == run_id, RunRow.started_at.is_(None))  # type: ignore[union-attr]
+                            .values(started_at=started_at))
+
+    def step_finished(self, run_id: str, state: StepRun) -> None:
+        """The step ended: its status, result or error, and how long it took."""
+        result_text = _text(state.result, "result", state.step_id)
+        arguments_text = _text(state.arguments, "arguments", state.step_id)
+        with self._db.session("record the step's end", write=True) as session:
+            session.execute(update(StepRunRow).where(StepRunRow.run_id == run_id,  # type: ignore[arg-type]
+                                                     StepRunRow.step_id == state.step_id)
+                            .values(status=state.status.value, arguments_json=arguments_text,
+                                    result_json=result_text, error=state.error, duration_ms=state.duration_ms))
+
+    def step_marked(self, run_id: str, step_id: str, status: str, error: str | None, *, run_status: str) -> None:
+        """Set one step's status and note, and the run's status (a step found in doubt, say)."""
+        with self._db.session("mark the step", write=True) as session:
+            session.execute(update(StepRunRow).where(StepRunRow.run_id == run_id, StepRunRow.step_id == step_id)  # type: ignore[arg-type]
+                            .values(status=status, error=error))
+            session.execute(update(RunRow).where(RunRow.id == run_id).values(status=run_status))  # type: ignore[arg-type]
+
+    def run_ended(self, run_id: str, *, status: str, finished_at: dt.datetime, answer: str | None) -> None:
+        """The run is over: its final status, when it ended, its answer."""
+        with self._db.session("record the run's end", write=True) as session:
+            session.execute(update(RunRow).where(RunRow.id == run_id)  # type: ignore[arg-type]
+                            .values(status=status, finished_at=finished_at, answer=answer))
+
+    def step_state(self, run_id: str, step_id: str) -> tuple[str, str | None]:
+        """The step's recorded status and note."""
+        with self._db.session("read the step") as session:
+            row = found(session.get(StepRunRow, (run_id, step_id)), f"run {run_id!r} has no step {step_id!r}")
+            return row.status, row.error
+
+    def lineage(self, run_id: str) -> tuple[str | None, str | None]:
+        """The run ``run_id`` came from, and the step it started again from (None, None: neither)."""
+        with self._db.session("read the run's lineage") as session:
+            row = found(session.get(RunRow, run_id), f"no run with id {run_id!r}")
+            return row.parent_id, row.rerun_from
+
+    def where(self, run_id: str) -> tuple[str, int]:
+        """The plan and version ``run_id`` ran."""
+        with self._db.session("find the run's plan") as session:
+            row = found(session.get(RunRow, run_id), f"no run with id {run_id!r}")
+            return row.plan_id, row.version
+
+    def recent(self, limit: int = 50) -> list[RunListing]:
+        """The latest runs of every plan, newest first."""
+        with self._db.session("list the runs") as session:
+            rows = session.exec(select(RunRow, PlanRow.goal).join(PlanRow, PlanRow.id == RunRow.plan_id)
+                                .order_by(RunRow.created_at.desc(), RunRow.id).limit(limit)).all()  # type: ignore[attr-defined]
+        return [RunListing(id=r.id, status=r.status, plan_id=r.plan_id, version=r.version, goal=goal,
+                           created_at=r.created_at, started_at=r.started_at, finished_at=r.finished_at,
+                           parent_id=r.parent_id, rerun_from=r.rerun_from) for r, goal in rows]
