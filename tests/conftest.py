@@ -181,3 +181,13 @@ def store_location(request: pytest.FixtureRequest, tmp_path: Path) -> str | Path
     if request.param == "sqlite":
         return tmp_path / "studio.sqlite3"
     return request.getfixturevalue("postgres").new_database()
+
+
+@pytest.fixture
+def stop_durable_runs() -> Iterator[None]:
+    """Stops this process's DBOS after a test that started durable runs: its threads must not
+    outlive the test's database (a PostgreSQL of the session, a SQLite file in tmp_path)."""
+    yield
+    from core.durable._runtime import shutdown
+
+    shutdown()

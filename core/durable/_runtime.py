@@ -97,6 +97,20 @@ def launch(database: Any, *, queues: Sequence[str] = ()) -> None:
         _state["location"], _state["queues"] = location, tuple(queues)
 
 
+def _forget_in_child() -> None:
+    """A forked child has DBOS's objects but none of its threads: it starts afresh (its own
+    executor id, its own launch) instead of stopping threads it does not have."""
+    _state.update(location=None, queues=None, executor=None)
+    try:
+        import dbos._dbos as dbos_module
+    except ImportError:  # pragma: no cover
+        return
+    dbos_module._dbos_global_instance = None
+
+
+os.register_at_fork(after_in_child=_forget_in_child)
+
+
 def shutdown() -> None:
     """Stop DBOS in this process (tests; a worker that ends)."""
     from dbos import DBOS

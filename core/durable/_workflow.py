@@ -134,8 +134,11 @@ class _Call:
             bound().signal(run_id)  # whoever resumed the run hears that it waits now
             decision = DBOS.recv(doubt_topic(step_id), timeout_seconds=_DECISION_WAIT_SECONDS)
             if decision != "again":
-                raise ToolCallError(f"{IN_DOUBT}: not run again ({decision or 'no decision came'}); "
-                                    f"{self._tool} may have had its effect before the run stopped")
+                error = (f"{IN_DOUBT}: not run again ({decision or 'no decision came'}); "
+                         f"{self._tool} may have had its effect before the run stopped")
+                bound().store.records.step_finished(run_id, StepRun(
+                    step_id=step_id, status=StepStatus.failed, arguments=arguments, error=error))
+                raise ToolCallError(error)
             outcome = call_step(run_id, step_id, self._tool, arguments, True)
         if outcome["ok"]:
             return outcome["result"]
