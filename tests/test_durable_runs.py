@@ -12,7 +12,7 @@ import pytest
 
 import durable_child
 from core import Plan, Step, ToolRegistry
-from core.durable import IN_DOUBT, DurableRuns, RunStillGoing
+from core.durable import IN_DOUBT, DurableRuns, StepsInDoubt
 from core.storage import PlanStore
 
 
@@ -84,19 +84,15 @@ def test_a_writing_step_cut_off_mid_call_waits_in_doubt_until_the_user_decides(
     log = tmp_path / "calls.log"
     run_id = _run_and_kill_after("start c3", store_location, log, tmp_path / "out")
     runs = DurableRuns(store, durable_child.registry(log))
-    waiting = runs.resume(run_id)
-    assert runs.in_doubt(run_id) == ["c3"]
+    with pytest.raises(StepsInDoubt, match="step 3 \\(send\\) may have had its effect") as caught:
+        runs.resume(run_id)
+    assert caught.value.steps == runs.in_doubt(run_id) == ["c3"]
+    waiting = store.load_run(run_id)
     assert waiting.steps["c3"].status.value == "interrupted" and waiting.steps["c3"].error.startswith(IN_DOUBT)
     assert [waiting.steps[f"c{n}"].result for n in range(3)] == [1, 2, 3]
     assert log.read_text().splitlines().count("start c3") == 1  # not called again on its own
     assert [r.status for r in store.records.recent()] == [IN_DOUBT]
-    with pytest.raises(RunStillGoing):  # this process still holds it, waiting for the decision
-        runs.resume(run_id)
-    runs.decide(run_id, "c3", decision)
-    deadline = time.monotonic() + 60
-    while store.records.recent()[0].status in (IN_DOUBT, "running"):
-        assert time.monotonic() < deadline
-        time.sleep(0.005)
+    runs.resume(run_id, decisions={"c3": decision})
     final = store.load_run(run_id)
     calls = log.read_text().splitlines()
     if decision == "again":

@@ -2,8 +2,8 @@
 carried on after a kill without running a finished step again; DBOS underneath (``_runtime``),
 behind ``DurableRuns`` (``_durable_runs``)."""
 
-from ._durable_runs import DurableRuns, RunStillGoing, executor_alive
+from ._durable_runs import DurableRuns, RunStillGoing, StepsInDoubt, executor_alive
 from ._effects import may_repeat
 from ._workflow import IN_DOUBT
 
-__all__ = ["IN_DOUBT", "DurableRuns", "RunStillGoing", "executor_alive", "may_repeat"]
+__all__ = ["IN_DOUBT", "DurableRuns", "RunStillGoing", "StepsInDoubt", "executor_alive", "may_repeat"]

@@ -6,6 +6,7 @@ survive a kill of the process running them.
     run_id = runs.start(plan); runs.execute(run_id, on_event=print)
     runs.resume(run_id)                        # after a kill: no finished step runs again
     runs.resume(run_id, decisions={"s3": "again"})  # a step in doubt: call its tool again
+                                               # (without a decision: StepsInDoubt, nothing runs)
     runs.enqueue(run_id)                       # a worker (``plan-studio worker``) runs it
 
 A run whose process is still alive is refused by ``resume`` (two processes would run it at
@@ -25,15 +26,25 @@ from .._plan import Plan
 from .._registry import ToolRegistry
 from .._run import Run, StepRun
 from . import _runtime
-from ._workflow import IN_DOUBT, Bound, bind, doubt_topic, run_workflow
+from ._effects import may_repeat
+from ._workflow import IN_DOUBT, Bound, bind, doubt_topic, in_doubt_note, run_workflow
 
-__all__ = ["DurableRuns", "RunStillGoing", "executor_alive"]
+__all__ = ["DurableRuns", "RunStillGoing", "StepsInDoubt", "executor_alive"]
 
 Decision = str  # "again": call the in-doubt step's tool again; "failed": fail it without a call
 
 
 class RunStillGoing(PlanStudioError):
     """The run is being run by a process that is still alive."""
+
+
+class StepsInDoubt(PlanStudioError):
+    """Steps of writing tools were cut off mid-call: the user decides before the run goes on."""
+
+    def __init__(self, run_id: str, steps: list[str], labels: list[str]) -> None:
+        self.run_id, self.steps = run_id, steps
+        super().__init__(f"run {run_id!r}: {', '.join(labels)} may have had {'its' if len(steps) == 1 else 'their'} "
+                         "effect before the run stopped; run again or mark failed")
 
 
 def executor_alive(executor: str | None) -> bool:
@@ -120,10 +131,14 @@ class DurableRuns:
             return self.execute(run_id, on_event=on_event)
         if status.status == "PENDING" and executor_alive(status.executor_id):
             raise RunStillGoing(f"run {run_id!r} is still being run by {status.executor_id}")
-        for step_id, decision in (decisions or {}).items():
-            self.decide(run_id, step_id, decision)
         if status.status in ("SUCCESS", "ERROR"):
             return self.store.load_run(run_id)
+        undecided = [step for step in self.in_doubt(run_id) if step not in (decisions or {})]
+        if undecided:
+            run = self.store.load_run(run_id)
+            raise StepsInDoubt(run_id, undecided, [run.plan.label(step) for step in undecided])
+        for step_id, decision in (decisions or {}).items():
+            self.decide(run_id, step_id, decision)
         stopped = self._bound.stopped.setdefault(run_id, threading.Event())
         stopped.clear()
         if on_event is not None:
@@ -171,7 +186,19 @@ class DurableRuns:
         return sorted(s.step_id for s in run.steps.values() if s.status.value == "succeeded" and not s.error)
 
     def in_doubt(self, run_id: str) -> list[str]:
-        """The run's steps waiting for a decision."""
+        """The run's steps that were cut off mid-call and whose tools may not repeat: they wait
+        for a decision (and are marked in doubt in the store). Known before a resume, from the
+        store alone: a step is written "started" before its call and "finished" after it."""
         run = self.store.load_run(run_id)
-        return [s.step_id for s in run.steps.values() if (s.error or "").startswith(IN_DOUBT)
-                and s.status.value == "interrupted"]
+        steps = {step.id: step for step in run.plan.steps}
+        doubtful = []
+        for state in run.steps.values():
+            marked = state.status.value == "interrupted" and (state.error or "").startswith(IN_DOUBT)
+            cut_off = state.status.value == "running" and not (
+                steps[state.step_id].tool in self.registry and may_repeat(self.registry.get(steps[state.step_id].tool)))
+            if cut_off:
+                self.store.records.step_marked(run_id, state.step_id, "interrupted",
+                                               in_doubt_note(steps[state.step_id].tool), run_status=IN_DOUBT)
+            if marked or cut_off:
+                doubtful.append(state.step_id)
+        return doubtful

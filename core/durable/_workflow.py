@@ -37,7 +37,7 @@ from .._run import Run, StepRun
 from .._step_status import StepStatus
 from ._effects import may_repeat
 
-__all__ = ["IN_DOUBT", "Bound", "bind", "bound", "doubt_topic", "run_workflow"]
+__all__ = ["IN_DOUBT", "Bound", "in_doubt_note", "bind", "bound", "doubt_topic", "run_workflow"]
 
 # The note of a step that may have had its effect before a crash, and is not run again alone.
 IN_DOUBT = "in doubt"
@@ -86,7 +86,7 @@ def _now() -> dt.datetime:
     return dt.datetime.now(dt.timezone.utc)
 
 
-def _in_doubt_note(tool: str) -> str:
+def in_doubt_note(tool: str) -> str:
     return (f"{IN_DOUBT}: {tool} was called before the run stopped and may have had its effect; "
             "it is not run again until you decide (run it again, or mark it failed)")
 
@@ -103,7 +103,7 @@ def call_step(run_id: str, step_id: str, tool_name: str, arguments: dict[str, An
         return {"ok": status == StepStatus.succeeded.value, "result": stored.result, "error": stored.error}
     cut_off = status == StepStatus.running.value or (note or "").startswith(IN_DOUBT)
     if cut_off and not again and not may_repeat(tool):
-        records.step_marked(run_id, step_id, StepStatus.interrupted.value, _in_doubt_note(tool_name),
+        records.step_marked(run_id, step_id, StepStatus.interrupted.value, in_doubt_note(tool_name),
                             run_status=IN_DOUBT)
         return {"in_doubt": True}
     started = _now()
@@ -131,7 +131,6 @@ class _Call:
         assert step_id is not None, "a tool was called outside a step"
         outcome = call_step(run_id, step_id, self._tool, arguments, False)
         if outcome.get("in_doubt"):
-            bound().signal(run_id)  # whoever resumed the run hears that it waits now
             decision = DBOS.recv(doubt_topic(step_id), timeout_seconds=_DECISION_WAIT_SECONDS)
             if decision != "again":
                 error = (f"{IN_DOUBT}: not run again ({decision or 'no decision came'}); "
