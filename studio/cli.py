@@ -5,6 +5,8 @@
     plan-studio plan --goals-file FILE          one goal per line -> one JSON line per goal
     plan-studio validate FILE [--format F]      exit 1 and the problems, or "valid"
     plan-studio run FILE                        each step's status and result count; exit 1 if one failed
+                                                (the run is recorded as it goes: see runs, resume)
+    plan-studio runs | resume RUN_ID | rerun RUN_ID --from STEP | worker   durable runs (_cli_runs)
     plan-studio replan FILE --feedback TEXT     the changed plan
     plan-studio token                           the review API's token (made if there is none)
     plan-studio mcp-server [--studio-url URL]   the review inbox as an MCP server on stdio
@@ -36,6 +38,7 @@ from core.formats import detect_and_load
 from core.planners import unread_notice
 from tools import LoadNotice
 
+from ._cli_runs import add_commands, cmd_rerun, cmd_resume, cmd_runs, cmd_worker, run_recorded
 from ._services import Services, build_services
 
 __all__ = ["STUDIO_OPTIONS", "detect_and_load", "main"]
@@ -152,6 +155,7 @@ def _parser() -> argparse.ArgumentParser:
                                      help="serve the review inbox to MCP clients over stdio")
     mcp_server.add_argument("--studio-url", default="http://127.0.0.1:8501",
                             help="the studio review links point at (default http://127.0.0.1:8501)")
+    add_commands(commands, common)
     return parser
 
 
@@ -302,25 +306,23 @@ def _cmd_run(args: argparse.Namespace, services: Services) -> int:
         return _EXIT_FAILED
     plan, _fmt = loaded
     # The final answer is only worth making when it is printed.
-    executor = services.executor if args.answer else Executor(services.registry)
+    synthesizer = services.executor.synthesizer if args.answer else None
     try:
-        run = executor.start(plan)
+        run = run_recorded(services, plan, message=f"plan-studio run {args.file.name}", synthesizer=synthesizer,
+                           step_line=_step_line, interrupted=lambda p, r: Interrupted(_unfinished(p, r)))
     except PlanInvalid as exc:
         for problem in exc.problems:
             print(f"{args.file}: {problem.severity}: {_one_line(problem)}", file=sys.stderr)
         return _EXIT_FAILED
-    try:
-        for event in executor.run_all(run):
-            if event.type == "plan_step_end" and event.step_id is not None:
-                print(_step_line(plan, run.steps[event.step_id]), flush=True)
-    except KeyboardInterrupt:
-        raise Interrupted(_unfinished(plan, run)) from None
-    counts = ", ".join(f"{n} {s}" for s, n in run.counts().items())
-    print(f"run {run.status}: {counts}")
+    print(_summary(run))
     if args.answer and run.answer:
         print()
         print(run.answer)
     return _EXIT_FAILED if run.status == "failed" else 0
+
+
+def _summary(run: Run) -> str:
+    return f"run {run.status}: {', '.join(f'{n} {s}' for s, n in run.counts().items())}"
 
 
 def _unfinished(plan: Plan, run: Run) -> str:
@@ -332,7 +334,7 @@ def _unfinished(plan: Plan, run: Run) -> str:
     waiting = sum(n for s, n in counts.items() if s not in FINISHED)
     where = f"during {', '.join(stopped)}" if stopped else "between steps"
     return (f"the run stopped {where}; finished: {finished or 'none'}; "
-            f"not finished: {waiting} step{'s' if waiting != 1 else ''}")
+            f"not finished: {waiting} step{'s' if waiting != 1 else ''}; carry on: plan-studio resume {run.id}")
 
 
 def _cmd_replan(args: argparse.Namespace, services: Services) -> int:
@@ -361,7 +363,9 @@ def _cmd_mcp_server(args: argparse.Namespace, services: Services) -> int:
 
 
 _COMMANDS = {"plan": _cmd_plan, "validate": _cmd_validate, "run": _cmd_run, "replan": _cmd_replan,
-             "token": _cmd_token, "mcp-server": _cmd_mcp_server}
+             "token": _cmd_token, "mcp-server": _cmd_mcp_server, "runs": cmd_runs, "worker": cmd_worker,
+             "resume": lambda args, services: cmd_resume(args, services, _step_line, _summary),
+             "rerun": lambda args, services: cmd_rerun(args, services, _step_line, _summary)}
 
 
 def _studio_argv(port: int, allowed_origins: Sequence[str] = ()) -> list[str]:

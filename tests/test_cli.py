@@ -61,6 +61,9 @@ class Result:
         return json.loads(self.out)
 
 
+pytestmark = pytest.mark.usefixtures("stop_durable_runs")
+
+
 @pytest.fixture(autouse=True)
 def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """No model or studio settings from the caller's shell; the user's data folder (XDG) is a
@@ -815,9 +818,32 @@ def test_ctrl_c_during_a_run_says_where_it_stopped_and_what_had_finished(
     result = cli("run", write(tmp_path, "plan.json", SEED_BERLIN))
     assert result.status == 130
     assert result.out.splitlines()[0].startswith("step 0 (facilities_list): succeeded")
-    assert result.err.strip() == ("plan-studio: interrupted: the run stopped during step 1 (shipments_list); "
-                                  "finished: 1 succeeded; not finished: 1 step")
+    said, run_id = result.err.strip().rsplit(" ", 1)
+    assert said == ("plan-studio: interrupted: the run stopped during step 1 (shipments_list); "
+                    "finished: 1 succeeded; not finished: 1 step; carry on: plan-studio resume")
     no_traceback(result)
+    # The run was recorded as it went: listed, and carried on where it stopped.
+    assert cli("runs").out.split()[:2] == [run_id, "running"]
+    called: list[str] = []
+
+    def counting_services(settings: Settings):
+        services = real_build_services(settings)
+        for name in ("facilities_list", "shipments_list"):
+            tool = services.registry.get(name)
+            tool.func = lambda _f=tool.func, _n=name, **kw: (called.append(_n), _f(**kw))[1]
+        return services
+
+    monkeypatch.setattr(studio.cli, "build_services", counting_services)
+    undecided = cli("resume", run_id)
+    assert undecided.status == 1 and "step 1 (shipments_list) may have had its effect" in undecided.err
+    assert f"plan-studio resume {run_id} --again s2" in undecided.err and called == []
+    resumed = cli("resume", run_id, "--again", "s2")  # s2 was cut off mid-call: the user says "again"
+    assert resumed.status == 0, resumed.err
+    lines = resumed.out.splitlines()
+    assert lines[0].startswith("step 0 (facilities_list): succeeded") and lines[0].endswith("(done before)")
+    assert lines[1].startswith("step 1 (shipments_list): succeeded") and lines[2] == "run succeeded: 2 succeeded"
+    assert called == ["shipments_list"]  # the finished step was not run again
+    assert cli("runs").out.split()[:2] == [run_id, "succeeded"]
 
 
 def test_ctrl_c_while_reading_goals_says_how_many_were_planned(data_dir: Path) -> None:

@@ -54,7 +54,10 @@ def test_head_is_the_newest_revision() -> None:
 def _upgraded(schema: set[tuple[str, str, str | None]]) -> set[tuple[str, str, str | None]]:
     """Main's schema with what the revisions after 0001 add: the run's lineage (0002)."""
     before, after = "plan_json VARCHAR NOT NULL, \n", "plan_json VARCHAR NOT NULL, parent_id VARCHAR, rerun_from VARCHAR, \n"
-    return {(kind, name, sql.replace(before, after) if name == "run" else sql) for kind, name, sql in schema}
+    worker = ("table", "run_worker", "CREATE TABLE run_worker (\n\tid VARCHAR NOT NULL, \n\tseen_at DATETIME NOT NULL, "
+              "\n\ttaken_over_by VARCHAR, \n\tPRIMARY KEY (id)\n)")
+    return {(kind, name, sql.replace(before, after) if name == "run" else sql) for kind, name, sql in schema} | {
+        worker, ("index", "sqlite_autoindex_run_worker_1", None)}
 
 
 def test_a_new_file_is_made_at_head_with_the_schema_main_made_and_upgraded(tmp_path: Path) -> None:

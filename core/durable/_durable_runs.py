@@ -70,12 +70,12 @@ class DurableRuns:
     """Durable runs of plans against ``registry``, kept in ``store`` (SQLite or PostgreSQL)."""
 
     def __init__(self, store: Any, registry: ToolRegistry, synthesizer: Any = None, *,
-                 queues: tuple[str, ...] = ()) -> None:
+                 queues: tuple[str, ...] = (), worker_concurrency: int | None = None) -> None:
         self.store = store
         self.registry = registry
         self._bound = Bound(store=store, registry=registry, synthesizer=synthesizer)
         bind(self._bound)
-        _runtime.launch(store.database, queues=queues)
+        _runtime.launch(store.database, queues=queues, worker_concurrency=worker_concurrency)
 
     # -- making runs -------------------------------------------------------------------------
     def start(self, plan: Plan, *, plan_id: str | None = None, version: int | None = None,
@@ -129,7 +129,8 @@ class DurableRuns:
         status = DBOS.get_workflow_status(run_id)
         if status is None:  # stored, never started (the process stopped right after start)
             return self.execute(run_id, on_event=on_event)
-        if status.status == "PENDING" and executor_alive(status.executor_id):
+        mine = status.executor_id == _runtime.executor_id()
+        if status.status == "PENDING" and (run_id in self._bound.active if mine else executor_alive(status.executor_id)):
             raise RunStillGoing(f"run {run_id!r} is still being run by {status.executor_id}")
         if status.status in ("SUCCESS", "ERROR"):
             return self.store.load_run(run_id)

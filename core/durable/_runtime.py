@@ -17,6 +17,7 @@ import logging
 import os
 import socket
 import sqlite3
+import sys
 import threading
 import uuid
 from pathlib import Path
@@ -66,7 +67,32 @@ def _sqlite_engine(path: Path) -> Any:
     return engine
 
 
-def launch(database: Any, *, queues: Sequence[str] = ()) -> None:
+class _CurrentStderr(logging.StreamHandler):  # type: ignore[type-arg]
+    """DBOS's console handler keeps the ``sys.stderr`` of its first launch; a process that
+    swaps standard error (tests, a command that redirects it) gets "closed file" errors."""
+
+    @property  # type: ignore[override]
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _value: Any) -> None:
+        pass
+
+
+def _log_to_current_stderr() -> None:
+    from dbos._logger import dbos_logger
+
+    for handler in list(dbos_logger.handlers):
+        if type(handler) is logging.StreamHandler:
+            replacement = _CurrentStderr()
+            replacement.setFormatter(handler.formatter)
+            replacement.setLevel(handler.level)
+            dbos_logger.removeHandler(handler)
+            dbos_logger.addHandler(replacement)
+
+
+def launch(database: Any, *, queues: Sequence[str] = (), worker_concurrency: int | None = None) -> None:
     """DBOS on ``database`` (a store's ``Database``), launched once per process and database;
     ``queues``: the queues this process takes runs from (none but a worker's)."""
     from dbos import DBOS
@@ -87,13 +113,15 @@ def launch(database: Any, *, queues: Sequence[str] = ()) -> None:
             config["system_database_url"] = database.url.render_as_string(hide_password=False)
         logging.getLogger("dbos").setLevel(logging.WARNING)
         dbos = DBOS(config=config)  # type: ignore[arg-type]
+        _log_to_current_stderr()
         # A resumed run is handed to this process through DBOS's internal queue, polled once a
         # second by default: the first step after a restart would wait up to that long.
         dbos._registry.get_internal_queue()._polling_interval_sec = _POLL_SECONDS
         DBOS.listen_queues(list(queues))
         DBOS.launch()
         if queues:
-            DBOS.register_queue(RUN_QUEUE, on_conflict="always_update", polling_interval_sec=_POLL_SECONDS)
+            DBOS.register_queue(RUN_QUEUE, on_conflict="always_update", polling_interval_sec=_POLL_SECONDS,
+                                worker_concurrency=worker_concurrency)
         _state["location"], _state["queues"] = location, tuple(queues)
 
 

@@ -60,6 +60,7 @@ class Bound:
     listeners: dict[str, Callable[[Event], None]] = field(default_factory=dict)
     # Set when a run ends or stops to wait for a decision: what a caller of resume waits on.
     stopped: dict[str, threading.Event] = field(default_factory=dict)
+    active: set[str] = field(default_factory=set)  # runs being run in this process now
 
     def signal(self, run_id: str) -> None:
         event = self.stopped.get(run_id)
@@ -168,24 +169,24 @@ def run_workflow(run_id: str, seeded: list[str]) -> str:
     calls = _StepCalls(run_id)
     executor.registry = calls  # type: ignore[assignment]  # only tool calls go through it
     listener = context.listeners.get(run_id)
+    context.active.add(run_id)
     try:
         for event in executor.run_all(run):
-            if event.type == "tool_call":
+            if event.type == "plan_step_start":
+                calls.current = None
+            elif event.type == "tool_call":
                 calls.current = event.step_id
-            elif event.type == "plan_step_end" and event.step_id is not None:
-                state = run.steps[event.step_id]
-                if state.status == StepStatus.skipped:
-                    _record_skip(context, run_id, state)
+            elif event.type == "plan_step_end" and event.step_id is not None and calls.current != event.step_id:
+                # Ended without a tool call (skipped, or its references did not resolve): only
+                # the executor knows; the same write on every replay.
+                context.store.records.step_finished(run_id, run.steps[event.step_id])
             if listener is not None:
                 listener(event)
         _record_end(context, run)
     finally:
+        context.active.discard(run_id)
         context.signal(run_id)
     return run.status
-
-
-def _record_skip(context: Bound, run_id: str, state: StepRun) -> None:
-    context.store.records.step_finished(run_id, state)  # the same write on every replay
 
 
 def _record_end(context: Bound, run: Run) -> None:

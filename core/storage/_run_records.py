@@ -20,7 +20,7 @@ from sqlmodel import select
 from .._errors import StorageError
 from .._run import StepRun
 from ._engine import Database
-from ._tables import PlanRow, RunRow, StepRunRow
+from ._tables import PlanRow, RunRow, RunWorkerRow, StepRunRow
 from ._values import found, json_text, reason
 
 __all__ = ["RunListing", "RunRecords"]
@@ -126,3 +126,24 @@ class RunRecords:
         return [RunListing(id=r.id, status=r.status, plan_id=r.plan_id, version=r.version, goal=goal,
                            created_at=r.created_at, started_at=r.started_at, finished_at=r.finished_at,
                            parent_id=r.parent_id, rerun_from=r.rerun_from) for r, goal in rows]
+
+    # -- workers -----------------------------------------------------------------------------
+    def worker_seen(self, worker_id: str, at: dt.datetime) -> None:
+        """The worker is alive at ``at``."""
+        with self._db.session("record the worker's sign of life", write=True) as session:
+            session.execute(self._db.dialect.upsert(RunWorkerRow, {"id": worker_id, "seen_at": at,
+                                                                   "taken_over_by": None}, key=["id"]))
+
+    def worker_last_seen(self, worker_id: str) -> dt.datetime | None:
+        with self._db.session("read the worker's sign of life") as session:
+            row = session.get(RunWorkerRow, worker_id)
+            return row.seen_at if row is not None else None
+
+    def take_over(self, worker_id: str, taker: str, *, silent_since: dt.datetime) -> bool:
+        """Claim the runs of ``worker_id`` for ``taker`` when the worker has not been seen since
+        ``silent_since`` and nobody claimed them yet; True for the one taker that got them."""
+        with self._db.session("take over a worker's runs", write=True) as session:
+            result = session.execute(update(RunWorkerRow).where(
+                RunWorkerRow.id == worker_id, RunWorkerRow.seen_at < silent_since,  # type: ignore[arg-type]
+                RunWorkerRow.taken_over_by.is_(None)).values(taken_over_by=taker))  # type: ignore[union-attr]
+            return result.rowcount == 1
