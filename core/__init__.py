@@ -22,16 +22,21 @@ from ._errors import (
     ReviewDecided,
     ReviewRequestError,
     ReviewServiceError,
+    RetryableError,
     StorageError,
     ToolArgumentsError,
     ToolCallError,
     ToolDefinitionError,
     ToolExecutionError,
     ToolResultError,
+    ToolTimedOut,
     VersionConflict,
 )
 from ._declared_tools import DeclaredTool, ToolDefinition, parse_tool_definitions, with_declared_tools
+from ._engine import NO_RECORDER, NoRecorder, RunEngine, RunRecorder, StopReason
 from ._executor import Event, EventType, Executor, Run, StepRun, StepStatus, Synthesizer
+from ._retry import FailureKind, RetryPolicy, RunLimits
+from ._run import StepAttempt
 from ._step_status import (BLOCKING, CUT_OFF, EXPLAINED, FINISHED, RAN, REPORT_ORDER, RUNNABLE, STATUS_TABLE,
                            StatusTraits)
 from ._runner import BackgroundRun, RunKind, RunProgress
@@ -68,7 +73,10 @@ __all__ = [
     "Reference", "find_references", "parse_reference", "resolve_params",
     # validation and execution
     "Problem", "Validator", "Event", "EventType", "Executor", "Run", "StepRun", "StepStatus",
-    "Synthesizer", "BackgroundRun", "RunKind", "RunProgress", "offline_summary", "ModelSynthesizer", "make_synthesizer",
+    "Synthesizer", "BackgroundRun", "RunKind", "RunProgress", "StepAttempt",
+    # the engine seam, and what a run is held to
+    "RunEngine", "RunRecorder", "NoRecorder", "NO_RECORDER", "StopReason", "RunLimits", "RetryPolicy", "FailureKind",
+    "offline_summary", "ModelSynthesizer", "make_synthesizer",
     # formats
     "FORMATS", "PlanFormat", "dump_plan", "load_plan",
     # errors
@@ -76,7 +84,7 @@ __all__ = [
     "ReferenceSyntaxError", "PlanInvalid", "EditRefused", "ToolCallError", "ToolArgumentsError",
     "ReferenceResolutionError", "ToolExecutionError", "ToolResultError", "PlannerError", "PlannerUnavailable",
     "RepairLimitReached", "ReplyCut", "StorageError", "NotFound", "VersionConflict", "ReviewRequestError",
-    "ReviewDecided", "ReviewServiceError",
+    "ReviewDecided", "ReviewServiceError", "RetryableError", "ToolTimedOut",
 ]
 # Tools an agent declares when it sends a plan for review (kept apart to merge cleanly).
 __all__ += ["DeclaredTool", "ToolDefinition", "parse_tool_definitions", "with_declared_tools"]

@@ -12,6 +12,8 @@
     │   ├── ToolArgumentsError   resolved arguments break the tool's schema
     │   ├── ReferenceResolutionError  a reference points at data the earlier step did not return
     │   ├── ToolExecutionError   the tool itself raised (or called sys.exit)
+    │   │   └── RetryableError   a tool raises it for a failure worth another try (its retry policy)
+    │   ├── ToolTimedOut         the tool did not answer within its timeout
     │   └── ToolResultError      the tool returned something that is not JSON
     ├── ReviewRequestError       a review submission is malformed (names the field)
     ├── ReviewServiceError       the review API refused a call or could not be reached
@@ -93,6 +95,19 @@ class ReferenceResolutionError(ToolCallError):
 
 class ToolExecutionError(ToolCallError):
     """The tool function raised an exception."""
+
+
+class RetryableError(ToolExecutionError):
+    """Raise it from a tool for a failure worth trying again (a rate limit, a service briefly
+    away): the step's retry policy (``core.RetryPolicy``) calls the tool again after a pause."""
+
+
+class ToolTimedOut(ToolCallError):
+    """The tool did not answer within its timeout; its call was cancelled or abandoned."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        super().__init__(f"timed out after {seconds:g} s")
 
 
 class ToolResultError(ToolCallError):

@@ -29,6 +29,7 @@ from pydantic_core import to_json
 
 from ._errors import ToolArgumentsError, ToolDefinitionError, ToolResultError
 from ._json_result import json_result
+from ._retry import RetryPolicy
 from ._tool_call import call_tool_function
 from ._tool_words import ToolWords
 
@@ -204,6 +205,9 @@ class Tool:
     group: str = "general"
     # Where the tool came from when it is not built in ("file tools.py", "MCP server x"), for the Tools page.
     source: str = ""
+    # The author's word on how long a call may take and when it is worth another (None: the settings').
+    timeout: float | None = None
+    retry: RetryPolicy | None = None
     arguments_model: type[BaseModel] = field(default=BaseModel, repr=False)
     _output: TypeAdapter | None = field(default=None, repr=False)
 
@@ -235,13 +239,20 @@ class Tool:
 
     def call(self, args: dict[str, Any]) -> Any:
         """Validate ``args``, run the tool, and return its result as JSON-ready data."""
+        kwargs = self.keyword_arguments(args)
+        return self.json_result(call_tool_function(self.name, self.func, kwargs))
+
+    def keyword_arguments(self, args: dict[str, Any]) -> dict[str, Any]:
+        """``args`` validated, as the function's keyword arguments; ``ToolArgumentsError`` if bad."""
         try:
             model = self.validate_arguments(args)
         except ValidationError as exc:
             listed = "; ".join(f"{f}: {m}" for f, m in self._describe(exc, args))
             raise ToolArgumentsError(f"{self.name}: {listed}") from exc
-        kwargs = {name: getattr(model, name) for name in model.model_fields_set}
-        result = call_tool_function(self.name, self.func, kwargs)
+        return {name: getattr(model, name) for name in model.model_fields_set}
+
+    def json_result(self, result: Any) -> Any:
+        """What the function returned, as JSON data; ``ToolResultError`` names what is not."""
         try:
             return json_result(result, self._output)
         except ToolResultError as exc:
@@ -287,11 +298,17 @@ class ToolRegistry:
         self._words: list[tuple[str, ToolWords]] = []  # (group, words), in the order added
 
     def register(self, func: Callable[..., Any] | None = None, *, name: str | None = None,
-                 group: str = "general", description: str | None = None) -> Any:
-        """Register ``func`` as a tool; usable as ``@registry.register`` or with options."""
+                 group: str = "general", description: str | None = None, timeout: float | None = None,
+                 retry: RetryPolicy | None = None) -> Any:
+        """Register ``func`` as a tool; usable as ``@registry.register`` or with options.
+        ``timeout`` (seconds) and ``retry`` hold its calls unless the user's settings say otherwise."""
         if func is None:
-            return lambda f: self.register(f, name=name, group=group, description=description)
+            return lambda f: self.register(f, name=name, group=group, description=description,
+                                           timeout=timeout, retry=retry)
+        if timeout is not None and not timeout > 0:
+            raise ToolDefinitionError(f"tool {name or func.__name__!r}: timeout must be more than 0 seconds")
         tool = _build_tool(func, name or func.__name__, group, description)
+        tool.timeout, tool.retry = timeout, retry
         if tool.name in self._tools:
             raise ToolDefinitionError(f"a tool named {tool.name!r} is already registered")
         self._tools[tool.name] = tool

@@ -16,7 +16,16 @@ from pydantic import BaseModel, Field
 from ._plan import Plan
 from ._step_status import StepStatus
 
-__all__ = ["Run", "StepRun", "StepStatus"]
+__all__ = ["Run", "StepAttempt", "StepRun", "StepStatus"]
+
+
+class StepAttempt(BaseModel):
+    """One call of a step's tool: a step retried under its retry policy has several."""
+
+    number: int  # 1 for the first call
+    started_at: dt.datetime
+    duration_ms: float | None = None  # None while the call runs
+    error: str | None = None  # None when this call succeeded (or still runs)
 
 
 class StepRun(BaseModel):
@@ -29,6 +38,10 @@ class StepRun(BaseModel):
     error: str | None = None
     started_at: dt.datetime | None = None
     duration_ms: float | None = None
+    # The calls of the tool before the last, each failed and tried again under the retry policy,
+    # oldest first; the last call is the step's own result, error and timing above. Empty for a
+    # step called once (most), so a run without retries is what it always was.
+    retried: list[StepAttempt] = Field(default_factory=list)
     # The token of the worker running the step, while it runs; never saved or dumped.
     worker: str | None = Field(default=None, exclude=True, repr=False)
 
@@ -63,12 +76,14 @@ class Run(BaseModel):
     @property
     def status(self) -> str:
         """``succeeded`` or ``failed`` once finished; before that ``running`` while a step runs,
-        ``interrupted`` when a step was cut off, ``paused`` between steps, ``pending`` unstarted."""
+        ``cancelled`` when a step was cancelled, ``interrupted`` when a step was cut off, ``paused`` between steps, ``pending`` unstarted."""
         statuses = {s.status for s in self.steps.values()}
         if self.finished:
             return "failed" if StepStatus.failed in statuses else "succeeded"
         if StepStatus.running in statuses:
             return "running"
+        if StepStatus.cancelled in statuses:
+            return "cancelled"
         if StepStatus.interrupted in statuses:
             return "interrupted"
         return "paused" if self.started_at else "pending"

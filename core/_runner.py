@@ -6,7 +6,8 @@ works on it and publishes progress, for any thread to read:
 
     worker = BackgroundRun(executor, run, "all").start()
     worker.progress()   # statuses and events so far, read under a lock
-    worker.stop()       # stop after the current step; the rest stays pending, re-runnable
+    worker.stop()       # start no more steps; the running ones finish, the rest stays pending
+    worker.cancel()     # stop now: running steps are cancelled (or abandoned) and marked so
     worker.join()       # then worker.run is safe to read, and worker.error says what broke
 
 Only the worker touches the run while it is alive; readers get copies. A failure the
@@ -22,7 +23,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Literal, Mapping
 
-from ._executor import Event, Executor, Run
+from ._engine import RunEngine
+from ._executor import Event, Run
 
 __all__ = ["BackgroundRun", "RunKind", "RunProgress"]
 
@@ -40,9 +42,10 @@ class RunProgress:
     alive: bool
     stopping: bool
     statuses: Mapping[str, str]  # step id -> status, in plan order
-    current: str | None  # the step running now, if any
+    current: str | None  # the step started last that still runs, if any
     events: tuple[Event, ...] = field(repr=False)
     answer: str = ""  # the final answer so far, while it streams
+    running: tuple[str, ...] = ()  # every step running now (a parallel run has several), as they started
 
     def counts(self) -> dict[str, int]:
         out: dict[str, int] = {}
@@ -54,7 +57,7 @@ class RunProgress:
 class BackgroundRun:
     """Runs ``run`` with ``executor`` in a daemon thread: its next step, or all of it."""
 
-    def __init__(self, executor: Executor, run: Run, kind: RunKind) -> None:
+    def __init__(self, executor: RunEngine, run: Run, kind: RunKind) -> None:
         self._executor = executor
         self._run = run
         self.kind: RunKind = kind
@@ -63,6 +66,7 @@ class BackgroundRun:
         self._events: list[Event] = []
         self._statuses = {step_id: state.status.value for step_id, state in run.steps.items()}
         self._current: str | None = None
+        self._running: dict[str, None] = {}  # the steps running now, in the order they started
         self._answer: list[str] = []
         self.error: Exception | None = None
         self._thread = threading.Thread(target=self._work, name=f"run-{run.id}", daemon=True)
@@ -84,8 +88,14 @@ class BackgroundRun:
         return self._run
 
     def stop(self) -> None:
-        """Stop after the step running now; the steps not started stay pending."""
+        """Start no more steps; those running now finish, the steps not started stay pending."""
         self._stop.set()
+
+    def cancel(self) -> None:
+        """End the run now: steps running are cancelled (an ``async def`` tool) or abandoned (a
+        thread cannot be stopped) and marked ``cancelled``; the rest stays pending."""
+        self._stop.set()
+        self._executor.cancel(self._run.id)
 
     def join(self, timeout: float | None = None) -> bool:
         """Wait for the worker; True when it is done."""
@@ -98,7 +108,8 @@ class BackgroundRun:
                                stopping=self._stop.is_set(),
                                statuses=MappingProxyType(dict(self._statuses)),
                                current=self._current, events=tuple(self._events),
-                               answer="".join(self._answer))
+                               answer="".join(self._answer),
+                               running=tuple(self._running))
 
     def _work(self) -> None:
         try:
@@ -116,16 +127,20 @@ class BackgroundRun:
                 # The executor marked any step it was cut off in; publish the final statuses.
                 self._statuses = {step_id: state.status.value for step_id, state in self._run.steps.items()}
                 self._current = None
+                self._running.clear()
 
     def _record(self, event: Event) -> None:
         with self._lock:
             self._events.append(event)
             if event.type == "plan_step_start" and event.step_id is not None:
                 self._statuses[event.step_id] = "running"
+                self._running[event.step_id] = None
                 self._current = event.step_id
             elif event.type == "plan_step_end" and event.step_id is not None:
                 self._statuses[event.step_id] = str(event.data.get("status"))
+                self._running.pop(event.step_id, None)
                 if self._current == event.step_id:
-                    self._current = None
+                    # Another step may still run (a parallel run): the latest started of them.
+                    self._current = next(reversed(self._running), None)
             elif event.type == "text_delta":
                 self._answer.append(str(event.data.get("text", "")))

@@ -21,6 +21,8 @@ from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, EnvSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
 from pydantic_settings.sources.utils import parse_env_vars
 
+from ._retry import RetryPolicy
+
 __all__ = ["Settings", "PlannerName", "FROM_OPTIONS_VARIABLE", "split_tool_sources", "split_mcp_servers", "api_key",
            "is_database_url"]
 
@@ -126,6 +128,12 @@ class Settings(BaseSettings):
         default_factory=list, description="MCP servers: command lines or URLs (--mcp)")
     tools_timeout: float = Field(15.0, gt=0, description="Seconds to wait for a --tools source to load")
     mcp_timeout: float = Field(30.0, gt=0, description="Seconds to wait for an MCP server to start or answer")
+    max_parallel: int = Field(64, ge=1, le=1024, description="Steps of a run that may run at once")
+    tool_timeout: float = Field(300.0, gt=0, description="Seconds a tool may run before its step fails")
+    tool_timeouts: dict[str, float] = Field(
+        default_factory=dict, description='Seconds per tool, over the default and the tool\'s own: {"slow_tool": 900}')
+    retry: RetryPolicy = Field(RetryPolicy(), description="When a failed tool call is made again (JSON)")
+    retries: dict[str, RetryPolicy] = Field(default_factory=dict, description="Retry policy per tool (JSON)")
     allowed_origins: Annotated[list[str], _Split(lambda text: text.replace(",", " ").split())] = Field(
         default_factory=list, description="Origins besides the studio's own that may use it: a reverse proxy's")
 

@@ -21,6 +21,7 @@ class StepStatus(str, enum.Enum):
     failed = "failed"
     skipped = "skipped"
     interrupted = "interrupted"  # its run stopped while it ran; it runs again on the next run
+    cancelled = "cancelled"  # the run was cancelled while it ran; its result, if any, was not kept
 
 
 class StatusTraits(NamedTuple):
@@ -41,6 +42,7 @@ STATUS_TABLE: dict[StepStatus, StatusTraits] = {
     StepStatus.failed: StatusTraits(True,       False,   True,    True,  True,     False),
     StepStatus.skipped: StatusTraits(True,      False,   True,    False, True,     False),
     StepStatus.interrupted: StatusTraits(False, True,    False,   False, True,     True),
+    StepStatus.cancelled: StatusTraits(False,   True,    False,   False, True,     True),
     StepStatus.running: StatusTraits(False,     False,   False,   False, False,    True),
     StepStatus.pending: StatusTraits(False,     True,    False,   False, False,    False),
 }

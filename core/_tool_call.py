@@ -24,9 +24,9 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
-from ._errors import ToolExecutionError
+from ._errors import RetryableError, ToolExecutionError
 
-__all__ = ["UserInterrupt", "call_tool_function"]
+__all__ = ["UserInterrupt", "await_tool_function", "call_tool_function", "tool_failure"]
 
 
 class UserInterrupt(KeyboardInterrupt):
@@ -48,18 +48,39 @@ def call_tool_function(name: str, func: Callable[..., Any], kwargs: dict[str, An
             return result
         except UserInterrupt:
             raise
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:
             if not ours:  # someone else's SIGINT handler may have raised it: the user's, then
                 raise
-            raise ToolExecutionError(f"{name} failed: the tool raised KeyboardInterrupt") from None
-        except SystemExit as exc:
-            code = "" if exc.code is None else repr(exc.code)
-            raise ToolExecutionError(f"{name} failed: the tool called sys.exit({code})") from None
-        except Exception as exc:
-            raise ToolExecutionError(f"{name} failed: {str(exc) or type(exc).__name__}") from exc
-        except BaseException as exc:  # GeneratorExit, CancelledError, an author's own kind
-            detail = f": {exc}" if str(exc) else ""
-            raise ToolExecutionError(f"{name} failed: the tool raised {type(exc).__name__}{detail}") from None
+            raise tool_failure(name, exc) from None
+        except BaseException as exc:
+            raise tool_failure(name, exc) from (exc if isinstance(exc, Exception) else None)
+
+
+async def await_tool_function(name: str, func: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
+    """``await func(**kwargs)`` on the running loop, its failures told as ``call_tool_function``
+    tells them. A cancellation from outside (a timeout, a cancelled run) goes on as one."""
+    try:
+        return await func(**kwargs)
+    except asyncio.CancelledError:
+        raise
+    except BaseException as exc:
+        raise tool_failure(name, exc) from (exc if isinstance(exc, Exception) else None)
+
+
+def tool_failure(name: str, exc: BaseException) -> ToolExecutionError:
+    """What the tool ``name`` raising ``exc`` is, as the step's error; ``RetryableError`` stays one."""
+    if isinstance(exc, RetryableError):
+        return RetryableError(f"{name} failed: {str(exc) or type(exc).__name__}")
+    if isinstance(exc, KeyboardInterrupt):
+        return ToolExecutionError(f"{name} failed: the tool raised KeyboardInterrupt")
+    if isinstance(exc, SystemExit):
+        code = "" if exc.code is None else repr(exc.code)
+        return ToolExecutionError(f"{name} failed: the tool called sys.exit({code})")
+    if isinstance(exc, Exception):
+        return ToolExecutionError(f"{name} failed: {str(exc) or type(exc).__name__}")
+    # GeneratorExit, CancelledError, an author's own kind
+    detail = f": {exc}" if str(exc) else ""
+    return ToolExecutionError(f"{name} failed: the tool raised {type(exc).__name__}{detail}")
 
 
 @contextmanager

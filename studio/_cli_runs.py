@@ -12,7 +12,7 @@ import argparse
 import sys
 from typing import Any, Callable
 
-from core import Event, Plan, PlanInvalid, Run, StepRun, StepStatus
+from core import FINISHED, Event, Plan, Run, RunLimits, StepRun, StepStatus
 
 from ._services import Services
 
@@ -44,10 +44,10 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     worker.add_argument("--concurrency", type=int, default=4, help="runs at once in this worker (default 4)")
 
 
-def _durable(services: Services, synthesizer: Any = None, queues: tuple[str, ...] = ()) -> Any:
+def _durable(services: Services, synthesizer: Any = None) -> Any:
     from core.durable import DurableRuns
 
-    return DurableRuns(services.store, services.registry, synthesizer, queues=queues)
+    return DurableRuns(services.store, services.registry, synthesizer, limits=RunLimits.from_settings(services.settings))
 
 
 def run_recorded(services: Services, plan: Plan, *, message: str, synthesizer: Any,
@@ -67,9 +67,21 @@ def _event_state(event: Event, plan: Plan) -> StepRun:
     return StepRun(step_id=event.step_id or "", status=StepStatus(event.data["status"]), error=event.data.get("error"))
 
 
-def _live(plan: Plan, step_line: Callable[[Plan, StepRun], str]) -> Callable[[Event], None]:
-    """Prints a step's line when it ends, with its result (from its ``tool_result`` event)."""
+def _live(plan: Plan, step_line: Callable[[Plan, StepRun], str],
+          before: dict[str, StepRun] | None = None) -> Callable[[Event], None]:
+    """Prints each step's line once it ended, in plan order (steps run in parallel and end in
+    any order: a line comes as soon as the steps above it have ended, so the output reads the
+    same every time). ``before``: steps finished before a resume, printed as "done before"."""
+    ended: dict[str, str] = {step_id: step_line(plan, state) + " (done before)"
+                             for step_id, state in (before or {}).items()}
     results: dict[str, Any] = {}
+    printed = 0
+
+    def flush() -> None:
+        nonlocal printed
+        while printed < len(plan.steps) and plan.steps[printed].id in ended:
+            print(ended[plan.steps[printed].id], flush=True)
+            printed += 1
 
     def on_event(event: Event) -> None:
         if event.type == "tool_result" and event.step_id is not None:
@@ -77,8 +89,10 @@ def _live(plan: Plan, step_line: Callable[[Plan, StepRun], str]) -> Callable[[Ev
         elif event.type == "plan_step_end" and event.step_id is not None:
             state = _event_state(event, plan)
             state.result = results.get(event.step_id)
-            print(step_line(plan, state), flush=True)
+            ended[event.step_id] = step_line(plan, state)
+            flush()
 
+    flush()
     return on_event
 
 
@@ -101,13 +115,9 @@ def cmd_resume(args: argparse.Namespace, services: Services, step_line: Callable
     runs = _durable(services, services.executor.synthesizer)
     decisions = {**{step: "again" for step in args.again}, **{step: "failed" for step in args.failed}}
     before = services.store.load_run(args.run_id)
-    done = {s.step_id for s in before.steps.values() if s.status in (StepStatus.succeeded, StepStatus.failed)}
-
-    def line(plan: Plan, state: StepRun) -> str:  # a replayed step's outcome comes from its record
-        return step_line(plan, state) + (" (done before)" if state.step_id in done else "")
-
+    done = {s.step_id: s for s in before.steps.values() if s.status in FINISHED}
     try:
-        run = runs.resume(args.run_id, decisions=decisions, on_event=_live(before.plan, line))
+        run = runs.resume(args.run_id, decisions=decisions, on_event=_live(before.plan, step_line, done))
     except StepsInDoubt as exc:
         print(f"plan-studio: {_one_line(exc)}", file=sys.stderr)
         for step in exc.steps:
@@ -133,7 +143,7 @@ def cmd_rerun(args: argparse.Namespace, services: Services, step_line: Callable[
     run_id = runs.start(parent.plan, plan_id=plan_id, version=version, parent_id=parent.id,
                         rerun_from=choice.start, seeded=choice.reused)
     print(f"run {run_id} (from {parent.id})", flush=True)
-    run = runs.execute(run_id, on_event=_live(parent.plan, step_line))
+    run = runs.execute(run_id, on_event=_live(parent.plan, step_line, dict(choice.reused)))
     print(summary(run))
     return _EXIT_FAILED if run.status == "failed" else 0
 
@@ -142,7 +152,8 @@ def cmd_worker(args: argparse.Namespace, services: Services) -> int:
     from core.durable import serve_queue
 
     print("plan-studio worker: taking runs from the queue; Ctrl-C stops", file=sys.stderr, flush=True)
-    serve_queue(services.store, services.registry, services.executor.synthesizer, concurrency=args.concurrency)
+    serve_queue(services.store, services.registry, services.executor.synthesizer, concurrency=args.concurrency,
+                limits=RunLimits.from_settings(services.settings))
     return 0
 
 

@@ -41,6 +41,7 @@ STATUS_COLOURS: dict[str, tuple[str, str, str]] = {
     StepStatus.failed.value: ("#dc2626", "#991b1b", "#ffffff"),
     StepStatus.skipped.value: ("#f59e0b", "#b45309", "#111827"),
     StepStatus.interrupted.value: ("#8b5cf6", "#6d28d9", "#ffffff"),
+    StepStatus.cancelled.value: ("#64748b", "#334155", "#ffffff"),
 }
 
 GRAPH_MIN_HEIGHT = 440

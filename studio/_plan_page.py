@@ -31,7 +31,8 @@ __all__ = ["plan_page"]
 
 # Streamlit's markdown colour names, matching the graph's status colours.
 _STATUS_COLOUR = {"pending": "gray", "running": "blue", "succeeded": "green", "failed": "red",
-                  "skipped": "orange", "interrupted": "violet"}
+                  "skipped": "orange", "interrupted": "violet",
+                  "cancelled": "gray"}
 
 # How often the page looks at a run in progress.
 _PROGRESS_SECONDS = 0.5

@@ -823,7 +823,7 @@ def test_ctrl_c_during_a_run_says_where_it_stopped_and_what_had_finished(
                     "finished: 1 succeeded; not finished: 1 step; carry on: plan-studio resume")
     no_traceback(result)
     # The run was recorded as it went: listed, and carried on where it stopped.
-    assert cli("runs").out.split()[:2] == [run_id, "running"]
+    assert cli("runs").out.split()[:2] == [run_id, "cancelled"]
     called: list[str] = []
 
     def counting_services(settings: Settings):

@@ -24,6 +24,12 @@ from toy_tools import toy_registry
 INTERRUPTED = StepStatus.interrupted
 
 
+def one_at_a_time(registry: ToolRegistry, **options) -> Executor:
+    """These tests say which steps ran before a run was cut off: one step at a time makes that
+    certain (steps in run order), where a parallel run also starts the independent ones."""
+    return Executor(registry, max_parallel=1, **options)
+
+
 class Gate:
     """A tool that waits until the test opens it, so a run can be caught mid-step."""
 
@@ -92,7 +98,7 @@ def starts(events: list[Event]) -> list[str]:
 @pytest.mark.parametrize("cut_at", ["plan_step_start", "tool_call"])
 def test_an_abandoned_run_marks_its_step_interrupted_with_no_partial_result(cut_at: str) -> None:
     registry, ran = calls_recorded()
-    executor = Executor(registry)
+    executor = one_at_a_time(registry)
     run = executor.start(chain_plan())
     events = executor.run_all(run)
     until(events, cut_at, "s2")
@@ -108,7 +114,7 @@ def test_an_abandoned_run_marks_its_step_interrupted_with_no_partial_result(cut_
 
 def test_an_interrupted_step_runs_again_before_the_steps_that_need_it() -> None:
     registry, ran = calls_recorded()
-    executor = Executor(registry)
+    executor = one_at_a_time(registry)
     run = executor.start(chain_plan())
     events = executor.run_all(run)
     until(events, "tool_call", "s2")
@@ -123,7 +129,7 @@ def test_an_interrupted_step_runs_again_before_the_steps_that_need_it() -> None:
 
 def test_run_next_resumes_an_interrupted_step_first() -> None:
     registry, ran = calls_recorded()
-    executor = Executor(registry)
+    executor = one_at_a_time(registry)
     run = executor.start(chain_plan())
     events = executor.run_next(run)
     until(events, "tool_call", "s1")
@@ -137,7 +143,7 @@ def test_run_next_resumes_an_interrupted_step_first() -> None:
 def test_an_abandoned_generator_closed_late_leaves_a_step_taken_over_alone() -> None:
     """A stale generator (closed by the garbage collector, say) must not undo a later run."""
     registry, _ = calls_recorded()
-    executor = Executor(registry)
+    executor = one_at_a_time(registry)
     run = executor.start(chain_plan())
     stale = executor.run_all(run)
     until(stale, "tool_call", "s1")
@@ -156,7 +162,7 @@ def test_an_abandoned_generator_closed_late_leaves_a_step_taken_over_alone() -> 
 
 def test_a_step_held_by_a_live_worker_is_waited_for_and_the_run_does_not_spin() -> None:
     registry, ran = calls_recorded()
-    executor = Executor(registry)
+    executor = one_at_a_time(registry)
     run = executor.start(chain_plan())
     owner = executor.run_all(run)
     until(owner, "tool_call", "s1")  # s1 is running, its worker suspended but alive
@@ -176,7 +182,7 @@ def test_a_step_held_by_a_live_worker_is_waited_for_and_the_run_does_not_spin() 
 
 def test_a_run_stored_mid_step_and_loaded_resumes_its_interrupted_step(tmp_path: Path) -> None:
     registry, ran = calls_recorded()
-    executor = Executor(registry)
+    executor = one_at_a_time(registry)
     plan = chain_plan()
     with PlanStore(tmp_path / "store.sqlite3") as store:
         saved = store.save_plan(plan)
@@ -198,7 +204,7 @@ def test_a_run_stored_mid_step_and_loaded_resumes_its_interrupted_step(tmp_path:
 
 def test_the_store_keeps_interrupted_steps_and_lists_the_run_as_interrupted(tmp_path: Path) -> None:
     registry, _ = calls_recorded()
-    executor = Executor(registry)
+    executor = one_at_a_time(registry)
     plan = chain_plan()
     with PlanStore(tmp_path / "store.sqlite3") as store:
         saved = store.save_plan(plan)
@@ -267,7 +273,7 @@ def gated_plan(size: int = 3) -> tuple[Executor, Gate, Plan]:
     gate.register(registry)
     steps = [{"tool": "note", "params": {"label": f"n{n}"}} for n in range(size)]
     steps.insert(1, {"tool": "wait_for_gate", "params": {"label": "g"}})
-    return Executor(registry), gate, plan_from_seed({"steps": steps})
+    return one_at_a_time(registry), gate, plan_from_seed({"steps": steps})
 
 
 def test_a_background_run_publishes_progress_and_hands_over_the_finished_run() -> None:
@@ -312,7 +318,7 @@ def test_a_background_run_keeps_an_unexpected_error_for_whoever_collects_it() ->
         raise ValueError("the synthesizer broke")
 
     registry, _ = calls_recorded()
-    executor = Executor(registry, synthesizer=broken_synthesizer)
+    executor = one_at_a_time(registry, synthesizer=broken_synthesizer)
     worker = BackgroundRun(executor, executor.start(chain_plan()), "all").start()
     assert worker.join(30)
     assert isinstance(worker.error, ValueError)
@@ -322,7 +328,7 @@ def test_a_background_run_keeps_an_unexpected_error_for_whoever_collects_it() ->
 
 def test_a_background_run_of_the_next_step_runs_one_step() -> None:
     registry, ran = calls_recorded()
-    executor = Executor(registry)
+    executor = one_at_a_time(registry)
     run = executor.start(chain_plan())
     assert BackgroundRun(executor, run, "next").start().join(30)
     assert ran == ["a"] and run.status == "paused"

@@ -17,11 +17,11 @@ def test_the_table_has_one_row_per_status():
 
 def test_what_the_statuses_mean():
     assert FINISHED == {StepStatus.succeeded, StepStatus.failed, StepStatus.skipped}
-    assert RUNNABLE == {StepStatus.pending, StepStatus.interrupted}
+    assert RUNNABLE == {StepStatus.pending, StepStatus.interrupted, StepStatus.cancelled}
     assert BLOCKING == {StepStatus.failed, StepStatus.skipped}
     assert RAN == {StepStatus.succeeded, StepStatus.failed}
-    assert EXPLAINED == {StepStatus.failed, StepStatus.skipped, StepStatus.interrupted}
-    assert CUT_OFF == {StepStatus.running, StepStatus.interrupted}
+    assert EXPLAINED == {StepStatus.failed, StepStatus.skipped, StepStatus.interrupted, StepStatus.cancelled}
+    assert CUT_OFF == {StepStatus.running, StepStatus.interrupted, StepStatus.cancelled}
     assert not FINISHED & RUNNABLE, "a finished step never runs again in its run"
     assert BLOCKING <= FINISHED and RAN <= FINISHED
 

@@ -51,13 +51,14 @@ def gate(app: AppTest):
 
 
 def start_gated_run(app: AppTest, gate: Gate) -> Plan:
-    """An approved plan of four steps whose second waits at the gate; Run all pressed."""
+    """An approved plan of four steps whose second waits at the gate; Run all pressed. A chain,
+    so what has run when the gate is reached is certain (a parallel run starts independent steps)."""
     make_plan(app)
     edit_json(app, plan_text([
         {"id": "a", "tool": "facilities_list", "params": {"location": "Berlin"}},
         {"id": "b", "tool": "wait_for_gate", "params": {"label": "n=${step[0].count}"}},
         {"id": "c", "tool": "say", "params": {"message": "after the gate: ${step[1].label}"}},
-        {"id": "d", "tool": "facilities_list", "params": {"location": "Munich"}},
+        {"id": "d", "tool": "facilities_list", "params": {"location": "Munich"}, "depends_on": ["c"]},
     ]))
     app.button(key="plan.approve").click().run()
     no_failures(app)

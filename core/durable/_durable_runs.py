@@ -26,8 +26,8 @@ from .._plan import Plan
 from .._registry import ToolRegistry
 from .._run import Run, StepRun
 from . import _runtime
-from ._effects import may_repeat
-from ._workflow import IN_DOUBT, Bound, bind, doubt_topic, in_doubt_note, run_workflow
+from .._retry import RunLimits
+from ._workflow import IN_DOUBT, Bound, bind, cut_off_steps, doubt_topic, in_doubt_note, run_workflow
 
 __all__ = ["DurableRuns", "RunStillGoing", "StepsInDoubt", "executor_alive"]
 
@@ -70,10 +70,11 @@ class DurableRuns:
     """Durable runs of plans against ``registry``, kept in ``store`` (SQLite or PostgreSQL)."""
 
     def __init__(self, store: Any, registry: ToolRegistry, synthesizer: Any = None, *,
-                 queues: tuple[str, ...] = (), worker_concurrency: int | None = None) -> None:
+                 limits: RunLimits | None = None, queues: tuple[str, ...] = (),
+                 worker_concurrency: int | None = None) -> None:
         self.store = store
         self.registry = registry
-        self._bound = Bound(store=store, registry=registry, synthesizer=synthesizer)
+        self._bound = Bound(store=store, registry=registry, synthesizer=synthesizer, limits=limits)
         bind(self._bound)
         _runtime.launch(store.database, queues=queues, worker_concurrency=worker_concurrency)
 
@@ -92,13 +93,7 @@ class DurableRuns:
         self.store.save_run(run, plan_id=plan_id, version=version)
         if parent_id is not None:
             self.store.records.link(run.id, parent_id=parent_id, rerun_from=rerun_from)
-        self._seeds[run.id] = sorted(seeded or {})
         return run.id
-
-    @property
-    def _seeds(self) -> dict[str, list[str]]:
-        seeds: dict[str, list[str]] = self.__dict__.setdefault("_seed_map", {})
-        return seeds
 
     def run(self, plan: Plan, *, on_event: Callable[[Event], None] | None = None, **start: Any) -> Run:
         """Start a run of ``plan`` and run it to its end in this thread."""
@@ -110,12 +105,11 @@ class DurableRuns:
         see ``resume``); the run as stored."""
         from dbos import SetWorkflowID
 
-        seeded = self._seeded(run_id)
         if on_event is not None:
             self._bound.listeners[run_id] = on_event
         try:
             with SetWorkflowID(run_id):
-                run_workflow(run_id, seeded)
+                run_workflow(run_id)
         finally:
             self._bound.listeners.pop(run_id, None)
         return self.store.load_run(run_id)
@@ -168,38 +162,16 @@ class DurableRuns:
         from dbos import DBOS, SetWorkflowID
 
         with SetWorkflowID(run_id):
-            DBOS.enqueue_workflow(_runtime.RUN_QUEUE, run_workflow, run_id, self._seeded(run_id))
-
-    def _seeded(self, run_id: str) -> list[str]:
-        """The steps a rerun reused, as its workflow was first given them."""
-        if run_id in self._seeds:
-            return self._seeds[run_id]
-        from dbos import DBOS
-
-        status = DBOS.get_workflow_status(run_id)
-        recorded = getattr(status, "input", None) if status is not None else None
-        if recorded:
-            args = recorded.get("args") if isinstance(recorded, dict) else getattr(recorded, "args", None)
-            if args and len(args) > 1:
-                return list(args[1])
-        # Never started: the reused steps are the ones stored finished before any step ran.
-        run = self.store.load_run(run_id)
-        return sorted(s.step_id for s in run.steps.values() if s.status.value == "succeeded" and not s.error)
+            DBOS.enqueue_workflow(_runtime.RUN_QUEUE, run_workflow, run_id)
 
     def in_doubt(self, run_id: str) -> list[str]:
         """The run's steps that were cut off mid-call and whose tools may not repeat: they wait
         for a decision (and are marked in doubt in the store). Known before a resume, from the
         store alone: a step is written "started" before its call and "finished" after it."""
         run = self.store.load_run(run_id)
-        steps = {step.id: step for step in run.plan.steps}
-        doubtful = []
-        for state in run.steps.values():
-            marked = state.status.value == "interrupted" and (state.error or "").startswith(IN_DOUBT)
-            cut_off = state.status.value == "running" and not (
-                steps[state.step_id].tool in self.registry and may_repeat(self.registry.get(steps[state.step_id].tool)))
-            if cut_off:
-                self.store.records.step_marked(run_id, state.step_id, "interrupted",
-                                               in_doubt_note(steps[state.step_id].tool), run_status=IN_DOUBT)
-            if marked or cut_off:
-                doubtful.append(state.step_id)
-        return doubtful
+        _repeat, doubt = cut_off_steps(run, self.registry)
+        for step_id in doubt:
+            if not (run.steps[step_id].error or "").startswith(IN_DOUBT):
+                self.store.records.step_marked(run_id, step_id, "interrupted",
+                                               in_doubt_note(run.plan.step(step_id).tool), run_status=IN_DOUBT)
+        return doubt

@@ -18,6 +18,7 @@ import threading
 from typing import Any
 
 from .._registry import ToolRegistry
+from .._retry import RunLimits
 from . import _runtime
 from ._durable_runs import DurableRuns, executor_alive
 
@@ -60,9 +61,11 @@ def take_over_dead_workers(store: Any, *, silent_for: dt.timedelta) -> list[str]
 
 
 def serve_queue(store: Any, registry: ToolRegistry, synthesizer: Any = None, *, concurrency: int = 4,
-                stop: threading.Event | None = None, beat: float = _BEAT_SECONDS) -> None:
+                limits: RunLimits | None = None, stop: threading.Event | None = None,
+                beat: float = _BEAT_SECONDS) -> None:
     """Take runs from the queue until ``stop`` is set (Ctrl-C ends the command line's worker)."""
-    DurableRuns(store, registry, synthesizer, queues=(_runtime.RUN_QUEUE,), worker_concurrency=concurrency)
+    DurableRuns(store, registry, synthesizer, limits=limits, queues=(_runtime.RUN_QUEUE,),
+                worker_concurrency=concurrency)
     stop = stop or threading.Event()
     me = _runtime.executor_id()
     silent_for = dt.timedelta(seconds=beat * _SILENT_BEATS)

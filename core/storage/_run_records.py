@@ -94,6 +94,17 @@ class RunRecords:
                             .values(status=status, error=error))
             session.execute(update(RunRow).where(RunRow.id == run_id).values(status=run_status))  # type: ignore[arg-type]
 
+    def run_state(self, run_id: str, *, status: str, started_at: dt.datetime | None = None,
+                  finished_at: dt.datetime | None = None) -> None:
+        """The run's status now (and when it started or finished, when given)."""
+        values: dict[str, Any] = {"status": status}
+        if started_at is not None:
+            values["started_at"] = started_at
+        if finished_at is not None:
+            values["finished_at"] = finished_at
+        with self._db.session("record the run's state", write=True) as session:
+            session.execute(update(RunRow).where(RunRow.id == run_id).values(**values))  # type: ignore[arg-type]
+
     def run_ended(self, run_id: str, *, status: str, finished_at: dt.datetime, answer: str | None) -> None:
         """The run is over: its final status, when it ended, its answer."""
         with self._db.session("record the run's end", write=True) as session:

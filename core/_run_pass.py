@@ -1,0 +1,338 @@
+"""One pass over a run: start every ready step (up to ``max_parallel`` at once), wait for
+whichever ends first, start the steps it released, until nothing more can start.
+
+Only the thread driving the pass (the consumer of its events) touches the run; tools run on
+other threads (``_step_call``) and tell their outcomes on the pass's queue. A step is
+``running`` from its ``plan_step_start`` until its ``plan_step_end``; its arguments, result
+and error are written together when it ends, so a step cut off leaves no partial result.
+
+How a pass ends, and what it does to the steps it started:
+
+- every ready step ran: the run is finished, or the rest waits for a live worker ("held");
+- ``limit`` steps started (``run_next``) or ``should_stop()`` said so: no step starts after,
+  the running ones finish ("paused");
+- ``cancel()``, from any thread: running steps are cancelled (async) or abandoned (threads),
+  marked ``cancelled``, with what their attempts recorded kept ("cancel");
+- the consumer closed the generator or raised (Ctrl-C in the CLI): the steps running are
+  marked ``interrupted`` (``cancelled`` for Ctrl-C), their calls given up ("abandoned").
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator, Mapping
+
+from ._engine import RunRecorder, StopReason
+from ._errors import ToolCallError
+from ._events import Event, now, step_end, step_result
+from ._registry import Tool, ToolRegistry
+from ._retry import RetryPolicy, RunLimits
+from ._run import Run, StepAttempt, StepRun
+from ._scheduler import ReadySteps
+from ._step_call import Call, Outcome, call_tool
+from ._step_status import BLOCKING, FINISHED, RUNNABLE, StepStatus
+from ._templates import resolve_params
+
+__all__ = ["CANCELLED_NOTE", "INTERRUPTED_NOTE", "RunPass"]
+
+INTERRUPTED_NOTE = "interrupted: the run stopped while this step was running; it runs again on the next run"
+CANCELLED_NOTE = "cancelled: the run was cancelled while this step was running; it runs again on the next run"
+
+
+class _Workers:
+    """Tokens of the steps being run right now in this process, one per step started."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._live: set[str] = set()
+
+    def claim(self) -> str:
+        token = uuid.uuid4().hex
+        with self._lock:
+            self._live.add(token)
+        return token
+
+    def release(self, token: str) -> None:
+        with self._lock:
+            self._live.discard(token)
+
+    def alive(self, token: str | None) -> bool:
+        with self._lock:
+            return token is not None and token in self._live
+
+
+workers = _Workers()
+
+
+class _Results(Mapping[int, Any]):
+    """The results of a run's succeeded steps by position, read when a reference asks.
+
+    A step's params refer to a few earlier steps; building every result into a dict for each
+    step made a long plan's run cost the square of its length.
+    """
+
+    def __init__(self, run: Run) -> None:
+        self._plan_steps = run.plan.steps
+        self._states = run.steps
+
+    def _state(self, position: int) -> StepRun | None:
+        if not isinstance(position, int) or not 0 <= position < len(self._plan_steps):
+            return None
+        state = self._states.get(self._plan_steps[position].id)
+        return state if state is not None and state.status == StepStatus.succeeded else None
+
+    def __contains__(self, position: object) -> bool:
+        return self._state(position) is not None  # type: ignore[arg-type]
+
+    def __getitem__(self, position: int) -> Any:
+        state = self._state(position)
+        if state is None:
+            raise KeyError(position)
+        return state.result
+
+    def __iter__(self) -> Iterator[int]:
+        return (n for n in range(len(self._plan_steps)) if n in self)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+@dataclass
+class _Flight:
+    """A step started by this pass and not ended yet."""
+
+    step_id: str
+    tool: Tool
+    arguments: dict[str, Any]
+    token: str
+    timeout: float
+    policy: RetryPolicy
+    began: float  # perf_counter when the step started
+    attempt: int = 0
+    call: Call | None = None  # None between a failed attempt and its retry
+    deadline: float = 0.0  # monotonic: the current call is given up then
+    retry_at: float = 0.0  # monotonic: the next call is made then
+    attempts: list[StepAttempt] = field(default_factory=list)
+
+
+_WAKE = object()  # put on the queue by cancel(): the driving thread looks at the flag
+
+
+class RunPass:
+    def __init__(self, run: Run, registry: ToolRegistry, limits: RunLimits, recorder: RunRecorder, *,
+                 limit: int | None, should_stop: Callable[[], bool] | None) -> None:
+        self.run = run
+        self._registry = registry
+        self._limits = limits
+        self._recorder = recorder
+        self._limit = limit
+        self._should_stop = should_stop
+        # queue.Queue, not SimpleQueue: its wait gives way to Ctrl-C on the main thread (the CLI).
+        self._outcomes: queue.Queue[Any] = queue.Queue()
+        self._cancelled = threading.Event()
+        self._flights: dict[str, _Flight] = {}
+        self._results = _Results(run)
+
+    def cancel(self) -> None:
+        """Cancel from any thread; the driving thread acts on it at once."""
+        self._cancelled.set()
+        self._outcomes.put(_WAKE)
+
+    # -- the pass --------------------------------------------------------------------------------
+
+    def events(self) -> Iterator[Event]:
+        """The pass's events; afterwards ``reason`` says why it stopped (None: nothing left)."""
+        self.reason: StopReason | None = None
+        yield from self._reclaim()
+        ready = ReadySteps(self.run)
+        self._ready = ready
+        started, stopping = 0, False
+        try:
+            while True:
+                while ready and not stopping and len(self._flights) < self._limits.max_parallel \
+                        and not self._cancelled.is_set():
+                    if (self._limit is not None and started >= self._limit) or \
+                            (self._should_stop is not None and self._should_stop()):
+                        stopping = True
+                        break
+                    step_id = ready.pop()
+                    if self.run.steps[step_id].status not in RUNNABLE:
+                        continue  # another worker ran it since the pass began
+                    blocked = [d for d in ready.dependencies[step_id] if self.run.steps[d].status in BLOCKING]
+                    if blocked:
+                        yield self._skip(step_id, blocked)
+                        continue
+                    started += 1
+                    yield from self._start(step_id)
+                if self._cancelled.is_set():
+                    yield from self._give_up(StepStatus.cancelled, CANCELLED_NOTE)
+                    self.reason = "cancel"
+                    return
+                if not self._flights:
+                    break
+                yield from self._wait()
+        except KeyboardInterrupt:
+            self._give_up_quietly(StepStatus.cancelled, CANCELLED_NOTE)
+            raise
+        except BaseException:  # closed by its consumer (GeneratorExit), or a recorder that failed
+            self._give_up_quietly(StepStatus.interrupted, INTERRUPTED_NOTE)
+            raise
+        if stopping:
+            self.reason = "paused"
+        elif not all(s.status in FINISHED for s in self.run.steps.values()):
+            self.reason = "held"
+
+    def _reclaim(self) -> Iterator[Event]:
+        """Steps left ``running`` by a worker that is gone become ``interrupted``."""
+        for step_id, state in self.run.steps.items():
+            if state.status == StepStatus.running and not workers.alive(state.worker):
+                _cut(state, StepStatus.interrupted, INTERRUPTED_NOTE)
+                self._recorder.step_ended(self.run, step_id)
+                yield step_end(self.run, step_id)
+
+    def _skip(self, step_id: str, blocked: list[str]) -> Event:
+        state = self.run.steps[step_id]
+        state.status = StepStatus.skipped
+        state.error = f"skipped: depends on {', '.join(self.run.plan.label(d) for d in blocked)}, which did not succeed"
+        self._recorder.step_ended(self.run, step_id)
+        self._ready.finished(step_id, self.run)
+        return step_end(self.run, step_id)
+
+    def _start(self, step_id: str) -> Iterator[Event]:
+        run = self.run
+        index = self._ready.positions[step_id]
+        step = run.plan.steps[index]
+        state = run.steps[step_id]
+        token = workers.claim()
+        state.status = StepStatus.running
+        state.worker = token
+        state.started_at = now()
+        state.arguments = state.result = state.error = state.duration_ms = None
+        state.retried = []
+        began = time.perf_counter()
+        try:
+            yield Event(type="plan_step_start", run_id=run.id, step_id=step_id,
+                        data={"index": index, "tool": step.tool, "note": step.note})
+            try:
+                arguments = resolve_params(step.params, self._results)
+            except ToolCallError as exc:  # a reference to data the earlier step did not return
+                self._end(step_id, token, began, None, None, str(exc), [])
+                yield step_result(run, step_id, step.tool)
+                yield step_end(run, step_id)
+                return
+            yield Event(type="tool_call", run_id=run.id, step_id=step_id,
+                        data={"tool": step.tool, "arguments": arguments})
+            tool = self._registry.get(step.tool)
+            flight = _Flight(step_id, tool, arguments, token, began=began,
+                             timeout=self._limits.timeout_for(tool.name, tool.timeout),
+                             policy=self._limits.retry_for(tool.name, tool.retry))
+            self._flights[step_id] = flight
+            self._call(flight)
+        except BaseException:
+            # Cut off before its tool was called (the consumer closed the generator at an event):
+            # the step runs again. A generator closed late, after another worker took the step
+            # over, must leave the step alone.
+            if step_id not in self._flights:
+                workers.release(token)
+                if state.worker == token:
+                    _cut(state, StepStatus.interrupted, INTERRUPTED_NOTE)
+            raise
+
+    def _call(self, flight: _Flight) -> None:
+        flight.attempt += 1
+        attempt = StepAttempt(number=flight.attempt, started_at=now())
+        flight.attempts.append(attempt)
+        self.run.steps[flight.step_id].retried = flight.attempts[:-1]
+        self._recorder.step_started(self.run, flight.step_id, attempt, flight.arguments)
+        flight.deadline = time.monotonic() + flight.timeout
+        flight.call = call_tool(flight.tool, flight.arguments, flight.step_id, flight.attempt, self._outcomes)
+
+    def _wait(self) -> Iterator[Event]:
+        """Wait for an outcome, a timeout or a retry that is due; act on each there is."""
+        due = min((f.deadline if f.call is not None else f.retry_at) for f in self._flights.values())
+        try:
+            item = self._outcomes.get(timeout=max(0.0, due - time.monotonic()))
+        except queue.Empty:
+            item = None
+        while item is not None:
+            if isinstance(item, Outcome):
+                yield from self._outcome(item)
+            try:
+                item = self._outcomes.get_nowait()
+            except queue.Empty:
+                item = None
+        clock = time.monotonic()
+        for flight in list(self._flights.values()):
+            if flight.call is not None and clock >= flight.deadline:
+                flight.call.cancel()  # an async task stops; a thread is abandoned
+                yield from self._outcome(Outcome(flight.step_id, flight.attempt, kind="timeout",
+                                                 error=f"{flight.tool.name} timed out after {flight.timeout:g} s",
+                                                 duration_ms=round(flight.timeout * 1000, 3)))
+            elif flight.call is None and clock >= flight.retry_at and not self._cancelled.is_set():
+                self._call(flight)
+
+    def _outcome(self, outcome: Outcome) -> Iterator[Event]:
+        flight = self._flights.get(outcome.step_id)
+        if flight is None or flight.call is None or flight.attempt != outcome.attempt:
+            return  # a call given up on (timed out, cancelled) that answered late
+        flight.call = None
+        attempt = flight.attempts[-1]
+        attempt.duration_ms, attempt.error = outcome.duration_ms, outcome.error
+        if outcome.kind is not None and flight.policy.retries(outcome.kind, flight.attempt):  # type: ignore[arg-type]
+            flight.retry_at = time.monotonic() + flight.policy.pause(flight.attempt)
+            return
+        del self._flights[flight.step_id]
+        self._end(flight.step_id, flight.token, flight.began, flight.arguments, outcome.result,
+                  outcome.error, flight.attempts)
+        yield step_result(self.run, flight.step_id, flight.tool.name)
+        yield step_end(self.run, flight.step_id)
+
+    def _end(self, step_id: str, token: str, began: float, arguments: dict[str, Any] | None, result: Any,
+             error: str | None, attempts: list[StepAttempt]) -> None:
+        state = self.run.steps[step_id]
+        workers.release(token)
+        # Recorded together, only now: a step cut off before leaves no partial result.
+        state.arguments, state.result, state.error = arguments, result, error
+        state.duration_ms = round((time.perf_counter() - began) * 1000, 3)
+        state.retried = attempts[:-1]
+        state.status = StepStatus.failed if error is not None else StepStatus.succeeded
+        state.worker = None
+        self._recorder.step_ended(self.run, step_id)
+        self._ready.finished(step_id, self.run)
+
+    def _give_up(self, status: StepStatus, note: str) -> Iterator[Event]:
+        """Every step in flight ends as ``status``: its call cancelled or abandoned."""
+        for flight in list(self._flights.values()):
+            self._give_up_one(flight, status, note)
+            yield step_result(self.run, flight.step_id, flight.tool.name)
+            yield step_end(self.run, flight.step_id)
+
+    def _give_up_quietly(self, status: StepStatus, note: str) -> None:
+        for flight in list(self._flights.values()):
+            self._give_up_one(flight, status, note)
+
+    def _give_up_one(self, flight: _Flight, status: StepStatus, note: str) -> None:
+        del self._flights[flight.step_id]
+        if flight.call is not None:
+            flight.call.cancel()
+        workers.release(flight.token)
+        state = self.run.steps[flight.step_id]
+        if state.worker != flight.token:
+            return
+        state.retried = flight.attempts[:-1]
+        state.duration_ms = round((time.perf_counter() - flight.began) * 1000, 3)
+        _cut(state, status, note)
+        try:
+            self._recorder.step_ended(self.run, flight.step_id)
+        except Exception:  # already on the way out with another error: that one is told
+            pass
+
+
+def _cut(state: StepRun, status: StepStatus, note: str) -> None:
+    state.status = status
+    state.worker = None
+    state.error = note

@@ -1,0 +1,183 @@
+"""One call of a step's tool, off the thread that drives the run, told back on a queue.
+
+A sync tool runs on a daemon thread of a pool shared by every run; an ``async def`` tool is
+awaited on one event loop that a daemon thread keeps for the process. Either way the outcome
+(result, or error and its kind for the retry policy, and the time the call took) is put on
+the queue of the pass that made the call, so the driving thread waits on one queue for every
+step in flight, whichever way it runs.
+
+A call past its timeout is given up: an ``async def`` tool's task is cancelled; a sync tool
+cannot be stopped from outside, so its thread is abandoned (a daemon: it never holds up the
+process's exit) and the pool grows a new one for the next call. Whatever an abandoned call
+returns later is dropped: each outcome carries its step and attempt, and only the current
+attempt of a step is taken.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import os
+import queue
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from ._errors import RetryableError, ToolCallError, ToolExecutionError
+from ._registry import Tool
+from ._retry import FailureKind
+from ._tool_call import await_tool_function
+
+__all__ = ["Call", "Outcome", "call_tool"]
+
+
+@dataclass
+class Outcome:
+    """How one call of a step's tool ended."""
+
+    step_id: str
+    attempt: int
+    result: Any = None
+    error: str | None = None
+    # Why it failed, as a retry policy names it; "final" for failures no retry can mend
+    # (arguments that do not fit, a result that is not JSON); None when it succeeded.
+    kind: FailureKind | str | None = None
+    duration_ms: float = 0.0
+
+
+class Call:
+    """A call in flight: ``cancel()`` gives it up (an async task is cancelled)."""
+
+    def __init__(self, cancel: Callable[[], Any] | None = None) -> None:
+        self._cancel = cancel
+
+    def cancel(self) -> None:
+        if self._cancel is not None:
+            self._cancel()
+
+
+def _failed(exc: BaseException, tool: str) -> tuple[str, str]:
+    """(error, kind) of an exception out of a tool's call."""
+    if isinstance(exc, RetryableError):
+        return str(exc), "retryable"
+    if isinstance(exc, ToolExecutionError):
+        return str(exc), "error"
+    if isinstance(exc, ToolCallError):
+        return str(exc), "final"
+    # A tool class of its own (not Tool.call) that let something through: the tool ran, so
+    # the step failed; "interrupted" would run its side effect again.
+    return f"{tool} failed: {type(exc).__name__}: {exc}", "error"
+
+
+def _sync_call(tool: Tool, arguments: dict[str, Any], step_id: str, attempt: int) -> Outcome:
+    began = time.perf_counter()
+    try:
+        result = tool.call(arguments)
+        outcome = Outcome(step_id, attempt, result=result)
+    except BaseException as exc:  # on a pool thread: whatever the tool raised is its step's failure
+        error, kind = _failed(exc, tool.name)
+        outcome = Outcome(step_id, attempt, error=error, kind=kind)
+    outcome.duration_ms = round((time.perf_counter() - began) * 1000, 3)
+    return outcome
+
+
+async def _async_call(tool: Tool, arguments: dict[str, Any], step_id: str, attempt: int) -> Outcome:
+    began = time.perf_counter()
+    try:
+        kwargs = tool.keyword_arguments(arguments)
+        result = tool.json_result(await await_tool_function(tool.name, tool.func, kwargs))
+        outcome = Outcome(step_id, attempt, result=result)
+    except asyncio.CancelledError:
+        raise
+    except BaseException as exc:
+        error, kind = _failed(exc, tool.name)
+        outcome = Outcome(step_id, attempt, error=error, kind=kind)
+    outcome.duration_ms = round((time.perf_counter() - began) * 1000, 3)
+    return outcome
+
+
+def _is_async(tool: Tool) -> bool:
+    # A tool class with its own ``call`` (an MCP server's) is called as it says, on a thread.
+    return type(tool).call is Tool.call and inspect.iscoroutinefunction(tool.func)
+
+
+def call_tool(tool: Tool, arguments: dict[str, Any], step_id: str, attempt: int,
+              outcomes: "queue.Queue[Any]") -> Call:
+    """Start calling ``tool``; its ``Outcome`` is put on ``outcomes`` when it ends."""
+    if _is_async(tool):
+        future = asyncio.run_coroutine_threadsafe(_async_call(tool, arguments, step_id, attempt), _loop())
+
+        def told(done: Any) -> None:
+            if not done.cancelled():
+                outcomes.put(done.result())
+
+        future.add_done_callback(told)
+        return Call(future.cancel)
+    _POOL.submit(lambda: outcomes.put(_sync_call(tool, arguments, step_id, attempt)))
+    return Call()
+
+
+class _DaemonPool:
+    """Threads for sync tools: grown as calls need them, idle ones leave after a while.
+
+    Not ``concurrent.futures.ThreadPoolExecutor``: its threads are joined when the interpreter
+    exits, so one hung tool would keep the CLI from ever exiting. How many calls run at once
+    is the executor's to bound (``max_parallel``); a thread stuck in an abandoned call is not
+    counted there, and the pool simply has one more.
+    """
+
+    def __init__(self, idle_seconds: float = 30.0) -> None:
+        self._idle_seconds = idle_seconds
+        self._cond = threading.Condition()
+        self._tasks: deque[Callable[[], None]] = deque()
+        self._idle = 0
+
+    def submit(self, task: Callable[[], None]) -> None:
+        with self._cond:
+            self._tasks.append(task)
+            if self._idle >= len(self._tasks):
+                self._cond.notify()
+                return
+        threading.Thread(target=self._work, name="plan-step", daemon=True).start()
+
+    def _work(self) -> None:
+        while True:
+            with self._cond:
+                while not self._tasks:
+                    self._idle += 1
+                    woken = self._cond.wait(self._idle_seconds)
+                    self._idle -= 1
+                    if not woken and not self._tasks:
+                        return
+                task = self._tasks.popleft()
+            task()
+
+
+_POOL = _DaemonPool()
+_loop_lock = threading.Lock()
+_event_loop: asyncio.AbstractEventLoop | None = None
+
+
+def _loop() -> asyncio.AbstractEventLoop:
+    """The process's loop for ``async def`` tools, started on first use on a daemon thread."""
+    global _event_loop
+    with _loop_lock:
+        if _event_loop is None:
+            loop = asyncio.new_event_loop()
+            threading.Thread(target=loop.run_forever, name="plan-async-tools", daemon=True).start()
+            _event_loop = loop
+        return _event_loop
+
+
+def _forget_threads_in_child() -> None:
+    """A forked child has the pool's and the loop's state but none of their threads: counted
+    idle threads that do not exist would take no call, and the loop would never run."""
+    global _POOL, _event_loop, _loop_lock
+    _POOL = _DaemonPool()
+    _event_loop = None
+    _loop_lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_threads_in_child)
