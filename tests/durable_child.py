@@ -62,16 +62,17 @@ def registry(log: Path) -> ToolRegistry:
     return tools
 
 
-def plan(shape: str) -> Plan:
+def plan(shape: str, tag: str = "") -> Plan:
+    """The plan of ``shape``; ``tag`` goes before each step's name in the log (runs told apart)."""
     if shape in ("chain", "writes"):
         tool = "add" if shape == "chain" else "send"
-        steps = [Step(id="c0", tool=tool, params={"step": "c0", "value": 0, **({"plus": 1} if tool == "add" else {})})]
+        steps = [Step(id="c0", tool=tool, params={"step": f"{tag}c0", "value": 0, **({"plus": 1} if tool == "add" else {})})]
         for n in range(1, CHAIN):
-            params = {"step": f"c{n}", "value": f"${{step[{n - 1}]}}"}
+            params = {"step": f"{tag}c{n}", "value": f"${{step[{n - 1}]}}"}
             if tool == "add":
                 params["plus"] = 1
             steps.append(Step(id=f"c{n}", tool=tool, params=params))
-        return Plan(goal=f"{shape} of {CHAIN}", steps=steps)
+        return Plan(goal=f"{shape} of {CHAIN} {tag}".strip(), steps=steps)
     steps = [Step(id="root", tool="add", params={"step": "root", "value": 1, "plus": 0})]
     steps += [Step(id=f"f{n}", tool="add", params={"step": f"f{n}", "value": "${step[0]}", "plus": n})
               for n in range(WIDTH)]
