@@ -32,7 +32,7 @@ from typing import Any, Iterable, Iterator, Sequence, TextIO
 
 from pydantic import ValidationError
 
-from core import (CUT_OFF, FINISHED, FORMATS, FROM_OPTIONS_VARIABLE, Executor, Plan, PlanError, PlanInvalid,
+from core import (CUT_OFF, FINISHED, FORMATS, FROM_OPTIONS_VARIABLE, Plan, PlanError, PlanInvalid,
                   PlanStudioError, Run, Settings, StepRun, StepStatus, dump_plan, private_folder)
 from core.formats import detect_and_load
 from core.planners import unread_notice

@@ -66,7 +66,6 @@ def test_kill_9_at_random_points_then_resume_reruns_no_finished_step(
         shape: str, store_location: str | Path, tmp_path: Path) -> None:
     rng = random.Random(f"{shape}-{store_location}")
     log, out = tmp_path / "calls.log", tmp_path / "child.out"
-    total_lines = 2 * len(durable_child.expected(shape))
     pid = _child(["run", str(store_location), shape, str(log)], out)
     assert _wait_for(lambda: out.exists() and out.read_text().strip() != "", pid)
     run_id = out.read_text().split()[0]

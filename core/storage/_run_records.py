@@ -14,7 +14,8 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import update
+from pydantic_core import PydanticSerializationError, to_jsonable_python
+from sqlalchemy import text, update
 from sqlmodel import select
 
 from .._errors import StorageError
@@ -42,13 +43,25 @@ class RunListing:
     rerun_from: str | None
 
 
+# The two writes every step makes, compiled once (the store's tables, plain SQL both dialects read).
+_STEP_STARTED = text("UPDATE step_run SET status = 'running', arguments_json = :arguments, result_json = NULL, "
+                     "error = NULL, started_at = :at, duration_ms = NULL WHERE run_id = :run AND step_id = :step")
+_STEP_ENDED = text("UPDATE step_run SET status = :status, arguments_json = :arguments, result_json = :result, "
+                   "error = :error, duration_ms = :duration WHERE run_id = :run AND step_id = :step")
+
+
+def _stamp(at: dt.datetime) -> dt.datetime:
+    """As ``UTCDateTime`` stores it: UTC, without the offset."""
+    return at.astimezone(dt.timezone.utc).replace(tzinfo=None) if at.tzinfo else at
+
+
 def _text(value: Any, what: str, step_id: str) -> str | None:
     try:
-        text = json_text(StepRun(step_id=step_id, result=value).model_dump(mode="json")["result"])
-        if text is not None:
-            text.encode("utf-8")
-        return text
-    except (ValueError, TypeError, RecursionError) as exc:
+        stored = json_text(to_jsonable_python(value))
+        if stored is not None:
+            stored.encode("utf-8")  # the database stores UTF-8, which has no lone surrogates
+        return stored
+    except (ValueError, TypeError, RecursionError, PydanticSerializationError) as exc:
         raise StorageError(f"step {step_id!r}: its {what} cannot be stored: {reason(exc)}") from exc
 
 
@@ -68,24 +81,18 @@ class RunRecords:
                      started_at: dt.datetime) -> None:
         """The step's tool is about to be called with ``arguments``."""
         arguments_text = _text(arguments, "arguments", step_id)
-        with self._db.session("record the step's start", write=True) as session:
-            session.execute(update(StepRunRow).where(StepRunRow.run_id == run_id, StepRunRow.step_id == step_id)  # type: ignore[arg-type]
-                            .values(status="running", arguments_json=arguments_text, result_json=None,
-                                    error=None, started_at=started_at, duration_ms=None))
-            session.execute(update(RunRow).where(RunRow.id == run_id)  # type: ignore[arg-type]
-                            .values(status="running"))
-            session.execute(update(RunRow).where(RunRow.id == run_id, RunRow.started_at.is_(None))  # type: ignore[union-attr]
-                            .values(started_at=started_at))
+        with self._db.transaction("record the step's start", write=True) as connection:
+            connection.execute(_STEP_STARTED, {"run": run_id, "step": step_id, "arguments": arguments_text,
+                                               "at": _stamp(started_at)})
 
     def step_finished(self, run_id: str, state: StepRun) -> None:
         """The step ended: its status, result or error, and how long it took."""
         result_text = _text(state.result, "result", state.step_id)
         arguments_text = _text(state.arguments, "arguments", state.step_id)
-        with self._db.session("record the step's end", write=True) as session:
-            session.execute(update(StepRunRow).where(StepRunRow.run_id == run_id,  # type: ignore[arg-type]
-                                                     StepRunRow.step_id == state.step_id)
-                            .values(status=state.status.value, arguments_json=arguments_text,
-                                    result_json=result_text, error=state.error, duration_ms=state.duration_ms))
+        with self._db.transaction("record the step's end", write=True) as connection:
+            connection.execute(_STEP_ENDED, {"run": run_id, "step": state.step_id, "status": state.status.value,
+                                             "arguments": arguments_text, "result": result_text,
+                                             "error": state.error, "duration": state.duration_ms})
 
     def step_marked(self, run_id: str, step_id: str, status: str, error: str | None, *, run_status: str) -> None:
         """Set one step's status and note, and the run's status (a step found in doubt, say)."""
