@@ -28,6 +28,9 @@ from sqlalchemy.dialects.postgresql import insert as postgres_insert
 from sqlalchemy.engine import URL
 from sqlmodel import create_engine
 
+# Recording a goal for search is the same upsert in both dialects' SQL.
+from ._sqlite import index_goal  # noqa: F401  (part of this module's functions)
+
 __all__ = ["ERRORS", "count_matching", "draft_owner", "index_goal", "make_engine",
            "matching_ids", "refresh_search", "schema_names", "search_params", "step_count", "upsert", "uses_index"]
 
@@ -98,16 +101,6 @@ def refresh_search(connection: Any, names: set[str]) -> bool:
         "WHERE p.id = plan_goal.plan_id AND (plan_goal.updated_at IS DISTINCT FROM p.updated_at "
         "OR plan_goal.created_at IS DISTINCT FROM p.created_at)")
     return "plan_goal_trigrams" in names
-
-
-def index_goal(session: Any, plan_id: str, goal: str) -> None:
-    """Record the plan's goal, folded, and its sort keys for search; call it in the transaction
-    that saves the plan, after its row is written."""
-    session.execute(text("INSERT INTO plan_goal (plan_id, folded, updated_at, created_at) "
-                         "SELECT id, :folded, updated_at, created_at FROM plan WHERE id = :plan_id "
-                         "ON CONFLICT (plan_id) DO UPDATE SET folded = excluded.folded, "
-                         "updated_at = excluded.updated_at, created_at = excluded.created_at"),
-                    {"plan_id": plan_id, "folded": goal.casefold()})
 
 
 _TRIGRAM = 3
