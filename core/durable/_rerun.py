@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from .._errors import PlanStudioError
 from .._registry import ToolRegistry
 from .._run import Run, StepRun
-from .._step_status import StepStatus
+from .._step_status import CUT_OFF, StepStatus
 from ._effects import may_repeat
 
 __all__ = ["RerunChoice", "rerun_choice"]
@@ -61,7 +61,9 @@ def rerun_choice(parent: Run, *, from_step: str | None = None, retry: bool = Fal
     """The rerun of ``parent`` from ``from_step`` (a step id or number), or its retry."""
     plan = parent.plan
     if retry:
-        chosen = [s.id for s in plan.steps if parent.steps[s.id].status in (StepStatus.failed, StepStatus.interrupted)]
+        # Failed, or cut off (in doubt, say): the steps a retry is for.
+        chosen = [s.id for s in plan.steps
+                  if parent.steps[s.id].status == StepStatus.failed or parent.steps[s.id].status in CUT_OFF]
         if not chosen:
             raise PlanStudioError(f"run {parent.id!r} has no failed step to retry")
     elif from_step is not None:

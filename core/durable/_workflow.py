@@ -28,7 +28,7 @@ from .._executor import Executor
 from .._registry import ToolRegistry
 from .._retry import RunLimits
 from .._run import Run, StepAttempt
-from .._step_status import StepStatus
+from .._step_status import CUT_OFF, StepStatus
 from ._effects import may_repeat
 
 __all__ = ["IN_DOUBT", "Bound", "StoreRecorder", "bind", "bound", "cut_off_steps", "doubt_topic", "in_doubt_note",
@@ -38,8 +38,6 @@ __all__ = ["IN_DOUBT", "Bound", "StoreRecorder", "bind", "bound", "cut_off_steps
 IN_DOUBT = "in doubt"
 # How long an in-doubt step waits for a decision before it fails (a run is not kept open forever).
 _DECISION_WAIT_SECONDS = 30 * 24 * 3600.0
-# Statuses a step is left in when its run stopped while its tool was (maybe) being called.
-_CUT_OFF = (StepStatus.running, StepStatus.interrupted, StepStatus.cancelled)
 
 
 def doubt_topic(step_id: str) -> str:
@@ -115,7 +113,7 @@ def cut_off_steps(run: Run, registry: ToolRegistry) -> tuple[list[str], list[str
     repeat, doubt = [], []
     for step in run.plan.steps:
         state = run.steps[step.id]
-        if state.status not in _CUT_OFF or (state.started_at is None and state.arguments is None):
+        if state.status not in CUT_OFF or (state.started_at is None and state.arguments is None):
             continue
         marked = (state.error or "").startswith(IN_DOUBT)
         safe = step.tool in registry and may_repeat(registry.get(step.tool))
