@@ -62,7 +62,8 @@ class Executor:
         self.limits = limits if max_parallel is None else limits.model_copy(update={"max_parallel": max_parallel})
         self.recorder = recorder
         self._lock = threading.Lock()
-        self._passes: dict[str, RunPass] = {}
+        # The passes driving each run now (two consumers may drive one run: see run_all).
+        self._passes: dict[str, list[RunPass]] = {}
 
     def start(self, plan: Plan) -> Run:
         """A new run of ``plan``; raises ``PlanInvalid`` if the plan has errors, ``PlanError``
@@ -95,11 +96,10 @@ class Executor:
     def cancel(self, run_id: str) -> bool:
         """Cancel the run with that id being driven now (from any thread); False if none is."""
         with self._lock:
-            run_pass = self._passes.get(run_id)
-        if run_pass is None:
-            return False
-        run_pass.cancel()
-        return True
+            passes = list(self._passes.get(run_id, ()))
+        for run_pass in passes:
+            run_pass.cancel()
+        return bool(passes)
 
     def execute(self, plan: Plan) -> Run:
         """Validate and run the whole plan; return the finished run."""
@@ -118,7 +118,7 @@ class Executor:
             yield Event(type="plan_created", run_id=run.id, data={"plan": run.plan.model_dump(mode="json")})
         run_pass = RunPass(run, self.registry, self.limits, self.recorder, limit=limit, should_stop=should_stop)
         with self._lock:
-            self._passes[run.id] = run_pass
+            self._passes.setdefault(run.id, []).append(run_pass)
         try:
             yield from run_pass.events()
         except KeyboardInterrupt:
@@ -129,8 +129,11 @@ class Executor:
             raise
         finally:
             with self._lock:
-                if self._passes.get(run.id) is run_pass:
-                    del self._passes[run.id]
+                passes = self._passes.get(run.id, [])
+                if run_pass in passes:
+                    passes.remove(run_pass)
+                if not passes:
+                    self._passes.pop(run.id, None)
         if run_pass.reason is None:
             yield from self._finish(run)
         else:

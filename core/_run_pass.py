@@ -19,10 +19,10 @@ How a pass ends, and what it does to the steps it started:
 
 from __future__ import annotations
 
+import itertools
 import queue
 import threading
 import time
-import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping
 
@@ -49,9 +49,12 @@ class _Workers:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._live: set[str] = set()
+        # Unique in this process, which is all a token must be: uuid4 read the OS's random
+        # source for every step (~60 µs here, more than the rest of a no-op step).
+        self._numbers = itertools.count(1)
 
     def claim(self) -> str:
-        token = uuid.uuid4().hex
+        token = f"w{next(self._numbers)}"
         with self._lock:
             self._live.add(token)
         return token
@@ -219,8 +222,9 @@ class RunPass:
                         data={"index": index, "tool": step.tool, "note": step.note})
             try:
                 arguments = resolve_params(step.params, self._results)
-            except ToolCallError as exc:  # a reference to data the earlier step did not return
-                self._end(step_id, token, began, None, None, str(exc), [])
+            except Exception as exc:  # a reference to data the earlier step did not return
+                error = str(exc) if isinstance(exc, ToolCallError) else f"{step.tool} failed: {type(exc).__name__}: {exc}"
+                self._end(step_id, token, began, None, None, error, [])
                 yield step_result(run, step_id, step.tool)
                 yield step_end(run, step_id)
                 return

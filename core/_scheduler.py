@@ -8,8 +8,8 @@ executor used to look at every unfinished step after each step: the square of a 
 Of the steps ready at once the one earliest in the plan comes first, so with one step at a
 time a run goes in the order ``run_order`` gives.
 
-A step waiting on a step that is ``running`` under another live worker, or that is cut off and
-not run again in this pass, never becomes ready in this pass; ``waiting()`` says whether any do.
+A step waiting on a step that is ``running`` under another live worker never becomes ready in
+this pass: the pass ends with it unfinished ("held"), and a later pass looks again.
 """
 
 from __future__ import annotations
@@ -45,7 +45,6 @@ class ReadySteps:
             if count == 0 and states[step.id].status in RUNNABLE:
                 self._ready.append((self.positions[step.id], step.id))
         heapq.heapify(self._ready)
-        self._waiting = sum(1 for s in plan.steps if states[s.id].status in RUNNABLE) - len(self._ready)
 
     def __bool__(self) -> bool:
         return bool(self._ready)
@@ -60,8 +59,3 @@ class ReadySteps:
             self._unfinished[dependant] -= 1
             if self._unfinished[dependant] == 0 and run.steps[dependant].status in RUNNABLE:
                 heapq.heappush(self._ready, (self.positions[dependant], dependant))
-                self._waiting -= 1
-
-    def waiting(self) -> bool:
-        """Steps are left that wait on a step this pass will not finish."""
-        return self._waiting > 0

@@ -6,6 +6,9 @@ awaited on one event loop that a daemon thread keeps for the process. Either way
 the queue of the pass that made the call, so the driving thread waits on one queue for every
 step in flight, whichever way it runs.
 
+``async def`` tools share the loop, as coroutines do: one that blocks it (``time.sleep`` inside
+an ``async def``) holds up the others until it yields, though its timeout still fails its step.
+
 A call past its timeout is given up: an ``async def`` tool's task is cancelled; a sync tool
 cannot be stopped from outside, so its thread is abandoned (a daemon: it never holds up the
 process's exit) and the pool grows a new one for the next call. Whatever an abandoned call

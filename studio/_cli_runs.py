@@ -12,7 +12,7 @@ import argparse
 import sys
 from typing import Any, Callable
 
-from core import FINISHED, Event, Plan, Run, RunLimits, StepRun, StepStatus
+from core import FINISHED, Event, Plan, Run, StepRun, StepStatus
 
 from ._services import Services
 
@@ -47,7 +47,7 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
 def _durable(services: Services, synthesizer: Any = None) -> Any:
     from core.durable import DurableRuns
 
-    return DurableRuns(services.store, services.registry, synthesizer, limits=RunLimits.from_settings(services.settings))
+    return DurableRuns(services.store, services.registry, synthesizer, limits=services.executor.limits)
 
 
 def run_recorded(services: Services, plan: Plan, *, message: str, synthesizer: Any,
@@ -153,7 +153,7 @@ def cmd_worker(args: argparse.Namespace, services: Services) -> int:
 
     print("plan-studio worker: taking runs from the queue; Ctrl-C stops", file=sys.stderr, flush=True)
     serve_queue(services.store, services.registry, services.executor.synthesizer, concurrency=args.concurrency,
-                limits=RunLimits.from_settings(services.settings))
+                limits=services.executor.limits)
     return 0
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from core import (Executor, PlannerError, PlanStudioError, Settings, ToolRegistry, Validator,
+from core import (Executor, PlannerError, PlanStudioError, RunLimits, Settings, ToolRegistry, Validator,
                   make_synthesizer, private_folder)
 from core.planners import Planner, make_planner
 from tools import load_tools
@@ -81,7 +81,7 @@ def build_services(settings: Settings, registry: ToolRegistry | None = None,
     return Services(
         settings=settings,
         registry=registry,
-        executor=Executor(registry, synthesizer=make_synthesizer(settings)),
+        executor=Executor(registry, synthesizer=make_synthesizer(settings), limits=RunLimits.from_settings(settings)),
         validator=Validator(registry),
         _planner=planner,
         _planner_problem=problem,

@@ -116,3 +116,27 @@ def test_during_a_run_the_graph_shows_live_statuses_under_the_same_key(app: AppT
     assert after["statuses"] == ["succeeded"] * 4
     assert during["layout"] == after["layout"]  # the same steps: the browser recolours in place
     assert before["layout"] != during["layout"]  # (a different plan before: drawn anew)
+
+
+def test_the_graph_shows_several_steps_running_at_once(app: AppTest, gate: Gate) -> None:
+    import time
+
+    make_plan(app)
+    edit_json(app, plan_text([{"id": f"g{n}", "tool": "wait_for_gate", "params": {"label": f"{n}"}} for n in range(3)]
+                             + [{"id": "after", "tool": "say", "params": {"message": "done"},
+                                 "depends_on": ["g0", "g1", "g2"]}]))
+    app.button(key="plan.approve").click().run()
+    app.button(key="plan.run_all").click().run()
+    no_failures(app)
+    worker = app.session_state[Keys.WORKER]
+    give_up = time.monotonic() + 30
+    while len(worker.progress().running) < 3:  # the three gates are entered on their own threads
+        assert time.monotonic() < give_up, worker.progress()
+        time.sleep(0.01)
+    app.run()  # what the progress fragment does every half second
+    no_failures(app)
+    [during] = drawn_graphs(app)
+    assert during["statuses"] == ["running", "running", "running", "pending"]
+    finish(app, gate)
+    [after] = drawn_graphs(app)
+    assert after["statuses"] == ["succeeded"] * 4

@@ -403,3 +403,51 @@ def test_big_runs_finish(shape: str, size: int, monkeypatch: pytest.MonkeyPatch)
     assert time.monotonic() - began < 120
     assert run.counts() == {"succeeded": size}
     assert run.steps[run.plan.steps[-1].id].result == (0 if shape == "chain" else size - 1)
+
+
+# -- the command line ------------------------------------------------------------------------------------
+
+HANGING_FILE = '''
+import threading
+
+
+def hangs(label: str) -> str:
+    """Never answers.
+
+    Args:
+        label: Unused.
+    """
+    threading.Event().wait()
+    return label
+
+
+def echo(label: str) -> str:
+    """Say it back.
+
+    Args:
+        label: Returned.
+    """
+    return label
+'''
+
+
+def test_plan_studio_run_holds_tools_to_the_timeout_setting_and_prints_steps_in_plan_order(
+        tmp_path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    from studio.cli import main
+
+    (tmp_path / "hanging_tools.py").write_text(HANGING_FILE, encoding="utf-8")
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"steps": [{"tool": "hangs", "params": {"label": "x"}},
+                                          {"tool": "echo", "params": {"label": "${step[0]}"}},
+                                          {"tool": "echo", "params": {"label": "quick"}}]}), encoding="utf-8")
+    monkeypatch.setenv("PLAN_STUDIO_TOOL_TIMEOUT", "0.3")
+    status = main(["run", str(plan), "--tools", str(tmp_path / "hanging_tools.py"),
+                   "--data-dir", str(tmp_path / "data")])
+    out = capsys.readouterr().out.splitlines()
+    assert status == 1
+    # Step 2 ended first; the lines still come in plan order.
+    assert out[:3] == ["step 0 (hangs): failed: hangs timed out after 0.3 s",
+                       "step 1 (echo): skipped: depends on step 0 (hangs), which did not succeed",
+                       "step 2 (echo): succeeded, 1 result"]
