@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import durable_child
-from core import Plan, Step, ToolRegistry
+from core import Plan, PlanStudioError, Step, ToolRegistry
 from core.durable import IN_DOUBT, DurableRuns, StepsInDoubt
 from core.storage import PlanStore
 
@@ -104,3 +104,10 @@ def test_a_writing_step_cut_off_mid_call_waits_in_doubt_until_the_user_decides(
         assert {final.steps[f"c{n}"].status.value for n in range(4, durable_child.CHAIN)} == {"skipped"}
     for n in range(3):  # finished before the kill: called once, ever
         assert calls.count(f"start c{n}") == 1
+
+
+def test_a_run_whose_tools_changed_since_is_not_resumed_and_says_what_changed(store: PlanStore, tmp_path: Path) -> None:
+    run_id = DurableRuns(store, durable_child.registry(tmp_path / "log")).start(durable_child.plan("chain"))
+    with pytest.raises(PlanStudioError, match=f"run '{run_id}' cannot go on: .*add"):
+        DurableRuns(store, ToolRegistry()).resume(run_id)  # the tool the plan calls is gone
+    assert store.load_run(run_id).status == "pending"  # nothing ran

@@ -25,6 +25,7 @@ from .._executor import Event, Executor
 from .._plan import Plan
 from .._registry import ToolRegistry
 from .._run import Run, StepRun
+from .._validation import Validator
 from . import _runtime
 from .._retry import RunLimits
 from ._workflow import IN_DOUBT, Bound, bind, cut_off_steps, doubt_topic, in_doubt_note, run_workflow
@@ -120,6 +121,7 @@ class DurableRuns:
         are not run again. ``decisions`` answer steps in doubt (``"again"`` or ``"failed"``)."""
         from dbos import DBOS
 
+        self._check_tools(run_id)
         status = DBOS.get_workflow_status(run_id)
         if status is None:  # stored, never started (the process stopped right after start)
             return self.execute(run_id, on_event=on_event)
@@ -147,6 +149,15 @@ class DurableRuns:
             self._bound.listeners.pop(run_id, None)
             self._bound.stopped.pop(run_id, None)
         return self.store.load_run(run_id)
+
+    def _check_tools(self, run_id: str) -> None:
+        """Refuse to carry on a run whose plan no longer fits the tools loaded now (a tool gone,
+        its parameters changed), saying what does not fit: its steps would run other code."""
+        run = self.store.load_run(run_id)
+        errors = [p for p in Validator(self.registry).validate(run.plan) if p.severity == "error"]
+        if errors:
+            shown = "; ".join(str(p) for p in errors[:3]) + (f"; and {len(errors) - 3} more" if len(errors) > 3 else "")
+            raise PlanStudioError(f"run {run_id!r} cannot go on: its plan no longer fits the tools loaded now: {shown}")
 
     def decide(self, run_id: str, step_id: str, decision: Decision) -> None:
         """Answer a step in doubt: ``"again"`` calls its tool again, ``"failed"`` fails it
