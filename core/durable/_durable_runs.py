@@ -32,6 +32,7 @@ from ._workflow import IN_DOUBT, Bound, bind, cut_off_steps, doubt_topic, in_dou
 
 __all__ = ["DurableRuns", "RunStillGoing", "StepsInDoubt", "executor_alive"]
 
+_STATUS_POLL_SECONDS = 0.5
 Decision = str  # "again": call the in-doubt step's tool again; "failed": fail it without a call
 
 
@@ -144,7 +145,12 @@ class DurableRuns:
             # Re-enqueued for this process's queue thread (DBOS runs a workflow another process
             # created only through its queue): it replays the run, finished steps from records.
             DBOS.resume_workflow(run_id)
-            stopped.wait()
+            # Normally this process's queue takes it; another process on the same database may
+            # take it instead, and then only DBOS's status says when it ended.
+            while not stopped.wait(_STATUS_POLL_SECONDS):
+                now_status = DBOS.get_workflow_status(run_id)
+                if now_status is not None and now_status.status in ("SUCCESS", "ERROR", "CANCELLED"):
+                    break
         finally:
             self._bound.listeners.pop(run_id, None)
             self._bound.stopped.pop(run_id, None)
