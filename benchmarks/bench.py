@@ -58,6 +58,9 @@ def main() -> None:
         store = PlanStore(Path(tmp) / "bench.sqlite3")
         plans = [planner.plan(g, today=today) for g in GOALS]
         timed("plan (embedded, 4 goals)", lambda: [planner.plan(g, today=today) for g in GOALS], repeat)
+        # A 2,000-character goal that is mostly one run of spaces: segments were cut in its length squared.
+        spaced = "shipments not" + " " * 1970 + "rejected"
+        timed("plan (2,000 chars, one space run)", lambda: planner.plan(spaced, today=today), max(3, repeat // 10))
         timed("validate (4 plans)", lambda: [validator.validate(p) for p in plans], repeat)
         # Ten steps that all depend on each other: over a million simple cycles, one problem.
         ids = [f"s{n}" for n in range(10)]

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from core import Settings
-from tools import LoadNotice, McpTool, load_tools
+from tools import LoadNotice, load_tools
 
 ROOT = Path(__file__).resolve().parents[1]
 EVERYTHING = ROOT / "tests" / "mcp" / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
@@ -48,7 +48,7 @@ def main() -> None:
             if failures:
                 print(f"{label}: {failures[0]}")
                 continue
-            mcp_tools = [t for t in registry if isinstance(t, McpTool)]
+            mcp_tools = [t for t in registry if t.kind == "mcp"]
             times = []
             for _ in range(calls):
                 begin = time.perf_counter()

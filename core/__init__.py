@@ -32,7 +32,7 @@ from ._errors import (
     ToolTimedOut,
     VersionConflict,
 )
-from ._declared_tools import DeclaredTool, ToolDefinition, parse_tool_definitions, with_declared_tools
+from ._declared_tools import declared_tool, parse_tool_definitions, with_declared_tools
 from ._engine import NO_RECORDER, NoRecorder, RunEngine, RunRecorder, StopReason
 from ._executor import Event, EventType, Executor, Run, StepRun, StepStatus, Synthesizer
 from ._retry import FailureKind, RetryPolicy, RunLimits
@@ -47,6 +47,8 @@ from ._history import DEFAULT_HISTORY_LEVELS, EditHistory
 from ._identity import PlanIdentity, plan_identity
 from ._plan import Plan, PlanMetadata, Step, new_step_id
 from ._registry import NonBlank, Tool, ToolRegistry, describe_bounds, schema_alternatives
+from ._tool_definition import ADDITIVE, DESTRUCTIVE, IDEMPOTENT, READ_ONLY, UNKNOWN, Effects, ToolDefinition
+from ._tool_overrides import ToolOverride, overrides_from_json
 from ._tool_words import ToolWords
 from ._settings import FROM_OPTIONS_VARIABLE, PlannerName, Settings
 from ._synthesis import ModelSynthesizer, make_synthesizer, offline_summary
@@ -87,7 +89,8 @@ __all__ = [
     "ReviewDecided", "ReviewServiceError", "RetryableError", "ToolTimedOut",
 ]
 # Tools an agent declares when it sends a plan for review (kept apart to merge cleanly).
-__all__ += ["DeclaredTool", "ToolDefinition", "parse_tool_definitions", "with_declared_tools"]
+__all__ += ["declared_tool", "ToolDefinition", "Effects", "READ_ONLY", "IDEMPOTENT", "ADDITIVE", "DESTRUCTIVE",
+            "UNKNOWN", "ToolOverride", "overrides_from_json", "parse_tool_definitions", "with_declared_tools"]
 # The data folder and its files, private to the user (kept apart to merge cleanly).
 from ._private_files import private_file, private_folder, private_sqlite, tighten_file  # noqa: E402
 

@@ -43,6 +43,13 @@ INTERRUPTED_NOTE = "interrupted: the run stopped while this step was running; it
 CANCELLED_NOTE = "cancelled: the run was cancelled while this step was running; it runs again on the next run"
 
 
+
+# The longest the thread driving a run sleeps in one wait. A Ctrl-C the kernel hands to another
+# thread (any that does not block SIGINT: a tool's own, a library's) does not wake a thread asleep
+# on a lock, and Python runs the handler only once that wait ends; a bounded wait keeps Ctrl-C
+# under this delay whichever thread caught it, for about five wake-ups a second while tools run.
+_MAIN_THREAD_WAIT = 0.2
+
 class _Workers:
     """Tokens of the steps being run right now in this process, one per step started."""
 
@@ -259,7 +266,7 @@ class RunPass:
         """Wait for an outcome, a timeout or a retry that is due; act on each there is."""
         due = min((f.deadline if f.call is not None else f.retry_at) for f in self._flights.values())
         try:
-            item = self._outcomes.get(timeout=max(0.0, due - time.monotonic()))
+            item = self._outcomes.get(timeout=min(max(0.0, due - time.monotonic()), _MAIN_THREAD_WAIT))
         except queue.Empty:
             item = None
         while item is not None:

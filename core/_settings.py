@@ -122,6 +122,10 @@ class Settings(BaseSettings):
     temperature: float = Field(0.1, ge=0, le=2)
     max_retries: int = Field(3, ge=0, le=10, description="Repair attempts after the first reply")
     timeout: float = Field(60.0, gt=0, description="Seconds to wait for the model")
+    first_timeout: float = Field(300.0, gt=0, description="Seconds to wait for the model's first answer, "
+                                 "which may find a local server loading the model")
+    # A 40-step plan with notes is about 2,500 tokens; the seed goals' plans take 60-400.
+    max_tokens: int = Field(3000, ge=64, le=200_000, description="Most tokens the model may write in one answer")
     tools: Annotated[list[str], _Split(split_tool_sources)] = Field(
         default_factory=list, description="Python tool files and modules (--tools)")
     mcp: Annotated[list[str], _Split(split_mcp_servers)] = Field(

@@ -22,6 +22,7 @@ import asyncio
 import inspect
 import os
 import queue
+import signal
 import threading
 import time
 from collections import deque
@@ -29,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ._errors import RetryableError, ToolCallError, ToolExecutionError
+from ._python_tool import PythonRunner
 from ._registry import Tool
 from ._retry import FailureKind
 from ._tool_call import await_tool_function
@@ -89,8 +91,10 @@ def _sync_call(tool: Tool, arguments: dict[str, Any], step_id: str, attempt: int
 async def _async_call(tool: Tool, arguments: dict[str, Any], step_id: str, attempt: int) -> Outcome:
     began = time.perf_counter()
     try:
-        kwargs = tool.keyword_arguments(arguments)
-        result = tool.json_result(await await_tool_function(tool.name, tool.func, kwargs))
+        tool.refuse_bad_arguments(arguments)
+        runner = tool.runner
+        kwargs = runner.keyword_arguments(tool.name, arguments)
+        result = runner.json_result(tool.name, await await_tool_function(tool.name, runner.func, kwargs))
         outcome = Outcome(step_id, attempt, result=result)
     except asyncio.CancelledError:
         raise
@@ -102,8 +106,9 @@ async def _async_call(tool: Tool, arguments: dict[str, Any], step_id: str, attem
 
 
 def _is_async(tool: Tool) -> bool:
-    # A tool class with its own ``call`` (an MCP server's) is called as it says, on a thread.
-    return type(tool).call is Tool.call and inspect.iscoroutinefunction(tool.func)
+    # Only a Python tool's own ``async def`` is awaited here; other runners (an MCP server's)
+    # are called as they say, on a thread.
+    return isinstance(tool.runner, PythonRunner) and inspect.iscoroutinefunction(tool.runner.func)
 
 
 def call_tool(tool: Tool, arguments: dict[str, Any], step_id: str, attempt: int,
@@ -146,6 +151,7 @@ class _DaemonPool:
         threading.Thread(target=self._work, name="plan-step", daemon=True).start()
 
     def _work(self) -> None:
+        _leave_ctrl_c_to_the_main_thread()
         while True:
             with self._cond:
                 while not self._tasks:
@@ -163,13 +169,27 @@ _loop_lock = threading.Lock()
 _event_loop: asyncio.AbstractEventLoop | None = None
 
 
+def _leave_ctrl_c_to_the_main_thread() -> None:
+    """Block SIGINT on this worker thread. The kernel hands a process-wide signal (a Ctrl-C, or
+    a tool's ``os.kill(os.getpid(), SIGINT)``) to any thread that does not block it; one that
+    lands on a worker leaves the main thread asleep in its wait, and Python runs the handler
+    only when that wait ends, which may be when the tool does."""
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+
+
+def _serve_forever(loop: asyncio.AbstractEventLoop) -> None:
+    _leave_ctrl_c_to_the_main_thread()
+    loop.run_forever()
+
+
 def _loop() -> asyncio.AbstractEventLoop:
     """The process's loop for ``async def`` tools, started on first use on a daemon thread."""
     global _event_loop
     with _loop_lock:
         if _event_loop is None:
             loop = asyncio.new_event_loop()
-            threading.Thread(target=loop.run_forever, name="plan-async-tools", daemon=True).start()
+            threading.Thread(target=_serve_forever, args=(loop,), name="plan-async-tools", daemon=True).start()
             _event_loop = loop
         return _event_loop
 

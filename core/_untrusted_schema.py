@@ -171,7 +171,7 @@ def _unevaluated_beside_patterns(validator: Any, value: Any, instance: Any, sche
     return iter(())
 
 
-_BOUNDED: dict[tuple[type, bool], type] = {}
+_BOUNDED: dict[tuple[type, bool, bool], type] = {}
 _BOUNDED_KEYWORDS = {"pattern": _bounded_pattern, "patternProperties": _bounded_pattern_properties,
                      "additionalProperties": _bounded_additional_properties, "uniqueItems": _bounded_unique_items}
 _RECENT_SCHEMAS: dict[int, tuple[dict[str, Any], bool]] = {}  # id -> (the schema, kept alive; its answer)
@@ -197,17 +197,27 @@ def _mixes_unevaluated_and_patterns(schema: dict[str, Any]) -> bool:
     return len(found) == 2
 
 
-def bounded_validator(schema: dict[str, Any], default: Any = Draft202012Validator) -> Any:
+def _strict_integer(checker: Any, instance: Any) -> bool:
+    # As pydantic runs a Python tool (strict): 2.0 is a number, not an integer.
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
+def bounded_validator(schema: dict[str, Any], default: Any = Draft202012Validator, *, strict: bool = False,
+                      format_checker: Any = None) -> Any:
     """A validator for ``schema`` (of the draft its ``$schema`` names, else ``default``) that
-    matches patterns in bounded time and stops when the time budget is spent."""
+    matches patterns in bounded time and stops when the time budget is spent. ``strict``: a
+    float is never an integer (``2.0`` is not ``2``), as for the studio's own Python tools;
+    ``format_checker`` checks ``format`` (not checked otherwise, as JSON Schema says)."""
     base = validator_for(schema, default=default)
     mixed = _mixes_unevaluated_and_patterns(schema)
-    if (base, mixed) not in _BOUNDED:
+    if (base, mixed, strict) not in _BOUNDED:
         keywords = {name: (_BOUNDED_KEYWORDS.get(name, keyword)) for name, keyword in base.VALIDATORS.items()}
         if mixed and "unevaluatedProperties" in keywords:
             keywords["unevaluatedProperties"] = _unevaluated_beside_patterns
-        _BOUNDED[base, mixed] = extend(base, {name: _budgeted(k) for name, k in keywords.items()})
-    return _BOUNDED[base, mixed](schema)
+        types = base.TYPE_CHECKER.redefine("integer", _strict_integer) if strict else base.TYPE_CHECKER
+        _BOUNDED[base, mixed, strict] = extend(base, {name: _budgeted(k) for name, k in keywords.items()},
+                                               type_checker=types)
+    return _BOUNDED[base, mixed, strict](schema, format_checker=format_checker)
 
 
 def check_against(validator: Any, instance: Any) -> tuple[list[ValidationError], NotCheckedAt | None]:

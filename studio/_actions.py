@@ -17,9 +17,10 @@ import streamlit as st
 from core import (FINISHED, FORMATS, BackgroundRun, EditHistory, Plan, PlanError, PlanFormatError, PlanStudioError,
                   PlanIdentity, Run, RunKind, StepStatus, Validator, VersionConflict, dump_plan, load_plan,
                   plan_identity)
-from core.planners import PlanContext, unread_notice
+from core.planners import PlanContext, planner_notices
 
 from ._changes import describe_changes
+from ._json_panel_read import read_panel_text
 from ._services import Services
 from ._session import get_services
 from ._state import Conflict, Keys, SavedRef
@@ -193,9 +194,8 @@ def make_plan() -> None:
         context = PlanContext(previous.goal, previous) if previous is not None and previous.steps else None
         plan = services.planner.plan(goal, today=services.settings.effective_today(), context=context)
         show_plan(plan, saved=None)
-        unread = unread_notice(plan)
-        if unread:
-            notify("warning", unread)  # escaped where drawn: the words are the user's own text
+        for kind, notice in planner_notices(plan):
+            notify(kind, notice)  # escaped where drawn: the words are the user's own text
 
 
 def replan() -> None:
@@ -335,12 +335,15 @@ def edit_json() -> None:
         return
     st.session_state[Keys.JSON_PENDING] = False
     try:
-        plan = load_plan(text, "native")
+        plan, read_as = read_panel_text(text, get_services().registry)
     except PlanError as exc:
         st.session_state[Keys.JSON_ERROR] = plain_message(exc)
         return
     st.session_state[Keys.JSON_ERROR] = None
     take_edit(plan, "edit the Plan JSON")
+    if read_as is not None:  # another format pasted: the panel shows it as native JSON now
+        write_json_panel(dump_plan(st.session_state[Keys.PLAN], "native"))
+        notify("info", read_as)
 
 
 def history(*, reset: Plan | None = None) -> EditHistory:

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core import FORMATS, Plan, dump_plan
+from core import FORMATS, Plan
+from core.formats import export_plan
 
 from . import _actions as actions
 from . import _unsaved as unsaved
 from ._services import Services
 from ._state import Keys
+from ._text import md_escape
 
 __all__ = ["PANEL_KEY", "formats_panel"]
 
@@ -50,9 +52,13 @@ def _export(services: Services, plan: Plan, *, shown: bool) -> None:
     if not shown:
         return
     with actions.shown(f"export the plan as {_label(name)}"):
-        text = dump_plan(plan, name, services.registry)
+        text, dropped = export_plan(plan, name, services.registry)
         suffix = FORMATS[name].suffix
         st.code(text, language=_LANGUAGE.get(suffix, "text"), height=260)
+        if dropped:
+            # Every loss named, so nobody hands on a plan believing it whole.
+            st.warning(md_escape(f"Not in the {_label(name)}: " + "; ".join(dropped) + "."),
+                       icon=":material/content_cut:")
         st.download_button("Download", data=text, file_name=f"plan-{name}{suffix}", on_click="ignore",
                            key="plan.export_download", icon=":material/download:")
 

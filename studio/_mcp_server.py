@@ -96,7 +96,7 @@ def make_mcp_server(services: Services, studio_url: str = DEFAULT_STUDIO_URL) ->
 
         Args:
             plan: The plan: a JSON object (formats native, seed, teams) or its text (any format).
-            format: native, seed, sk or teams; worked out from the plan when left out.
+            format: native, seed, sk, teams or llmcompiler; worked out from the plan when left out.
             agent: Your name, as the reviewer sees it.
             goal: What the plan is for, when the plan itself carries no goal.
             tools: Your own tools' definitions as MCP lists them (name, description, inputSchema,

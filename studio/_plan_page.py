@@ -19,6 +19,7 @@ from . import _pending_edit as pending_edit
 from . import _unsaved as unsaved
 from ._graph import GRAPH_MIN_HEIGHT, STATUS_COLOURS
 from ._inspector import inspector
+from ._planner_log_panel import planner_log_panel
 from ._replan_panel import conflict_panel, replan_panel, versions_panel
 from ._review_actions import review_services
 from ._review_bar import review_bar
@@ -76,6 +77,9 @@ def _goal_form(services: Services) -> None:
         planner += f" ({services.settings.model})"
     about.caption(f"Planner: **{md_escape(planner)}** · today: {services.settings.effective_today():%Y-%m-%d}"
                   f" · {len(services.registry)} tools")
+    loading = getattr(getattr(services.planner, "client", None), "loading_notice", lambda: None)()
+    if loading:  # a local server's first answer can take minutes: say so before the wait
+        about.caption(md_escape(loading))
 
 
 def _plan_view(services: Services, plan: Plan) -> None:
@@ -121,6 +125,7 @@ def _plan_view(services: Services, plan: Plan) -> None:
     with actions_slot:
         _actions_bar(plan, errors, blocker)
     replan_panel(services, plan)
+    planner_log_panel(plan)
     versions_panel(services)
     compare.compare_panel(services, plan)
     formats_panel(services, plan)
@@ -287,6 +292,9 @@ def _step_result(plan: Plan, state: StepRun) -> None:
     elif state.status == StepStatus.succeeded and _said(plan, state) is not None:
         with st.chat_message("assistant"):
             st.markdown(md_escape(_said(plan, state)))
+            for n, source in enumerate(_citations(state), start=1):
+                st.caption(md_escape(f"[{n}] " + " · ".join(str(source[k]) for k in ("title", "url", "filepath")
+                                                            if isinstance(source.get(k), str) and source[k])))
     elif state.status == StepStatus.succeeded:
         rows = state.rows
         if rows is not None:
@@ -309,6 +317,12 @@ def _said(plan: Plan, state: StepRun) -> str | None:
         return None
     message = state.result.get("message")
     return message if isinstance(message, str) else None
+
+
+def _citations(state: StepRun) -> list[dict[str, Any]]:
+    """The sources a SAY step cites (a Teams AI message's context), shown under its message."""
+    cited = state.result.get("citations") if isinstance(state.result, dict) else None
+    return [c for c in cited if isinstance(c, dict)] if isinstance(cited, list) else []
 
 
 def _table(rows: list[Any]) -> Any:

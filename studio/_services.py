@@ -7,10 +7,10 @@ studio's cached way in).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Mapping
 
-from core import (Executor, PlannerError, PlanStudioError, RunLimits, Settings, ToolRegistry, Validator,
+from core import (Executor, PlannerError, PlanStudioError, RunLimits, Settings, ToolOverride, ToolRegistry, Validator,
                   make_synthesizer, private_folder)
 from core.planners import Planner, make_planner
 from tools import load_tools
@@ -53,6 +53,14 @@ class Services:
     @property
     def planner_name(self) -> str:
         return getattr(self._planner, "name", self.settings.planner)
+
+    def with_tool_overrides(self, overrides: Mapping[str, ToolOverride]) -> Services:
+        """These services with the tools read through ``overrides`` (``ToolRegistry.with_overrides``):
+        the planner, its manual and the pages see the overridden descriptions; the store, the
+        executor and the validator are shared (the tools run and check as before)."""
+        registry = self.registry.with_overrides(overrides)
+        planner, problem = _make_planner(self.settings, registry)
+        return replace(self, registry=registry, _planner=planner, _planner_problem=problem)
 
 
 def _make_planner(settings: Settings, registry: ToolRegistry) -> tuple[Planner | None, str | None]:

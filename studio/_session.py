@@ -8,24 +8,31 @@ applied over them.
 
 from __future__ import annotations
 
+import json
 import sys
 
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from core import Settings
+from core import Settings, ToolRegistry, overrides_from_json
 from core.storage import PlanStore
 
 from ._services import Services, build_services
 from ._state import Keys
 
-__all__ = ["get_services", "session_overrides"]
+__all__ = ["get_services", "session_overrides", "session_tool_overrides"]
 
 
 @st.cache_resource(show_spinner=False)
 def _store_for(path: str) -> PlanStore:
     # One open store per database file, whatever planner or model a session picks.
     return PlanStore(path)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _services_with_overrides(settings_json: str, overrides_json: str) -> Services:
+    # Shared by the sessions that made the same overrides; the tools' sources are never changed.
+    return _services_for(settings_json).with_tool_overrides(overrides_from_json(json.loads(overrides_json)))
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
@@ -35,6 +42,21 @@ def _services_for(settings_json: str) -> Services:
     for problem in services.tool_problems:  # also on the Tools page; here for whoever started it
         print(f"plan-studio: tools: {problem}", file=sys.stderr, flush=True)
     return services
+
+
+def session_tool_overrides(registry: ToolRegistry) -> dict[str, dict]:
+    """This session's tool descriptions, for the tools and params ``registry`` still has (a
+    server removed on Settings takes its tools' overrides out of use, not out of the session)."""
+    if get_script_run_ctx(suppress_warning=True) is None:
+        return {}
+    kept: dict[str, dict] = {}
+    for name, item in (st.session_state.get(Keys.TOOLS_OVERRIDES) or {}).items():
+        if name in registry:
+            known = registry.get(name).param_names
+            params = {p: text for p, text in (item.get("params") or {}).items() if p in known}
+            kept[name] = {**({"description": item["description"]} if "description" in item else {}),
+                          **({"params": params} if params else {})}
+    return {name: item for name, item in kept.items() if item}
 
 
 def session_overrides() -> dict[str, object]:
@@ -52,5 +74,11 @@ def session_overrides() -> dict[str, object]:
 
 def get_services() -> Services:
     """The services for the environment's settings with this session's choices applied
-    (built on first use, then shared by every session with the same settings)."""
-    return _services_for(Settings.from_env(**session_overrides()).model_dump_json())
+    (built on first use, then shared by every session with the same settings), their tools
+    read with this session's descriptions (Tools page, "Edit description")."""
+    settings_json = Settings.from_env(**session_overrides()).model_dump_json()
+    services = _services_for(settings_json)
+    overrides = session_tool_overrides(services.registry)
+    if not overrides:
+        return services
+    return _services_with_overrides(settings_json, json.dumps(overrides, sort_keys=True))

@@ -85,6 +85,10 @@ class Keys:
     SETTINGS_TOKEN_SHOWN = "settings.token_shown"  # whether Settings shows the review API token (Reveal)
     # Tools page widgets
     TOOLS_FILTER = "tools.filter"
+    # {tool: {"description": text, "params": {name: text}}}: descriptions this session reads
+    # instead of the tools' own (studio/_tool_overrides.py), or None
+    TOOLS_OVERRIDES = "tools.overrides"
+    TOOLS_EDIT_REVISION = "tools.edit_revision"  # {tool: n}: the revision of its editor's field keys
 
 
 @dataclass(frozen=True)
@@ -150,6 +154,8 @@ _DEFAULTS: dict[str, Any] = {
     Keys.SETTINGS_MCP_MESSAGE: None,
     Keys.SETTINGS_TOKEN_SHOWN: False,
     Keys.TOOLS_FILTER: "",
+    Keys.TOOLS_OVERRIDES: None,
+    Keys.TOOLS_EDIT_REVISION: None,
     Keys.EDITOR_HISTORY: None,  # made on first use (core.EditHistory)
     Keys.EDITOR_SELECTED: None,
     Keys.EDITOR_BASELINE: None,

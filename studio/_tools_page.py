@@ -1,4 +1,5 @@
-"""The Tools page: every registered tool, and the functions manual exactly as the model reads it.
+"""The Tools page: every registered tool with its effects, and the functions manual exactly as
+the model reads it. A tool's description can be edited for this session (``_tool_overrides``).
 
 Tool descriptions can come from third-party tool groups, so every one is escaped before it
 reaches markdown; tables and the manual's code block show text as it is.
@@ -14,11 +15,12 @@ import streamlit as st
 
 from core import Tool, ToolRegistry, describe_bounds, schema_alternatives
 from core.planners import render_manual
-from tools import LoadNotice, McpTool
+from tools import LoadNotice
 
 from . import _actions as actions
 from ._state import PERSIST, Keys
 from ._text import md_escape
+from ._tool_overrides import override_editor
 
 __all__ = ["parameter_rows", "tools_page"]
 
@@ -66,6 +68,10 @@ def _tool_card(tool: Tool) -> None:
         st.markdown(f"**{md_escape(tool.name)}** · group {md_escape(tool.group)}")
         if tool.source:
             st.caption(f"From {md_escape(tool.source)}")
+        st.caption(f"Effects: {md_escape(tool.effects.label)}"
+                   + ("" if tool.effects.known else " · its source does not say what it changes"))
+        if tool.definition.overridden:
+            st.caption("Description edited for this session")
         st.markdown(md_escape(tool.description) if tool.description else "*No description.*")
         rows = parameter_rows(tool)
         if rows:
@@ -80,14 +86,15 @@ def _tool_card(tool: Tool) -> None:
             st.markdown(f"**Returns:** {md_escape(tool.returns_description)}")
         elif not tool.returns:
             st.markdown("**Returns:** not described")
-        if isinstance(tool, McpTool):
+        if tool.kind == "mcp":
             # As the server gave them, byte for byte what a reader of the server would see.
             with st.expander("Input schema (JSON)", key=f"tools.input.{tool.name}"):
                 st.json(tool.parameters, expanded=True)
         if tool.returns:
-            label = "Output schema (JSON)" if isinstance(tool, McpTool) else "Return schema (JSON)"
+            label = "Output schema (JSON)" if tool.kind == "mcp" else "Return schema (JSON)"
             with st.expander(label, key=f"tools.returns.{tool.name}"):
                 st.json(tool.returns, expanded=False)
+        override_editor(tool)
 
 
 def parameter_rows(tool: Tool) -> list[dict[str, Any]]:

@@ -33,11 +33,12 @@ from typing import Any, Iterable, Iterator, Sequence, TextIO
 from pydantic import ValidationError
 
 from core import (CUT_OFF, FINISHED, FORMATS, FROM_OPTIONS_VARIABLE, Plan, PlanError, PlanInvalid,
-                  PlanStudioError, Run, Settings, StepRun, StepStatus, dump_plan, private_folder)
-from core.formats import detect_and_load
-from core.planners import unread_notice
+                  PlanStudioError, Run, Settings, StepRun, StepStatus, private_folder)
+from core.formats import detect_and_load, export_plan
+from core.planners import planner_notices
 from tools import LoadNotice
 
+from ._cli_log import note_loading, plan_logged
 from ._cli_runs import add_commands, cmd_rerun, cmd_resume, cmd_runs, cmd_worker, run_recorded
 from ._services import Services, build_services
 
@@ -130,6 +131,8 @@ def _parser() -> argparse.ArgumentParser:
                            "print one compact JSON per goal, in order")
     plan.add_argument("--format", choices=_exportable(), default="seed",
                       help="how to write the plan (default: seed)")
+    plan.add_argument("-v", "--verbose", action="store_true",
+                      help="print the planner log on stderr: each model reply, its problems and the repair sent")
 
     validate = commands.add_parser("validate", parents=[common], help="check a plan file")
     validate.add_argument("file", type=Path)
@@ -221,16 +224,17 @@ def _cmd_plan(args: argparse.Namespace, services: Services) -> int:
     if (args.goal is None) == (args.goals_file is None):
         raise CliError("give either a GOAL or --goals-file FILE")
     today = services.settings.effective_today()
+    note_loading(services.planner, verbose=args.verbose)
     if args.goal is not None:
-        plan = services.planner.plan(args.goal, today=today)
-        print(dump_plan(plan, args.format, services.registry))
-        _note_unread(plan, None)
+        plan = plan_logged(services.planner, args.goal, today=today, verbose=args.verbose)
+        print(_exported(plan, args.format, services, None))
+        _note_reading(plan, None)
         return 0
     status = 0
     printed = 0
     try:
         for goal in _goals(args.goals_file):
-            line, goal_status = _plan_line(goal, args.format, services)
+            line, goal_status = _plan_line(goal, args.format, services, args.verbose)
             status = max(status, goal_status)
             printed += 1  # counted before it is printed: a reader who has the line sees it counted
             print(line, flush=True)
@@ -240,23 +244,23 @@ def _cmd_plan(args: argparse.Namespace, services: Services) -> int:
     return status
 
 
-def _plan_line(goal: str, fmt: str, services: Services) -> tuple[str, int]:
+def _plan_line(goal: str, fmt: str, services: Services, verbose: bool) -> tuple[str, int]:
     """One goal of a goals file: its output line (the plan, or the error, so the output still
     lines up with the input) and the exit status it earns."""
     try:
-        plan = services.planner.plan(goal, today=services.settings.effective_today())
+        plan = plan_logged(services.planner, goal, today=services.settings.effective_today(), verbose=verbose)
     except PlanStudioError as exc:
         print(f"plan-studio: {goal!r}: {_one_line(exc)}", file=sys.stderr)
         return json.dumps({"goal": goal, "error": str(exc)}, ensure_ascii=False, separators=(",", ":")), _EXIT_ERROR
-    _note_unread(plan, goal)
-    return _compact(dump_plan(plan, fmt, services.registry)), 0
+    _note_reading(plan, goal)
+    return _compact(_exported(plan, fmt, services, goal)), 0
 
 
-def _note_unread(plan: Plan, goal: str | None) -> None:
-    """Words of the goal the plan does not use, as one line on stderr; stdout stays the plan."""
-    unread = unread_notice(plan)
-    if unread:
-        print(f"note: {f'{goal!r}: ' if goal is not None else ''}{_one_line(unread)}", file=sys.stderr)
+def _note_reading(plan: Plan, goal: str | None) -> None:
+    """How the goal was read (filters NOT applied, words read as others, words not used), a
+    line each on stderr; stdout stays the plan."""
+    for _kind, notice in planner_notices(plan):
+        print(f"note: {f'{goal!r}: ' if goal is not None else ''}{_one_line(notice)}", file=sys.stderr)
 
 
 def _load(args: argparse.Namespace, services: Services, out: TextIO) -> tuple[Plan, str] | None:
@@ -344,8 +348,17 @@ def _cmd_replan(args: argparse.Namespace, services: Services) -> int:
     plan, fmt = loaded
     new_plan = services.planner.replan(plan, args.feedback, today=services.settings.effective_today())
     out = fmt if FORMATS[fmt].dump is not None else "native"
-    print(dump_plan(new_plan, out, services.registry))
+    print(_exported(new_plan, out, services, None))
     return 0
+
+
+def _exported(plan: Plan, fmt: str, services: Services, goal: str | None) -> str:
+    """The plan in ``fmt``; what the format dropped goes to stderr as one line (stdout: the plan)."""
+    text, dropped = export_plan(plan, fmt, services.registry)
+    if dropped:
+        print(f"note: {f'{goal!r}: ' if goal is not None else ''}the {FORMATS[fmt].label} dropped: "
+              f"{_one_line('; '.join(dropped))}", file=sys.stderr)
+    return text
 
 
 def _cmd_token(args: argparse.Namespace, services: Services) -> int:

@@ -153,7 +153,7 @@ def studio(tmp_path: Path) -> Iterator[Studio]:
 def llm_studio(tmp_path: Path, llm_server: LLMServer) -> Iterator[Studio]:
     """The studio with the LLM planner, its model being the scripted ``llm_server``."""
     yield from start_studio(tmp_path, PLAN_STUDIO_PLANNER="llm", PLAN_STUDIO_MODEL="test-model",
-                            PLAN_STUDIO_TIMEOUT="5", PLAN_STUDIO_MAX_RETRIES="2",
+                            PLAN_STUDIO_TIMEOUT="5", PLAN_STUDIO_FIRST_TIMEOUT="5", PLAN_STUDIO_MAX_RETRIES="2",
                             OPENAI_BASE_URL=llm_server.base_url, OPENAI_API_KEY=TEST_API_KEY)
 
 

@@ -17,6 +17,21 @@ tests can count calls and read the messages the planner sent.
     server.slow_headers(every=0.3)            # the status line, then one header line every 0.3 s
     server.raw(gzip_bomb(1 << 30), content_encoding="gzip")   # ~1 MB that inflates to 1 GiB
 
+``LLMServer(dialect=..., n_ctx=...)`` answers as a real local server does before any scripted
+reply is used: its status codes and error bodies for a ``response_format`` it does not take
+and for a request larger than its context (``n_ctx`` tokens, a token counted as 4 characters
+of the messages), as the servers' own code words them:
+
+- ``llama_cpp``: llama-cpp-python's ``llama_cpp.server``: HTTP 500 "Input should be 'text' or
+  'json_object'" to ``json_schema``; takes ``{"type": "json_object", "schema": S}``; HTTP 400
+  "This model's maximum context length is N tokens. However, you requested ..."; one request
+  at a time.
+- ``llama_server``: llama.cpp's own C++ ``llama-server``: HTTP 400 ``exceed_context_size_error``
+  with ``n_prompt_tokens`` and ``n_ctx``.
+- ``vllm``: vLLM: a top-level ``{"object": "error", "message": ...}`` body, HTTP 400, worded
+  "... your request has P input tokens ..." (with ``max_tokens`` too large, or the prompt alone).
+- ``ollama``: Ollama: HTTP 500 "the input length exceeds the context length", no numbers.
+
 An empty queue answers 500 "no scripted reply left", so an unexpected extra call fails
 the test loudly instead of hanging.
 """
@@ -53,6 +68,7 @@ class ScriptedReply:
     header_every: float | None = None        # seconds between header lines that never end
     content_encoding: str | None = None      # of ``body``, which is sent already encoded
     finish_reason: str = "stop"              # "length": the model hit its token limit
+    error_body: dict[str, Any] | None = None  # an error answered with exactly this body
 
 
 @dataclass
@@ -62,6 +78,9 @@ class LLMServer:
     auth_headers: list[str | None] = field(default_factory=list)
     accept_encodings: list[str | None] = field(default_factory=list)
     refuses_response_format: bool = False
+    dialect: str = "openai"                  # how a local server answers: see the module docstring
+    n_ctx: int | None = None                 # its context, in tokens; None: unbounded
+    _one_at_a_time: threading.Lock = field(default_factory=threading.Lock)
     _httpd: ThreadingHTTPServer | None = None
     _thread: threading.Thread | None = None
     _stopping: threading.Event = field(default_factory=threading.Event)
@@ -140,6 +159,9 @@ class LLMServer:
     def _next(self, body: dict[str, Any]) -> ScriptedReply:
         if self.refuses_response_format and "response_format" in body:
             return ScriptedReply(status=400, error="response_format json_schema is not supported by this server")
+        refused = _dialect_refusal(self.dialect, self.n_ctx, body)
+        if refused is not None:
+            return refused
         if not self.replies:
             return ScriptedReply(status=500, error="llm_server: no scripted reply left")
         return self.replies.popleft()
@@ -170,12 +192,21 @@ class _Handler(BaseHTTPRequestHandler):
         self.owner.requests.append(body)
         self.owner.auth_headers.append(self.headers.get("Authorization"))
         self.owner.accept_encodings.append(self.headers.get("Accept-Encoding"))
+        if self.owner.dialect == "llama_cpp":  # llama-cpp-python serves one request at a time
+            with self.owner._one_at_a_time:
+                self._answer(body)
+        else:
+            self._answer(body)
+
+    def _answer(self, body: dict[str, Any]) -> None:
         scripted = self.owner._next(body)
         if scripted.delay and self.owner._stopping.wait(scripted.delay):
             self.close_connection = True
             return
         try:
-            if scripted.status != 200:
+            if scripted.status != 200 and scripted.error_body is not None:
+                self._json(scripted.status, scripted.error_body)
+            elif scripted.status != 200:
                 param = "response_format" if "response_format" in (scripted.error or "") else None
                 self._json(scripted.status, {"error": {"message": scripted.error, "type": "invalid_request_error"
                                                        if scripted.status < 500 else "server_error",
@@ -310,7 +341,9 @@ def _completion(body: dict[str, Any], content: str, finish_reason: str = "stop")
         "model": body.get("model", "test-model"),
         "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
                      "finish_reason": finish_reason}],
-        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+        # A token counted as 4 characters, as the dialects' context checks count them.
+        "usage": {"prompt_tokens": _prompt_tokens(body), "completion_tokens": len(content) // 4,
+                  "total_tokens": _prompt_tokens(body) + len(content) // 4},
     }
 
 
@@ -320,3 +353,59 @@ def _chunk(body: dict[str, Any], delta: dict[str, Any], finish: str | None = Non
         "model": body.get("model", "test-model"),
         "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
     }
+
+
+def _dialect_refusal(dialect: str, n_ctx: int | None, body: dict[str, Any]) -> ScriptedReply | None:
+    """What a local server of ``dialect`` answers before the model sees ``body``, if it refuses it."""
+    response_format = body.get("response_format") or {}
+    if dialect == "llama_cpp" and response_format.get("type") not in (None, "text", "json_object"):
+        # The request model's literal check, surfacing as a server error (verified-setup.md).
+        message = ("[{'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), 'msg': "
+                   "\"Input should be 'text' or 'json_object'\", 'input': '"
+                   f"{response_format.get('type')}', 'ctx': {{'expected': \"'text' or 'json_object'\"}}}}]")
+        return ScriptedReply(status=500, error_body={"error": {"message": message, "type": "internal_server_error",
+                                                               "param": None, "code": None}})
+    if n_ctx is None:
+        return None
+    prompt = _prompt_tokens(body)
+    completion = body.get("max_tokens")
+    if dialect == "llama_cpp":
+        # llama-cpp-python without max_tokens generates until the context is full.
+        wanted = prompt + (completion or 0)
+        if wanted <= n_ctx and prompt < n_ctx:
+            return None
+        message = (f"This model's maximum context length is {n_ctx} tokens. However, you requested {wanted} "
+                   f"tokens ({prompt} in the messages, {completion or 0} in the completion). Please reduce the "
+                   "length of the messages or completion.")
+        return ScriptedReply(status=400, error_body={"error": {
+            "message": message, "type": "invalid_request_error", "param": "messages",
+            "code": "context_length_exceeded"}})
+    if dialect == "llama_server":
+        if prompt < n_ctx:
+            return None
+        return ScriptedReply(status=400, error_body={"error": {
+            "code": 400, "message": f"request ({prompt} tokens) exceeds the available context size ({n_ctx} tokens), "
+            "try increasing it", "type": "exceed_context_size_error", "n_prompt_tokens": prompt, "n_ctx": n_ctx}})
+    if dialect == "vllm":
+        if prompt >= n_ctx:
+            message = (f"This model's maximum context length is {n_ctx} tokens. However, your request has "
+                       f"{prompt} input tokens. Please reduce the length of the input messages.")
+        elif completion is not None and prompt + completion > n_ctx:
+            message = (f"'max_tokens' or 'max_completion_tokens' is too large: {completion}. This model's maximum "
+                       f"context length is {n_ctx} tokens and your request has {prompt} input tokens "
+                       f"({completion} > {n_ctx} - {prompt}).")
+        else:
+            return None
+        return ScriptedReply(status=400, error_body={"object": "error", "message": message,
+                                                     "type": "BadRequestError", "param": None, "code": 400})
+    if dialect == "ollama":
+        if prompt < n_ctx:
+            return None
+        return ScriptedReply(status=500, error_body={"error": {
+            "message": "the input length exceeds the context length", "type": "api_error", "param": None,
+            "code": None}})
+    return None
+
+
+def _prompt_tokens(body: dict[str, Any]) -> int:
+    return sum(len(str(m.get("content", ""))) for m in body.get("messages", [])) // 4

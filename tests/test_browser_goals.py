@@ -50,3 +50,19 @@ def test_unused_words_are_named_and_a_new_goal_is_planned_fresh(page: Page, stud
     follow_up = _ask(page, "Show me the same for Munich")
     assert [s["tool"] for s in follow_up["steps"]] == ["facilities_list", "inspections_list"]
     assert follow_up["steps"][0]["params"] == {"location": "Munich"}
+
+
+def test_a_negation_not_applied_and_a_typo_read_are_said_above_the_graph(page: Page, studio) -> None:
+    """Issue 18: what the plan does NOT apply, and a word read as another, are on the page
+    above the graph, where the reviewer reads before approving."""
+    page.set_viewport_size({"width": 1440, "height": 1000})
+    open_studio(page, studio.url)
+    plan = _ask(page, "inspectons at landfills that are not in Hamburg")
+    assert [s["tool"] for s in plan["steps"]] == ["facilities_list", "inspections_list"]
+    assert plan["steps"][0]["params"] == {"type": "landfill"}
+    warning = page.get_by_test_id("stAlertContentWarning").get_by_text(re.compile("“not in Hamburg” was NOT applied"))
+    expect(warning).to_be_visible()
+    expect(page.get_by_test_id("stAlertContentInfo").get_by_text("read ‘inspectons’ as ‘inspections’")).to_be_visible()
+    graph_top = page.get_by_text(re.compile(r"^Graph · 2 steps")).bounding_box()
+    assert warning.bounding_box()["y"] < graph_top["y"]
+    screenshot(page, "goals-negation-not-applied.png")

@@ -65,7 +65,7 @@ def test_a_review_in_progress_survives_reload_and_reopening_and_waits_for_a_plan
 
         # Past the agent's own schema: Approve review waits, as Approve does.
         enter(plan_json, plan_json.input_value().replace("120", "600"))
-        expect(page.get_by_text("600 is greater than the maximum of 500")).to_be_visible()
+        expect(page.get_by_text("must be at most 500 (got 600)")).to_be_visible()
         expect(approve).to_be_disabled()
         expect(page.get_by_role("button", name="Approve", exact=True)).to_be_disabled()
         enter(comment, COMMENT)

@@ -230,7 +230,8 @@ def mutated_plan_documents(draw: st.DrawFn) -> dict[str, Any]:
             continue
         n = draw(st.integers(0, len(steps) - 1))
         step = steps[n] if isinstance(steps[n], dict) else {}
-        ids = [s.get("id") for s in steps if isinstance(s, dict)]
+        # One per step, junk ones included, so ids[m] is the id of steps[m].
+        ids = [s.get("id") if isinstance(s, dict) else None for s in steps]
         if kind == "param":
             params = step.setdefault("params", {})
             if isinstance(params, dict):

@@ -176,7 +176,9 @@ def test_say(registry: core.ToolRegistry) -> None:
     assert tool.required == ["message"]
     assert tool.parameters["properties"]["message"]["description"]
     assert tool.call({"message": "Your list has 2 items."}) == {"message": "Your list has 2 items."}
-    with pytest.raises(ToolArgumentsError, match="message: must not be blank"):
-        tool.call({"message": "  "})
+    # An empty SAY is a Teams AI plan's to make (it says nothing); citations come with the message.
+    assert tool.call({"message": ""}) == {"message": ""}
+    cited = [{"title": "Guide", "url": "https://example.org/g"}]
+    assert tool.call({"message": "See [1].", "citations": cited}) == {"message": "See [1].", "citations": cited}
     with pytest.raises(ToolArgumentsError, match="message"):
         tool.call({})

@@ -79,7 +79,7 @@ def test_a_tool_without_parameters_or_return_type():
         return "pong"
 
     text = render_manual(registry)
-    assert "### ping\nCheck that the tools answer.\nGroup: misc\nParameters: none\nReturns: not described" in text
+    assert "### ping\nCheck that the tools answer.\nGroup: misc\nEffects: unknown (may write)\nParameters: none\nReturns: not described" in text
     assert text.startswith("Functions manual: 1 tool.")
 
 
@@ -102,7 +102,7 @@ def test_the_manual_follows_the_registry_and_is_deterministic(waste, tmp_path):
 
     manual = render_manual(waste)
     assert manual.startswith("Functions manual: 5 tools.")
-    assert ("### weigh\nConvert a weight.\nGroup: extra\nParameters:\n"
+    assert ("### weigh\nConvert a weight.\nGroup: extra\nEffects: unknown (may write)\nParameters:\n"
             "  - kg: number; required. Weight in kilograms.\n"
             '  - unit: string; optional; default "t". Target unit.\n'
             "Returns: The weight in the target unit.\nReturn value: number") in manual

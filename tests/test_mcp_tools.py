@@ -20,7 +20,7 @@ import pytest
 from core import Executor, McpServerError, Plan, Settings, StepStatus, Validator
 from core.formats import plan_from_seed
 from core.planners import LLMPlanner, render_manual
-from tools import LoadNotice, McpServerSpec, McpTool, add_mcp_server, load_tools
+from tools import LoadNotice, McpServerSpec, add_mcp_server, connection_of, load_tools
 from tools._mcp import McpConnection
 
 HERE = Path(__file__).resolve().parent
@@ -68,14 +68,14 @@ def loaded(tmp_path_factory) -> Iterator[tuple]:
     registry, problems = load_tools(settings)
     yield registry, problems
     for tool in registry:
-        if isinstance(tool, McpTool) and tool.connection is not None:
-            tool.connection.close()
+        if connection_of(tool) is not None:
+            connection_of(tool).close()
 
 
 def test_tools_are_listed_as_the_server_gave_them(loaded):
     registry, _ = loaded
     echo = registry.get("echo")
-    connection = echo.connection
+    connection = connection_of(echo)
     listed = {t.name: t for t in connection.tools}
     # Every tool the server listed is in the registry, with its description and schemas unchanged.
     everything = [t for t in registry if t.group == connection.server_name]
@@ -103,10 +103,10 @@ def test_a_server_that_does_not_start_is_one_problem_and_the_rest_loads(loaded):
 
 def test_a_tool_that_only_runs_as_an_mcp_task_is_skipped_with_a_notice(loaded):
     registry, problems = loaded
-    listed = registry.get("echo").connection.tools
+    listed = connection_of(registry.get("echo")).tools
     tasks_only = [t.name for t in listed if t.execution and t.execution.task_support == "required"]
     assert tasks_only, "server-everything lists a task-only tool (simulate-research-query)"
-    label = registry.get("echo").connection.spec.label
+    label = connection_of(registry.get("echo")).spec.label
     assert problems[:-1] == [f"MCP server {label}: tool {name!r} skipped: it only runs as an MCP task, "
                              "which Plan Studio does not support; the server's other tools are loaded"
                              for name in tasks_only]
@@ -157,18 +157,36 @@ def test_an_image_comes_back_as_the_servers_content_blocks(loaded):
     assert image["mimeType"] == "image/png" and image["data"]
 
 
+def test_effects_are_read_from_the_servers_annotations(loaded):
+    registry, _ = loaded
+    from core import READ_ONLY, UNKNOWN
+    from core._tool_definition import effects_from_annotations
+
+    assert registry.get("echo").effects == READ_ONLY  # server-everything: readOnlyHint true
+    assert registry.get("add").effects == UNKNOWN  # the tests' server gives no annotations
+    assert registry.get("add").effects.may_write
+    for listed in connection_of(registry.get("echo")).tools:
+        if listed.name in registry:
+            said = listed.annotations
+            effects = registry.get(listed.name).effects
+            assert effects == effects_from_annotations(said)
+            if said is not None and said.read_only_hint is not None:
+                assert effects.read_only is said.read_only_hint
+    assert any(t.effects.known and t.effects.may_write for t in registry if t.kind == "mcp")
+
+
 def test_the_functions_manual_lists_mcp_tools(loaded):
     registry, _ = loaded
     manual = render_manual(registry)
     echo = registry.get("echo")
-    assert f"### echo\n{echo.description}\nGroup: {echo.group}" in manual
+    assert f"### echo\n{echo.description}\nGroup: {echo.group}\nEffects: read-only\n" in manual
     assert "  - message: string; required. Message to echo" in manual
     assert "### get-structured-content" in manual and "Return fields:" in manual
 
 
 @pytest.mark.parametrize(("params", "field", "words"), [
     ({}, "message", "required parameter is missing"),
-    ({"message": 5}, "message", "is not of type 'string'"),
+    ({"message": 5}, "message", "must be text (got 5)"),
     ({"message": "hi", "mesage": "x"}, "mesage", "did you mean 'message'"),
 ])
 def test_arguments_are_validated_with_the_input_schema(loaded, params, field, words):
@@ -185,7 +203,7 @@ def test_an_enum_and_a_bound_from_a_zod_schema_are_checked(loaded):
     problems = Validator(registry).validate(plan)
     assert [(p.step_index, p.field) for p in problems] == [(0, "params.location"), (1, "params.count")]
     assert "'Paris' is not one of" in problems[0].message
-    assert "11 is greater than the maximum of 10" in problems[1].message
+    assert "must be at most 10 (got 11)" in problems[1].message
 
 
 def _run(registry, steps, max_parallel=None):
@@ -249,13 +267,13 @@ def test_a_server_that_hangs_or_dies_mid_run_fails_its_step_and_nothing_else(tmp
     settings = Settings(data_dir=tmp_path, mcp=[f"{PY} {TEST_SERVER} stdio"], mcp_timeout=TIMEOUT)
     registry, problems = load_tools(settings)
     assert problems == []
-    registry.get("hang").connection.timeout = 3  # the same setting; started with room to spare
+    connection_of(registry.get("hang")).timeout = 3  # the same setting; started with room to spare
     try:
         hung, after = _run(registry, [{"tool": "hang", "params": {}}, {"tool": "greet", "params": {"name": "Bo"}}])
         assert hung.status == StepStatus.failed and "did not answer within 3 s" in hung.error
         assert after.status == StepStatus.succeeded  # the session still serves other calls
-        registry.get("hang").connection.timeout = TIMEOUT  # a restart below needs room to start
-        # One step at a time: a call made while the server dies (a parallel run's) fails with it.
+        connection_of(registry.get("hang")).timeout = TIMEOUT  # a restart below needs room to start
+        # One step at a time: a call in flight when the server dies (a parallel run's) fails with it.
         died, later, builtin = _run(registry, [
             {"tool": "die", "params": {}},
             {"tool": "greet", "params": {"name": "Bo"}, "depends_on": []},
@@ -267,7 +285,7 @@ def test_a_server_that_hangs_or_dies_mid_run_fails_its_step_and_nothing_else(tmp
         # The next call starts the server again: a crash costs the step that saw it, no more.
         assert later.status == StepStatus.succeeded and later.result == "Hello, Bo!"
     finally:
-        registry.get("greet").connection.close()
+        connection_of(registry.get("greet")).close()
 
 
 def test_a_server_that_never_answers_at_start_times_out(tmp_path):
@@ -298,7 +316,7 @@ def test_streamable_http_with_headers(tmp_path):
                                           {"tool": "fail", "params": {"reason": "no quota"}}])
         assert added.result == {"result": 3}
         assert failed.status == StepStatus.failed and "no quota" in failed.error
-        registry.get("add").connection.close()
+        connection_of(registry.get("add")).close()
         # A wrong token: one problem naming the server, and the token is not in it.
         registry, problems = load_tools(Settings(
             data_dir=tmp_path, mcp=[f"{url} | Authorization: Bearer wrong-token"], mcp_timeout=TIMEOUT))
@@ -320,7 +338,7 @@ def test_server_everything_over_streamable_http(tmp_path):
         assert all("only runs as an MCP task" in p for p in problems)
         [echo] = _run(registry, [{"tool": "echo", "params": {"message": "over HTTP"}}])
         assert echo.result == "Echo: over HTTP"
-        registry.get("echo").connection.close()
+        connection_of(registry.get("echo")).close()
     finally:
         server.kill()
         server.wait()
@@ -330,8 +348,8 @@ def test_a_tool_name_already_taken_is_refused_not_replaced(tmp_path):
     registry, problems = load_tools(Settings(data_dir=tmp_path, mcp=[f"{PY} {TEST_SERVER} stdio"] * 2,
                                              mcp_timeout=TIMEOUT))
     assert len(problems) == 1 and "'test-kit' is already the name of a tool group" in problems[0]
-    assert isinstance(registry.get("add"), McpTool)
-    registry.get("add").connection.close()
+    assert registry.get("add").kind == "mcp"
+    connection_of(registry.get("add")).close()
 
 
 def test_the_llm_planner_plans_with_mcp_tools(loaded, llm_server, tmp_path):
@@ -386,3 +404,25 @@ def test_add_mcp_server_refuses_an_unusable_server(tmp_path):
     registry, _ = load_tools(Settings(data_dir=tmp_path))
     with pytest.raises(McpServerError, match="command not found"):
         add_mcp_server(registry, "no-such-mcp-server-command", TIMEOUT)
+
+
+def test_a_servers_session_is_held_on_an_anyio_blocking_portal_and_closed_with_it():
+    # anyio's portal replaces the hand-made event-loop thread: the session lives in a portal
+    # task, calls go through it, and closing ends the task, the process and the portal's thread.
+    import threading
+
+    from anyio.from_thread import BlockingPortal
+
+    connection = McpConnection(McpServerSpec.parse(f"{PY} {TEST_SERVER} stdio"), TIMEOUT).open()
+    try:
+        run = connection._run
+        assert isinstance(run.portal, BlockingPortal)
+        assert connection.call("add", {"a": 2, "b": 3}) == {"result": 5}
+        thread = run.portal.call(threading.current_thread)  # where the portal's event loop runs
+        assert thread is not threading.current_thread() and thread.name.startswith("mcp ")
+    finally:
+        connection.close()
+    thread.join(TIMEOUT)
+    assert not thread.is_alive() and run.stopped.is_set()
+    with pytest.raises(RuntimeError):  # the portal is stopped: nothing more runs on it
+        run.portal.start_task_soon(connection._serve, run)

@@ -265,3 +265,11 @@ def test_a_second_unrelated_goal_is_planned_afresh_and_its_unused_words_are_name
     assert [(s.tool, s.params) for s in hamburg.steps] == [("facilities_list", {"location": "Hamburg"})]
     assert [s.id for s in hamburg.steps] == [s.id for s in weather.steps]
     assert not app.error and not app.warning
+
+
+def test_a_negation_the_plan_does_not_apply_is_said_above_the_graph(app: AppTest) -> None:
+    """Issue 18, item 1: the filter left out is named where the page's notices are drawn."""
+    plan = make_plan(app, "contaminants that are not plastic")
+    assert [(s.tool, s.params) for s in plan.steps] == [("contaminants_list", {})]
+    assert len(app.warning) == 1 and "NOT applied" in app.warning[0].value
+    assert "not plastic" in app.warning[0].value

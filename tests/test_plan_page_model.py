@@ -28,6 +28,7 @@ def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, llm_server: LLMServer) 
     monkeypatch.setenv("PLAN_STUDIO_PLANNER", "llm")
     monkeypatch.setenv("PLAN_STUDIO_MODEL", "test-model")
     monkeypatch.setenv("PLAN_STUDIO_TIMEOUT", "1")
+    monkeypatch.setenv("PLAN_STUDIO_FIRST_TIMEOUT", "1")
     monkeypatch.delenv("PLAN_STUDIO_DB", raising=False)
     return AppTest.from_file(str(APP), default_timeout=60).run()
 

@@ -145,7 +145,7 @@ def test_the_agents_own_tools_are_checked_not_reported_unknown(served: Studio, t
     ({"agent": "x"}, "plan", "is required"),
     ({"plan": PLAN, "format": "yaml"}, "format", "unknown format 'yaml'"),
     ({"plan": {"goal": "g", "steps": [{"id": "a", "tool": 5}]}}, "plan", "steps.0.tool"),
-    ({"plan": "<plan><function.x/>", "format": "sk"}, "plan", "sk: "),
+    ({"plan": "<plan><function.x a=1/></plan>", "format": "sk"}, "plan", "sk: "),
     ({"plan": PLAN, "tools": [{"name": "t", "inputSchema": {"type": 3}}]}, "tools[0].inputSchema.type", "JSON schema"),
     ({"plan": PLAN, "colour": "red"}, "colour", "not a field"),
     ([1, 2], "body", "must be a JSON object"),

@@ -105,7 +105,7 @@ def test_a_plan_using_the_agents_own_tools_is_checked_against_their_definitions(
     no_failures(app)
     said = texts(app)
     assert "unknown tool" not in said
-    assert "params.to: 42 is not of type 'string'" in said
+    assert "params.to: must be text (got 42)" in said
     assert "agent's own tools (send_mail)" in said
     # The field itself, not every "42" in the text: the plan's created_at (the real clock) has
     # one at minute or second 42, and replacing that broke the JSON (a flake, 1 run in ~30).
@@ -163,7 +163,7 @@ def test_the_plain_approve_checks_the_agents_own_tools_as_the_page_does(app: App
     sent = json.loads(app.text_area(key=Keys.JSON).value)
     sent["steps"][0]["params"]["to"] = 7
     edit_json(app, json.dumps(sent, indent=2))
-    assert "params.to: 7 is not of type 'string'" in texts(app)
+    assert "params.to: must be text (got 7)" in texts(app)
     assert app.button(key="plan.approve").disabled and app.button(key="plan.run_all").disabled
 
 

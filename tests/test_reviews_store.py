@@ -134,7 +134,7 @@ def test_a_plan_is_checked_against_the_agents_tool_definitions() -> None:
         {"id": "b", "tool": "send_mail", "params": {"cc": "x", "body": "${step[0].pages}"}, "depends_on": ["a"]},
     ]})
     found = {(p.step_index, p.field, p.message) for p in Validator(registry).validate(bad)}
-    assert (0, "params.days", "0 is less than the minimum of 1") in found
+    assert (0, "params.days", "must be at least 1 (got 0)") in found
     assert (1, "params.cc", "is not a parameter of this tool") in found
     assert (1, "params.to", "required parameter is missing") in found
     assert any(i == 1 and f == "params.body" and "no field 'pages'" in m for i, f, m in found)

@@ -162,7 +162,7 @@ def test_a_broken_stream_is_named_and_falls_back(run, settings, llm_server, scri
 def test_a_trickling_stream_ends_at_the_time_limit(run, settings, llm_server):
     llm_server.trickle()
     began = time.monotonic()
-    pieces = list(ModelSynthesizer(ModelClient(settings.model_copy(update={"timeout": 1})))(run))
+    pieces = list(ModelSynthesizer(ModelClient(settings.model_copy(update={"timeout": 1, "first_timeout": 1})))(run))
     assert time.monotonic() - began < 10  # generous: the point is that it ends at all
     assert "timed out after 1 s" in pieces[0] and pieces[-1] == offline_summary(run)
 

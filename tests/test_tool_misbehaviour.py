@@ -273,7 +273,7 @@ def test_a_misbehaving_tool_is_failed_not_interrupted_in_the_studios_run(tools_f
     assert first.result is None and first.arguments == params
     assert second.status == StepStatus.succeeded and worker.run.finished
     # Once it has failed, the step is done: running on does not call the tool again.
-    module = sys.modules[executor.registry.get(tool).func.__module__]
+    module = sys.modules[executor.registry.get(tool).runner.func.__module__]
     before = list(module.SIDE_EFFECTS)
     assert list(executor.run_all(worker.run)) == [] and module.SIDE_EFFECTS == before
 

@@ -46,7 +46,9 @@ def unread(planner: EmbeddedPlanner, goal: str) -> list[str] | None:
     ("top 5 shipments, first 10", ["first 10"]),  # one step takes one limit
     ("List inspections done by inspector Mueller", ["inspector Mueller"]),
     ("shipments to Berlin with a delay, please", ["delay"]),
-    ("Get rejected shipments and their contaminants, then email the report to Anna", ["email the report to Anna"]),
+    # (issue 18: "then email the report to Anna" asks for a change, and is refused instead)
+    ("Get rejected shipments and their contaminants, then summarize the report for Anna",
+     ["summarize the report for Anna"]),
     ("Which carriers have the highest contamination rates?", ["highest", "rates"]),
 ])
 def test_words_the_plan_does_not_use_are_named(planner: EmbeddedPlanner, goal: str, words: list[str]) -> None:

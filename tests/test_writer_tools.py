@@ -94,7 +94,7 @@ def test_endpoint_errors_and_empty_input_fail_the_step_with_a_clear_message(sett
 
 
 def test_a_trickling_endpoint_fails_the_step_at_the_time_limit(settings, llm_server):
-    registry = build_registry(settings.model_copy(update={"timeout": 1}), groups=["writer"])
+    registry = build_registry(settings.model_copy(update={"timeout": 1, "first_timeout": 1}), groups=["writer"])
     llm_server.trickle()
     began = time.monotonic()
     with pytest.raises(ToolExecutionError, match=r"^ShortPoem failed: The model at .* timed out after 1 s"):

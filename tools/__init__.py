@@ -19,11 +19,11 @@ from typing import Callable
 from core import PlanStudioError, Settings, ToolDefinitionError, ToolRegistry
 
 from ._load_notice import LoadNotice
-from ._mcp import McpConnection, McpServerSpec, McpTool, add_mcp_server, start_mcp_server
+from ._mcp import McpConnection, McpServerSpec, add_mcp_server, connection_of, start_mcp_server
 from ._python import load_python_source
 
 __all__ = ["BUILTIN_GROUPS", "build_registry", "load_group", "load_tools", "load_python_source",
-           "add_mcp_server", "McpServerSpec", "McpTool", "LoadNotice"]
+           "add_mcp_server", "McpServerSpec", "connection_of", "LoadNotice"]
 
 BUILTIN_GROUPS = {
     "waste": "tools.waste:register",

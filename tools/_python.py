@@ -113,7 +113,7 @@ def _call_register(register: Callable[..., Any], staged: ToolRegistry, settings:
 def _tool_line(exc: ToolDefinitionError, staged: ToolRegistry) -> tuple[str, str]:
     """The line and name of the function the registry refused, from the frames of the call."""
     for frame, _ in reversed(list(traceback.walk_tb(exc.__traceback__))):
-        func = frame.f_locals.get("func") if frame.f_code.co_name in ("register", "_build_tool") else None
+        func = frame.f_locals.get("func") if frame.f_code.co_name in ("register", "build_python_tool") else None
         if callable(func) and hasattr(func, "__code__"):
             return f":{func.__code__.co_firstlineno}", f"function {func.__name__}: "
     return "", ""

@@ -8,30 +8,36 @@ same executor and its messages show up as step results. The message may hold
 
 from __future__ import annotations
 
-from typing_extensions import TypedDict
+from typing import Any
 
-from core import NonBlank, Settings, ToolRegistry
+from typing_extensions import NotRequired, TypedDict
+
+from core import READ_ONLY, Settings, ToolRegistry
 
 __all__ = ["SayResult", "register", "say"]
 
 
 class SayResult(TypedDict):
     message: str
+    citations: NotRequired[list[dict[str, Any]]]
 
 
-def say(message: NonBlank) -> SayResult:
+def say(message: str, citations: list[dict[str, Any]] | None = None) -> SayResult:
     """Say something to the user: a message shown as this step's result, e.g. a summary or an answer.
 
     Args:
-        message: The text to tell the user.
+        message: The text to tell the user (may be empty, as a Teams AI SAY may be).
+        citations: Sources the message cites, each with a title, url and content (a Teams AI
+            SAY's context).
 
     Returns:
-        {"message": text}: the message as it was said.
+        {"message": text, "citations": [...]}: the message as it was said, with its sources.
     """
-    if not message.strip():
-        raise ValueError("message must not be empty")
-    return {"message": message}
+    said: SayResult = {"message": message}
+    if citations:
+        said["citations"] = citations
+    return said
 
 
 def register(registry: ToolRegistry, settings: Settings) -> None:
-    registry.register(say, group="conversation")
+    registry.register(say, group="conversation", effects=READ_ONLY)

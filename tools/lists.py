@@ -14,7 +14,7 @@ from pathlib import Path
 
 from typing_extensions import TypedDict
 
-from core import NonBlank, Settings, ToolRegistry, private_sqlite
+from core import ADDITIVE, DESTRUCTIVE, IDEMPOTENT, READ_ONLY, NonBlank, Settings, ToolRegistry, private_sqlite
 
 __all__ = ["ListStore", "ListView", "DeletedList", "register"]
 
@@ -217,5 +217,8 @@ def register(registry: ToolRegistry, settings: Settings) -> None:
         """
         return store.delete(list)
 
-    for func in (createList, addItem, removeItem, showList, deleteList):
-        registry.register(func, group="lists")
+    # What each call does to the stored lists: an executor may repeat or parallelise by it.
+    effects = {createList: IDEMPOTENT, addItem: ADDITIVE, removeItem: DESTRUCTIVE, showList: READ_ONLY,
+               deleteList: DESTRUCTIVE}
+    for func, said in effects.items():
+        registry.register(func, group="lists", effects=said)

@@ -7,7 +7,7 @@ fails with "No model configured: ...", and the step shows exactly that.
 
 from __future__ import annotations
 
-from core import NonBlank, Settings, ToolRegistry
+from core import READ_ONLY, NonBlank, Settings, ToolRegistry
 from core.llm import ModelClient
 
 __all__ = ["register"]
@@ -47,7 +47,7 @@ def register(registry: ToolRegistry, settings: Settings) -> None:
         return _write(client, _TRANSLATE.format(language=language.strip()), input, "translate")
 
     for func in (ShortPoem, Translate):
-        registry.register(func, group="writer")
+        registry.register(func, group="writer", effects=READ_ONLY)  # text from a model; nothing stored
 
 
 def _write(client: ModelClient, instructions: str, text: str, task: str) -> str:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 from pathlib import PurePath
+import re
+from typing import Callable, NamedTuple
 
 from .._errors import PlanError, PlanFormatError
 from .._limits import MAX_PLAN_TEXT, lone_surrogate
@@ -16,15 +18,18 @@ from .._plan import Plan
 from .._registry import ToolRegistry
 from .._validation import register_plan_checks
 from ._base import PlanFormat
-from ._mermaid import dump_mermaid
+from ._fidelity import dropped_in_round_trip
+from ._llmcompiler import dump_llmcompiler, load_llmcompiler
+from ._mermaid import dump_mermaid, mermaid_drops
 from ._native import dump_native, load_native
 from ._seed import dump_seed, load_seed, plan_from_seed, plan_to_seed
 from ._semantic_kernel import dump_sk, load_sk, sk_plugin_name, unset_variable_problems, unset_variable_uses
 from ._teams import SAY_TOOL, dump_teams, load_teams, plan_from_teams, plan_to_teams
+from ._teams_text import has_text_commands
 
 __all__ = ["PlanFormat", "FORMATS", "register_format", "unregister_format", "load_plan", "dump_plan",
            "plan_from_seed", "plan_to_seed", "plan_from_teams", "plan_to_teams",
-           "sk_plugin_name", "unset_variable_uses", "SAY_TOOL", "detect_and_load"]
+           "sk_plugin_name", "unset_variable_uses", "SAY_TOOL", "detect_and_load", "detect_format", "Export", "export_plan"]
 
 FORMATS: dict[str, PlanFormat] = {}
 
@@ -77,56 +82,99 @@ def dump_plan(plan: Plan, fmt: str = "native", registry: ToolRegistry | None = N
     return f.dump(plan, registry)
 
 
+class Export(NamedTuple):
+    """A plan written in a format, and what the text does not hold, one notice each."""
+
+    text: str
+    dropped: list[str]
+
+
+def export_plan(plan: Plan, fmt: str = "native", registry: ToolRegistry | None = None) -> Export:
+    """``dump_plan``, and exactly what the text dropped: for a format that reads too, what the
+    text read back lacks (``_fidelity``); for an export-only one, its own list."""
+    text = dump_plan(plan, fmt, registry)
+    f = FORMATS[fmt]
+    if f.load is None:
+        return Export(text, f.drops(plan, registry) if f.drops is not None else [])
+    try:
+        back = load_plan(text, fmt, registry)
+    except PlanError as exc:  # a format that cannot read its own text has lost the plan
+        return Export(text, [f"the whole plan: the text does not read back ({exc})"])
+    return Export(text, dropped_in_round_trip(plan, back, holds_metadata=f.holds_metadata))
+
+
 register_format(PlanFormat("native", "Plan Studio JSON", ".json", load_native, dump_native))
 register_format(PlanFormat("seed", "Planner Agent JSON (seed)", ".json", load_seed, dump_seed))
 register_format(PlanFormat("sk", "Semantic Kernel XML plan", ".xml", load_sk, dump_sk,
                            checks=(unset_variable_problems,)))
 register_format(PlanFormat("teams", "Teams AI DO/SAY plan", ".json", load_teams, dump_teams))
-register_format(PlanFormat("mermaid", "Mermaid flowchart (export only)", ".mmd", None, dump_mermaid))
+register_format(PlanFormat("llmcompiler", "LLMCompiler plan", ".txt", load_llmcompiler, dump_llmcompiler,
+                           holds_metadata=False))
+register_format(PlanFormat("mermaid", "Mermaid flowchart (export only)", ".mmd", None, dump_mermaid,
+                           drops=mermaid_drops))
+
+
+_SK_SIGN = re.compile(r"<plan[\s/>]")
+_LLMC_SIGN = re.compile(r"^\s*+\d{1,6}\.\s*+[A-Za-z_][\w.\-]*+\(", re.M)
 
 
 def _readable() -> list[str]:
     return [name for name, fmt in FORMATS.items() if fmt.load is not None]
 
 
-def _looks_like(text: str) -> str | None:
-    """The JSON format ``text`` resembles, if any: a Teams plan has commands, a native one a
-    goal or step ids (Teams exports carry a goal too, so commands are checked first)."""
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):  # the loaders say what is wrong with it
-        return None
-    if not isinstance(data, dict):
-        return None
-    if "commands" in data:
-        return "teams"
-    steps = data.get("steps")
-    if "goal" in data or (isinstance(steps, list) and any(isinstance(s, dict) and "id" in s for s in steps)):
-        return "native"
+def detect_format(text: str) -> str | None:
+    """The importable format ``text`` looks like, by its content alone, if any: a JSON plan by
+    its fields (a Teams plan has commands; a native one a goal or step ids, checked after
+    commands since Teams exports carry a goal too; else seed), a ``<plan>`` element for SK,
+    numbered calls for LLMCompiler, DO/SAY commands for Teams' text syntax."""
+    stripped = text.lstrip()
+    if stripped.startswith(("{", "[")):
+        try:
+            data = json.loads(text)
+        except (ValueError, RecursionError):  # the loaders say what is wrong with it
+            return None
+        if isinstance(data, list):
+            return "seed" if all(isinstance(s, dict) and "tool" in s for s in data) else None
+        if not isinstance(data, dict):
+            return None
+        if "commands" in data:
+            return "teams"
+        steps = data.get("steps")
+        if "goal" in data or (isinstance(steps, list) and any(isinstance(s, dict) and "id" in s for s in steps)):
+            return "native"
+        return "seed" if isinstance(steps, list) else None
+    for name, looks in _CONTENT_SIGNS:
+        if name in FORMATS and FORMATS[name].load is not None and looks(text):
+            return name
     return None
+
+
+_CONTENT_SIGNS: list[tuple[str, Callable[[str], bool]]] = [
+    ("sk", lambda text: _SK_SIGN.search(text) is not None),
+    ("llmcompiler", lambda text: _LLMC_SIGN.search(text) is not None),
+    ("teams", has_text_commands),
+]
 
 
 def detect_and_load(path: PurePath, text: str, fmt: str | None,
                     registry: ToolRegistry | None = None) -> tuple[Plan, str]:
     """The plan in ``text`` and the format it was read as (the CLI's files, the review API's
-    submissions).
+    submissions, the Plan JSON panel).
 
-    Without ``fmt``: the formats whose suffix matches ``path`` (all importable ones if none
-    does) are tried, the one the content looks like first; the first that reads it wins, and
-    if none does, the most likely one's error is raised.
+    Without ``fmt``: the format the content looks like is tried first, then those whose
+    suffix matches ``path``, then the rest; native goes last unless the content looks native
+    (it reads loosely). The first that reads it wins, and if none does, the first one's error
+    is raised, so a broken file is reported in the terms of what it was meant to be.
     """
     if fmt is not None:
         return load_plan(text, fmt, registry), fmt
-    candidates = [n for n in _readable() if FORMATS[n].suffix == path.suffix.lower()] or _readable()
-    likely = _looks_like(text)
-    # Native reads loosely, so it goes last unless the content looks native; the likely
-    # format goes first, so a broken file is reported in the terms of what it was meant to be.
-    if "native" in candidates and likely != "native":
+    readable = _readable()
+    likely = detect_format(text)
+    by_suffix = [n for n in readable if FORMATS[n].suffix == path.suffix.lower()]
+    candidates = list(dict.fromkeys([*([likely] if likely else []), *by_suffix, *readable]))
+    if likely != "native":
         candidates.remove("native")
         candidates.append("native")
-    if likely in candidates:
-        candidates.remove(likely)
-        candidates.insert(0, likely)
     first_error: PlanFormatError | None = None
     for name in candidates:
         try:

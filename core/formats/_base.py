@@ -15,6 +15,9 @@ from .._validation import PlanCheck
 
 Loader = Callable[[str, "ToolRegistry | None"], Plan]
 Dumper = Callable[[Plan, "ToolRegistry | None"], str]
+# What an export-only format leaves out of a plan, one notice each (a format that also reads
+# is measured by reading its own text back instead: ``_fidelity``).
+DropLister = Callable[[Plan, "ToolRegistry | None"], list[str]]
 
 
 @dataclass(frozen=True)
@@ -25,6 +28,8 @@ class PlanFormat:
     load: Loader | None = None  # None: export only
     dump: Dumper | None = None  # None: import only
     checks: tuple[PlanCheck, ...] = ()  # whole-plan checks the validator runs for this format
+    drops: DropLister | None = None  # for an export-only format: what its text leaves out
+    holds_metadata: bool = True  # False: the text has no place for the plan's metadata
 
 
 # A plan document wraps a param value in at most a few levels (plan, steps, step, params);

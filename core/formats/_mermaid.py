@@ -15,8 +15,9 @@ from typing import Any
 
 from .._plan import Plan
 from .._registry import ToolRegistry
+from ._fidelity import step_list
 
-__all__ = ["dump_mermaid", "mermaid_label"]
+__all__ = ["dump_mermaid", "mermaid_drops", "mermaid_label"]
 
 MAX_PARAMS = 3
 MAX_VALUE = 32
@@ -80,3 +81,27 @@ def dump_mermaid(plan: Plan, registry: ToolRegistry | None = None) -> str:
         out.append("  classDef parallel stroke-dasharray:5 5")
         out.append(f"  class {','.join(parallel)} parallel")
     return "\n".join(out) + "\n"
+
+
+def mermaid_drops(plan: Plan, registry: ToolRegistry | None = None) -> list[str]:
+    """What the chart does not show: it is a picture of the plan, not the plan."""
+    notices = []
+    if plan.goal:
+        notices.append("the goal")
+    notices.append("metadata")
+    if plan.steps:
+        notices.append("step ids (nodes are n0, n1, …)")
+    cut = [n for n, s in enumerate(plan.steps)
+           if len(s.params) > MAX_PARAMS or any(len(_short(v)) < len(_full(v)) for v in s.params.values())]
+    if cut:
+        notices.append(f"params not shown in full of {step_list(cut)}")
+    for what, field in (("notes", "note"), ("locks", "locked"), ("result keys", "result_key"),
+                        ("format data", "format_data")):
+        having = [n for n, s in enumerate(plan.steps) if getattr(s, field)]
+        if having:
+            notices.append(f"{what} of {step_list(having)}")
+    return notices
+
+
+def _full(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)

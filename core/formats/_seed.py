@@ -2,7 +2,10 @@
 
 ``{"steps": [{"tool", "params", "depends_on": [index], "parallel"}], "metadata": {...}}``.
 The goal and the planner's metadata travel in ``metadata``; a step's ``note`` is accepted
-on import (also as ``description`` or ``reason``) so nothing a model wrote is lost.
+on import (also as ``description`` or ``reason``) so nothing a model wrote is lost. Plan
+Studio also writes, on the steps that have them, ``note``, ``locked``, ``result_key``,
+``format_data`` and ``id`` (only when the ids are not ``s1``, ``s2``, … which an import gives
+anyway), so a plan keeps its review data through the seed format.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from .._registry import ToolRegistry
 from ._base import check_step_count, load_json
 
 _NOTE_KEYS = ("note", "description", "reason")
-_STEP_KEYS = {"tool", "params", "depends_on", "parallel", "id", "locked", *_NOTE_KEYS}
+_STEP_KEYS = {"tool", "params", "depends_on", "parallel", "id", "locked", "result_key", "format_data", *_NOTE_KEYS}
 
 
 def seed_step_ids(count: int) -> list[str]:
@@ -71,9 +74,16 @@ def plan_from_seed(data: Any, goal: str | None = None) -> Plan:
             # Out-of-range indexes stay visible so the validator can name them.
             deps.append(ids[d] if 0 <= d < len(ids) else f"step[{d}]")
         note = next((raw[k] for k in _NOTE_KEYS if isinstance(raw.get(k), str)), None)
+        result_key = raw.get("result_key")
+        if result_key is not None and not isinstance(result_key, str):
+            raise PlanFormatError("seed", f"{where}.result_key must be text")
+        format_data = raw.get("format_data") or {}
+        if not isinstance(format_data, dict) or not all(isinstance(v, dict) for v in format_data.values()):
+            raise PlanFormatError("seed", f"{where}.format_data must be an object of objects, one per format")
         steps.append(Step(id=ids[n], tool=raw["tool"].strip(), params=params, depends_on=deps,
                           parallel=bool(raw.get("parallel", False)), note=note,
-                          locked=bool(raw.get("locked", False))))
+                          locked=bool(raw.get("locked", False)), result_key=result_key or None,
+                          format_data=format_data))
     meta = dict(metadata)
     plan_goal = goal if goal is not None else str(meta.pop("goal", "") or "")
     meta.pop("goal", None)
@@ -85,12 +95,24 @@ def plan_from_seed(data: Any, goal: str | None = None) -> Plan:
 
 def plan_to_seed(plan: Plan) -> dict[str, Any]:
     index = {s.id: n for n, s in enumerate(plan.steps)}
-    steps = [{
-        "tool": s.tool,
-        "params": s.params,
-        "depends_on": [index[d] for d in plan.dependencies_of(s.id) if d in index],
-        "parallel": s.parallel,
-    } for s in plan.steps]
+    needs: dict[str, list[int]] = {s.id: [] for s in plan.steps}
+    for before, after in plan.edges():  # in plan order; asking each step for its own costs n²
+        needs[after].append(index[before])
+    write_ids = [s.id for s in plan.steps] != seed_step_ids(len(plan.steps))
+    steps = []
+    for s in plan.steps:
+        raw: dict[str, Any] = {
+            "tool": s.tool,
+            "params": s.params,
+            "depends_on": needs[s.id],
+            "parallel": s.parallel,
+        }
+        # Review data only where set: the seed format is also what models are shown.
+        for key, value in (("id", s.id if write_ids else None), ("note", s.note),
+                           ("locked", s.locked), ("result_key", s.result_key), ("format_data", s.format_data)):
+            if value:
+                raw[key] = value
+        steps.append(raw)
     metadata = {"goal": plan.goal, **plan.metadata.model_dump(mode="json")}
     return {"steps": steps, "metadata": metadata}
 

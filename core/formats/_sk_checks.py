@@ -1,6 +1,7 @@
 """What the validator checks for the Semantic Kernel format, registered through the same hook
 as any format's checks (``register_format``): a ``$NAME`` the plan was imported with that no
-earlier step sets would reach the tool as the text ``$NAME``."""
+earlier step sets would reach the tool as the text ``$NAME``. A warning, not an error: SK
+itself keeps such a name as text (``$top`` inside an OData JSON payload is meant as text)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,6 @@ def unset_variable_problems(plan: Plan) -> Iterator[Problem]:
                else "it is the plan's input in Semantic Kernel, and a Plan Studio plan has none"
                if name == "input" else "no step sets it (setContextVariable)")
         yield Problem(
-            f"{variable} is a Semantic Kernel variable, but {why}: the tool would get the text "
-            f"{variable!r}. Write the value, or a reference to an earlier step's output",
-            f"params.{param}", step.id, index, step.tool)
+            f"{variable} is a Semantic Kernel variable, but {why}: the tool gets the text "
+            f"{variable!r}, as in SK. If a value was meant, write it, or a reference to an earlier "
+            "step's output", f"params.{param}", step.id, index, step.tool, severity="warning")

@@ -29,8 +29,9 @@ def sk_plugin_name(group: str | None) -> str:
 
 
 def match_tool_name(parts: list[str], registry: ToolRegistry | None) -> str:
-    """The registered tool a dotted SK name means: ``Name``, else ``Plugin.Name`` or
-    ``Plugin_Name``; exact case first, then ignoring case. Unknown names stay as written,
+    """The registered tool a dotted SK name means: ``Name``, else ``Plugin.Name``,
+    ``Plugin_Name`` or ``Plugin-Name`` (a hyphenated name read as Python SK's
+    ``Plugin-Function``); exact case first, then ignoring case. Unknown names stay as written,
     for the validator to report."""
     name = parts[-1]
     if registry is None:
@@ -38,7 +39,7 @@ def match_tool_name(parts: list[str], registry: ToolRegistry | None) -> str:
     candidates = [name]
     for k in range(2, len(parts) + 1):
         tail = parts[-k:]
-        candidates += [".".join(tail), "_".join(tail)]
+        candidates += [".".join(tail), "_".join(tail), "-".join(tail)]
     for candidate in candidates:
         if candidate in registry:
             return candidate

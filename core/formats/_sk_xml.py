@@ -79,28 +79,53 @@ def read_xml(text: str, line_offset: int) -> SkDocument:
     def pairs(flat: list[str]) -> list[tuple[str, str]]:
         return list(zip(flat[0::2], flat[1::2]))
 
+    # SK reads only the functions directly inside <plan> and skips anything else; what it
+    # skipped (the element, its attributes and its text) is kept as a note for the reviewer.
+    skipped: list[str] = []  # the element being skipped and the ones open inside it
+    skipped_heading: list[str] = []
+    skipped_text: list[str] = []
+
+    def skip(name: str, attributes: list[str]) -> None:
+        if not skipped:
+            shown = " ".join([name, *(f'{k}="{v}"' for k, v in pairs(attributes))])
+            skipped_heading[:] = [f"Skipped <{shown}>"]
+        skipped.append(name)
+
+    def skipped_note() -> str:
+        text = " ".join(" ".join(skipped_text).split())
+        skipped_text.clear()
+        return skipped_heading[0] + (f": {text}" if text else "")
+
     def start(name: str, attributes: list[str]) -> None:
+        if skipped:
+            skipped.append(name)
+            return
         if not stack:
             if name != "plan":
                 raise format_error(line(), f"the root element must be <plan>, got <{name}>")
             doc.root_line, doc.root_attributes = line(), pairs(attributes)
         elif len(stack) == 1:
-            if not name.startswith(FUNCTION_PREFIX):
-                raise format_error(line(), f"<{name}> is not a function; a plan holds only "
-                                           "<function.Plugin.Name .../> elements")
-            parts = name[len(FUNCTION_PREFIX):].split(".")
-            if any(not p for p in parts):
+            parts = _function_parts(name)
+            if parts is None:
+                skip(name, attributes)
+                return
+            if not all(parts):
                 raise format_error(line(), f"<{name}> should be named <function.Plugin.Name>")
             fn = SkFunction(line(), parts, pairs(attributes), comments=pending[:])
             pending.clear()
             doc.functions.append(fn)
             current[:] = [fn]
         else:
-            raise format_error(line(), f"<{name}> inside <{stack[-1]}>: a function takes its "
-                                       "inputs as attributes, not as elements")
+            skip(name, attributes)
+            return
         stack.append(name)
 
     def end(name: str) -> None:
+        if skipped:
+            skipped.pop()
+            if not skipped:  # inside a function: its note; else the next function's
+                (current[0].comments if current else pending).append(skipped_note())
+            return
         stack.pop()
         if len(stack) == 1:
             current.clear()
@@ -108,9 +133,13 @@ def read_xml(text: str, line_offset: int) -> SkDocument:
             doc.loose_comments.extend(pending)
             pending.clear()
 
+    def characters(data: str) -> None:
+        if skipped:
+            skipped_text.append(data)
+
     def comment(data: str) -> None:
         note = note_text(data)
-        if not note:
+        if not note or skipped:
             return
         if len(stack) == 1:
             pending.append(note)
@@ -125,6 +154,7 @@ def read_xml(text: str, line_offset: int) -> SkDocument:
     parser.StartElementHandler = start
     parser.EndElementHandler = end
     parser.CommentHandler = comment
+    parser.CharacterDataHandler = characters
     parser.StartDoctypeDeclHandler = no_doctype
     try:
         parser.Parse(text.encode("utf-8"), True)
@@ -134,6 +164,17 @@ def read_xml(text: str, line_offset: int) -> SkDocument:
     if not stack and doc.root_line == 0:
         raise PlanFormatError(FORMAT, "no <plan> element found")
     return doc
+
+
+def _function_parts(name: str) -> list[str] | None:
+    """``function.Plugin.Name`` (.NET) or ``function.Plugin-Name`` (Python) as its parts;
+    None for an element that is not a function, which SK skips."""
+    if not name.startswith(FUNCTION_PREFIX):
+        return None
+    parts = name[len(FUNCTION_PREFIX):].split(".")
+    if len(parts) == 1 and "-" in parts[0].strip("-"):
+        parts = parts[0].split("-", 1)
+    return parts
 
 
 def locate_plan(text: str) -> tuple[str, int]:
@@ -150,7 +191,10 @@ def locate_plan(text: str) -> tuple[str, int]:
     end = len(text)
     if close >= found.start() and not _TRAILER.fullmatch(text[close + len(_PLAN_END):]):
         end = close + len(_PLAN_END)
-    return text[start:end], text.count("\n", 0, start)
+    part = text[start:end]
+    if close < found.start() and not re.match(r"<plan[^>]*/\s*>", text[found.start():]):
+        part += _PLAN_END  # SK closes a plan a model left open
+    return part, text.count("\n", 0, start)
 
 
 # -- writing -----------------------------------------------------------------------------

@@ -28,6 +28,7 @@ from urllib.parse import urlsplit, urlunsplit
 from .._errors import PlannerUnavailable, ReplyCut
 from .._settings import Settings, api_key
 from ._redact import StreamRedactor, redact
+from ._server_errors import context_too_small, refuses_response_format
 
 if TYPE_CHECKING:  # pragma: no cover
     import openai
@@ -43,9 +44,10 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 # Local servers (Ollama, vLLM, LM Studio) ignore the key, but the SDK will not start without one.
 PLACEHOLDER_KEY = "not-needed"
 
-# Words an endpoint uses when it rejects ``response_format`` rather than the request itself.
-_REFUSAL_HINTS = ("response_format", "response format", "json_schema", "json schema",
-                  "structured output", "not supported", "unsupported", "not implemented")
+# How structured output is asked for, in the order tried: OpenAI's, llama.cpp's, none.
+_DIALECTS: tuple[str | None, ...] = ("json_schema", "json_object", None)
+# (endpoint, model) pairs that have answered in this process: their model is loaded.
+_WARM: set[tuple[str, str]] = set()
 _DETAIL_LIMIT = 400
 _QUOTE_LIMIT = 80  # characters of a body that is not what was expected, quoted in the message
 
@@ -57,7 +59,11 @@ class ModelClient:
         self.settings = settings
         self.model = settings.model
         self._sdk: "openai.OpenAI | None" = None
-        self._structured_output = True
+        self._dialect = 0  # index in _DIALECTS: how the endpoint takes structured output
+        self._prompt_chars = 0
+        self._timeout_used = settings.timeout
+        self.last_usage: dict[str, int] | None = None
+        self.last_seconds = 0.0
 
     # -- what the client points at ----------------------------------------------------------
     @property
@@ -76,7 +82,28 @@ class ModelClient:
     @property
     def structured_output(self) -> bool:
         """False once the endpoint has refused ``response_format``; later calls leave it out."""
-        return self._structured_output
+        return _DIALECTS[self._dialect] is not None
+
+    @property
+    def response_format(self) -> str | None:
+        """The structured-output dialect the endpoint takes: "json_schema", "json_object", None."""
+        return _DIALECTS[self._dialect]
+
+    @property
+    def _warm_key(self) -> tuple[str, str]:
+        return (self.endpoint, self.model)
+
+    def loading_notice(self) -> str | None:
+        """What to tell the user while the first request to this model is under way: a local
+        server may load the model (or read the long prompt for the first time) then. None once
+        the model has answered in this process, and for a client with no model configured."""
+        if self._warm_key in _WARM or not self.configured:
+            return None
+        return (f"Waiting for the model {self.model} at {self.endpoint}: its first answer can take a minute or "
+                f"more while a local server loads the model (up to {self._first_timeout():g} s).")
+
+    def _first_timeout(self) -> float:
+        return max(self.settings.timeout, self.settings.first_timeout)
 
     def __repr__(self) -> str:
         return (f"ModelClient(model={self.model!r}, endpoint={self.endpoint!r}, "
@@ -87,38 +114,53 @@ class ModelClient:
              temperature: float | None = None) -> str:
         """The model's reply to ``messages``; asks for JSON matching ``json_schema`` if given.
 
-        An endpoint that rejects structured output gets the same request once more without
-        it, and this client stops asking for it.
+        Structured output is asked for in OpenAI's dialect (``json_schema``), then, if the
+        endpoint refuses that, in llama.cpp's (``json_object`` with a ``schema``, which its
+        servers turn into a grammar), then not at all; the client remembers what the endpoint
+        took. ``last_usage`` and ``last_seconds`` tell what the call cost.
         """
         sdk = self._client()
         request = self._request(messages, temperature)
         import openai
 
         began = time.monotonic()
-        with self._translated_errors("answered with a body that is not valid JSON"):
-            if json_schema is None or not self._structured_output:
-                completion = sdk.chat.completions.create(**request)
-            else:
-                response_format = {"type": "json_schema",
-                                   "json_schema": {"name": "plan", "schema": json_schema, "strict": False}}
-                try:
-                    completion = sdk.chat.completions.create(**request, response_format=response_format)
-                except openai.APIStatusError as exc:
-                    if not _refuses_structured_output(exc):
-                        raise
-                    self._structured_output = False
-                    # One limit for the whole call: the second request gets what is left.
-                    left = self.settings.timeout - (time.monotonic() - began)
-                    if left <= 0:
-                        raise openai.APITimeoutError(request=exc.request) from None
-                    try:
-                        completion = sdk.chat.completions.create(**request, timeout=left)
-                    except openai.APIStatusError as again:
-                        if again.status_code == exc.status_code:
-                            # The same refusal without response_format: it was not the cause.
-                            self._structured_output = True
-                        raise
-        return self._content(completion)
+        self.last_usage = None
+        try:
+            with self._translated_errors("answered with a body that is not valid JSON"):
+                if json_schema is None:
+                    completion = sdk.chat.completions.create(**request)
+                else:
+                    completion = self._create_structured(sdk, request, json_schema, began, openai)
+        finally:
+            self.last_seconds = time.monotonic() - began
+        content = self._content(completion)
+        _WARM.add(self._warm_key)
+        return content
+
+    def _create_structured(self, sdk: "openai.OpenAI", request: dict[str, Any], json_schema: dict[str, Any],
+                           began: float, openai: Any) -> Any:
+        """One answer, asking for ``json_schema`` in the first dialect the endpoint takes."""
+        first_refusal: int | None = None
+        while True:
+            dialect = _DIALECTS[self._dialect]
+            extra = {} if dialect is None else {"response_format": _response_format(dialect, json_schema)}
+            if first_refusal is not None:
+                # One limit for the whole call: a second request gets what is left.
+                left = request["timeout"] - (time.monotonic() - began)
+                if left <= 0:
+                    raise openai.APITimeoutError(request=None)
+                extra["timeout"] = left
+            try:
+                return sdk.chat.completions.create(**{**request, **extra})
+            except openai.APIStatusError as exc:
+                if dialect is None or not refuses_response_format(
+                        exc.status_code, getattr(exc, "param", None), f"{exc.message} {_error_detail(exc.body)}"):
+                    if dialect is None and exc.status_code == first_refusal:
+                        # The same refusal without response_format: it was not the cause.
+                        self._dialect = 0
+                    raise
+                first_refusal = exc.status_code if first_refusal is None else first_refusal
+                self._dialect += 1
 
     def stream(self, messages: Sequence[Message], *, temperature: float | None = None) -> Iterator[str]:
         """The reply to ``messages`` as text pieces, yielded as they arrive.
@@ -129,6 +171,7 @@ class ModelClient:
         sdk = self._client()
         request = self._request(messages, temperature)
         redactor = StreamRedactor()
+        self.last_usage = None
         finished = False
         with self._translated_errors("sent a stream event that is not valid JSON"):
             chunks = sdk.chat.completions.create(**request, stream=True)
@@ -147,6 +190,7 @@ class ModelClient:
         if not finished:
             raise PlannerUnavailable(f"The model at {self.endpoint} stopped streaming before it finished "
                                      "the answer (the stream ended without a finish_reason)")
+        _WARM.add(self._warm_key)
 
     def close(self) -> None:
         if self._sdk is not None:
@@ -179,10 +223,16 @@ class ModelClient:
         return self._sdk
 
     def _request(self, messages: Sequence[Message], temperature: float | None) -> dict[str, Any]:
+        self._prompt_chars = sum(len(m.get("content") or "") for m in messages)
+        # The first request to a model may find it loading: it gets the longer limit.
+        self._timeout_used = self.settings.timeout if self._warm_key in _WARM else self._first_timeout()
         return {
             "model": self.model,
             "messages": [dict(m) for m in messages],
             "temperature": self.settings.temperature if temperature is None else temperature,
+            # Without it a small model looping in JSON writes until the context is full.
+            "max_tokens": self.settings.max_tokens,
+            "timeout": self._timeout_used,
         }
 
     def _content(self, completion: Any) -> str:
@@ -214,6 +264,7 @@ class ModelClient:
         if not isinstance(content, str):
             raise PlannerUnavailable(f"The model endpoint at {self.endpoint} answered with message content "
                                      f"that is not text but {_json_kind(content)}")
+        self.last_usage = _usage(getattr(completion, "usage", None))
         if getattr(choices[0], "finish_reason", None) == "length":
             # The JSON may still parse (a lenient reader finds a complete prefix), but the
             # steps after the cut would be missing without anyone being told.
@@ -241,8 +292,13 @@ class ModelClient:
         try:
             yield
         except openai.APITimeoutError:
+            if self._warm_key not in _WARM:
+                raise PlannerUnavailable(
+                    f"The model at {self.endpoint} timed out after {self._timeout_used:g} s before it finished "
+                    "answering its first request; a local server may still be loading the model or reading the manual for the first time. "
+                    "Try again in a minute, or allow more time with PLAN_STUDIO_FIRST_TIMEOUT.") from None
             raise PlannerUnavailable(
-                f"The model at {self.endpoint} timed out after {self.settings.timeout:g} s before it "
+                f"The model at {self.endpoint} timed out after {self._timeout_used:g} s before it "
                 "finished answering; try again, or allow more time with PLAN_STUDIO_TIMEOUT.") from None
         except openai.APIConnectionError as exc:
             if isinstance(exc.__cause__, httpx2.DecodingError):  # too large, or not decodable
@@ -272,6 +328,10 @@ class ModelClient:
     def _status_message(self, exc: "openai.APIStatusError") -> str:
         status = exc.status_code
         detail = _error_detail(exc.body) or exc.response.reason_phrase or "no details given"
+        too_small = context_too_small(f"{exc.message} {detail}", exc.body, prompt_chars=self._prompt_chars,
+                                      max_tokens=self.settings.max_tokens, endpoint=self.endpoint)
+        if too_small is not None:
+            return too_small
         hint = {
             401: " Check OPENAI_API_KEY.",
             403: " The key is not allowed to use this model.",
@@ -281,13 +341,18 @@ class ModelClient:
         return f"The model endpoint at {self.endpoint} answered HTTP {status}: {detail}.{hint}"
 
 
-def _refuses_structured_output(exc: "openai.APIStatusError") -> bool:
-    if exc.status_code not in (400, 422, 501):
-        return False
-    if getattr(exc, "param", None) == "response_format":
-        return True
-    text = f"{exc.message} {_error_detail(exc.body)}".lower()
-    return any(hint in text for hint in _REFUSAL_HINTS)
+def _response_format(dialect: str, json_schema: dict[str, Any]) -> dict[str, Any]:
+    if dialect == "json_schema":
+        return {"type": "json_schema", "json_schema": {"name": "plan", "schema": json_schema, "strict": False}}
+    return {"type": "json_object", "schema": json_schema}  # llama.cpp's servers: a grammar from the schema
+
+
+def _usage(usage: Any) -> dict[str, int] | None:
+    """Token counts of a completion, if the endpoint gave them as numbers."""
+    counts = {name: getattr(usage, name, None) for name in ("prompt_tokens", "completion_tokens")}
+    if all(isinstance(v, int) and not isinstance(v, bool) for v in counts.values()):
+        return counts  # type: ignore[return-value]
+    return None
 
 
 def _error_detail(body: object) -> str:

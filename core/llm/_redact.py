@@ -4,7 +4,9 @@ An endpoint may echo the key in an error, and a model may repeat it in a reply (
 injection in tool output can ask it to). Whatever comes back from the model passes through
 here before the rest of Plan Studio sees it, so the key is never printed, saved or sent on.
 The configured ``OPENAI_API_KEY`` is replaced wherever it appears, and so is anything shaped
-like an OpenAI key (``sk-...``).
+like an OpenAI key (``sk-...``). A key that is no secret is left alone: one shorter than 8
+characters, or a placeholder local servers are given (``x``, ``EMPTY``, ``ollama``,
+``sk-no-key-required``...): replacing every "x" would corrupt the plan before it is read.
 
 A streamed answer arrives in pieces, and a key can be split across two of them.
 ``StreamRedactor`` holds back the end of the text for as long as a key could still be
@@ -17,7 +19,7 @@ import re
 
 from .._settings import api_key
 
-__all__ = ["REDACTED", "redact", "StreamRedactor"]
+__all__ = ["REDACTED", "redact", "StreamRedactor", "secret_key"]
 
 REDACTED = "[redacted]"
 # Anything shaped like an OpenAI key, not only the configured one.
@@ -29,14 +31,34 @@ _SHAPE_STARTING = re.compile(r"(?<![A-Za-z0-9_])(?:s|sk|sk-[A-Za-z0-9_\-]*)\Z")
 # Keys are far shorter; a word this long is let through (redacted as a whole so far), so that
 # the held text, and the time each piece takes, stay bounded.
 _HOLD_LIMIT = 1_000
+# Shorter keys are placeholders (a real key is far longer); redacting them would eat words.
+_SECRET_MIN = 8
+# Keys local servers are usually given, which the servers' own docs print: no secrets.
+PLACEHOLDER_KEYS = frozenset({
+    "x", "empty", "none", "null", "ollama", "sk-no-key-required", "no-key", "nokey", "not-needed",
+    "lm-studio", "dummy", "fake", "test", "placeholder", "local", "llama", "vllm", "token-abc123",
+    "sk-xxx", "sk-placeholder", "sk-local", "sk-dummy", "sk-fake", "sk-1234", "abc123",
+})
+
+
+def secret_key() -> str:
+    """The configured key if it is worth hiding; "" for none, a short one or a placeholder."""
+    key = api_key()
+    if len(key) < _SECRET_MIN or key.lower() in PLACEHOLDER_KEYS:
+        return ""
+    return key
+
+
+def _unless_placeholder(match: re.Match[str]) -> str:
+    return match.group() if match.group().lower() in PLACEHOLDER_KEYS else REDACTED
 
 
 def redact(text: str) -> str:
     """``text`` with the configured key and anything key-shaped replaced by ``[redacted]``."""
-    key = api_key()
+    key = secret_key()
     if key:
         text = text.replace(key, REDACTED)
-    return _KEY_SHAPE.sub(REDACTED, text)
+    return _KEY_SHAPE.sub(_unless_placeholder, text)
 
 
 class StreamRedactor:
@@ -44,7 +66,7 @@ class StreamRedactor:
     then pass on ``flush()`` at the end. The pieces passed on join to ``redact(whole text)``."""
 
     def __init__(self) -> None:
-        self._key = api_key()
+        self._key = secret_key()
         self._held = ""
         self._last = ""  # the last character passed on: whether a key may start depends on it
 
@@ -72,7 +94,7 @@ class StreamRedactor:
         out: list[str] = []
         pos = len(self._last)
         for match in _KEY_SHAPE.finditer(context, pos):  # the look-behind sees the context
-            out += [context[pos:match.start()], REDACTED]
+            out += [context[pos:match.start()], _unless_placeholder(match)]
             pos = match.end()
         out.append(context[pos:])
         self._last = text[-1]

@@ -8,15 +8,17 @@ from .._registry import ToolRegistry
 from .._settings import Settings
 from ._base import PlanContext, Planner
 from ._embedded import MAX_GOAL_LENGTH, EmbeddedPlanner
+from ._embedded_notices import planner_notices
 from ._embedded_unread import unread_notice
 from ._llm import LLMPlanner
 from ._manual import render_manual
+from ._planner_log import log_lines, planner_log
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..llm import ModelClient
 
 __all__ = ["MAX_GOAL_LENGTH", "EmbeddedPlanner", "LLMPlanner", "PlanContext", "Planner", "make_planner",
-           "render_manual", "unread_notice"]
+           "planner_notices", "render_manual", "unread_notice", "planner_log", "log_lines"]
 
 
 def make_planner(settings: Settings, registry: ToolRegistry, client: "ModelClient | None" = None) -> Planner:

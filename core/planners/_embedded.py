@@ -43,6 +43,14 @@ Supported goal phrasings (T = today; the examples are the demo tools' words, whi
   plan ("also", "add", "their"), or names only entities the previous plan lists. Any other
   goal ("Get inspections from today", "What's the weather in <city>?") is planned afresh.
 
+Meaning before coverage: a negation ("not", "didn't", "without", "except", "other than",
+...) sets the opposite value the schema can hold, or is left out with a notice that it was
+NOT applied (``_embedded_negation``); a misspelled entity word is read as the one it is a
+typo or two from, and the plan says so (``_embedded_typos``); a goal that asks to change the
+world ("delete ...", "cancel ...", "send ...") is refused, never planned as a listing
+(``_embedded_writes``). What the plan says about its reading is gathered by
+``planner_notices`` (``_embedded_notices``).
+
 Words a goal says that the plan does not use come with the plan as
 ``metadata.unread_words`` (see ``_embedded_unread``). Goals longer than ``MAX_GOAL_LENGTH``
 characters are refused, and numbers are kept within the tools' schemas (a ``limit`` of at
@@ -62,9 +70,15 @@ from . import _embedded_phrases as phrases
 from ._base import PlanContext
 from ._embedded_examples import example_feedback, example_goal
 from ._embedded_build import Node, build_nodes, check_has_steps, make_groups, mark_parallel, nodes_to_steps
+from ._embedded_negation import read_negations
+from ._embedded_notices import NOT_APPLIED_KEY, READ_AS_KEY
+from ._embedded_typos import TypoReader
+from ._embedded_writes import refuse_write, write_request
 from ._embedded_parse import Mention, Parsed, parse, phrase_pattern
 from ._embedded_replan import apply_feedback
+from ._embedded_log import words_log
 from ._embedded_unread import UNREAD_KEY, unread_words
+from ._planner_log import LOG_KEY
 from ._embedded_vocabulary import Vocabulary, out_of_bounds
 
 __all__ = ["EmbeddedPlanner", "MAX_GOAL_LENGTH", "check_text"]
@@ -90,22 +104,36 @@ class EmbeddedPlanner:
     def __init__(self, registry: ToolRegistry) -> None:
         self.registry = registry
         self.vocabulary = Vocabulary(registry)
+        self.typos = TypoReader(registry, self.vocabulary)
 
     def plan(self, goal: str, *, today: dt.date, context: PlanContext | None = None) -> Plan:
         check_text(goal, "goal", f"describe what to list, e.g. {example_goal(self.vocabulary)!r}")
-        if context is not None and context.previous_plan.steps and self._is_follow_up(goal, today, context):
+        # Read as corrected ("inspectons" as "inspections"); the plan keeps the goal as typed.
+        text, read_as = self.typos.correct(goal)
+        parsed = parse(text, self.vocabulary, today)
+        request = write_request(parsed, self.vocabulary)
+        if request is not None and not (request.verb in phrases.REMOVE_VERBS and context is not None
+                                        and context.previous_plan.steps
+                                        and self._is_follow_up(text, today, context)):
+            # "Delete ..." planned as a listing would be approved as something else; a follow-up's
+            # "delete the <entity> step" edits the plan and is read as re-plan feedback.
+            raise refuse_write(request, self.registry)
+        if context is not None and context.previous_plan.steps and self._is_follow_up(text, today, context):
             try:
-                follow = apply_feedback(self.vocabulary, context.previous_plan, goal, today,
+                follow = apply_feedback(self.vocabulary, context.previous_plan, text, today,
                                         follow_up_of=context.previous_goal)
             except PlannerError:
-                if not parse(goal, self.vocabulary, today).entities:
+                if not parsed.entities:
                     raise
             else:
                 return follow.model_copy(update={"goal": goal})
-        return self._fresh(goal, today)
+        plan = self._fresh(text, today, parsed)
+        if read_as:
+            setattr(plan.metadata, READ_AS_KEY, read_as)
+        return plan.model_copy(update={"goal": goal})
 
-    def _fresh(self, goal: str, today: dt.date) -> Plan:
-        parsed = parse(goal, self.vocabulary, today)
+    def _fresh(self, goal: str, today: dt.date, read: Parsed) -> Plan:
+        parsed, not_applied = read_negations(read, self.vocabulary)
         groups = make_groups(parsed, self.vocabulary)
         check_has_steps(groups, self.vocabulary, goal)
         unused: list[Mention] = []
@@ -116,6 +144,9 @@ class EmbeddedPlanner:
         unread = unread_words(parsed, unused)
         if unread:
             setattr(metadata, UNREAD_KEY, unread)
+        if not_applied:
+            setattr(metadata, NOT_APPLIED_KEY, not_applied)
+        setattr(metadata, LOG_KEY, [words_log(parsed)])  # which words chose which tool and filter
         plan = Plan(goal=goal, steps=steps, metadata=metadata)
         mark_parallel(plan)
         return plan

@@ -97,7 +97,12 @@ def accepts(info: ToolInfo, flt: Filter) -> dict[str, Any] | None:
         param = info.city_params.get(flt.kind or "location")
         return {param: flt.value} if param else None
     if flt.param in info.enums:
-        return {flt.param: flt.value} if flt.value in info.enums[flt.param] else None
+        values = list(flt.value) if isinstance(flt.value, tuple) else [flt.value]
+        if not values or any(v not in info.enums[flt.param] for v in values):
+            return None
+        if flt.param in info.enum_lists:
+            return {flt.param: values}  # a parameter that takes a list gets one, even of one value
+        return {flt.param: values[0]} if len(values) == 1 else None
     if flt.param in info.params:
         return {flt.param: flt.value}
     return None

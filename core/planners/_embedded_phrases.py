@@ -108,3 +108,49 @@ PARAM_NOUNS: dict[str, tuple[str, ...]] = {
     "date range": ("date_from", "date_to"),
     "time": ("date_from", "date_to"),
 }
+
+# Words that negate what follows them ("shipments that are not <value>", "except <value>");
+# the contractions stand for their "not". Read by ``_embedded_negation``.
+NEGATIONS: frozenset[str] = frozenset("""
+    not never no neither nor without except excluding excepting isn't aren't wasn't weren't don't doesn't
+    didn't hasn't haven't hadn't won't
+    """.split())
+# Two-word negations: "other than", "rather than".
+NEGATION_PAIRS: frozenset[tuple[str, str]] = frozenset({("other", "than"), ("rather", "than")})
+# Words that may stand between a negation and the value it negates ("not yet marked as
+# <value>", "other than the <value> ones"); any other word ends the negation's reach.
+NEGATION_GLUE: frozenset[str] = frozenset("""
+    that which who whose are is was were be been being have has had do does did yet ever currently
+    still the a an any status marked as in at from to of with by those ones one for
+    """.split())
+# A negation reaches on over a list joined by these: "not <value> or <value>".
+NEGATION_LISTS: frozenset[str] = frozenset({"or", "nor", ","})
+# "not only X but also Y" adds to X, it does not negate it.
+NOT_NEGATING: frozenset[str] = frozenset({"only", "just", "merely", "simply"})
+# Negations that deny the rows after them exist ("<entity> with no <value> <other entity>").
+DENYING: frozenset[str] = frozenset({"no", "without", "never"})
+
+# Verbs that ask to change the world, by the kind of change: a goal that opens a clause with
+# one asks for a tool that writes (``_embedded_writes``). The words of one kind name the same
+# change, so a tool named with any of them can make it. Those that also edit a plan ("remove
+# the <entity> step") are read as plan edits in a follow-up and before a plan's noun.
+WRITE_VERBS: dict[str, tuple[str, ...]] = {
+    "create": ("create", "insert", "register", "add"),
+    "update": ("update", "change", "modify", "edit", "rename", "fix", "reassign", "assign",
+               "mark", "flag", "approve", "reject", "reroute", "redirect", "reset"),
+    "delete": ("delete", "remove", "drop", "erase", "purge", "destroy", "wipe", "archive"),
+    "cancel": ("cancel", "abort", "revoke", "void"),
+    "send": ("send", "email", "e-mail", "mail", "forward", "notify", "message", "dispatch",
+             "submit", "post", "upload", "publish", "share"),
+    "book": ("book", "reserve", "schedule", "reschedule", "buy", "pay"),
+}
+# Verbs that also edit a plan ("add their <entity>") ask for a change of the world only
+# before one of these words ("add a new <entity>").
+WRITE_ONLY_BEFORE: dict[str, frozenset[str]] = {"add": frozenset({"a", "an", "new", "another", "one"})}
+# Words before a clause's verb that keep it the clause's verb ("could you please delete ...").
+REQUEST_OPENERS: frozenset[str] = frozenset("""
+    please pls kindly can could would will you i i'd we want wanna like need needs to let's lets go
+    ahead and help me try also then now just so should must how do is it possible
+    """.split())
+# A verb followed by one of these is a noun ("update on <entity>", "change of status").
+NOUN_AFTER: frozenset[str] = frozenset({"of", "on", "about", "in", "for", "history", "log", "logs", "list"})

@@ -31,12 +31,14 @@ from ._embedded_edit import PlanEdit
 from ._embedded_examples import understood
 from ._embedded_feedback import Reading, bare_counts, entity_swaps, named_step_indexes, old_values, same_filter
 from ._embedded_parse import _MASK, CITY, DATES, LIMIT, Filter, Mention, Parsed, accepts, parse, phrase_pattern
+from ._embedded_notices import READ_AS_KEY
 from ._embedded_unread import UNREAD_KEY
 from ._embedded_vocabulary import Vocabulary
 
 __all__ = ["apply_feedback"]
 
 _ARTICLES = r"(?:\s+(?:the|all|any|those|these|its|their|a|an))*\s+"
+_PREPOSITION = re.compile(r"(?:to|in|at|from|for)\s+", re.IGNORECASE)
 _TAILS = r"(?:\s+(?:steps?|filters?|restrictions?|conditions?|lists?|parts?|details?|ones?))?"
 
 
@@ -99,7 +101,8 @@ def apply_feedback(vocab: Vocabulary, plan: Plan, feedback: str, today: dt.date,
         mark_parallel(new_plan, keep=edit.locked)
         edit.steps = new_plan.steps
     # Every word of feedback is used or the change is refused, so no word goes unread now.
-    kept = {k: v for k, v in plan.metadata.model_dump().items() if k != UNREAD_KEY}
+    # How a goal's words were read (typos) is about that goal, not about this plan.
+    kept = {k: v for k, v in plan.metadata.model_dump().items() if k not in (UNREAD_KEY, READ_AS_KEY)}
     metadata = PlanMetadata.model_validate({
         **kept, "planner": "embedded", "today": today,
         "created_at": dt.datetime.now(dt.timezone.utc).replace(microsecond=0)})
@@ -269,6 +272,9 @@ def _remove_filters(edit: PlanEdit, parsed: Parsed, used: set[int], reading: Rea
         after = m.end()
         noun = noun_re.match(parsed.text, after)
         mention = next((x for x in filters if x.start == after), None)
+        if mention is None and m.re is verbs and (place := _PREPOSITION.match(parsed.masked, after)):
+            # "not to <city>", "without in <city>": the value after the preposition.
+            mention = next((x for x in filters if x.start == place.end()), None)
         if mention is not None and m.re is verbs and id(mention) not in used:
             flt = mention.filter
             assert flt is not None

@@ -23,8 +23,10 @@ _LINKING_WITH = r"(?:with|including)"
 def split_segments(masked: str, mentions: list[Mention]) -> list[Segment]:
     words = phrase_pattern(phrases.SEPARATORS[2:])
     link_cues = phrase_pattern(phrases.LINK_CUES)
-    separator = re.compile(rf"(?:\s*(?:{_PUNCTUATION}))+\s*(?:{words}\s*)*|\s+(?:{words}\s*)+"
-                           rf"|\s+{_LINKING_WITH}\s+(?={link_cues})", re.IGNORECASE)
+    # Only from the start of a run of spaces: a match that fails there fails inside the run
+    # too, and trying every position of a long run would cost its length squared.
+    separator = re.compile(rf"(?<!\s)(?:(?:\s*(?:{_PUNCTUATION}))+\s*(?:{words}\s*)*|\s+(?:{words}\s*)+"
+                           rf"|\s+{_LINKING_WITH}\s+(?={link_cues}))", re.IGNORECASE)
     then_words = re.compile(phrase_pattern(phrases.THEN_WORDS), re.IGNORECASE)
     add_words = re.compile(phrase_pattern(phrases.ADD_VERBS), re.IGNORECASE)
     link_words = re.compile(link_cues, re.IGNORECASE)

@@ -21,7 +21,8 @@ from .._registry import Tool, ToolRegistry
 __all__ = ["ToolInfo", "Vocabulary", "out_of_bounds", "plural", "shown_number", "singular"]
 
 _READ_VERBS = {"list", "get", "search", "find", "fetch", "query", "read", "show", "lookup", "all"}
-_NOT_PARAM_NOUNS = {"id", "ids", "from", "to", "has", "is", "level", "list", "limit", "date", "type", "near"}
+_NOT_PARAM_NOUNS = {"id", "ids", "from", "to", "has", "is", "level", "list", "limit", "date", "type", "near",
+                    "not", "no", "exclude", "excluded", "without"}
 
 
 def singular(word: str) -> str:
@@ -57,6 +58,8 @@ class ToolInfo:
     entity_singular: str
     params: list[str]
     enums: dict[str, list[str]] = field(default_factory=dict)
+    # Enum parameters that take a list of their values ("states": ["new", "open"]).
+    enum_lists: set[str] = field(default_factory=set)
     bools: list[str] = field(default_factory=list)
     date_from: str | None = None
     date_to: str | None = None
@@ -179,8 +182,13 @@ def _describe(tool: Tool) -> ToolInfo | None:
         types = {o.get("type") for o in opts}
         description = schema.get("description") or ""
         enum = [v for o in opts for v in o.get("enum", []) if isinstance(v, str)]
+        listed = [v for o in opts if o.get("type") == "array" and isinstance(o.get("items"), dict)
+                  and isinstance(o["items"].get("enum"), list) for v in o["items"]["enum"] if isinstance(v, str)]
+        if listed and not enum:
+            enum = listed
+            info.enum_lists.add(pname)
         if enum:
-            info.enums[pname] = enum
+            info.enums[pname] = list(dict.fromkeys(enum))
         if "boolean" in types:
             info.bools.append(pname)
         if any(o.get("format") == "date" for o in opts):

@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 from pydantic import ValidationError
 
-from .._errors import PlanError, PlanFormatError, RepairLimitReached, ReplyCut
+from .._errors import PlanError, PlanFormatError, PlannerError, RepairLimitReached, ReplyCut
 from .._plan import Plan, PlanMetadata, Step, new_step_id
 from .._registry import ToolRegistry
 from .._settings import Settings
@@ -28,78 +28,24 @@ from .._validation import Validator
 from ..formats import plan_from_seed, plan_to_seed
 from ..llm import Message, ModelClient
 from ._base import PlanContext, no_step_left
+from ._llm_dates import resolve_date_phrases
+from ._llm_schema import plan_json_schema
 from ._manual import render_manual
 from ._parse import extract_plan_json
+from ._planner_log import LOG_KEY
 
-__all__ = ["LLMPlanner", "plan_json_schema", "date_rules"]
+__all__ = ["LLMPlanner", "plan_json_schema"]
 
 # What one repair request may carry back to the model: a plan with thousands of problems (or a
 # reply of megabytes) must not make every retry slower and dearer than the last.
 _REPAIR_PROBLEMS = 20       # problems listed
 _REPAIR_CHARS = 4_000       # characters of problems listed
 _PROBLEM_CHARS = 400        # characters of any one problem
-_ECHO_CHARS = 20_000        # characters of the model's own reply, sent back as it wrote it
-
-
-def plan_json_schema(tool_names: list[str]) -> dict[str, Any]:
-    """The seed format as a JSON schema, for the endpoint's structured output."""
-    tool: dict[str, Any] = {"type": "string", "description": "Exact name of a tool from the manual."}
-    if tool_names:
-        tool["enum"] = list(tool_names)
-    return {
-        "type": "object",
-        "properties": {
-            "steps": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "tool": tool,
-                        "params": {"type": "object", "description": "The tool's parameters; a value may be a ${step[N].path} reference."},
-                        "depends_on": {"type": "array", "items": {"type": "integer", "minimum": 0},
-                                       "description": "Indexes of earlier steps this step needs."},
-                        "parallel": {"type": "boolean"},
-                        "note": {"type": "string", "description": "Why this step is there, in a few words."},
-                    },
-                    "required": ["tool", "params", "depends_on", "parallel"],
-                },
-            },
-        },
-        "required": ["steps"],
-    }
-
-
-def date_rules(today: dt.date) -> str:
-    """How relative date phrases resolve, with each rule worked out for ``today``."""
-    day = dt.timedelta(days=1)
-    monday = today - today.weekday() * day
-    first = today.replace(day=1)
-    last_month_end = first - day
-    last_month_start = last_month_end.replace(day=1)
-    rows = [
-        ("today", "today", today, "today", today),
-        ("yesterday", "today - 1 day", today - day, "today - 1 day", today - day),
-        ("last week", "today - 7 days", today - 7 * day, "today", today),
-        ("this week", "Monday of this week", monday, "today", today),
-        ("this month", "the 1st of this month", first, "today", today),
-        ("last N days", "today - N days", None, "today", today),
-        ("past N weeks", "today - 7*N days", None, "today", today),
-        ("last month", "the 1st of last month", last_month_start, "the last day of last month", last_month_end),
-    ]
-    lines = []
-    for phrase, from_rule, from_date, to_rule, to_date in rows:
-        start = f"{from_rule} ({from_date.isoformat()})" if from_date else from_rule
-        end = f"{to_rule} ({to_date.isoformat()})"
-        lines.append(f'- "{phrase}": date_from = {start}, date_to = {end}')
-    lines += [
-        '- "on X": date_from = X, date_to = X',
-        '- "since X": date_from = X, date_to = today',
-        '- "from X to Y", "between X and Y": date_from = X, date_to = Y',
-        f"A date written without a year (\"October 1st\", \"1 Oct\") is in {today.year}.",
-        "A date range goes on the step listing the thing the phrase is about: in \"today's X in "
-        "city Y\" the dates go on the step that lists X, not on the step that finds Y.",
-    ]
-    return "\n".join(lines)
+# The model's own reply, sent back with the problems: enough to see what was meant, never so
+# much that a looping reply fills a small server's context (a 2,048-token one, say).
+_ECHO_CHARS = 1_500
+_LOG_REPLY_CHARS = 4_000    # characters of each reply kept in the planner log
+_LOG_PROBLEMS = 20          # problems kept in the planner log for each attempt
 
 
 _FORMAT_RULES = """\
@@ -121,6 +67,10 @@ Rules:
   step, or a chain where each step needs the one before, uses "parallel": false.
 - When the goal says "then", keep the order it gives.
 - "note" is optional: a few words on why the step is there.
+- Dates: write a date parameter as the goal says it ("last week", "yesterday", "this month",
+  "since October 3", "the last 30 days") or as an ISO date (YYYY-MM-DD) the goal gives. Plan
+  Studio works the words out against today's date: copy the same words into both ends of a
+  range ("date_from": "last week", "date_to": "last week"). Never do date arithmetic.
 
 Example of the shape only (these tool names are placeholders, not real tools):
 goal "sites in Springfield and their visits" ->
@@ -189,42 +139,80 @@ class LLMPlanner:
     def _converse(self, messages: list[Message],
                   build: Callable[[dict[str, Any]], tuple[Plan, list[str]]],
                   today: dt.date, extra: dict[str, Any]) -> Plan:
-        schema = plan_json_schema(self.registry.names())
+        """Ask, read, and repair: each repair is a new request made of the first messages,
+        the last reply (cut short) and its problems, at a lower temperature, with the schema
+        narrowed to the tools that reply used; every attempt goes into the planner log."""
         problems: list[str] = []
+        log: list[dict[str, Any]] = []
         attempts = 0
+        asked = messages
+        temperature = self.settings.temperature
+        tools: list[str] | None = None  # None: every tool
         for attempts in range(1, self.settings.max_retries + 2):
+            record: dict[str, Any] = {"attempt": attempts, "temperature": temperature,
+                                      "tools": tools if tools is not None else "all"}
+            log.append(record)
             try:
-                reply = self.client.chat(messages, json_schema=schema, temperature=self.settings.temperature)
+                reply = self.client.chat(asked, json_schema=plan_json_schema(self.registry, tools),
+                                         temperature=temperature)
             except ReplyCut as cut:
-                reply, plan, problems = cut.text, None, [
+                reply, plan, problems, used = cut.text, None, [
                     f"your reply stopped at the length limit after {len(cut.text):,} characters, so the plan "
-                    "is incomplete; answer with a shorter plan (fewer steps, shorter notes) that fits"]
+                    "is incomplete; answer with a shorter plan (fewer steps, shorter notes) that fits"], []
+            except PlannerError as exc:
+                record.update(_cost(self.client), error=str(exc))
+                exc.planner_log = log  # type: ignore[attr-defined]
+                raise
             else:
-                plan, problems = self._read(reply, build)
+                plan, problems, used = self._read(reply, build, today, record)
+            record.update(_cost(self.client), reply=_clip(reply, _LOG_REPLY_CHARS), reply_chars=len(reply),
+                          problems=problems[:_LOG_PROBLEMS], problem_count=len(problems))
             if plan is not None and not problems:
                 meta = {**plan.metadata.model_dump(exclude={"planner", "today", "created_at"}),
                         "planner": self.name, "model": self.client.model, "attempts": attempts,
-                        "today": today, **extra}
+                        "today": today, **extra, LOG_KEY: log}
                 return plan.model_copy(update={"metadata": PlanMetadata.model_validate(meta)})
-            messages = [*messages, {"role": "assistant", "content": _echo(reply)},
-                        {"role": "user", "content": _repair_request(problems, parsed=plan is not None)}]
-        raise RepairLimitReached(attempts, problems)
+            repair = _repair_request(problems, parsed=plan is not None)
+            record["repair"] = repair
+            asked = [*messages, {"role": "assistant", "content": _echo(reply)}, {"role": "user", "content": repair}]
+            # Asking the same question again gets the same answer: vary it.
+            temperature = round(temperature / 2, 3)
+            tools = self._narrowed(used) or tools
+        failure = RepairLimitReached(attempts, problems)
+        failure.planner_log = log  # type: ignore[attr-defined]
+        raise failure
 
-    def _read(self, reply: str, build: Callable[[dict[str, Any]], tuple[Plan, list[str]]]
-              ) -> tuple[Plan | None, list[str]]:
-        """The plan in ``reply`` and its problems; (None, [why]) when it cannot be read."""
+    def _narrowed(self, used: list[str]) -> list[str] | None:
+        """The tools a repair may choose from: those the reply used, and for a name that is no
+        tool, the tool it is closest to; None (every tool) when that leaves none."""
+        names: list[str] = []
+        for name in used:
+            known = name if name in self.registry else self.registry.suggest(name)
+            if known and known not in names:
+                names.append(known)
+        return names or None
+
+    def _read(self, reply: str, build: Callable[[dict[str, Any]], tuple[Plan, list[str]]],
+              today: dt.date, record: dict[str, Any]) -> tuple[Plan | None, list[str], list[str]]:
+        """The plan in ``reply``, its problems and the tool names it used; (None, [why], used)
+        when it cannot be read. Date phrases are resolved first, and noted in ``record``."""
+        used: list[str] = []
         try:
             data = extract_plan_json(reply)
             if not isinstance(data, dict) or not isinstance(data.get("steps"), list):
                 raise PlanFormatError("seed", 'expected a JSON object with a "steps" list, got '
                                       f"{_kind(data)}")
             steps = [_without_numbers(s) for s in data["steps"]]
+            used = [s["tool"] for s in steps if isinstance(s, dict) and isinstance(s.get("tool"), str)]
+            dates = resolve_date_phrases(steps, self.registry, today)
+            if dates:
+                record["dates"] = dates
             plan, extra_problems = build({"steps": steps})  # the model's metadata is not trusted
         except PlanError as exc:
-            return None, [str(exc)]
+            return None, [str(exc)], used
         except ValidationError as exc:  # e.g. a step the Plan model refuses
-            return None, [f"seed: {exc.errors()[0]['msg']}"]
-        return plan, [*extra_problems, *(str(p) for p in self.validator.errors(plan))]
+            return None, [f"seed: {exc.errors()[0]['msg']}"], used
+        return plan, [*extra_problems, *(str(p) for p in self.validator.errors(plan))], used
 
     def _system(self, today: dt.date) -> Message:
         text = (
@@ -233,8 +221,6 @@ class LLMPlanner:
             "tools and never answer the goal yourself; you only write the plan.\n\n"
             f"Today is {today.isoformat()} ({today.strftime('%A')}).\n\n"
             f"# Plan format\n{_FORMAT_RULES}\n\n"
-            "# Dates\nWrite dates as ISO dates (YYYY-MM-DD). Resolve relative phrases against "
-            f"today:\n{date_rules(today)}\n\n"
             f"# Tools\n{render_manual(self.registry)}")
         return {"role": "system", "content": text}
 
@@ -291,6 +277,13 @@ def _echo(reply: str) -> str:
     if len(reply) <= _ECHO_CHARS:
         return reply
     return f"{reply[:_ECHO_CHARS]}\n[... the other {len(reply) - _ECHO_CHARS:,} characters of this reply are left out]"
+
+
+def _cost(client: ModelClient) -> dict[str, Any]:
+    """What the last request cost, for the planner log."""
+    usage = client.last_usage or {}
+    return {"seconds": round(client.last_seconds, 2), "prompt_tokens": usage.get("prompt_tokens"),
+            "completion_tokens": usage.get("completion_tokens"), "response_format": client.response_format}
 
 
 def _clip(text: str, limit: int) -> str:

@@ -27,7 +27,9 @@ def render_manual(registry: ToolRegistry) -> str:
 
 
 def _render_tool(tool: Tool) -> str:
-    lines = [f"### {tool.name}", tool.description.strip(), f"Group: {tool.group}"]
+    # Effects as the tool's source said them ("unknown (may write)" when it said nothing): a
+    # planner can prefer a read-only tool, and knows which steps change something.
+    lines = [f"### {tool.name}", tool.description.strip(), f"Group: {tool.group}", f"Effects: {tool.effects.label}"]
     properties: dict[str, Any] = tool.parameters.get("properties", {})
     defs = tool.parameters.get("$defs", {})
     if properties:

@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 from typing_extensions import TypedDict
 
-from core import Settings, ToolRegistry
+from core import READ_ONLY, Settings, ToolRegistry
 
 from ._data import WasteData
 from ._words import WASTE_WORDS
@@ -177,5 +177,5 @@ def register(registry: ToolRegistry, settings: Settings) -> None:
                                 result=result, limit=limit)
 
     for func in (facilities_list, shipments_list, contaminants_list, inspections_list):
-        registry.register(func, group="waste")
+        registry.register(func, group="waste", effects=READ_ONLY)  # queries of the demo data
     registry.add_words("waste", WASTE_WORDS)

@@ -1,0 +1,109 @@
+"""What a step holds that a format has no place for, written beside the plan where the
+format's own readers ignore it (SK's ``<plan>`` attributes, a Teams plan's top level), so a
+plan read back by Plan Studio is the plan that was written.
+
+    {"ids": ["a", "b"], "depends_on": {"1": [0]}, "parallel": [0, 1], "locked": [1],
+     "result_key": {"0": "X"}, "format_data": {"1": {"sk": {...}}}, "note": {"0": "..."}}
+
+Steps are named by position. Ids are written only when they are not the ones an import
+gives anyway (``s1``, ``s2``, …), and ``depends_on`` only the dependencies no reference
+implies, so a plain plan carries nothing extra.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from .._errors import PlanFormatError
+from .._plan import Plan, Step
+from ._seed import seed_step_ids
+
+__all__ = ["EXTRA_FIELDS", "step_extras", "apply_step_extras"]
+
+EXTRA_FIELDS = ("ids", "depends_on", "parallel", "locked", "result_key", "format_data", "note")
+
+
+def explicit_only(plan: Plan, n: int, index: dict[str, int]) -> list[int]:
+    """Positions of the steps step ``n`` depends on that no reference of it implies
+    (``index``: each step's position by id)."""
+    step = plan.steps[n]
+    implied = {ref.step for _name, ref in step.readable_references()}
+    return sorted({index[d] for d in step.depends_on if d in index and index[d] not in implied})
+
+
+def step_extras(plan: Plan, fields: Iterable[str]) -> dict[str, Any]:
+    """The ``fields`` of the plan's steps worth writing (only those set)."""
+    out: dict[str, Any] = {}
+    steps = plan.steps
+    for name in fields:
+        if name == "ids":
+            if [s.id for s in steps] != seed_step_ids(len(steps)):
+                out["ids"] = [s.id for s in steps]
+        elif name == "depends_on":
+            index = {s.id: k for k, s in enumerate(steps)}
+            deps = {str(n): d for n in range(len(steps)) if (d := explicit_only(plan, n, index))}
+            if deps:
+                out["depends_on"] = deps
+        elif name in ("parallel", "locked"):
+            flagged = [n for n, s in enumerate(steps) if getattr(s, name)]
+            if flagged:
+                out[name] = flagged
+        else:
+            values = {str(n): getattr(s, name) for n, s in enumerate(steps) if getattr(s, name)}
+            if values:
+                out[name] = values
+    return out
+
+
+def _index(fmt: str, where: str, key: Any, count: int) -> int:
+    if isinstance(key, str) and key.isascii() and key.isdigit() and len(key) <= 4:
+        key = int(key)
+    if isinstance(key, bool) or not isinstance(key, int) or not 0 <= key < count:
+        raise PlanFormatError(fmt, f"{where}: {key!r} is not the position of a step")
+    return key
+
+
+def apply_step_extras(fmt: str, where: str, data: Any, steps: list[Step]) -> None:
+    """Set what ``data`` (read from ``where``) says on ``steps``; errors name the field."""
+    if not isinstance(data, dict):
+        raise PlanFormatError(fmt, f"{where} must be an object")
+    unknown = sorted(set(data) - set(EXTRA_FIELDS))
+    if unknown:
+        raise PlanFormatError(fmt, f"{where} has unknown fields: {', '.join(unknown)}")
+    count = len(steps)
+    ids = data.get("ids")
+    if ids is not None:
+        if (not isinstance(ids, list) or len(ids) != count or not all(isinstance(i, str) and i for i in ids)
+                or len(set(ids)) != count):
+            raise PlanFormatError(fmt, f"{where}.ids must list {count} different step ids")
+        renamed = dict(zip((s.id for s in steps), ids))
+        for step, new_id in zip(steps, ids):
+            step.id = new_id
+            step.depends_on = [renamed.get(d, d) for d in step.depends_on]
+    for name in ("parallel", "locked"):
+        flagged = data.get(name, [])
+        if not isinstance(flagged, list):
+            raise PlanFormatError(fmt, f"{where}.{name} must list step positions")
+        for key in flagged:
+            setattr(steps[_index(fmt, f"{where}.{name}", key, count)], name, True)
+    for name, kind in (("depends_on", list), ("result_key", str), ("format_data", dict), ("note", str)):
+        values = data.get(name, {})
+        if not isinstance(values, dict):
+            raise PlanFormatError(fmt, f"{where}.{name} must be an object keyed by step position")
+        for key, value in values.items():
+            step = steps[_index(fmt, f"{where}.{name}", key, count)]
+            if not isinstance(value, kind):
+                raise PlanFormatError(fmt, f"{where}.{name}.{key} must be {kind.__name__}")
+            if name == "depends_on":
+                for d in value:
+                    step_id = steps[_index(fmt, f"{where}.depends_on.{key}", d, count)].id
+                    if step_id not in step.depends_on:
+                        step.depends_on.append(step_id)
+            elif name == "format_data":
+                if not all(isinstance(v, dict) for v in value.values()):
+                    raise PlanFormatError(fmt, f"{where}.format_data.{key}: each format's data must be an object")
+                # One level deep: a format's own fields may be written apart from the rest.
+                step.format_data = {**step.format_data,
+                                    **{k: {**step.format_data.get(k, {}), **v} for k, v in value.items()}}
+            else:
+                setattr(step, name, value)

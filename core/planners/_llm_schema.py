@@ -1,0 +1,113 @@
+"""The JSON schema the LLM planner sends with its request: each tool with its own params.
+
+A step is ``anyOf`` over the tools: ``tool`` is that tool's name as a ``const`` and ``params``
+is that tool's input schema (no other names: ``additionalProperties: false``), so a server
+that decodes under the schema (llama.cpp's grammar, vLLM's guided decoding, OpenAI's
+structured output) cannot write a tool's params under another tool, a name the tool does
+not have, a value of the wrong type or outside an enum.
+
+Two things are loosened on purpose, because the studio resolves them itself:
+
+- a date param takes any text: an ISO date or the goal's own phrase ("last week"), which
+  ``_llm_dates`` works out with the studio's date table (small models get date arithmetic
+  wrong, and a ``"date"`` format would forbid the phrase);
+- any param may be a reference to an earlier step's output, ``${step[N].<path>}``, where the
+  paths offered are those the tools' declared output schemas give and that fit the param
+  (``core._outputs.output_paths``).
+
+``$ref``s are inlined (each tool's ``$defs`` are its own, and the schema nests them), to a
+bounded depth.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable
+
+from .._outputs import output_paths
+from .._registry import Tool, ToolRegistry
+
+__all__ = ["plan_json_schema", "DATE_HINT"]
+
+DATE_HINT = 'An ISO date (YYYY-MM-DD) or the goal\'s own words for it, e.g. "last week", "yesterday".'
+_INLINE_DEPTH = 8
+_PATHS_OFFERED = 12  # reference paths in one param's pattern: enough for the tools' outputs
+
+
+def plan_json_schema(registry: ToolRegistry, tools: Iterable[str] | None = None) -> dict[str, Any]:
+    """The seed format as a JSON schema, one ``anyOf`` branch per tool (all, or ``tools``)."""
+    names = [n for n in (tools if tools is not None else registry.names()) if n in registry]
+    branches = [_step_schema(registry, registry.get(name)) for name in names]
+    step: dict[str, Any] = {"anyOf": branches} if branches else {"type": "object"}
+    return {"type": "object", "properties": {"steps": {"type": "array", "items": step}},
+            "required": ["steps"], "additionalProperties": False}
+
+
+def _step_schema(registry: ToolRegistry, tool: Tool) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {
+            "tool": {"const": tool.name},
+            "params": _params_schema(registry, tool),
+            "depends_on": {"type": "array", "items": {"type": "integer", "minimum": 0},
+                           "description": "Numbers of the earlier steps this step needs."},
+            "parallel": {"type": "boolean"},
+            "note": {"type": "string", "maxLength": 200},
+        },
+        "required": ["tool", "params", "depends_on", "parallel"],
+        "additionalProperties": False,
+    }
+
+
+def _params_schema(registry: ToolRegistry, tool: Tool) -> dict[str, Any]:
+    defs = tool.parameters.get("$defs", {})
+    properties: dict[str, Any] = {}
+    for name, schema in (tool.parameters.get("properties") or {}).items():
+        own = _loosen_dates(_inline(schema, defs, 0))
+        reference = _reference_schema(registry, {**schema, "$defs": defs})
+        properties[name] = {"anyOf": [own, reference]} if reference else own
+    return {"type": "object", "properties": properties, "required": list(tool.required),
+            "additionalProperties": False}
+
+
+def _inline(schema: Any, defs: dict[str, Any], depth: int) -> Any:
+    """``schema`` with every ``$ref`` into ``defs`` replaced by what it names."""
+    if isinstance(schema, list):
+        return [_inline(s, defs, depth) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    if "$ref" in schema:
+        target = defs.get(str(schema["$ref"]).rsplit("/", 1)[-1])
+        if target is None or depth >= _INLINE_DEPTH:
+            return {}  # a recursive or dangling type: any value here, the validator checks it
+        rest = {k: v for k, v in schema.items() if k != "$ref"}
+        return _inline({**target, **rest}, defs, depth + 1)
+    return {k: _inline(v, defs, depth) for k, v in schema.items() if k not in ("$defs", "title", "default")}
+
+
+def _loosen_dates(schema: Any) -> Any:
+    if isinstance(schema, list):
+        return [_loosen_dates(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    if schema.get("format") == "date":
+        # No "${": "${today - 7 days}" is no reference and no date.
+        return {**{k: v for k, v in schema.items() if k != "format"}, "pattern": "^[^$]*$",
+                "description": DATE_HINT}
+    return {k: _loosen_dates(v) for k, v in schema.items()}
+
+
+def _reference_schema(registry: ToolRegistry, param: dict[str, Any]) -> dict[str, Any] | None:
+    """A string that is a reference to a path of some tool's output fitting ``param``."""
+    paths: list[str] = []
+    for name in registry.names():
+        for path in output_paths(registry, name, fits=param):
+            if path.path not in paths:
+                paths.append(path.path)
+    if not paths:
+        return None
+    # Lists of ids first (what joins steps), then single ids, then the rest.
+    paths.sort(key=lambda p: ("*" not in p, not p.endswith("id"), len(p)))
+    alternatives = "|".join(re.escape(f".{p}" if p else "") for p in paths[:_PATHS_OFFERED])
+    return {"type": "string", "pattern": rf"^\$\{{step\[[0-9]+\](?:{alternatives})\}}$",
+            "description": "A reference to an earlier step's output: ${step[N].path}"}

@@ -1,0 +1,80 @@
+"""The Tools page's "Edit description (this session)": a tool's words as this session reads them.
+
+What is applied is kept in the session (``Keys.TOOLS_OVERRIDES``) and ``get_services`` reads the
+tools through it (``ToolRegistry.with_overrides``, in core): the functions manual the LLM
+planner sends, the Tools page and the editor show the new words; the tool's source, and every
+other session, keep the old ones. **Reset** takes the tool back to its own words.
+
+Widget keys: ``tools.edit.<tool>.<revision>.description``,
+``tools.edit.<tool>.<revision>.param.<name>``, ``tools.edit.<tool>.apply`` and
+``tools.edit.<tool>.reset``. Reset moves the text fields to a new revision (kept in
+``Keys.TOOLS_EDIT_REVISION``): the browser keeps a field's typed text under its key, so only a
+new key shows the tool's own words again.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from core import Tool
+
+from ._state import Keys
+
+__all__ = ["field_key", "override_editor"]
+
+
+def _key(tool: str, part: str) -> str:
+    return f"tools.edit.{tool}.{part}"
+
+
+def field_key(tool: str, part: str) -> str:
+    """The key of a text field of ``tool``'s editor: ``part`` is "description" or "param.<name>"."""
+    revision = (st.session_state.get(Keys.TOOLS_EDIT_REVISION) or {}).get(tool, 0)
+    return f"tools.edit.{tool}.{revision}.{part}"
+
+
+def override_editor(tool: Tool) -> None:
+    """The expander editing ``tool``'s description and its params' descriptions for this session."""
+    overridden = bool(tool.definition.overridden)
+    with st.expander("Edit description (this session)", key=_key(tool.name, "open"), expanded=False):
+        st.caption("The LLM planner's functions manual uses these words for the rest of this browser "
+                   "session; the tool itself, and other sessions, keep their own.")
+        st.text_area("Description", value=tool.description, key=field_key(tool.name, "description"))
+        properties = tool.parameters.get("properties") or {}
+        for name, schema in properties.items():
+            st.text_input(f"Parameter {name}", value=str(schema.get("description") or ""),
+                          key=field_key(tool.name, f"param.{name}"))
+        left, right = st.columns(2)
+        left.button("Apply", key=_key(tool.name, "apply"), on_click=_apply, args=(tool,), icon=":material/edit:")
+        right.button("Reset", key=_key(tool.name, "reset"), on_click=_reset, args=(tool,), disabled=not overridden,
+                     help="Back to the tool's own description", icon=":material/undo:")
+
+
+def _apply(tool: Tool) -> None:
+    overrides = dict(st.session_state.get(Keys.TOOLS_OVERRIDES) or {})
+    item = dict(overrides.get(tool.name) or {})
+    description = st.session_state.get(field_key(tool.name, "description"), tool.description)
+    if description != tool.description or "description" in item:
+        item["description"] = description
+    params = dict(item.get("params") or {})
+    for name, schema in (tool.parameters.get("properties") or {}).items():
+        text = st.session_state.get(field_key(tool.name, f"param.{name}"))
+        if text is not None and (text != (schema.get("description") or "") or name in params):
+            params[name] = text
+    if params:
+        item["params"] = params
+    if item:
+        overrides[tool.name] = item
+    st.session_state[Keys.TOOLS_OVERRIDES] = overrides
+
+
+def _reset(tool: Tool) -> None:
+    overrides = dict(st.session_state.get(Keys.TOOLS_OVERRIDES) or {})
+    overrides.pop(tool.name, None)
+    st.session_state[Keys.TOOLS_OVERRIDES] = overrides or None
+    # The fields show the tool's own words again on the next run, under new keys.
+    for key in [field_key(tool.name, "description"), *(field_key(tool.name, f"param.{p}") for p in tool.param_names)]:
+        st.session_state.pop(key, None)
+    revisions = dict(st.session_state.get(Keys.TOOLS_EDIT_REVISION) or {})
+    revisions[tool.name] = revisions.get(tool.name, 0) + 1
+    st.session_state[Keys.TOOLS_EDIT_REVISION] = revisions

@@ -1,0 +1,130 @@
+"""A planner small models can follow: per-tool params in the schema, date phrases resolved by
+the studio, references offered from output schemas, and repairs that change the question.
+Against the scripted server (``llm_server``), over a real socket."""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from core import RepairLimitReached, Settings
+from core.formats import plan_to_seed
+from core.planners import LLMPlanner
+from core.planners._llm_schema import plan_json_schema
+from tools import build_registry
+
+TODAY = dt.date(2025, 10, 12)
+ACCEPTANCE = json.loads((Path(__file__).resolve().parents[1] / "docs" / "acceptance" / "seed_examples.json").read_text())
+# How a small model told to copy the goal's words writes each seed goal's dates.
+PHRASES = {
+    "Get shipments from last week": ("last week", "last week"),
+    "Analyse today's contaminants in Hannover": ("today", "today"),
+    "Get shipments from October 1st to October 10th going to Hannover": ("October 1st", "October 10th"),
+    "Contaminants detected today": ("today", "today"),
+    "Show me this week's inspections": ("this week", "this week"),
+    "Get shipments from yesterday": ("yesterday", "yesterday"),
+    "Get inspections from this month": ("this month", "this month"),
+    "Get contaminants from the last 30 days": ("the last 30 days", "the last 30 days"),
+}
+
+
+@pytest.fixture
+def settings(tmp_path) -> Settings:
+    return Settings(data_dir=tmp_path, today=TODAY, planner="llm", model="small", temperature=0.4,
+                    max_retries=2, timeout=5, first_timeout=5)
+
+
+@pytest.fixture
+def registry(settings):
+    return build_registry(settings, groups=["waste"])
+
+
+def with_phrases(case: dict) -> dict:
+    plan = copy.deepcopy(case["plan"])
+    start, end = PHRASES.get(case["goal"], (None, None))
+    for step in plan["steps"]:
+        if start and "date_from" in step["params"]:
+            step["params"]["date_from"], step["params"]["date_to"] = start, end
+    return plan
+
+
+# -- the schema ------------------------------------------------------------------------------------
+def test_the_schema_lists_each_tool_with_its_own_params(registry):
+    schema = plan_json_schema(registry)
+    branches = schema["properties"]["steps"]["items"]["anyOf"]
+    assert [b["properties"]["tool"]["const"] for b in branches] == registry.names()
+    for case in ACCEPTANCE["cases"]:  # every seed plan fits, with ISO dates or with phrases
+        jsonschema.validate(case["plan"], schema)
+        jsonschema.validate(with_phrases(case), schema)
+
+    def refused(step: dict) -> bool:
+        try:
+            jsonschema.validate({"steps": [{"depends_on": [], "parallel": False, **step}]}, schema)
+        except jsonschema.ValidationError:
+            return True
+        return False
+
+    assert refused({"tool": "facility_list", "params": {}})                                # no such tool
+    assert refused({"tool": "shipments_list", "params": {"locaton": "Berlin"}})            # no such param
+    assert refused({"tool": "facilities_list", "params": {"status": "rejected"}})          # another tool's param
+    assert refused({"tool": "shipments_list", "params": {"status": "lost"}})               # not in the enum
+    assert refused({"tool": "shipments_list", "params": {"has_contaminants": "yes"}})      # wrong type
+    assert refused({"tool": "shipments_list", "params": {"date_from": "${today - 7 days}"}})  # no date, no reference
+    assert not refused({"tool": "shipments_list", "params": {"facility_id": "${step[0].data.*.id}"}})
+    assert schema == plan_json_schema(registry)  # the same registry, the same schema
+
+
+def test_a_narrowed_schema_offers_only_the_tools_named(registry):
+    schema = plan_json_schema(registry, ["shipments_list"])
+    assert [b["properties"]["tool"]["const"] for b in schema["properties"]["steps"]["items"]["anyOf"]] == [
+        "shipments_list"]
+
+
+# -- dates as the goal says them --------------------------------------------------------------------
+@pytest.mark.parametrize("case", ACCEPTANCE["cases"], ids=[c["goal"] for c in ACCEPTANCE["cases"]])
+def test_a_seed_goal_answered_with_date_phrases_plans_in_one_request(case, registry, settings, llm_server):
+    llm_server.reply(json.dumps(with_phrases(case)))
+    plan = LLMPlanner(registry, settings).plan(case["goal"], today=TODAY)
+    assert plan_to_seed(plan)["steps"] == case["plan"]["steps"]
+    assert len(llm_server.requests) == 1
+
+
+# -- repairs change the question -----------------------------------------------------------------
+def test_a_repair_is_short_cooler_and_offers_only_the_tools_the_reply_used(registry, settings, llm_server):
+    looping = {"steps": [{"tool": "facility_list", "params": {"location": "Berlin"}, "depends_on": [],
+                          "parallel": False, "note": "sites " * 3000},
+                         {"tool": "shipments_list", "params": {"facility_id": "${step[0].data.*.id}"},
+                          "depends_on": [0], "parallel": False}]}
+    fixed = {"steps": [{"tool": "facilities_list", "params": {"location": "Berlin"}, "depends_on": [],
+                        "parallel": False},
+                       looping["steps"][1]]}
+    llm_server.reply(json.dumps(looping))
+    llm_server.reply(json.dumps(fixed))
+    LLMPlanner(registry, settings).plan("Berlin facilities and their shipments", today=TODAY)
+
+    first, second = llm_server.requests
+    assert second["temperature"] < first["temperature"]
+    tools = lambda r: [b["properties"]["tool"]["const"]  # noqa: E731
+                       for b in r["response_format"]["json_schema"]["schema"]["properties"]["steps"]["items"]["anyOf"]]
+    assert len(tools(first)) == len(registry.names())
+    assert tools(second) == ["facilities_list", "shipments_list"]  # "facility_list" read as the tool it is closest to
+    echoed, repair = second["messages"][-2:]
+    assert echoed["role"] == "assistant" and len(echoed["content"]) < 2_000
+    assert "unknown tool 'facility_list'" in repair["content"] and len(repair["content"]) < 1_000
+    assert second["messages"][:2] == first["messages"]  # the system prompt (and a server's cache of it) kept
+
+
+def test_a_model_repeating_itself_gets_different_requests_each_time(registry, settings, llm_server):
+    wrong = json.dumps({"steps": [{"tool": "shipments_list", "params": {"status": "lost"}, "depends_on": [],
+                                   "parallel": False}]})
+    for _ in range(3):
+        llm_server.reply(wrong)
+    with pytest.raises(RepairLimitReached):
+        LLMPlanner(registry, settings).plan("lost shipments", today=TODAY)
+    temperatures = [r["temperature"] for r in llm_server.requests]
+    assert temperatures == sorted(temperatures, reverse=True) and len(set(temperatures)) == 3
