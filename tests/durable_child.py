@@ -4,7 +4,8 @@
     python tests/durable_child.py resume STORE RUN_ID LOG [STEP=DECISION ...]
 
 SHAPE is ``chain`` (each step adds one to the one before) or ``fanout`` (one root, sixteen steps
-on it, one that adds two of them); ``writes`` is a chain whose tool may write (never repeated on its own).
+on it, one that adds two of them); ``writes`` is a chain whose tool may write (never repeated on its own), ``reads`` one whose tool is
+read-only (repeated on its own).
 Every tool call appends ``start <step>`` before its work and ``end <step>`` after it to LOG, so
 the test sees what ran, how often, and can kill the process at any line.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from pathlib import Path
 
 from core import Plan, Step, ToolRegistry
@@ -21,6 +23,16 @@ from core.storage import PlanStore
 
 CHAIN = 20
 WIDTH = 16
+
+
+HOLD = "DURABLE_CHILD_HOLD"
+
+
+def _hold_if_asked(step: str) -> None:
+    """Stay inside the call of the step named by ``$DURABLE_CHILD_HOLD`` until killed, so a
+    kill lands mid-call every time, not only when it wins the race with the tool's end."""
+    if os.environ.get(HOLD) == step:
+        threading.Event().wait()
 
 
 def registry(log: Path) -> ToolRegistry:
@@ -32,7 +44,7 @@ def registry(log: Path) -> ToolRegistry:
             out.flush()
             os.fsync(out.fileno())
 
-    @tools.register
+    @tools.register(effects="idempotent")
     def add(step: str, value: int, plus: int) -> int:
         """Add two numbers.
 
@@ -46,7 +58,7 @@ def registry(log: Path) -> ToolRegistry:
         _mark(f"end {step}")
         return total
 
-    @tools.register
+    @tools.register(effects="additive")
     def send(step: str, value: int) -> int:
         """Send a number somewhere (a write: not repeated without the user).
 
@@ -55,17 +67,33 @@ def registry(log: Path) -> ToolRegistry:
             value: The number.
         """
         _mark(f"start {step}")
+        _hold_if_asked(step)
         _mark(f"end {step}")
         return value + 1
 
-    tools.get("add").effect = "idempotent"  # type: ignore[attr-defined]
+    @tools.register(effects="read-only")
+    def fetch(step: str, value: int) -> int:
+        """Read a number from somewhere (read-only: safe to call again).
+
+        Args:
+            step: The step's name, for the log.
+            value: The number.
+        """
+        _mark(f"start {step}")
+        _hold_if_asked(step)
+        _mark(f"end {step}")
+        return value + 1
+
     return tools
+
+
+_CHAIN_TOOLS = {"chain": "add", "writes": "send", "reads": "fetch"}
 
 
 def plan(shape: str, tag: str = "") -> Plan:
     """The plan of ``shape``; ``tag`` goes before each step's name in the log (runs told apart)."""
-    if shape in ("chain", "writes"):
-        tool = "add" if shape == "chain" else "send"
+    if shape in _CHAIN_TOOLS:
+        tool = _CHAIN_TOOLS[shape]
         steps = [Step(id="c0", tool=tool, params={"step": f"{tag}c0", "value": 0, **({"plus": 1} if tool == "add" else {})})]
         for n in range(1, CHAIN):
             params = {"step": f"{tag}c{n}", "value": f"${{step[{n - 1}]}}"}
@@ -82,9 +110,7 @@ def plan(shape: str, tag: str = "") -> Plan:
 
 
 def expected(shape: str) -> dict[str, int]:
-    if shape == "chain":
-        return {f"c{n}": n + 1 for n in range(CHAIN)}
-    if shape == "writes":
+    if shape in _CHAIN_TOOLS:
         return {f"c{n}": n + 1 for n in range(CHAIN)}
     out = {"root": 1, **{f"f{n}": 1 + n for n in range(WIDTH)}}
     out["sum0"] = out["f0"] + out["f1"]

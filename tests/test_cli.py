@@ -21,7 +21,7 @@ from typing import Any, Iterator
 import pytest
 
 from conftest import TEST_API_KEY
-from core import Settings
+from core import ADDITIVE, Settings
 from studio.cli import main
 from tools import build_registry
 
@@ -796,8 +796,10 @@ def test_console_script_stops_quietly_when_the_reader_does(data_dir: Path, tmp_p
 
 
 # -- Ctrl-C ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("shipments_effects", ["as declared (read-only)", "additive"])
 def test_ctrl_c_during_a_run_says_where_it_stopped_and_what_had_finished(
-        cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ctrl_c_as_in_a_terminal: None) -> None:
+        cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ctrl_c_as_in_a_terminal: None,
+        shipments_effects: str) -> None:
     import studio.cli
 
     def interrupted_services(settings: Settings):
@@ -833,10 +835,19 @@ def test_ctrl_c_during_a_run_says_where_it_stopped_and_what_had_finished(
         services = real_build_services(settings)
         for name in ("facilities_list", "shipments_list"):
             tool = services.registry.get(name)
-            tool.func = lambda _f=tool.func, _n=name, **kw: (called.append(_n), _f(**kw))[1]
+            counted = lambda _f=tool.runner.func, _n=name, **kw: (called.append(_n), _f(**kw))[1]  # noqa: E731
+            tool.runner = dataclasses.replace(tool.runner, func=counted)
+            if name == "shipments_list" and shipments_effects == "additive":
+                tool.definition = dataclasses.replace(tool.definition, effects=ADDITIVE)
         return services
 
     monkeypatch.setattr(studio.cli, "build_services", counting_services)
+    if shipments_effects != "additive":  # a read-only step cut off mid-call simply runs again
+        resumed = cli("resume", run_id)
+        assert resumed.status == 0, resumed.err
+        assert resumed.out.splitlines()[1].startswith("step 1 (shipments_list): succeeded")
+        assert called == ["shipments_list"]
+        return
     undecided = cli("resume", run_id)
     assert undecided.status == 1 and "step 1 (shipments_list) may have had its effect" in undecided.err
     assert f"plan-studio resume {run_id} --again s2" in undecided.err and called == []

@@ -56,8 +56,8 @@ def test_every_step_is_in_the_store_as_it_happens(store: PlanStore) -> None:
     assert [(r.id, r.status, r.goal) for r in listing] == [(run.id, "succeeded", "look")]
 
 
-def _run_and_kill_after(line: str, location: str | Path, log: Path, out: Path) -> str:
-    """Run the ``writes`` chain in a forked process and SIGKILL it once ``line`` is logged."""
+def _run_and_kill_after(line: str, location: str | Path, log: Path, out: Path, shape: str = "writes") -> str:
+    """Run the ``shape`` chain in a forked process and SIGKILL it once ``line`` is logged."""
     pid = os.fork()
     if pid == 0:
         code = 1
@@ -65,7 +65,8 @@ def _run_and_kill_after(line: str, location: str | Path, log: Path, out: Path) -
             import sys
 
             sys.stdout = open(out, "w", buffering=1)
-            code = durable_child.main(["run", str(location), "writes", str(log)])
+            os.environ[durable_child.HOLD] = line.removeprefix("start ")
+            code = durable_child.main(["run", str(location), shape, str(log)])
         finally:
             os._exit(code)
     deadline = time.monotonic() + 60
@@ -102,6 +103,20 @@ def test_a_writing_step_cut_off_mid_call_waits_in_doubt_until_the_user_decides(
         assert final.status == "failed" and calls.count("start c3") == 1, ({k: (v.status.value, v.error) for k, v in final.steps.items()}, calls)
         assert final.steps["c3"].status.value == "failed" and "may have had its effect" in final.steps["c3"].error
         assert {final.steps[f"c{n}"].status.value for n in range(4, durable_child.CHAIN)} == {"skipped"}
+    for n in range(3):  # finished before the kill: called once, ever
+        assert calls.count(f"start c{n}") == 1
+
+
+def test_a_read_only_step_cut_off_mid_call_runs_again_on_resume_without_asking(
+        store: PlanStore, store_location: str | Path, tmp_path: Path) -> None:
+    log = tmp_path / "calls.log"
+    run_id = _run_and_kill_after("start c3", store_location, log, tmp_path / "out", shape="reads")
+    runs = DurableRuns(store, durable_child.registry(log))
+    assert runs.in_doubt(run_id) == []
+    final = runs.resume(run_id)
+    calls = log.read_text().splitlines()
+    assert final.status == "succeeded" and calls.count("start c3") == 2
+    assert {k: s.result for k, s in store.load_run(run_id).steps.items()} == durable_child.expected("reads")
     for n in range(3):  # finished before the kill: called once, ever
         assert calls.count(f"start c{n}") == 1
 

@@ -2,21 +2,19 @@
 
 A durable run records a step's start before its tool is called and its end right after; a kill
 between the two leaves a step that may or may not have had its effect. Such a step runs again
-only when its tool is read-only or idempotent; any other tool's step is *in doubt* and waits for
-the user. Until tools declare their effects (read-only, idempotent, destructive), every tool is
-taken to "may write": this one function is the switch.
+only when its tool says (``tool.effects``) it is read-only or idempotent; any other tool's step,
+including one whose tool said nothing (``UNKNOWN``: "may write"), is *in doubt* and waits for
+the user.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from .._registry import Tool
 
 __all__ = ["may_repeat"]
 
-_SAFE_EFFECTS = frozenset({"read_only", "read-only", "idempotent"})
 
-
-def may_repeat(tool: Any) -> bool:
+def may_repeat(tool: Tool) -> bool:
     """True when calling ``tool`` again for a step cut off mid-call cannot do harm."""
-    effect = getattr(tool, "effect", None) or getattr(tool, "effects", None)
-    return isinstance(effect, str) and effect in _SAFE_EFFECTS
+    effects = tool.effects
+    return effects.read_only is True or effects.idempotent is True
