@@ -5,6 +5,8 @@
     plan-studio plan --goals-file FILE          one goal per line -> one JSON line per goal
     plan-studio validate FILE [--format F]      exit 1 and the problems, or "valid"
     plan-studio run FILE                        each step's status and result count; exit 1 if one failed
+                                                (the run is recorded as it goes: see runs, resume)
+    plan-studio runs | resume RUN_ID | rerun RUN_ID --from STEP | worker   durable runs (_cli_runs)
     plan-studio replan FILE --feedback TEXT     the changed plan
     plan-studio token                           the review API's token (made if there is none)
     plan-studio mcp-server [--studio-url URL]   the review inbox as an MCP server on stdio
@@ -30,13 +32,14 @@ from typing import Any, Iterable, Iterator, Sequence, TextIO
 
 from pydantic import ValidationError
 
-from core import (CUT_OFF, FINISHED, FORMATS, FROM_OPTIONS_VARIABLE, Executor, Plan, PlanError, PlanInvalid,
+from core import (CUT_OFF, FINISHED, FORMATS, FROM_OPTIONS_VARIABLE, Plan, PlanError, PlanInvalid,
                   PlanStudioError, Run, Settings, StepRun, StepStatus, private_folder)
 from core.formats import detect_and_load, export_plan
 from core.planners import planner_notices
 from tools import LoadNotice
 
 from ._cli_log import note_loading, plan_logged
+from ._cli_runs import add_commands, cmd_rerun, cmd_resume, cmd_runs, cmd_worker, run_recorded
 from ._services import Services, build_services
 from .workbench import plan_for_goal, replanned
 
@@ -156,6 +159,7 @@ def _parser() -> argparse.ArgumentParser:
                                      help="serve the review inbox to MCP clients over stdio")
     mcp_server.add_argument("--studio-url", default="http://127.0.0.1:8501",
                             help="the studio review links point at (default http://127.0.0.1:8501)")
+    add_commands(commands, common)
     return parser
 
 
@@ -306,38 +310,23 @@ def _cmd_run(args: argparse.Namespace, services: Services) -> int:
         return _EXIT_FAILED
     plan, _fmt = loaded
     # The final answer is only worth making when it is printed.
-    executor = services.executor if args.answer else Executor(services.registry, limits=services.executor.limits)
+    synthesizer = services.executor.synthesizer if args.answer else None
     try:
-        run = executor.start(plan)
+        run = run_recorded(services, plan, message=f"plan-studio run {args.file.name}", synthesizer=synthesizer,
+                           step_line=_step_line, interrupted=lambda p, r: Interrupted(_unfinished(p, r)))
     except PlanInvalid as exc:
         for problem in exc.problems:
             print(f"{args.file}: {problem.severity}: {_one_line(problem)}", file=sys.stderr)
         return _EXIT_FAILED
-    # Steps run in parallel and end in any order; their lines come in plan order, each as soon
-    # as the steps above it have ended, so the output reads the same on every run.
-    ended: set[str] = set()
-    printed = 0
-
-    def print_ended() -> None:
-        nonlocal printed
-        while printed < len(plan.steps) and plan.steps[printed].id in ended:
-            print(_step_line(plan, run.steps[plan.steps[printed].id]), flush=True)
-            printed += 1
-
-    try:
-        for event in executor.run_all(run):
-            if event.type == "plan_step_end" and event.step_id is not None:
-                ended.add(event.step_id)
-                print_ended()
-    except KeyboardInterrupt:
-        print_ended()
-        raise Interrupted(_unfinished(plan, run)) from None
-    counts = ", ".join(f"{n} {s}" for s, n in run.counts().items())
-    print(f"run {run.status}: {counts}")
+    print(_summary(run))
     if args.answer and run.answer:
         print()
         print(run.answer)
     return _EXIT_FAILED if run.status == "failed" else 0
+
+
+def _summary(run: Run) -> str:
+    return f"run {run.status}: {', '.join(f'{n} {s}' for s, n in run.counts().items())}"
 
 
 def _unfinished(plan: Plan, run: Run) -> str:
@@ -349,7 +338,7 @@ def _unfinished(plan: Plan, run: Run) -> str:
     waiting = sum(n for s, n in counts.items() if s not in FINISHED)
     where = f"during {', '.join(stopped)}" if stopped else "between steps"
     return (f"the run stopped {where}; finished: {finished or 'none'}; "
-            f"not finished: {waiting} step{'s' if waiting != 1 else ''}")
+            f"not finished: {waiting} step{'s' if waiting != 1 else ''}; carry on: plan-studio resume {run.id}")
 
 
 def _cmd_replan(args: argparse.Namespace, services: Services) -> int:
@@ -387,7 +376,9 @@ def _cmd_mcp_server(args: argparse.Namespace, services: Services) -> int:
 
 
 _COMMANDS = {"plan": _cmd_plan, "validate": _cmd_validate, "run": _cmd_run, "replan": _cmd_replan,
-             "token": _cmd_token, "mcp-server": _cmd_mcp_server}
+             "token": _cmd_token, "mcp-server": _cmd_mcp_server, "runs": cmd_runs, "worker": cmd_worker,
+             "resume": lambda args, services: cmd_resume(args, services, _step_line, _summary),
+             "rerun": lambda args, services: cmd_rerun(args, services, _step_line, _summary)}
 
 
 def _studio_argv(port: int, allowed_origins: Sequence[str] = ()) -> list[str]:

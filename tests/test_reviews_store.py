@@ -21,8 +21,8 @@ PLAN = Plan.model_validate({"goal": "mail the report", "steps": [
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> PlanStore:
-    with PlanStore(tmp_path / "studio.sqlite3") as opened:
+def store(store_location: str | Path) -> PlanStore:
+    with PlanStore(store_location) as opened:
         yield opened
 
 

@@ -18,8 +18,9 @@ def _plan(city: str) -> Plan:
 
 
 @pytest.fixture
-def path(tmp_path: Path) -> Path:
-    return tmp_path / "studio.sqlite3"
+def path(store_location: str | Path) -> str | Path:
+    """The store on a SQLite file and on PostgreSQL: two writers must not both pass a check."""
+    return store_location
 
 
 def test_a_save_from_the_latest_version_is_accepted(path: Path) -> None:

@@ -53,11 +53,22 @@ def test_head_is_the_newest_revision() -> None:
     assert script_directory().get_current_head() == HEAD
 
 
-def test_a_new_file_is_made_at_head_with_the_schema_main_made(tmp_path: Path) -> None:
+def _upgraded(schema: set[tuple[str, str, str | None]]) -> set[tuple[str, str, str | None]]:
+    """Main's schema with what the revisions after 0001 add: the run's lineage (0002)."""
+    before, after = "plan_json VARCHAR NOT NULL, \n", "plan_json VARCHAR NOT NULL, parent_id VARCHAR, rerun_from VARCHAR, \n"
+    worker = ("table", "run_worker", "CREATE TABLE run_worker (\n\tid VARCHAR NOT NULL, \n\tseen_at DATETIME NOT NULL, "
+              "\n\ttaken_over_by VARCHAR, \n\tPRIMARY KEY (id)\n)")
+    return {(kind, name, sql.replace(before, after) if name == "run" else sql) for kind, name, sql in schema} | {
+        worker, ("index", "sqlite_autoindex_run_worker_1", None)}
+
+
+def test_a_new_file_is_made_at_head_with_the_schema_main_made_and_upgraded(tmp_path: Path) -> None:
     path = tmp_path / "new.sqlite3"
     PlanStore(path).close()
     assert _revision(path) == [(HEAD,)]
-    assert _schema(path) == _main_schema(tmp_path)
+    assert _schema(path) == _upgraded(_main_schema(tmp_path))
+    with sqlite3.connect(path) as db:
+        assert {"parent_id", "rerun_from"} <= {row[1] for row in db.execute("PRAGMA table_info(run)")}
 
 
 def test_a_file_from_main_is_stamped_and_reads_back_whole(main_file: Path, tmp_path: Path) -> None:
@@ -78,7 +89,7 @@ def test_a_file_from_main_is_stamped_and_reads_back_whole(main_file: Path, tmp_p
         assert [s.id for s in store.list_plans("strasse")] == [plan_id]  # the search index came along
         store.save_draft("tab2", "new work")  # and it takes new records
     assert _revision(main_file) == [(HEAD,)]
-    assert _schema(main_file) == _main_schema(tmp_path)
+    assert _schema(main_file) == _upgraded(_main_schema(tmp_path))
 
 
 def test_opening_again_changes_nothing(main_file: Path) -> None:

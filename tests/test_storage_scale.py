@@ -50,8 +50,8 @@ def _fill(store: PlanStore) -> list[str]:
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> PlanStore:
-    with PlanStore(tmp_path / "studio.sqlite3") as opened:
+def store(store_location: str | Path) -> PlanStore:
+    with PlanStore(store_location) as opened:
         yield opened
 
 
