@@ -96,6 +96,11 @@ def _long_plan() -> str:
             steps.append({"tool": "say", "params": {"message": f"step {n}"}})
         else:
             steps.append({"tool": "facilities_list", "params": {"location": "Berlin" if n % 4 else "Munich"}})
+    # A chain: steps run as soon as the steps they need are done, so without it every step but
+    # the one reading the gate would finish at once, and the run would not stop half done.
+    for n, step in enumerate(steps):
+        step["id"] = f"s{n}"
+        step["depends_on"] = [f"s{n - 1}"] if n else []
     return json.dumps({"goal": "A long run", "steps": steps}, indent=1)
 
 
