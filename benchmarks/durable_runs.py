@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import operator
 import signal
 import statistics
 import subprocess
@@ -154,29 +153,11 @@ def resume_figures(location: Callable[[], str]) -> tuple[float, float]:
 
 def langgraph(shape: str, size: int, repeat: int) -> tuple[float, float]:
     import sqlite3
-    from typing import Annotated, TypedDict
 
     from langgraph.checkpoint.sqlite import SqliteSaver
-    from langgraph.graph import END, START, StateGraph
+    from langgraph_shapes import graph_for  # beside this script; the child has only LangGraph
 
-    State = TypedDict("State", {"n": int, "count": Annotated[int, operator.add]})
-    graph = StateGraph(State)
-    if shape == "chain":
-        def step(state: State) -> dict[str, Any]:
-            return {"n": state["n"]}
-
-        for n in range(size):
-            graph.add_node(f"s{n}", step)
-            graph.add_edge(START if n == 0 else f"s{n - 1}", f"s{n}")
-        graph.add_edge(f"s{size - 1}", END)
-    else:
-        def step(state: State) -> dict[str, Any]:
-            return {"count": 1}
-
-        for n in range(size):
-            graph.add_node(f"s{n}", step)
-            graph.add_edge(START, f"s{n}")
-            graph.add_edge(f"s{n}", END)
+    graph = graph_for(shape, size)
     times = []
     for _ in range(repeat):
         folder = tempfile.mkdtemp()
