@@ -126,3 +126,17 @@ def test_a_run_whose_tools_changed_since_is_not_resumed_and_says_what_changed(st
     with pytest.raises(PlanStudioError, match=f"run '{run_id}' cannot go on: .*add"):
         DurableRuns(store, ToolRegistry()).resume(run_id)  # the tool the plan calls is gone
     assert store.load_run(run_id).status == "pending"  # nothing ran
+
+
+def test_a_run_is_made_and_carried_on_from_code_where_an_event_loop_runs(store: PlanStore, tmp_path: Path) -> None:
+    # DBOS's synchronous calls refuse a thread with a running event loop (an async caller, a
+    # notebook, Playwright's sync API in the same test process): the run must not care.
+    import asyncio
+
+    runs = DurableRuns(store, durable_child.registry(tmp_path / "log"))
+    run_id = runs.start(durable_child.plan("chain"))
+
+    async def from_async_code() -> str:
+        return runs.resume(run_id).status
+
+    assert asyncio.run(from_async_code()) == "succeeded"

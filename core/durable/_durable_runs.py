@@ -15,10 +15,13 @@ once); one whose process is gone (``executor_alive``) is taken over.
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import os
 import socket
 import threading
-from typing import Any, Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable, Mapping, TypeVar
 
 from .._errors import PlanStudioError
 from .._executor import Event, Executor
@@ -68,9 +71,28 @@ def executor_alive(executor: str | None) -> bool:
     return True
 
 
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def _off_any_event_loop(method: _Method) -> _Method:
+    """Make the call on a thread of its own when an event loop runs in the caller's thread (an
+    ``async`` caller, a notebook, Playwright's sync API): DBOS's synchronous API refuses to run
+    there, and the call blocks its caller either way."""
+    @functools.wraps(method)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return method(*args, **kwargs)
+        with ThreadPoolExecutor(1, thread_name_prefix="plan-durable") as pool:
+            return pool.submit(method, *args, **kwargs).result()
+    return call  # type: ignore[return-value]
+
+
 class DurableRuns:
     """Durable runs of plans against ``registry``, kept in ``store`` (SQLite or PostgreSQL)."""
 
+    @_off_any_event_loop
     def __init__(self, store: Any, registry: ToolRegistry, synthesizer: Any = None, *,
                  limits: RunLimits | None = None, queues: tuple[str, ...] = (),
                  worker_concurrency: int | None = None) -> None:
@@ -102,6 +124,7 @@ class DurableRuns:
         return self.execute(self.start(plan, **start), on_event=on_event)
 
     # -- running them ------------------------------------------------------------------------
+    @_off_any_event_loop
     def execute(self, run_id: str, *, on_event: Callable[[Event], None] | None = None) -> Run:
         """Run ``run_id`` in this thread until it ends (or waits on a step in doubt, forever:
         see ``resume``); the run as stored."""
@@ -116,6 +139,7 @@ class DurableRuns:
             self._bound.listeners.pop(run_id, None)
         return self.store.load_run(run_id)
 
+    @_off_any_event_loop
     def resume(self, run_id: str, *, decisions: Mapping[str, Decision] | None = None,
                on_event: Callable[[Event], None] | None = None) -> Run:
         """Carry on ``run_id`` after its process stopped: finished steps keep their results and
@@ -165,6 +189,7 @@ class DurableRuns:
             shown = "; ".join(str(p) for p in errors[:3]) + (f"; and {len(errors) - 3} more" if len(errors) > 3 else "")
             raise PlanStudioError(f"run {run_id!r} cannot go on: its plan no longer fits the tools loaded now: {shown}")
 
+    @_off_any_event_loop
     def decide(self, run_id: str, step_id: str, decision: Decision) -> None:
         """Answer a step in doubt: ``"again"`` calls its tool again, ``"failed"`` fails it
         without a call. Kept by DBOS until the run reads it, also across restarts."""
@@ -174,6 +199,7 @@ class DurableRuns:
             raise PlanStudioError(f"a step in doubt is run 'again' or marked 'failed', not {decision!r}")
         DBOS.send(run_id, decision, topic=doubt_topic(step_id))
 
+    @_off_any_event_loop
     def enqueue(self, run_id: str) -> None:
         """Hand ``run_id`` to the workers (``plan-studio worker``) through the shared queue."""
         from dbos import DBOS, SetWorkflowID
