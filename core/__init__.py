@@ -36,7 +36,8 @@ from ._declared_tools import declared_tool, parse_tool_definitions, with_declare
 from ._engine import NO_RECORDER, NoRecorder, RunEngine, RunRecorder, StopReason
 from ._executor import Event, EventType, Executor, Run, StepRun, StepStatus, Synthesizer
 from ._retry import FailureKind, RetryPolicy, RunLimits
-from ._run import StepAttempt
+from ._run import StepAttempt, StepDecision
+from ._approval import DecisionRefused, approval_reason, arguments_hash, decide_step, waiting_steps
 from ._step_status import (BLOCKING, CUT_OFF, EXPLAINED, FINISHED, RAN, REPORT_ORDER, RUNNABLE, STATUS_TABLE,
                            StatusTraits)
 from ._runner import BackgroundRun, RunKind, RunProgress
@@ -76,6 +77,7 @@ __all__ = [
     # validation and execution
     "Problem", "Validator", "Event", "EventType", "Executor", "Run", "StepRun", "StepStatus",
     "Synthesizer", "BackgroundRun", "RunKind", "RunProgress", "StepAttempt",
+    "StepDecision", "DecisionRefused", "approval_reason", "arguments_hash", "decide_step", "waiting_steps",
     # the engine seam, and what a run is held to
     "RunEngine", "RunRecorder", "NoRecorder", "NO_RECORDER", "StopReason", "RunLimits", "RetryPolicy", "FailureKind",
     "offline_summary", "ModelSynthesizer", "make_synthesizer",

@@ -37,6 +37,7 @@ from core.planners import planner_notices
 from tools import LoadNotice
 
 from ._cli_log import note_loading, plan_logged
+from ._cli_approval import approve_on_terminal, refusal, steps_that_ask
 from ._services import Services, build_services
 from .workbench import plan_for_goal, replanned
 
@@ -144,6 +145,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--answer", action="store_true",
                      help="also print the final answer (the model's with --planner llm, "
                           "else a summary)")
+    run.add_argument("--approve-writes", action="store_true",
+                     help="approve every step that would wait for a person (tools that may write, "
+                          "steps marked ask-first)")
 
     replan = commands.add_parser("replan", parents=[common], help="change a plan as feedback asks")
     replan.add_argument("file", type=Path)
@@ -305,13 +309,22 @@ def _cmd_run(args: argparse.Namespace, services: Services) -> int:
     if loaded is None:
         return _EXIT_FAILED
     plan, _fmt = loaded
+    limits = services.executor.limits
+    if args.approve_writes:
+        limits = limits.model_copy(update={"approve_writes": False})
+        plan = plan.model_copy(update={"steps": [s.model_copy(update={"ask_first": False}) for s in plan.steps]})
     # The final answer is only worth making when it is printed.
-    executor = services.executor if args.answer else Executor(services.registry, limits=services.executor.limits)
+    executor = Executor(services.registry, synthesizer=services.executor.synthesizer if args.answer else None,
+                        limits=limits)
     try:
         run = executor.start(plan)
     except PlanInvalid as exc:
         for problem in exc.problems:
             print(f"{args.file}: {problem.severity}: {_one_line(problem)}", file=sys.stderr)
+        return _EXIT_FAILED
+    asking = steps_that_ask(plan, services.registry, limits.approve_writes)
+    if asking and not sys.stdin.isatty():
+        print(refusal(asking), file=sys.stderr)
         return _EXIT_FAILED
     # Steps run in parallel and end in any order; their lines come in plan order, each as soon
     # as the steps above it have ended, so the output reads the same on every run.
@@ -325,10 +338,14 @@ def _cmd_run(args: argparse.Namespace, services: Services) -> int:
             printed += 1
 
     try:
-        for event in executor.run_all(run):
-            if event.type == "plan_step_end" and event.step_id is not None:
-                ended.add(event.step_id)
-                print_ended()
+        while True:
+            for event in executor.run_all(run):
+                if event.type == "plan_step_end" and event.step_id is not None \
+                        and run.steps[event.step_id].status != StepStatus.waiting:
+                    ended.add(event.step_id)
+                    print_ended()
+            if run.finished or not approve_on_terminal(run, services.registry):
+                break
     except KeyboardInterrupt:
         print_ended()
         raise Interrupted(_unfinished(plan, run)) from None

@@ -50,6 +50,13 @@ def ctrl_c_as_in_a_terminal() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
+@pytest.fixture(autouse=True)
+def _writes_run_without_asking(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Most tests run plans of ad-hoc tools that declare no effects (so "may write"); the pause
+    for a person (on by default) has its own tests, which turn it back on."""
+    monkeypatch.setenv("PLAN_STUDIO_APPROVE_WRITES", "false")
+
+
 # -- the studio through AppTest (tests/apptest_helpers.py) -----------------------------------------
 
 @pytest.fixture
