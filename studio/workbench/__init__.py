@@ -19,7 +19,8 @@ from ._editing import (PENDING_EDIT, RUN_IN_PROGRESS, apply_edit, apply_pending_
                        edit_json, edit_refused, execution_fingerprint, fingerprint, is_approved, json_blocker,
                        redo, refused_during_run, refused_for_json, run_in_progress, set_locks, show_plan,
                        start_empty_plan, take_edit, undo, write_panel)
-from ._deciding import WaitingStep, decide_step, set_ask_first, held_run, hold_if_waiting, let_go, waiting_view
+from ._deciding import WaitingStep, decide_step, set_ask_first, waiting_view
+from ._held_runs import held_run, hold_if_waiting, let_go
 from ._intake import MAX_AGENT_NAME, registry_for, review_view, submit_review
 from ._messages import attempt, failure_message, log, plain_message
 from ._planning import GOAL_FIRST, import_plan, plan_for_goal, plan_goal, replan, replanned

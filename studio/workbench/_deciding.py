@@ -2,16 +2,14 @@
 records it, whoever asks (the Plan page, the review API, the MCP server).
 
 A run stops its pass "held" when steps wait (``core._approval``). Once the page's workbench
-has it back (``collect_finished_run``) the run is kept here by id, so the review API and the
-MCP server, in the same process, can show and decide its waiting steps; a run handed to a
-worker leaves (nobody may decide on a run being driven). A decision from the page goes on with
+has it back (``collect_finished_run``) the run is kept by id (``_held_runs``), so the review API
+and the MCP server, in the same process, can show and decide its waiting steps; a run handed to
+a worker leaves (nobody may decide on a run being driven). A decision from the page goes on with
 the run at once; one from elsewhere is kept on the run, which goes on at the page's Run all.
 """
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,15 +19,11 @@ from core import decide_step as record_decision
 from .._services import Services
 from ._bench import Outcome, Workbench
 from ._editing import refused_during_run, refused_for_json, take_edit, write_panel
+from ._held_runs import held_lock, held_runs
 from ._messages import attempt
+from ._running import request_run
 
-__all__ = ["WaitingStep", "decide_step", "set_ask_first", "held_run", "hold_if_waiting", "let_go", "waiting_view"]
-
-# Runs kept for a decision; the oldest leave first past this many (each tab holds one run).
-_MAX_HELD = 256
-_lock = threading.Lock()
-_held: OrderedDict[str, Run] = OrderedDict()
-
+__all__ = ["WaitingStep", "decide_step", "set_ask_first", "waiting_view"]
 
 @dataclass(frozen=True)
 class WaitingStep:
@@ -76,39 +70,14 @@ def waiting_view(run: Run, registry: ToolRegistry) -> list[WaitingStep]:
     return out
 
 
-def hold_if_waiting(run: Run) -> None:
-    """Keep ``run`` for a decision while it has waiting steps."""
-    with _lock:
-        if waiting_steps(run):
-            _held[run.id] = run
-            _held.move_to_end(run.id)
-            while len(_held) > _MAX_HELD:
-                _held.popitem(last=False)
-        else:
-            _held.pop(run.id, None)
-
-
-def let_go(run_id: str) -> None:
-    """``run_id`` is being driven again (or replaced): no decision on it from elsewhere now."""
-    with _lock:
-        _held.pop(run_id, None)
-
-
-def held_run(run_id: str) -> Run | None:
-    with _lock:
-        return _held.get(run_id)
-
-
 def decide_step(services: Services, run_id: str, step_id: str, approve: bool, *, seen_hash: str | None = None,
                 by: str = "", bench: Workbench | None = None) -> Outcome:
     """Approve or reject a waiting step of run ``run_id``. ``seen_hash``: the hash of the
     arguments the person was shown (a decision on others is refused). With the page's ``bench``
     holding that run, the run goes on at once."""
-    from ._running import request_run  # _running collects runs into this module's keeping
-
     out = Outcome()
-    with _lock:
-        run = _held.get(run_id)
+    with held_lock:
+        run = held_runs.get(run_id)
         if run is None and bench is not None and bench.run is not None and bench.run.id == run_id:
             run = bench.run
         if run is None:
@@ -119,7 +88,7 @@ def decide_step(services: Services, run_id: str, step_id: str, approve: bool, *,
         except DecisionRefused as exc:
             return out.say("error", f"Could not decide: {exc}")
         if not waiting_steps(run):
-            _held.pop(run_id, None)
+            held_runs.pop(run_id, None)
     label = run.plan.label(step_id)
     out.done()
     if bench is not None and bench.run is run:

@@ -14,7 +14,7 @@ from core import Plan, Run, RunKind
 
 from .._services import Services
 from ._bench import Outcome, Workbench
-from ._deciding import hold_if_waiting, let_go
+from ._held_runs import hold_if_waiting, let_go
 from ._editing import execution_fingerprint, fingerprint, is_approved, refused_during_run, refused_for_json
 from ._messages import attempt, failure_message
 from ._run_handle import start_run
