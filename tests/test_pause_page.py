@@ -67,3 +67,23 @@ def test_reject_marks_it_rejected(held: AppTest) -> None:
     run = held.session_state[Keys.BENCH].run
     assert run.steps["ship"].status == StepStatus.rejected and run.finished
     assert "rejected: a person said no before it ran" in texts(held)
+
+
+def test_the_inspector_marks_a_step_to_ask_before_it_without_withdrawing_approval(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("PLAN_STUDIO_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("PLAN_STUDIO_TODAY", "2025-10-12")
+    at = AppTest.from_file(str(APP), default_timeout=60).run()
+    at.button(key="editor.empty").click().run()
+    plain = {**PLAN, "steps": [{k: v for k, v in s.items() if k != "ask_first"} for s in PLAN["steps"]]}
+    edit_json(at, json.dumps(plain))
+    at.button(key="plan.approve").click().run()
+    at.session_state[Keys.EDITOR_SELECTED] = "ship"  # as a click on the step in the graph does
+    at.run()
+    [toggle] = [t for t in at.toggle if t.label == "Ask before this step"]
+    toggle.set_value(True).run()
+    no_failures(at)
+    bench = at.session_state[Keys.BENCH]
+    assert bench.plan.step("ship").ask_first and '"ask_first": true' in bench.panel_text
+    assert not at.button(key="plan.run_all").disabled, "a mark is review metadata: the plan stays approved"
+    run_plan(at, "all")
+    assert at.session_state[Keys.BENCH].run.steps["ship"].status == StepStatus.waiting
