@@ -154,3 +154,13 @@ def test_without_the_setting_a_writing_step_just_runs():
     run = executor.start(writing_plan())
     run_all(executor, run)
     assert run.finished and ("save_note", "hello Ann") in calls
+
+
+@pytest.mark.parametrize("fmt", ["native", "seed", "teams", "sk"])
+def test_an_ask_first_mark_survives_an_export_and_import(fmt: str) -> None:
+    from core import dump_plan, load_plan
+    plan = writing_plan()
+    marked = plan.model_copy(update={"steps": [s.model_copy(update={"ask_first": n == 3})
+                                               for n, s in enumerate(plan.steps)]})
+    back = load_plan(dump_plan(marked, fmt), fmt)
+    assert [s.ask_first for s in back.steps] == [False, False, False, True]

@@ -20,7 +20,7 @@ from ._seed import seed_step_ids
 
 __all__ = ["EXTRA_FIELDS", "step_extras", "apply_step_extras"]
 
-EXTRA_FIELDS = ("ids", "depends_on", "parallel", "locked", "result_key", "format_data", "note")
+EXTRA_FIELDS = ("ids", "depends_on", "parallel", "locked", "ask_first", "result_key", "format_data", "note")
 
 
 def explicit_only(plan: Plan, n: int, index: dict[str, int]) -> list[int]:
@@ -44,7 +44,7 @@ def step_extras(plan: Plan, fields: Iterable[str]) -> dict[str, Any]:
             deps = {str(n): d for n in range(len(steps)) if (d := explicit_only(plan, n, index))}
             if deps:
                 out["depends_on"] = deps
-        elif name in ("parallel", "locked"):
+        elif name in ("parallel", "locked", "ask_first"):
             flagged = [n for n, s in enumerate(steps) if getattr(s, name)]
             if flagged:
                 out[name] = flagged
@@ -80,7 +80,7 @@ def apply_step_extras(fmt: str, where: str, data: Any, steps: list[Step]) -> Non
         for step, new_id in zip(steps, ids):
             step.id = new_id
             step.depends_on = [renamed.get(d, d) for d in step.depends_on]
-    for name in ("parallel", "locked"):
+    for name in ("parallel", "locked", "ask_first"):
         flagged = data.get(name, [])
         if not isinstance(flagged, list):
             raise PlanFormatError(fmt, f"{where}.{name} must list step positions")
