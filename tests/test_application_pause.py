@@ -11,7 +11,7 @@ from core import Settings, StepStatus
 from studio import workbench as wb
 from studio._services import Services, build_services
 from studio.workbench import Workbench
-from workbench_helpers import GOAL, TODAY, texts
+from workbench_helpers import TODAY, run_until_a_marked_step_waits, texts
 
 
 @pytest.fixture
@@ -24,22 +24,8 @@ def _finish(bench: Workbench, services: Services) -> wb.Outcome:
     return wb.collect_finished_run(bench, lambda: services.store)
 
 
-def _held_at_marked_step(services: Services, position: int = 1) -> tuple[Workbench, str]:
-    """The demo plan (read-only tools; its step 1 uses step 0's result) with one step marked
-    "ask first", run until it waits."""
-    bench = Workbench()
-    assert wb.plan_goal(bench, services, GOAL).ok
-    assert wb.approve(bench, services.validator).ok
-    marked = bench.plan.steps[position].id
-    assert wb.set_ask_first(bench, [marked]).ok
-    assert wb.is_approved(bench, bench.plan), "marking a step is review metadata: approval stands"
-    assert wb.request_run(bench, services, "all").ok
-    _finish(bench, services)
-    return bench, marked
-
-
 def test_a_marked_step_waits_and_the_page_sees_its_resolved_arguments(services: Services) -> None:
-    bench, marked = _held_at_marked_step(services)
+    bench, marked = run_until_a_marked_step_waits(services)
     assert bench.run.steps[marked].status == StepStatus.waiting
     [waiting] = wb.waiting_view(bench.run, services.registry)
     assert waiting.step_id == marked and waiting.effects == "read-only"
@@ -49,7 +35,7 @@ def test_a_marked_step_waits_and_the_page_sees_its_resolved_arguments(services: 
 
 
 def test_approving_on_the_page_goes_on_with_the_run(services: Services) -> None:
-    bench, marked = _held_at_marked_step(services)
+    bench, marked = run_until_a_marked_step_waits(services)
     [waiting] = wb.waiting_view(bench.run, services.registry)
     out = wb.decide_step(services, bench.run.id, marked, True, seen_hash=waiting.arguments_hash, by="page", bench=bench)
     assert out.ok, texts(out)
@@ -60,7 +46,7 @@ def test_approving_on_the_page_goes_on_with_the_run(services: Services) -> None:
 
 
 def test_a_decision_by_run_id_is_kept_and_the_run_goes_on_at_run_all(services: Services) -> None:
-    bench, marked = _held_at_marked_step(services, position=0)
+    bench, marked = run_until_a_marked_step_waits(services, position=0)
     out = wb.decide_step(services, bench.run.id, marked, False, by="api")
     assert out.ok and "Run all" in texts(out)[-1]
     assert bench.run.steps[marked].status == StepStatus.rejected
@@ -72,7 +58,7 @@ def test_a_decision_by_run_id_is_kept_and_the_run_goes_on_at_run_all(services: S
 
 
 def test_a_decision_on_what_does_not_wait_says_why(services: Services) -> None:
-    bench, marked = _held_at_marked_step(services)
+    bench, marked = run_until_a_marked_step_waits(services)
     stale = wb.decide_step(services, bench.run.id, marked, True, seen_hash="0" * 64, by="api")
     assert not stale.ok and "arguments changed since they were shown" in texts(stale)[0]
     first = bench.plan.steps[0].id

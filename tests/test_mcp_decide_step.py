@@ -16,12 +16,10 @@ from starlette.applications import Starlette
 
 from core import Settings, StepStatus
 from studio import _review_api
-from studio import workbench as wb
 from studio._mcp_server import make_mcp_server
 from studio._run_decisions_api import run_routes
 from studio._services import build_services
-from studio.workbench import Workbench
-from workbench_helpers import GOAL, TODAY
+from workbench_helpers import TODAY, run_until_a_marked_step_waits
 
 
 def _free_port() -> int:
@@ -34,12 +32,7 @@ def _free_port() -> int:
 def studio(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     services = build_services(Settings(data_dir=tmp_path / "data", today=TODAY, approve_writes=True))
     monkeypatch.setattr(_review_api, "_services", lambda: services)
-    bench = Workbench()
-    assert wb.plan_goal(bench, services, GOAL).ok and wb.approve(bench, services.validator).ok
-    marked = bench.plan.steps[1].id
-    assert wb.set_ask_first(bench, [marked]).ok and wb.request_run(bench, services, "all").ok
-    assert bench.worker.join(timeout=60)
-    wb.collect_finished_run(bench, lambda: services.store)
+    bench, marked = run_until_a_marked_step_waits(services)
     port = _free_port()
     server = uvicorn.Server(uvicorn.Config(Starlette(routes=run_routes()), host="127.0.0.1", port=port,
                                            log_level="warning"))

@@ -12,25 +12,18 @@ from starlette.testclient import TestClient
 
 from core import Settings, StepStatus
 from studio import _review_api
-from studio import workbench as wb
 from studio._api_token import ensure_token
 from studio._origin_guard import origin_guard
 from studio._run_decisions_api import run_routes
 from studio._services import build_services
-from studio.workbench import Workbench
-from workbench_helpers import GOAL, TODAY
+from workbench_helpers import TODAY, run_until_a_marked_step_waits
 
 
 @pytest.fixture
 def held(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     services = build_services(Settings(data_dir=tmp_path / "data", today=TODAY, approve_writes=True))
     monkeypatch.setattr(_review_api, "_services", lambda: services)
-    bench = Workbench()
-    assert wb.plan_goal(bench, services, GOAL).ok and wb.approve(bench, services.validator).ok
-    marked = bench.plan.steps[1].id
-    assert wb.set_ask_first(bench, [marked]).ok and wb.request_run(bench, services, "all").ok
-    assert bench.worker.join(timeout=60)
-    wb.collect_finished_run(bench, lambda: services.store)
+    bench, marked = run_until_a_marked_step_waits(services)
     app = Starlette(routes=run_routes(), middleware=[origin_guard([])])
     client = TestClient(app, base_url="http://127.0.0.1:8501")
     token = ensure_token(services.settings.data_dir)
