@@ -346,6 +346,9 @@ def _cmd_run(args: argparse.Namespace, services: Services) -> int:
                     print_ended()
             if run.finished or not approve_on_terminal(run, services.registry):
                 break
+            # A rejected step ends here, not in the run: its line is due now.
+            ended.update(i for i, state in run.steps.items() if state.status == StepStatus.rejected)
+            print_ended()
     except KeyboardInterrupt:
         print_ended()
         raise Interrupted(_unfinished(plan, run)) from None

@@ -74,6 +74,24 @@ def test_approve_writes_runs_the_writing_step(writing_plan, tmp_path, capsys, mo
     assert (tmp_path / "notes.txt").read_text() == "hi ANN\n"
 
 
+def test_on_a_terminal_a_rejected_step_and_its_dependants_are_reported(writing_plan, tmp_path, capsys, monkeypatch):
+    plan, options = writing_plan
+    plan.write_text(json.dumps({"steps": [{"tool": "save_note", "params": {"text": "a"}},
+                                          {"tool": "read_name", "params": {"key": "${step[0]}"}}]}), encoding="utf-8")
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr("sys.stdin", Terminal("n\n"))
+    status = main(["run", str(plan), *options])
+    out = capsys.readouterr().out
+    assert status == 1
+    assert "step 0 (save_note): rejected: a person said no before it ran" in out
+    assert "step 1 (read_name): skipped: depends on step 0 (save_note), which did not succeed" in out
+    assert not (tmp_path / "notes.txt").exists()
+
+
 def test_on_a_terminal_each_waiting_step_is_shown_with_its_resolved_arguments_escaped(tmp_path):
     registry_file = tmp_path / "t.py"
     registry_file.write_text(TOOLS, encoding="utf-8")
