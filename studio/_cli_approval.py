@@ -12,9 +12,9 @@ import json
 import sys
 from typing import Callable, TextIO
 
-from core import Plan, Run, ToolRegistry, approval_reason, decide_step, waiting_steps
+from core import Plan, Run, RunLimits, ToolRegistry, approval_reason, decide_step, waiting_steps
 
-__all__ = ["approve_on_terminal", "steps_that_ask", "refusal"]
+__all__ = ["approve_on_terminal", "approved_up_front", "nobody_to_ask", "steps_that_ask", "refusal"]
 
 # Arguments come from tool results: shown as JSON with every control character escaped (no
 # terminal escape sequence gets through), and cut so a huge argument cannot flood the terminal.
@@ -36,6 +36,21 @@ def steps_that_ask(plan: Plan, registry: ToolRegistry, approve_writes: bool) -> 
 def refusal(asking: list[str]) -> str:
     return ("not run: these steps wait for a person's approval and nobody is at a terminal to give it "
             "(run with --approve-writes to approve them, or from a terminal):\n  " + "\n  ".join(asking))
+
+
+def approved_up_front(plan: Plan, limits: RunLimits) -> tuple[Plan, RunLimits]:
+    """``--approve-writes``: the plan and limits with nothing left to ask about."""
+    steps = [s.model_copy(update={"ask_first": False}) for s in plan.steps]
+    return plan.model_copy(update={"steps": steps}), limits.model_copy(update={"approve_writes": False})
+
+
+def nobody_to_ask(plan: Plan, registry: ToolRegistry, limits: RunLimits) -> bool:
+    """True (the refusal said on stderr) when steps would wait and stdin is no terminal."""
+    asking = steps_that_ask(plan, registry, limits.approve_writes)
+    if asking and not sys.stdin.isatty():
+        print(refusal(asking), file=sys.stderr)
+        return True
+    return False
 
 
 def _shown(arguments: object) -> str:

@@ -37,7 +37,7 @@ from core.planners import planner_notices
 from tools import LoadNotice
 
 from ._cli_log import note_loading, plan_logged
-from ._cli_approval import approve_on_terminal, refusal, steps_that_ask
+from ._cli_approval import approve_on_terminal, approved_up_front, nobody_to_ask
 from ._services import Services, build_services
 from .workbench import plan_for_goal, replanned
 
@@ -309,10 +309,8 @@ def _cmd_run(args: argparse.Namespace, services: Services) -> int:
     if loaded is None:
         return _EXIT_FAILED
     plan, _fmt = loaded
-    limits = services.executor.limits
-    if args.approve_writes:
-        limits = limits.model_copy(update={"approve_writes": False})
-        plan = plan.model_copy(update={"steps": [s.model_copy(update={"ask_first": False}) for s in plan.steps]})
+    plan, limits = approved_up_front(plan, services.executor.limits) if args.approve_writes \
+        else (plan, services.executor.limits)
     # The final answer is only worth making when it is printed.
     executor = Executor(services.registry, synthesizer=services.executor.synthesizer if args.answer else None,
                         limits=limits)
@@ -322,9 +320,7 @@ def _cmd_run(args: argparse.Namespace, services: Services) -> int:
         for problem in exc.problems:
             print(f"{args.file}: {problem.severity}: {_one_line(problem)}", file=sys.stderr)
         return _EXIT_FAILED
-    asking = steps_that_ask(plan, services.registry, limits.approve_writes)
-    if asking and not sys.stdin.isatty():
-        print(refusal(asking), file=sys.stderr)
+    if nobody_to_ask(plan, services.registry, limits):
         return _EXIT_FAILED
     # Steps run in parallel and end in any order; their lines come in plan order, each as soon
     # as the steps above it have ended, so the output reads the same on every run.
