@@ -90,7 +90,7 @@ class Run(BaseModel):
         ``cancelled`` when a step was cancelled, ``interrupted`` when a step was cut off, ``paused`` between steps, ``pending`` unstarted."""
         statuses = {s.status for s in self.steps.values()}
         if self.finished:
-            return "failed" if statuses & {StepStatus.failed, StepStatus.rejected} else "succeeded"
+            return "failed" if StepStatus.failed in statuses or StepStatus.rejected in statuses else "succeeded"
         if StepStatus.running in statuses:
             return "running"
         if StepStatus.waiting in statuses:
