@@ -39,7 +39,7 @@ def main() -> None:
     registry = build_registry(Settings(data_dir=Path(tempfile.mkdtemp()), today=dt.date(2025, 10, 12)))
     plan = Plan(goal="a chain", steps=[
         Step(id=f"x{n}", tool="shipments_list", note=f"note {n}",
-             params={"facility_id": f"${{step[{n - 1}].data.*.id}}" if n else "F1", "limit": 5})
+             params={"facility_id": f"${{steps.x{n - 1}.data.*.id}}" if n else "F1", "limit": 5})
         for n in range(args.steps)])
     print(f"{args.steps} steps; CPU ms, best of {args.repeat}")
     for name in FORMATS:

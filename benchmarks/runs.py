@@ -95,7 +95,7 @@ def plan_studio(shape: str, size: int, repeat: int) -> tuple[float, float]:
         return n
 
     if shape == "chain":
-        steps = [Step(id=f"s{n}", tool="noop", params={"n": 0} if n == 0 else {"n": f"${{step[{n - 1}]}}"})
+        steps = [Step(id=f"s{n}", tool="noop", params={"n": 0} if n == 0 else {"n": f"${{steps.s{n - 1}}}"})
                  for n in range(size)]
     elif shape == "fan-out":
         steps = [Step(id=f"s{n}", tool="noop", params={"n": n}) for n in range(size)]

@@ -3,6 +3,7 @@ plan formats and storage. Nothing here imports the UI.
 """
 
 from ._diff import EdgeChange, FieldChange, ParamChange, PlanDiff, StepChange, diff_plans
+from ._step_label import step_label
 from ._edits import (Dependent, add_dependency, add_step, delete_step, dependents_of, duplicate_step,
                      edge_between, move_step, remove_dependency, steps_deleted_with)
 from ._errors import (
@@ -69,7 +70,7 @@ __all__ = [
     "set_param", "remove_param", "set_reference", "reference_text", "set_note", "set_locked", "set_ask_first",
     "check_param", "param_schema",
     "EditHistory", "DEFAULT_HISTORY_LEVELS",
-    "PlanDiff", "StepChange", "ParamChange", "FieldChange", "EdgeChange", "diff_plans",
+    "PlanDiff", "StepChange", "ParamChange", "FieldChange", "EdgeChange", "diff_plans", "step_label",
     # what a step's output offers, and what a reference gives now
     "OutputPath", "output_paths", "path_text", "Preview", "preview_reference", "flow_preview",
     # references

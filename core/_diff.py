@@ -12,7 +12,8 @@ does not make every later reference look changed.
 
 Steps are named by their id in the new plan; a removed step by its id in the old one (the
 editor draws it ghosted), which cannot clash, as a removed step's id is not in the new plan
-unless it was matched.
+unless it was matched. In words (``summary``) a step is named by its label (``step_label``:
+tool and note or short id), never by position, which the edits being reported move.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Mapping
 
 from ._plan import Plan, Step
-from ._templates import referenced_step_indexes, rewrite_step_indexes
+from ._step_label import step_label
+from ._templates import renamed_steps
 
 __all__ = ["PlanDiff", "StepChange", "ParamChange", "FieldChange", "EdgeChange", "diff_plans"]
 
@@ -124,9 +126,9 @@ class PlanDiff:
         lines = [", ".join(counts) or "steps unchanged"]
         if self.goal:
             lines.append(f"goal: {_show(self.goal[0])} → {_show(self.goal[1])}")
-        lines += [f"+ {self.new.label(i)}" for i in self.added]
-        lines += [f"- {self.old.label(i)}" for i in self.removed]
-        lines += [f"~ {self.new.label(c.new_id)}: {c.describe()}" for c in self.changed]
+        lines += [f"+ {step_label(self.new.step(i))}" for i in self.added]
+        lines += [f"- {step_label(self.old.step(i))}" for i in self.removed]
+        lines += [f"~ {step_label(self.new.step(c.new_id))}: {c.describe()}" for c in self.changed]
         for edge in self.edges:
             sign = "+" if edge.change == "added" else "-"
             lines.append(f"{sign} edge {self._name(edge.from_id)} → {self._name(edge.to_id)}")
@@ -134,8 +136,8 @@ class PlanDiff:
 
     def _name(self, step_id: str) -> str:
         if any(s.id == step_id for s in self.new.steps):
-            return self.new.label(step_id)
-        return self.old.label(step_id) + " (removed)"
+            return step_label(self.new.step(step_id))
+        return step_label(self.old.step(step_id)) + " (removed)"
 
 
 def _show(value: Any, width: int = 60) -> str:
@@ -143,29 +145,9 @@ def _show(value: Any, width: int = 60) -> str:
     return text if len(text) <= width else text[:width - 1] + "…"
 
 
-class _Tokens(Mapping[int, str]):
-    """Position → a name of the step that does not depend on positions, for comparing
-    references across versions."""
-
-    def __init__(self, names: list[str]) -> None:
-        self._names = names
-
-    def __getitem__(self, index: int) -> str:
-        if index < len(self._names):
-            return self._names[index]
-        raise KeyError(index)
-
-    def __iter__(self):  # type: ignore[no-untyped-def]
-        return iter(range(len(self._names)))
-
-    def __len__(self) -> int:
-        return len(self._names)
-
-
-def _canonical(step: Step, tokens: _Tokens) -> dict[str, Any]:
-    if not referenced_step_indexes(step.params):
-        return step.params
-    return rewrite_step_indexes(step.params, tokens)
+def _canonical(step: Step, names: Mapping[str, str]) -> dict[str, Any]:
+    """``step``'s params with references to old steps named as the steps they were paired with."""
+    return renamed_steps(step.params, names) if names else step.params
 
 
 def diff_plans(old: Plan, new: Plan, *, match_new_ids: bool = True) -> PlanDiff:
@@ -179,26 +161,26 @@ def diff_plans(old: Plan, new: Plan, *, match_new_ids: bool = True) -> PlanDiff:
             matches[step.id] = step.id
             how[step.id] = "id"
 
-    def old_tokens() -> _Tokens:
-        return _Tokens([f"@{matches[s.id]}" if s.id in matches else f"-{s.id}" for s in old.steps])
+    def renames() -> dict[str, str]:
+        return {o: n for o, n in matches.items() if o != n}
 
-    new_tokens = _Tokens([f"@{s.id}" for s in new.steps])
+    same: dict[str, str] = {}
     for kind in ("content", "tool") if match_new_ids else ():
         taken = set(matches.values())
         for step in new.steps:
             if step.id in taken:
                 continue
-            tokens = old_tokens()
+            names = renames()
             for candidate in old.steps:
                 if candidate.id in matches or candidate.tool != step.tool:
                     continue
-                if kind == "tool" or _canonical(candidate, tokens) == _canonical(step, new_tokens):
+                if kind == "tool" or _canonical(candidate, names) == _canonical(step, same):
                     matches[candidate.id] = step.id
                     how[candidate.id] = kind  # type: ignore[assignment]
                     taken.add(step.id)
                     break
 
-    tokens = old_tokens()
+    names = renames()
     new_by_id = {s.id: s for s in new.steps}
     moved = _moved(old, new, matches)
     changed = []
@@ -206,7 +188,7 @@ def diff_plans(old: Plan, new: Plan, *, match_new_ids: bool = True) -> PlanDiff:
         if step.id not in matches:
             continue
         other = new_by_id[matches[step.id]]
-        params = _param_changes(_canonical(step, tokens), _canonical(other, new_tokens), step.params, other.params)
+        params = _param_changes(_canonical(step, names), other.params, step.params, other.params)
         fields = [FieldChange(name, getattr(step, name), getattr(other, name))
                   for name in _FIELDS if getattr(step, name) != getattr(other, name)]
         was = sorted(matches.get(d, f"-{d}") for d in step.depends_on)

@@ -1,9 +1,9 @@
 """Structural edits of a plan, each addressed by step id: add, delete, duplicate and move a
 step, add and remove a dependency.
 
-Each edit returns a new plan and leaves the old one as it was (``core._edit_base``). When
-positions change, the ``${step[N]...}`` references in every step's params are renumbered in
-the same pass, so each keeps naming the step it named (``docs/decisions/0001-step-references.md``).
+Each edit returns a new plan and leaves the old one as it was (``core._edit_base``).
+References name their step by id, so an edit that changes positions leaves every other
+step's params as they were (``docs/decisions/0002-step-references-by-id.md``).
 An edit that would break the plan is refused with ``EditRefused`` naming the steps and fields:
 deleting a step that others need (unless told to unlink or delete them), moving a step before
 a step whose output it uses, a dependency that would close a cycle.
@@ -14,11 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ._edit_base import chain_text, index_of, needs, path_between, rebuilt, referencing_params, reordered
+from ._edit_base import chain_text, index_of, needs, path_between, rebuilt, referencing_params
 from ._errors import EditRefused
 from ._plan import Plan, Step, new_step_id
+from ._positions import ids_for_positions
 from ._registry import ToolRegistry
-from ._templates import referenced_step_indexes
+from ._templates import referenced_step_ids
 
 __all__ = ["Dependent", "add_step", "dependents_of", "steps_deleted_with", "delete_step",
            "duplicate_step", "move_step", "add_dependency", "remove_dependency", "edge_between"]
@@ -52,14 +53,14 @@ def _fresh_id(plan: Plan) -> str:
 def dependents_of(plan: Plan, step_id: str) -> list[Dependent]:
     """The steps that need ``step_id`` directly, in plan order; a step that both depends on
     it and references it appears twice, once per kind."""
-    index = index_of(plan, step_id)
+    index_of(plan, step_id)
     out: list[Dependent] = []
     for step in plan.steps:
         if step.id == step_id:
             continue
         if step_id in step.depends_on:
             out.append(Dependent(step.id, "depends_on", ("depends_on",)))
-        names = referencing_params(step, index)
+        names = referencing_params(step, step_id)
         if names:
             out.append(Dependent(step.id, "reference", tuple(f"params.{n}" for n in names)))
     return out
@@ -90,8 +91,8 @@ def steps_deleted_with(plan: Plan, step_id: str) -> list[str]:
 def add_step(plan: Plan, tool: str, *, params: dict[str, Any] | None = None, after: str | None = None,
              registry: ToolRegistry | None = None) -> tuple[Plan, str]:
     """``plan`` with a new step calling ``tool`` right after step ``after`` (at the end when
-    ``None``), and the new step's id. References in ``params`` count positions as ``plan``
-    does now. With a ``registry``, an unknown tool is refused (with a "did you mean")."""
+    ``None``), and the new step's id. References in ``params`` name steps by id; one written
+    by position (``${step[N]...}``) counts positions as ``plan`` has them now. With a ``registry``, an unknown tool is refused (with a "did you mean")."""
     if registry is not None and tool not in registry:
         hint = registry.suggest(tool)
         raise EditRefused(f"unknown tool {tool!r}" + (f"; did you mean {hint!r}?" if hint else ""),
@@ -100,10 +101,10 @@ def add_step(plan: Plan, tool: str, *, params: dict[str, Any] | None = None, aft
         raise EditRefused(f"params must be an object of name to value, not {type(params).__name__}",
                           fields=["params"])
     position = len(plan.steps) if after is None else index_of(plan, after) + 1
-    step = Step(id=_fresh_id(plan), tool=tool, params=dict(params or {}))
+    step = Step(id=_fresh_id(plan), tool=tool, params=ids_for_positions(dict(params or {}), [s.id for s in plan.steps]))
     steps = list(plan.steps)
     steps.insert(position, step)
-    return reordered(plan, steps), step.id
+    return rebuilt(plan, steps), step.id
 
 
 def delete_step(plan: Plan, step_id: str, *, dependents: DependentsChoice = "refuse") -> Plan:
@@ -113,7 +114,6 @@ def delete_step(plan: Plan, step_id: str, *, dependents: DependentsChoice = "ref
     reference cannot be half removed); ``"delete"`` deletes them too, and what needs them."""
     if dependents not in ("refuse", "unlink", "delete"):
         raise EditRefused(f"dependents must be 'refuse', 'unlink' or 'delete', not {dependents!r}")
-    index = index_of(plan, step_id)
     found = dependents_of(plan, step_id)
     if found and dependents == "refuse":
         listed = "; ".join(d.describe(plan) for d in found)
@@ -122,18 +122,18 @@ def delete_step(plan: Plan, step_id: str, *, dependents: DependentsChoice = "ref
                           fields=[f for d in found for f in d.fields])
     if dependents == "delete":
         doomed = set(steps_deleted_with(plan, step_id))
-        return reordered(plan, [s for s in plan.steps if s.id not in doomed])
+        return rebuilt(plan, [s for s in plan.steps if s.id not in doomed])
     kept = []
     for step in plan.steps:
         if step.id == step_id:
             continue
-        names = referencing_params(step, index)
+        names = referencing_params(step, step_id)
         if names or step_id in step.depends_on:
             step = step.model_copy(update={
                 "depends_on": [d for d in step.depends_on if d != step_id],
                 "params": {k: v for k, v in step.params.items() if k not in names}})
         kept.append(step)
-    return reordered(plan, kept)
+    return rebuilt(plan, kept)
 
 
 def duplicate_step(plan: Plan, step_id: str) -> tuple[Plan, str]:
@@ -147,7 +147,7 @@ def duplicate_step(plan: Plan, step_id: str) -> tuple[Plan, str]:
                                        "result_key": None, "depends_on": list(original.depends_on)})
     steps = list(plan.steps)
     steps.insert(index + 1, copy)
-    return reordered(plan, steps), copy.id
+    return rebuilt(plan, steps), copy.id
 
 
 def move_step(plan: Plan, step_id: str, index: int) -> Plan:
@@ -168,10 +168,7 @@ def move_step(plan: Plan, step_id: str, index: int) -> Plan:
     where: list[str] = []
     for step in steps:
         for name, value in step.params.items():
-            for source_index in sorted(referenced_step_indexes(value)):
-                if source_index >= len(plan.steps):
-                    continue
-                source = plan.steps[source_index].id
+            for source in sorted(referenced_step_ids(value) & position.keys(), key=position.__getitem__):
                 if step_id in (step.id, source) and source != step.id and position[source] > position[step.id]:
                     clashes.append(f"{plan.label(step.id)} uses the output of {plan.label(source)} "
                                    f"in params.{name}")
@@ -180,7 +177,7 @@ def move_step(plan: Plan, step_id: str, index: int) -> Plan:
         raise EditRefused(f"cannot move {plan.label(step_id)} to position {index}: "
                           + "; ".join(clashes) + ", and a step can only use the output of earlier steps",
                           step_ids=[step_id, *dict.fromkeys(where)])
-    return reordered(plan, steps)
+    return rebuilt(plan, steps)
 
 
 def add_dependency(plan: Plan, from_id: str, to_id: str) -> Plan:
@@ -193,7 +190,7 @@ def add_dependency(plan: Plan, from_id: str, to_id: str) -> Plan:
         raise EditRefused(f"{plan.label(to_id)} cannot depend on itself", step_ids=[to_id],
                           fields=["depends_on"])
     # Only a dependency the executor sees counts as "already so": a malformed reference
-    # (``${step[2].data.``) still needs its step for cycles, but orders nothing at run time.
+    # (``${steps.s2.data.``) still needs its step for cycles, but orders nothing at run time.
     if from_id in plan.dependencies_of(to_id):
         return plan
     chain = path_between(plan, to_id, from_id)
@@ -210,10 +207,10 @@ def remove_dependency(plan: Plan, from_id: str, to_id: str) -> Plan:
     """``plan`` where step ``to_id`` no longer needs step ``from_id``: its ``depends_on``
     entry goes, and so do the params that reference ``from_id`` (``edge_between`` says which,
     for the editor to tell the user). Refused when there is no such edge."""
-    from_index = index_of(plan, from_id)
+    index_of(plan, from_id)
     to_index = index_of(plan, to_id)
     step = plan.steps[to_index]
-    names = referencing_params(step, from_index)
+    names = referencing_params(step, from_id)
     if from_id not in step.depends_on and not names:
         raise EditRefused(f"{plan.label(to_id)} does not depend on {plan.label(from_id)}",
                           step_ids=[to_id], fields=["depends_on"])

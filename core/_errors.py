@@ -5,7 +5,7 @@
     ├── McpServerError           an MCP server could not be started, reached or listed
     ├── PlanError                the plan text or structure is wrong (user or model at fault)
     │   ├── PlanFormatError      an import could not be parsed (names the format and place)
-    │   ├── ReferenceSyntaxError a ``${step[N].path}`` reference is malformed
+    │   ├── ReferenceSyntaxError a ``${steps.<id>.path}`` reference is malformed
     │   ├── PlanInvalid          the validator found problems; carries them
     │   └── EditRefused          an edit would break the plan; names the steps and fields
     ├── ToolCallError            a failure at run time, while a step runs
@@ -59,7 +59,7 @@ class PlanFormatError(PlanError):
 
 
 class ReferenceSyntaxError(PlanError):
-    """A ``${step[N].path}`` reference is malformed."""
+    """A ``${steps.<id>.path}`` reference is malformed (or a ``${step[N]}`` one names no step)."""
 
 
 class PlanInvalid(PlanError):

@@ -186,3 +186,10 @@ def check_plan(plan: Any) -> None:  # a core.Plan; not imported, as _plan import
         total += chars
         if total > MAX_PLAN_CHARS:
             raise PlanError(f"{where}: a plan may hold at most {MAX_PLAN_CHARS:,} characters of text")
+
+
+# A tool's words as a person may edit them (the Lab, the Tools page's session edit): long
+# enough for any docstring, short enough that the manual stays a manual a model can read.
+MAX_TOOL_DESCRIPTION = 20_000
+MAX_PARAM_DESCRIPTION = 5_000
+__all__ += ["MAX_TOOL_DESCRIPTION", "MAX_PARAM_DESCRIPTION"]

@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from ._edit_base import index_of
 from ._errors import EditRefused, ReferenceResolutionError, ReferenceSyntaxError
+from ._limits import shown
 from ._executor import Run, StepStatus
 from ._step_status import RAN
 from ._plan import Plan
@@ -35,7 +36,7 @@ PREVIEW_VALUES = 5
 
 @dataclass(frozen=True)
 class OutputPath:
-    """One path into a tool's output: ``path`` as written after ``${step[N]`` (without its
+    """One path into a tool's output: ``path`` as written after ``${steps.<id>`` (without its
     leading dot; empty for the whole result), its JSON ``schema`` and its ``type`` in words."""
 
     path: str
@@ -183,10 +184,11 @@ def flow_preview(plan: Plan, run: Run | None, from_id: str, to_id: str, *,
 
 def _preview(plan: Plan, run: Run | None, ref: Reference, registry: ToolRegistry | None, limit: int) -> Preview:
     path = path_text(ref.path)
-    if ref.step >= len(plan.steps):
+    try:
+        source = plan.step(ref.step)
+    except KeyError:
         return Preview(ref.text, None, path, "broken",
-                       message=f"{ref.text} refers to step {ref.step}, but the plan has only {len(plan.steps)} steps")
-    source = plan.steps[ref.step]
+                       message=f"{ref.text} refers to step {shown(ref.step)!r}, which is not a step of this plan")
     declared = "any value"
     if registry is not None and source.tool in registry:
         returns = registry.get(source.tool).returns
@@ -198,7 +200,7 @@ def _preview(plan: Plan, run: Run | None, ref: Reference, registry: ToolRegistry
     if done.status == StepStatus.failed:
         return Preview(**base, status="failed", message=f"{plan.label(source.id)} failed: {done.error or 'no message'}")
     try:
-        value = resolve_params(ref.text, {ref.step: done.result})
+        value = resolve_params(ref.text, {source.id: done.result})
     except ReferenceResolutionError as exc:
         return Preview(**base, status="broken", message=str(exc))
     was = next((s for s in run.plan.steps if s.id == source.id), None) if run is not None else None

@@ -17,7 +17,7 @@ from ._errors import EditRefused, PlanError, ReferenceSyntaxError
 from ._plan import Plan
 from ._registry import ToolRegistry, describe_schema
 from ._schema_fit import may_fit
-from ._templates import check_path, parse_reference, schema_at_path
+from ._templates import check_path, parse_reference, schema_at_path, step_reference
 from ._validation import Validator
 
 __all__ = ["set_param", "remove_param", "set_reference", "reference_text", "set_note", "set_locked", "set_ask_first",
@@ -32,7 +32,8 @@ def _param_name(name: Any) -> str:
 
 def set_param(plan: Plan, step_id: str, name: str, value: Any) -> Plan:
     """``plan`` with param ``name`` of step ``step_id`` set to ``value`` (a literal, or text
-    holding ``${step[N].path}`` references, counted in positions as the plan is now)."""
+    holding ``${steps.<id>.path}`` references; one written ``${step[N].path}``, as a user may
+    type it, is read by the plan's order as it is now and kept by id)."""
     index = index_of(plan, step_id)
     name = _param_name(name)
     step = plan.steps[index]
@@ -93,13 +94,13 @@ def param_schema(registry: ToolRegistry, tool: str, name: str) -> dict[str, Any]
     return {**schema, "$defs": defs} if defs else dict(schema)
 
 
-def reference_text(source_index: int, path: str) -> str:
-    """``${step[N].path}`` for a path written as the picker shows it: ``data.*.id``,
+def reference_text(source_id: str, path: str) -> str:
+    """``${steps.<id>.path}`` for a path written as the picker shows it: ``data.*.id``,
     ``data[0].name``, or empty for the whole result."""
     path = path.strip()
     if path and path[0] not in ".[":
         path = "." + path
-    return f"${{step[{source_index}]{path}}}"
+    return step_reference(source_id, path)
 
 
 def set_reference(plan: Plan, step_id: str, name: str, from_id: str, path: str, *,
@@ -131,7 +132,7 @@ def set_reference(plan: Plan, step_id: str, name: str, from_id: str, path: str, 
     if schema is None:
         hint = registry.get(step.tool).suggest_param(name)
         raise refuse(f"{step.tool} has no param {name!r}" + (f"; did you mean {hint!r}?" if hint else ""))
-    text = reference_text(source_index, path)
+    text = reference_text(from_id, path)
     try:
         ref = parse_reference(text)
     except ReferenceSyntaxError as exc:

@@ -4,14 +4,16 @@ This is the domain model; storage keeps it as JSON in its own tables (``core.sto
 and each plan format (``core.formats``) reads and writes it.
 
 Step ids are stable across edits, so results, locks and UI state follow a step when
-others are added, removed or moved. ``depends_on`` holds step ids; references in params
-use the seed form ``${step[N].path}`` with N the step's position, and imply a dependency.
+others are added, removed or moved. Inside core a step has one address, its id:
+``depends_on`` holds ids, and a reference in params names its step by id,
+``${steps.<id>.path}`` (``core._templates``), and implies a dependency. Adding, deleting or
+moving steps therefore changes no other step, and nothing renumbers references.
 
-Inside core, steps are addressed by id: every edit (``core._edits``, ``core._param_edits``)
-takes ids, and one that changes positions renumbers the references in the same pass, so a
-reference never silently names another step. Positions stay in the text because the JSON
-panel, every format and the model's prompt speak them
-(``docs/decisions/0001-step-references.md``).
+Positions exist only at the boundaries that speak them (the seed JSON, Semantic Kernel,
+Teams, the model's prompt and reply: ``core._positions``). A plan read with positional
+references (``${step[N].path}``: stored by a release before ids, sent by an agent, pasted
+from an example) has them turned into ids by ``_ids_for_positions`` below, by the order of
+its steps as read, so it keeps its meaning (``docs/decisions/0002-step-references-by-id.md``).
 
 What only a plan format needs lives in ``Step.format_data``, one namespace per format (``"sk"``
 for Semantic Kernel's variable name), not in fields of the step: the core then knows no
@@ -35,6 +37,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ._errors import ReferenceSyntaxError
 from ._limits import check_plan
+from ._positions import has_positions, ids_for_positions
 from ._templates import Reference, find_references
 
 __all__ = ["Plan", "Step", "PlanMetadata", "new_step_id"]
@@ -139,6 +142,17 @@ class Plan(BaseModel):
             seen.add(step.id)
         return self
 
+    @model_validator(mode="after")
+    def _ids_for_positions(self) -> "Plan":
+        # The one place a position becomes an id: every way of reading a plan (store, JSON
+        # panel, review API, formats, tests) passes here. The steps are copies, as a caller's
+        # Step objects are shared with it, not ours to change.
+        ids = [s.id for s in self.steps]
+        for n, step in enumerate(self.steps):
+            if has_positions(step.params):
+                self.steps[n] = step.model_copy(update={"params": ids_for_positions(step.params, ids)})
+        return self
+
     # -- lookups ---------------------------------------------------------------------------
     def index_of(self, step_id: str) -> int:
         # The ids listed and searched in C: labels look steps up one by one, and a Python
@@ -166,9 +180,7 @@ class Plan(BaseModel):
 
     def _dependencies(self, step: Step, order: dict[str, int]) -> list[str]:
         ids = set(step.depends_on)
-        for _name, ref in step.readable_references():
-            if 0 <= ref.step < len(self.steps):
-                ids.add(self.steps[ref.step].id)
+        ids.update(ref.step for _name, ref in step.readable_references() if ref.step in order)
         ids.discard(step.id)
         return sorted(ids, key=lambda i: order.get(i, len(order)))
 
@@ -178,6 +190,8 @@ class Plan(BaseModel):
         return [(dep, s.id) for s in self.steps for dep in self._dependencies(s, order) if dep in order]
 
     def label(self, step_id: str) -> str:
-        """How messages name a step: its position, counted from 0 as references count, and tool."""
+        """How the validator's and the editor's messages name a step: its place in the list the
+        user sees, counted from 0, and its tool. A change report, which moves steps, names them
+        by ``step_label`` instead."""
         n = self.index_of(step_id)
         return f"step {n} ({self.steps[n].tool})"

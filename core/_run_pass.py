@@ -80,34 +80,31 @@ class _Workers:
 workers = _Workers()
 
 
-class _Results(Mapping[int, Any]):
-    """The results of a run's succeeded steps by position, read when a reference asks.
+class _Results(Mapping[str, Any]):
+    """The results of a run's succeeded steps by step id, read when a reference asks.
 
     A step's params refer to a few earlier steps; building every result into a dict for each
     step made a long plan's run cost the square of its length.
     """
 
     def __init__(self, run: Run) -> None:
-        self._plan_steps = run.plan.steps
         self._states = run.steps
 
-    def _state(self, position: int) -> StepRun | None:
-        if not isinstance(position, int) or not 0 <= position < len(self._plan_steps):
-            return None
-        state = self._states.get(self._plan_steps[position].id)
+    def _state(self, step_id: str) -> StepRun | None:
+        state = self._states.get(step_id) if isinstance(step_id, str) else None
         return state if state is not None and state.status == StepStatus.succeeded else None
 
-    def __contains__(self, position: object) -> bool:
-        return self._state(position) is not None  # type: ignore[arg-type]
+    def __contains__(self, step_id: object) -> bool:
+        return self._state(step_id) is not None  # type: ignore[arg-type]
 
-    def __getitem__(self, position: int) -> Any:
-        state = self._state(position)
+    def __getitem__(self, step_id: str) -> Any:
+        state = self._state(step_id)
         if state is None:
-            raise KeyError(position)
+            raise KeyError(step_id)
         return state.result
 
-    def __iter__(self) -> Iterator[int]:
-        return (n for n in range(len(self._plan_steps)) if n in self)
+    def __iter__(self) -> Iterator[str]:
+        return (step_id for step_id in self._states if step_id in self)
 
     def __len__(self) -> int:
         return sum(1 for _ in self)

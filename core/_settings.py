@@ -23,7 +23,8 @@ from pydantic_settings.sources.utils import parse_env_vars
 
 from ._retry import RetryPolicy
 
-__all__ = ["Settings", "PlannerName", "FROM_OPTIONS_VARIABLE", "split_tool_sources", "split_mcp_servers", "api_key"]
+__all__ = ["Settings", "PlannerName", "FROM_OPTIONS_VARIABLE", "split_tool_sources", "split_mcp_servers", "api_key",
+           "is_database_url"]
 
 PlannerName = Literal["embedded", "llm"]
 
@@ -39,7 +40,13 @@ FROM_OPTIONS_VARIABLE = "PLAN_STUDIO_FROM_OPTIONS"
 _OPTIONS = {"data_dir": "--data-dir", "today": "--today", "planner": "--planner", "tools": "--tools",
             "mcp": "--mcp", "allowed_origins": "--allowed-origin"}
 # An origin a browser sends: scheme, host and optional port, nothing after.
+_DATABASE_URL = re.compile(r"^postgres(ql)?(\+\w+)?://")
 _ORIGIN = re.compile(r"^https?://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?/?$")
+
+
+def is_database_url(location: object) -> bool:
+    """Whether a store location is a database URL (``postgresql+psycopg://...``), not a file."""
+    return isinstance(location, str) and _DATABASE_URL.match(location) is not None
 
 
 def api_key() -> str:
@@ -105,8 +112,10 @@ class Settings(BaseSettings):
                                       populate_by_name=True)
 
     data_dir: Path = Field(default_factory=lambda: Path(platformdirs.user_data_dir("plan-studio")))
-    db_path: Path | None = Field(None, validation_alias="PLAN_STUDIO_DB",  # not PLAN_STUDIO_DB_PATH
-                                 description="The plan store; default: <data_dir>/studio.sqlite3")
+    db_path: Path | str | None = Field(
+        None, validation_alias="PLAN_STUDIO_DB",  # not PLAN_STUDIO_DB_PATH
+        description="The plan store: a SQLite file, or a postgresql+psycopg://user@host/db URL; "
+                    "default: <data_dir>/studio.sqlite3")
     today: dt.date | None = Field(None, description="Pins 'today' for dates and demo data; default: the real date")
     planner: PlannerName = "embedded"
     model: str = "gpt-4o-mini"
@@ -133,6 +142,14 @@ class Settings(BaseSettings):
                                  "approve its arguments before it runs")
     allowed_origins: Annotated[list[str], _Split(lambda text: text.replace(",", " ").split())] = Field(
         default_factory=list, description="Origins besides the studio's own that may use it: a reverse proxy's")
+
+    @field_validator("db_path")
+    @classmethod
+    def _database(cls, value: Path | str | None) -> Path | str | None:
+        # A URL stays text (a path would fold its "//"); anything else is a file.
+        if isinstance(value, str) and not is_database_url(value):
+            return Path(value)
+        return value
 
     @field_validator("allowed_origins")
     @classmethod
@@ -171,7 +188,8 @@ class Settings(BaseSettings):
         return variable if variable and os.environ.get(variable) else None
 
     @property
-    def store_path(self) -> Path:
+    def store_path(self) -> Path | str:
+        """The store's SQLite file, or its database URL (``is_database_url``)."""
         return self.db_path or self.data_dir / "studio.sqlite3"
 
     def effective_today(self) -> dt.date:

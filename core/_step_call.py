@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import os
 import queue
 import signal
 import threading
@@ -191,3 +192,15 @@ def _loop() -> asyncio.AbstractEventLoop:
             threading.Thread(target=_serve_forever, args=(loop,), name="plan-async-tools", daemon=True).start()
             _event_loop = loop
         return _event_loop
+
+
+def _forget_threads_in_child() -> None:
+    """A forked child has the pool's and the loop's state but none of their threads: counted
+    idle threads that do not exist would take no call, and the loop would never run."""
+    global _POOL, _event_loop, _loop_lock
+    _POOL = _DaemonPool()
+    _event_loop = None
+    _loop_lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_threads_in_child)

@@ -1,8 +1,19 @@
-"""References between steps: ``${step[N].path}`` inside a step's params.
+"""References between steps: ``${steps.<id>.path}`` inside a step's params.
+
+A reference names its step by the step's id, as ``depends_on`` does, so adding, deleting
+or moving steps never changes what a reference means and nothing renumbers anything
+(``docs/decisions/0002-step-references-by-id.md``). An id of letters, digits, ``_`` and
+``-`` is written bare (``${steps.s_1a2b3c4d.data}``); any other id is written as a JSON
+string in brackets (``${steps["fetch sites"].data}``), so every id a plan can hold is
+expressible. ``step_reference`` writes the right one.
 
 A path is a chain of ``.field``, ``[i]`` and ``.*`` / ``[*]`` (map the rest of the path over
-every item of a list), so ``${step[0].data.*.id}`` is "the ``id`` of every row step 0
+every item of a list), so ``${steps.s1.data.*.id}`` is "the ``id`` of every row step s1
 returned". References are parsed, never evaluated.
+
+The positional seed form ``${step[N].path}`` is not a reference inside core: formats and
+prompts that speak it convert at their boundary (``core._positions``); one left in a plan
+(a position the plan does not have) is reported as what it is.
 
 A param whose whole value is one reference takes the referenced value as it is (a list
 stays a list); a reference inside longer text is interpolated as text.
@@ -20,14 +31,19 @@ from ._limits import (MAX_INDEX_DIGITS, MAX_NESTING, MAX_REFERENCE_PATH, MAX_REF
                       MAX_RESOLVED_TEXT, shown)
 
 __all__ = ["Reference", "MAP", "find_references", "parse_reference", "resolve_params",
-           "check_path", "schema_at_path", "rewrite_step_indexes", "referenced_step_indexes"]
+           "check_path", "schema_at_path", "step_reference", "referenced_step_ids", "renamed_steps",
+           "BARE_ID", "QUOTED_ID"]
 
-# ``${step[N]`` opens every reference; the body up to ``}`` is parsed by hand so errors
-# can say exactly what is wrong. Indexes are ASCII digits only: ``str.isdigit`` and ``\d``
-# also take "²" or "٣", which ``int`` refuses or reads as another number.
-_OPEN = re.compile(r"\$\{\s*step\s*\[")
-_INDEX = re.compile(r"(\$\{\s*step\s*\[\s*)([0-9]{1,%d})(\s*\])" % MAX_INDEX_DIGITS)
-_FULL = re.compile(r"^\s*\$\{[^{}]*\}\s*$")
+# ``${steps.`` / ``${steps[`` opens every reference, and ``${step[`` the positional form,
+# which is reported; the rest up to ``}`` is parsed by hand so errors can say exactly what
+# is wrong. Indexes are ASCII digits only: ``str.isdigit`` and ``\d`` also take "²" or "٣",
+# which ``int`` refuses or reads as another number.
+_OPEN = re.compile(r"\$\{\s*step(s?)\s*([.\[])")
+BARE_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_\-]*")
+# A JSON string: escapes and any character but ``"`` and ``\``; possessive (``*+``), so a string
+# left open is scanned once, never backtracked through.
+QUOTED_ID = re.compile(r'"(?:[^"\\]|\\.)*+"')
+_ID_AT = re.compile(r"\$\{\s*steps\s*(?:\.(%s)|\[\s*(%s)\s*\])" % (BARE_ID.pattern, QUOTED_ID.pattern))
 _FIELD = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
 _STEP_INDEX = re.compile(r"[0-9]+")
 _PATH_INDEX = re.compile(r"-?[0-9]+")
@@ -46,7 +62,7 @@ Segment = Union[str, int, _Map]
 
 @dataclass(frozen=True)
 class Reference:
-    step: int
+    step: str  # the id of the step it reads
     path: tuple[Segment, ...]
     text: str  # the source text, ``${...}`` included
 
@@ -66,12 +82,23 @@ class Reference:
         return "".join(out)
 
 
+def step_reference(step_id: str, path_text: str = "") -> str:
+    """``${steps.<id><path>}``, the id bare where it can be and quoted where not."""
+    name = f".{step_id}" if BARE_ID.fullmatch(step_id) else f"[{json.dumps(step_id, ensure_ascii=False)}]"
+    return f"${{steps{name}{path_text}}}"
+
+
 def parse_reference(text: str) -> Reference:
-    """Parse one ``${step[N].path}``; raise ``ReferenceSyntaxError`` saying what is wrong."""
-    refs = list(_scan(text))
-    if len(refs) != 1 or not _FULL.match(text):
-        raise ReferenceSyntaxError(f"{shown(text)!r} is not a single ${{step[N].path}} reference")
-    return refs[0]
+    """Parse one ``${steps.<id>.path}``; raise ``ReferenceSyntaxError`` saying what is wrong."""
+    spans = list(_spans(text))
+    if not _whole(text, spans):
+        raise ReferenceSyntaxError(f"{shown(text)!r} is not a single ${{steps.<id>.path}} reference")
+    return spans[0][2]
+
+
+def _whole(text: str, spans: list[tuple[int, int, Reference]]) -> bool:
+    """Whether ``text`` is one reference and nothing else (blanks around it aside)."""
+    return len(spans) == 1 and not text[:spans[0][0]].strip() and not text[spans[0][1]:].strip()
 
 
 def _index(text: str, pattern: re.Pattern[str], what: str, full: str) -> int:
@@ -83,6 +110,50 @@ def _index(text: str, pattern: re.Pattern[str], what: str, full: str) -> int:
     return int(text)
 
 
+def _closing(text: str, start: int, opened: int) -> int:
+    end = text.find("}", start)
+    if end < 0:
+        raise ReferenceSyntaxError(f"reference at {shown(text[opened:])!r} has no closing '}}'")
+    return end
+
+
+def _step_id(text: str, m: re.Match[str]) -> tuple[str, int]:
+    """The step id after ``${steps`` and where the path starts."""
+    at = m.end()
+    if m.group(2) == ".":
+        name = BARE_ID.match(text, at)
+        if name is None:
+            end = _closing(text, at, m.start())
+            raise ReferenceSyntaxError(f"{shown(text[m.start():end + 1])}: expected a step id after 'steps.'")
+        return name.group(), name.end()
+    while at < len(text) and text[at].isspace():
+        at += 1
+    quoted = QUOTED_ID.match(text, at)
+    close = text.find("]", quoted.end()) if quoted else -1
+    if quoted is None or close < 0 or text[quoted.end():close].strip():
+        end = _closing(text, at, m.start())
+        raise ReferenceSyntaxError(f"{shown(text[m.start():end + 1])}: expected a step id as a quoted "
+                                   f"string in 'steps[...]'")
+    try:
+        step_id = json.loads(quoted.group())
+    except ValueError:
+        raise ReferenceSyntaxError(f"{shown(quoted.group())}: not a valid quoted step id") from None
+    return step_id, close + 1
+
+
+def _positional(text: str, m: re.Match[str]) -> ReferenceSyntaxError:
+    """What is wrong with a ``${step[N]...}`` left in a plan: formats convert positions to ids
+    as they read, so one found here names a position the plan does not have."""
+    end = _closing(text, m.end(), m.start())
+    full = text[m.start():end + 1]
+    close = text.find("]", m.end(), end)
+    if close < 0:
+        return ReferenceSyntaxError(f"{shown(full)}: missing ']' after the step index")
+    n = _index(text[m.end():close].strip(), _STEP_INDEX, "step index", full)
+    return ReferenceSyntaxError(f"{shown(full)} names step {n} by position, and this plan has no step {n}; "
+                                f"a reference names a step by id: ${{steps.<id>.path}}")
+
+
 def _spans(text: str) -> Iterator[tuple[int, int, Reference]]:
     """Each reference in ``text`` with where it starts and ends."""
     pos = 0
@@ -91,16 +162,15 @@ def _spans(text: str) -> Iterator[tuple[int, int, Reference]]:
         count += 1
         if count > MAX_REFERENCES_PER_TEXT:
             raise ReferenceSyntaxError(f"more than {MAX_REFERENCES_PER_TEXT} references in one text")
-        end = text.find("}", m.end())
-        if end < 0:
-            raise ReferenceSyntaxError(f"reference at {shown(text[m.start():])!r} has no closing '}}'")
-        body = text[m.end():end]
+        if not m.group(1):
+            if m.group(2) == "[":
+                raise _positional(text, m)
+            pos = m.end()  # ``${step.`` is no reference: text, as any other ``${...}``
+            continue
+        step_id, at = _step_id(text, m)
+        end = _closing(text, at, m.start())
         full = text[m.start():end + 1]
-        close = body.find("]")
-        if close < 0:
-            raise ReferenceSyntaxError(f"{shown(full)}: missing ']' after the step index")
-        step = _index(body[:close].strip(), _STEP_INDEX, "step index", full)
-        yield m.start(), end + 1, Reference(step, _parse_path(body[close + 1:], full), full)
+        yield m.start(), end + 1, Reference(step_id, _parse_path(text[at:end], full), full)
         pos = end + 1
 
 
@@ -188,19 +258,19 @@ def _follow(value: Any, path: tuple[Segment, ...], ref: Reference) -> Any:
     return value
 
 
-def resolve_params(params: Any, results: Mapping[int, Any]) -> Any:
-    """Replace references in ``params`` with values from earlier steps' ``results``."""
+def resolve_params(params: Any, results: Mapping[str, Any]) -> Any:
+    """Replace references in ``params`` with values from earlier steps' ``results``, by step id."""
 
     def one(ref: Reference) -> Any:
         if ref.step not in results:
-            raise ReferenceResolutionError(f"{shown(ref.text)}: step {ref.step} has no result")
+            raise ReferenceResolutionError(f"{shown(ref.text)}: step {shown(ref.step)!r} has no result")
         return _follow(results[ref.step], ref.path, ref)
 
     def sub(text: str) -> Any:
         spans = list(_spans(text))
         if not spans:
             return text
-        if len(spans) == 1 and _FULL.match(text):
+        if _whole(text, spans):
             return one(spans[0][2])
         # One pass, each distinct reference resolved and written once: replacing reference
         # after reference in ever longer text made many references cost their square.
@@ -335,20 +405,31 @@ def _schema_at(schema: dict, path: tuple[Segment, ...], defs: dict) -> dict:
     return found[0] if len(found) == 1 else {"anyOf": found}
 
 
-def rewrite_step_indexes(params: Any, mapping: Mapping[int, int]) -> Any:
-    """Renumber references after steps move: ``mapping`` maps old index to new index."""
-
-    def renumber(m: re.Match[str]) -> str:
-        old = int(m.group(2))
-        return f"{m.group(1)}{mapping.get(old, old)}{m.group(3)}"
-
-    # One pass over the text, so a reference renumbered to N is never renumbered again.
-    return _walk_strings(params, lambda text: _INDEX.sub(renumber, text))
-
-
-def referenced_step_indexes(params: Any) -> set[int]:
-    """The step index of every reference in ``params``, malformed references included
-    (``${step[2].data.`` still names step 2), so an edit never loses track of one."""
-    found: set[int] = set()
-    _walk_strings(params, lambda text: found.update(int(m.group(2)) for m in _INDEX.finditer(text)))
+def referenced_step_ids(params: Any) -> set[str]:
+    """The step id of every reference in ``params``, malformed references included
+    (``${steps.s2.data.`` still names s2), so an edit never loses track of one."""
+    found: set[str] = set()
+    _walk_strings(params, lambda text: found.update(_id_of(m) for m in _ID_AT.finditer(text)))
     return found
+
+
+def _id_of(m: re.Match[str]) -> str:
+    if m.group(1) is not None:
+        return m.group(1)
+    try:
+        return json.loads(m.group(2))
+    except ValueError:
+        return m.group(2)
+
+
+def renamed_steps(params: Any, names: Mapping[str, str]) -> Any:
+    """``params`` with each reference to a step in ``names`` naming ``names[id]`` instead:
+    how a diff compares a step matched under a new id. Ids not in ``names`` stay."""
+
+    def rename(m: re.Match[str]) -> str:
+        step_id = _id_of(m)
+        if step_id not in names:
+            return m.group()
+        return step_reference(names[step_id])[:-1]  # without the closing brace
+
+    return _walk_strings(params, lambda text: _ID_AT.sub(rename, text))

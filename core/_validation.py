@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Literal
 
 from ._errors import PlanInvalid, ReferenceSyntaxError
+from ._limits import shown
+from ._positions import as_written, dangling_position
 from ._plan import Plan, Step
 from ._registry import Tool, ToolRegistry, describe_schema
 from ._run_order import has_cycle
@@ -91,7 +93,8 @@ class Validator:
             for check in checks:
                 for found in check(plan):
                     registered.setdefault(found.step_index, []).append(found)
-        ids = {s.id for s in plan.steps}  # once, not per step: a long plan paid its square
+        # Positions by id once, not looked up per reference: a long plan paid its square.
+        ids = {s.id: n for n, s in enumerate(plan.steps)}
         for index, step in enumerate(plan.steps):
             problems.extend(self._check_step(plan, index, step, ids))
             problems.extend(registered.pop(index, []))
@@ -104,7 +107,7 @@ class Validator:
         checks that need the whole plan (cycles, those formats register): what a form
         checks as one field changes."""
         index = plan.index_of(step_id)
-        return self._check_step(plan, index, plan.steps[index], {s.id for s in plan.steps})
+        return self._check_step(plan, index, plan.steps[index], {s.id: n for n, s in enumerate(plan.steps)})
 
     def errors(self, plan: Plan) -> list[Problem]:
         return [p for p in self.validate(plan) if p.severity == "error"]
@@ -115,7 +118,7 @@ class Validator:
         if errors:
             raise PlanInvalid(errors)
 
-    def _check_step(self, plan: Plan, index: int, step: Step, ids: set[str]) -> list[Problem]:
+    def _check_step(self, plan: Plan, index: int, step: Step, ids: dict[str, int]) -> list[Problem]:
         out: list[Problem] = []
 
         def problem(field: str, message: str, severity: Literal["error", "warning"] = "error") -> None:
@@ -138,10 +141,10 @@ class Validator:
             if not refs:
                 continue
             with_refs.add(name)
-            sound = [self._check_reference(plan, index, ref, lambda m: problem(f"params.{name}", m))
+            sound = [self._check_reference(plan, index, ids, ref, lambda m: problem(f"params.{name}", m))
                      for ref in refs]
             if all(sound) and tool is not None:
-                self._check_fit(plan, tool, name, value, lambda m: problem(f"params.{name}", m))
+                self._check_fit(plan, ids, tool, name, value, lambda m: problem(f"params.{name}", m))
 
         if tool is not None:
             for field, message in tool.check_arguments(step.params, skip=with_refs):
@@ -154,17 +157,22 @@ class Validator:
                 problem("depends_on", f"depends on {dep!r}, which is not a step of this plan")
         return out
 
-    def _check_reference(self, plan: Plan, index: int, ref: Reference, problem: Callable[[str], None]) -> bool:
-        """Report what is wrong with ``ref`` in step ``index``; ``True`` when nothing is."""
-        if ref.step >= len(plan.steps):
-            problem(f"{ref} refers to step {ref.step}, but the plan has "
-                    f"only {len(plan.steps)} steps (0 to {len(plan.steps) - 1})")
+    def _check_reference(self, plan: Plan, index: int, ids: dict[str, int], ref: Reference,
+                         problem: Callable[[str], None]) -> bool:
+        """Report what is wrong with ``ref`` in step ``index`` (``ids``: positions by id);
+        ``True`` when nothing is."""
+        at = ids.get(ref.step)
+        if at is None:
+            past = dangling_position(ref.step)
+            problem(f"{as_written(ref)} refers to step {past}, but the plan has only {len(plan.steps)} steps "
+                    f"(0 to {len(plan.steps) - 1})" if past is not None else
+                    f"{ref} refers to step {shown(ref.step)!r}, which is not a step of this plan")
             return False
-        if ref.step >= index:
-            which = "itself" if ref.step == index else f"step {ref.step}, which comes later"
+        if at >= index:
+            which = "itself" if at == index else f"{plan.label(ref.step)}, which comes later"
             problem(f"{ref} refers to {which}; a step can only use the results of earlier steps")
             return False
-        source = plan.steps[ref.step]
+        source = plan.steps[at]
         if source.tool in self.registry:
             why = check_path(self.registry.get(source.tool).returns, ref.path)
             if why:
@@ -172,14 +180,15 @@ class Validator:
                 return False
         return True
 
-    def _check_fit(self, plan: Plan, tool: Tool, name: str, value: Any, problem: Callable[[str], None]) -> None:
+    def _check_fit(self, plan: Plan, ids: dict[str, int], tool: Tool, name: str, value: Any,
+                   problem: Callable[[str], None]) -> None:
         """Report a param whose references yield a value that cannot fit its schema."""
         schema = tool.parameters.get("properties", {}).get(name)
         if schema is None:
             return  # not a parameter: check_arguments says so
 
         def schema_of(ref: Reference) -> dict:
-            source = plan.steps[ref.step].tool
+            source = plan.steps[ids[ref.step]].tool
             return schema_at_path(self.registry.get(source).returns, ref.path) if source in self.registry else {}
 
         got = value_schema(value, schema_of)
@@ -190,7 +199,7 @@ class Validator:
         if isinstance(value, str) and got.get("x-interpolated"):
             problem(f"a reference inside longer text is filled in as text, but {name} takes {wanted}")
         elif isinstance(value, str):
-            source = plan.steps[find_references(value)[0].step].tool
+            source = plan.steps[ids[find_references(value)[0].step]].tool
             problem(f"{value.strip()} gives {describe_value(got)} ({source} output), but {name} takes {wanted}")
         else:
             problem(f"this value, with its references filled in, cannot be {wanted}, which {name} takes")

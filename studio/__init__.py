@@ -1,7 +1,7 @@
 """Plan Studio's user interfaces: the Streamlit studio and the ``plan-studio`` command.
 
 Pages in ``pages/`` are thin scripts calling ``plan_page``, ``library_page``, ``tools_page``,
-``reviews_page`` and ``settings_page``; the entry script is ``studio/app.py``. ``build_services`` gives the CLI
+``reviews_page``, ``lab_page`` and ``settings_page``; the entry script is ``studio/app.py``. ``build_services`` gives the CLI
 and the studio the same settings, tools, store, executor and planner.
 
 What a user does with a plan (plan, edit, approve, save, open, run, decide a review) is
@@ -19,17 +19,18 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 __all__ = ["Keys", "Review", "ReviewClient", "SavedRef", "Services", "build_services", "get_services",
-           "init_state", "library_page", "plan_page", "reviews_page", "settings_page", "tools_page"]
+           "init_state", "lab_page", "library_page", "plan_page", "reviews_page", "settings_page", "tools_page"]
 
 _HOME = {
     "Keys": "._state", "SavedRef": ".workbench", "init_state": "._state",
     "Services": "._services", "build_services": "._services", "get_services": "._session",
     "library_page": "._library_page", "plan_page": "._plan_page",
     "settings_page": "._settings_page", "tools_page": "._tools_page",
-    "reviews_page": "._reviews_page", "Review": ".client", "ReviewClient": ".client",
+    "reviews_page": "._reviews_page", "lab_page": "._lab_page", "Review": ".client", "ReviewClient": ".client",
 }
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ._lab_page import lab_page
     from ._library_page import library_page
     from ._plan_page import plan_page
     from ._services import Services, build_services

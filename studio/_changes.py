@@ -1,8 +1,10 @@
 """What changed between two versions of a plan, in a few words a notice can hold.
 
-The words are read off the one plan diff (``core.diff_plans``): references compared by the
-step they name (a delete does not list the later steps it only renumbered), moves found as the
-compare view finds them. Notes are left out: a notice says what runs differently.
+The words are read off the one plan diff (``core.diff_plans``), as a review's decisions and
+the compare view are: references name steps by id, so a delete lists the step it removed and
+the params it unlinked, nothing else; moves are found as the compare view finds them. Steps
+are named by label (``core.step_label``: tool and note or short id), never by position, which
+the change itself moves. Notes are left out as changes: a notice says what runs differently.
 
 Steps are paired by id only (``match_new_ids=False``), as these notices always did: the
 versions panel words every version on each rerun, and pairing a re-plan's new ids by content
@@ -12,7 +14,7 @@ compare view, drawn on request, pairs them.
 
 from __future__ import annotations
 
-from core import Plan, StepChange, diff_plans
+from core import Plan, StepChange, diff_plans, step_label
 
 __all__ = ["describe_changes"]
 
@@ -24,11 +26,11 @@ def describe_changes(old: Plan, new: Plan) -> str:
     """What changed between two versions of a plan, step by step, in a few words."""
     diff = diff_plans(old, new, match_new_ids=False)
     position = {s.id: n for n, s in enumerate(new.steps)}
-    changed = [f"{new.label(c.new_id)} ({what})" for c in sorted(diff.changed, key=lambda c: position[c.new_id])
-               if (what := _step_changes(c, old, new))]
+    changed = [f"{step_label(new.step(c.new_id))} ({what})"
+               for c in sorted(diff.changed, key=lambda c: position[c.new_id]) if (what := _step_changes(c, old, new))]
     parts = [f"{what}: {', '.join(labels)}" for what, labels in
-             (("added", [new.label(i) for i in diff.added]), ("removed", [old.label(i) for i in diff.removed]),
-              ("changed", changed)) if labels]
+             (("added", [step_label(new.step(i)) for i in diff.added]),
+              ("removed", [step_label(old.step(i)) for i in diff.removed]), ("changed", changed)) if labels]
     return "; ".join(parts) or "no step changed"
 
 

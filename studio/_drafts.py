@@ -218,6 +218,9 @@ def _restore(session_id: str | None) -> str | None:
             return wanted
         copied = _new_id()
         draft_run.copy_run(store, wanted, copied)
+        lab_part = store.load_draft(f"{wanted}.lab")  # the Lab's unsaved work (studio._lab_draft)
+        if lab_part is not None:
+            store.save_draft(f"{copied}.lab", lab_part.content)
         store.save_draft(copied, draft.content)
         return copied
     plan_id = params.get(PLAN_PARAM)

@@ -140,10 +140,11 @@ def _label(index: int, tool: str, status: str, problem: bool, locked: bool, chan
 def _edge_flows(plan: Plan) -> dict[tuple[str, str], list[tuple[str, Reference]]]:
     """The (param, reference) pairs that carry data along each edge."""
     flows: dict[tuple[str, str], list[tuple[str, Reference]]] = {}
+    ids = {s.id for s in plan.steps}
     for step in plan.steps:
         for name, ref in step.readable_references():
-            if 0 <= ref.step < len(plan.steps):
-                pairs = flows.setdefault((plan.steps[ref.step].id, step.id), [])
+            if ref.step in ids:
+                pairs = flows.setdefault((ref.step, step.id), [])
                 if all(n != name or r.path != ref.path for n, r in pairs):
                     pairs.append((name, ref))
     return flows

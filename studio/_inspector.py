@@ -98,9 +98,9 @@ def _reference_of(plan: Plan, value: Any) -> tuple[str, str] | None:
         ref = parse_reference(value)
     except ReferenceSyntaxError:
         return None
-    if not 0 <= ref.step < len(plan.steps):
+    if not any(s.id == ref.step for s in plan.steps):
         return None
-    return plan.steps[ref.step].id, ref.path_text.lstrip(".")
+    return ref.step, ref.path_text.lstrip(".")
 
 
 # -- reading a widget's value ---------------------------------------------------------------------

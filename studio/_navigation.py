@@ -11,7 +11,7 @@ from pathlib import Path
 
 import streamlit as st
 
-__all__ = ["LIBRARY_PAGE", "NAVIGATION", "PAGES_DIR", "PLAN_PAGE", "REVIEWS_PAGE", "SETTINGS_PAGE", "TOOLS_PAGE",
+__all__ = ["LAB_PAGE", "LIBRARY_PAGE", "NAVIGATION", "PAGES_DIR", "PLAN_PAGE", "REVIEWS_PAGE", "SETTINGS_PAGE", "TOOLS_PAGE",
            "PageSpec", "page"]
 
 PAGES_DIR = Path(__file__).resolve().parent.parent / "pages"
@@ -30,10 +30,11 @@ PLAN_PAGE = PageSpec("plan.py", "Plan", ":material/account_tree:", "plan", defau
 LIBRARY_PAGE = PageSpec("library.py", "Library", ":material/folder_open:", "library")
 TOOLS_PAGE = PageSpec("tools.py", "Tools", ":material/build:", "tools")
 REVIEWS_PAGE = PageSpec("reviews.py", "Reviews", ":material/rate_review:", "reviews")  # review links use "reviews"
+LAB_PAGE = PageSpec("lab.py", "Lab", ":material/science:", "lab")
 SETTINGS_PAGE = PageSpec("settings.py", "Settings", ":material/settings:", "settings")
 
 # The navigation, in order.
-NAVIGATION = [PLAN_PAGE, LIBRARY_PAGE, REVIEWS_PAGE, TOOLS_PAGE, SETTINGS_PAGE]
+NAVIGATION = [PLAN_PAGE, LIBRARY_PAGE, REVIEWS_PAGE, TOOLS_PAGE, LAB_PAGE, SETTINGS_PAGE]
 
 
 def page(spec: PageSpec) -> st.Page:

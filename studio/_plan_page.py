@@ -1,4 +1,10 @@
-"""The Plan page: a goal becomes a plan, shown as a graph beside its JSON; approve, run, save."""
+"""The Plan page: a goal becomes a plan, shown as a graph beside its JSON; approve, run, save.
+
+The JSON panel is the plan's own JSON, references by step id (``${steps.<id>.path}``), not the
+seed form: ``depends_on`` there is already by id, and a reference by id keeps naming its step
+when a user moves steps by editing the text, where a position would silently name another.
+A ``${step[N]...}`` typed in is read by position (``core._positions``) and shown by id.
+"""
 
 from __future__ import annotations
 

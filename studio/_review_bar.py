@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core import Plan
+from core import step_label
 from core.storage import Review, step_decisions
 
 from . import _actions as actions
@@ -70,4 +71,5 @@ def _changes(review: Review) -> None:
     if not changed:
         st.caption("No changes to the plan as sent.")
         return
-    st.caption(md_escape("Your changes: " + " · ".join(f"{d.step_id} {d.decision}" for d in changed)))
+    steps = {s.id: s for s in (*review.plan.steps, *(plan.steps if plan is not None else ()))}
+    st.caption(md_escape("Your changes: " + ", ".join(f"{step_label(steps[d.step_id])} {d.decision}" for d in changed)))

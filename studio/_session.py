@@ -20,7 +20,7 @@ from core.storage import PlanStore
 from ._services import Services, build_services
 from ._state import Keys
 
-__all__ = ["get_services", "session_overrides", "session_tool_overrides"]
+__all__ = ["get_services", "session_overrides", "session_tool_overrides", "source_services"]
 
 
 @st.cache_resource(show_spinner=False)
@@ -82,3 +82,10 @@ def get_services() -> Services:
     if not overrides:
         return services
     return _services_with_overrides(settings_json, json.dumps(overrides, sort_keys=True))
+
+
+def source_services() -> Services:
+    """The services for this session's settings, their tools read with their sources' own words
+    (no "Edit description" of this session): what the Lab compares edits against, and what
+    drift compares with the tools last seen."""
+    return _services_for(Settings.from_env(**session_overrides()).model_dump_json())

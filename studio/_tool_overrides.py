@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core import Tool
+from core import Tool, ToolOverride, ToolRegistry
+from core.lab import check_overrides
 
 from ._state import Keys
+from ._text import md_escape
 
 __all__ = ["field_key", "override_editor"]
 
@@ -44,6 +46,8 @@ def override_editor(tool: Tool) -> None:
         for name, schema in properties.items():
             st.text_input(f"Parameter {name}", value=str(schema.get("description") or ""),
                           key=field_key(tool.name, f"param.{name}"))
+        for problem in st.session_state.get(_key(tool.name, "problems")) or []:
+            st.error(md_escape(f"Not applied: {problem}."), icon=":material/block:")
         left, right = st.columns(2)
         left.button("Apply", key=_key(tool.name, "apply"), on_click=_apply, args=(tool,), icon=":material/edit:")
         right.button("Reset", key=_key(tool.name, "reset"), on_click=_reset, args=(tool,), disabled=not overridden,
@@ -63,6 +67,14 @@ def _apply(tool: Tool) -> None:
             params[name] = text
     if params:
         item["params"] = params
+    # Words the manual cannot take (empty, too long, a heading line) are refused as the Lab
+    # refuses them; the fields keep what was typed.
+    single = ToolRegistry()
+    single.add(tool)
+    problems = check_overrides(single, {tool.name: ToolOverride(item.get("description"), params)})
+    st.session_state[_key(tool.name, "problems")] = [str(p) for p in problems]
+    if problems:
+        return
     if item:
         overrides[tool.name] = item
     st.session_state[Keys.TOOLS_OVERRIDES] = overrides
@@ -72,6 +84,7 @@ def _reset(tool: Tool) -> None:
     overrides = dict(st.session_state.get(Keys.TOOLS_OVERRIDES) or {})
     overrides.pop(tool.name, None)
     st.session_state[Keys.TOOLS_OVERRIDES] = overrides or None
+    st.session_state.pop(_key(tool.name, "problems"), None)
     # The fields show the tool's own words again on the next run, under new keys.
     for key in [field_key(tool.name, "description"), *(field_key(tool.name, f"param.{p}") for p in tool.param_names)]:
         st.session_state.pop(key, None)

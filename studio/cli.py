@@ -5,6 +5,8 @@
     plan-studio plan --goals-file FILE          one goal per line -> one JSON line per goal
     plan-studio validate FILE [--format F]      exit 1 and the problems, or "valid"
     plan-studio run FILE                        each step's status and result count; exit 1 if one failed
+                                                (the run is recorded as it goes: see runs, resume)
+    plan-studio runs | resume RUN_ID | rerun RUN_ID --from STEP | worker   durable runs (_cli_runs)
     plan-studio replan FILE --feedback TEXT     the changed plan
     plan-studio token                           the review API's token (made if there is none)
     plan-studio mcp-server [--studio-url URL]   the review inbox as an MCP server on stdio
@@ -21,7 +23,6 @@ setup error, printed as one line on stderr (never a traceback).
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 import os
 import sys
@@ -30,14 +31,16 @@ from typing import Any, Iterable, Iterator, Sequence, TextIO
 
 from pydantic import ValidationError
 
-from core import (CUT_OFF, FINISHED, FORMATS, FROM_OPTIONS_VARIABLE, Executor, Plan, PlanError, PlanInvalid,
-                  PlanStudioError, Run, Settings, StepRun, StepStatus, private_folder)
+from core import (CUT_OFF, FINISHED, FORMATS, FROM_OPTIONS_VARIABLE, Executor, Plan, PlanError,
+                  PlanInvalid, PlanStudioError, Run, Settings, StepRun, StepStatus, private_folder)
 from core.formats import detect_and_load, export_plan
 from core.planners import planner_notices
 from tools import LoadNotice
 
 from ._cli_log import note_loading, plan_logged
 from ._cli_approval import approve_on_terminal, approved_up_front, nobody_to_ask
+from ._cli_args import parser as _parser
+from ._cli_runs import cmd_rerun, cmd_resume, cmd_runs, cmd_worker, run_recorded
 from ._services import Services, build_services
 from .workbench import plan_for_goal, replanned
 
@@ -69,98 +72,6 @@ class Interrupted(Exception):
 
 class NotText(CliError):
     """A file that is not UTF-8 text: a usage error for a goals file, not a plan for a plan file."""
-
-
-def _exportable() -> list[str]:
-    return [name for name, fmt in FORMATS.items() if fmt.dump is not None]
-
-
-def _importable() -> list[str]:
-    return [name for name, fmt in FORMATS.items() if fmt.load is not None]
-
-
-def _date(text: str) -> dt.date:
-    try:
-        return dt.date.fromisoformat(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a date in YYYY-MM-DD form") from None
-
-
-def _common_options(before_command: bool) -> argparse.ArgumentParser:
-    """Options every command takes, before or after the command name. The repeatable ones
-    get their own names before it: argparse would let the command's values replace them, and
-    ``--tools a.py run plan.json --tools b.py`` means both."""
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--data-dir", type=Path, default=argparse.SUPPRESS,
-                        help="where plans and demo data are kept (default: PLAN_STUDIO_DATA_DIR "
-                             "or the user data folder)")
-    common.add_argument("--today", type=_date, default=argparse.SUPPRESS,
-                        help="the date relative phrases resolve against (YYYY-MM-DD)")
-    common.add_argument("--planner", choices=["embedded", "llm"], default=argparse.SUPPRESS,
-                        help="embedded (offline) or llm (OPENAI_API_KEY / OPENAI_BASE_URL)")
-    prefix = "before_" if before_command else ""
-    common.add_argument("--tools", action="append", metavar="FILE_OR_MODULE", default=argparse.SUPPRESS,
-                        dest=f"{prefix}tools",
-                        help="load your tools from a .py file, a module or module:register "
-                             "(repeatable; default: PLAN_STUDIO_TOOLS)")
-    common.add_argument("--mcp", action="append", metavar="COMMAND_OR_URL", default=argparse.SUPPRESS,
-                        dest=f"{prefix}mcp",
-                        help="load an MCP server's tools: a stdio command line, or a streamable "
-                             "HTTP URL with optional ' | Name: value' headers (repeatable; "
-                             "default: PLAN_STUDIO_MCP, one per line)")
-    return common
-
-
-def _parser() -> argparse.ArgumentParser:
-    common = _common_options(before_command=False)
-    parser = argparse.ArgumentParser(
-        prog="plan-studio", parents=[_common_options(before_command=True)],
-        description="See, edit, approve and run what an AI planner is about to do. "
-                    "Without a command, starts the studio in your browser.")
-    parser.add_argument("--port", type=int, default=8501, help="the studio's port (default 8501)")
-    parser.add_argument("--allowed-origin", action="append", metavar="ORIGIN", dest="allowed_origins",
-                        help="another origin that may use the studio, e.g. a reverse proxy's https://studio."
-                             "example.com (repeatable; default: PLAN_STUDIO_ALLOWED_ORIGINS)")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-
-    plan = commands.add_parser("plan", parents=[common], help="print a plan for a goal")
-    plan.add_argument("goal", nargs="?", help="what to achieve, in words")
-    plan.add_argument("--goals-file", type=Path,
-                      help="plan one goal per line (blank lines skipped; '-' reads stdin) and "
-                           "print one compact JSON per goal, in order")
-    plan.add_argument("--format", choices=_exportable(), default="seed",
-                      help="how to write the plan (default: seed)")
-    plan.add_argument("-v", "--verbose", action="store_true",
-                      help="print the planner log on stderr: each model reply, its problems and the repair sent")
-
-    validate = commands.add_parser("validate", parents=[common], help="check a plan file")
-    validate.add_argument("file", type=Path)
-    validate.add_argument("--format", choices=_importable(),
-                          help="the file's format (default: from its suffix and content)")
-
-    run = commands.add_parser("run", parents=[common], help="execute a plan file")
-    run.add_argument("file", type=Path)
-    run.add_argument("--format", choices=_importable(),
-                     help="the file's format (default: from its suffix and content)")
-    run.add_argument("--answer", action="store_true",
-                     help="also print the final answer (the model's with --planner llm, "
-                          "else a summary)")
-    run.add_argument("--approve-writes", action="store_true",
-                     help="approve every step that would wait for a person (tools that may write, "
-                          "steps marked ask-first)")
-
-    replan = commands.add_parser("replan", parents=[common], help="change a plan as feedback asks")
-    replan.add_argument("file", type=Path)
-    replan.add_argument("--feedback", required=True, help="what should change")
-    replan.add_argument("--format", choices=_importable(),
-                        help="the file's format, also used for the output when it can be "
-                             "written (default: from its suffix and content)")
-    commands.add_parser("token", parents=[common], help="print the review API's token")
-    mcp_server = commands.add_parser("mcp-server", parents=[common],
-                                     help="serve the review inbox to MCP clients over stdio")
-    mcp_server.add_argument("--studio-url", default="http://127.0.0.1:8501",
-                            help="the studio review links point at (default http://127.0.0.1:8501)")
-    return parser
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -312,48 +223,27 @@ def _cmd_run(args: argparse.Namespace, services: Services) -> int:
     plan, limits = approved_up_front(plan, services.executor.limits) if args.approve_writes \
         else (plan, services.executor.limits)
     # The final answer is only worth making when it is printed.
-    executor = Executor(services.registry, synthesizer=services.executor.synthesizer if args.answer else None,
-                        limits=limits)
+    synthesizer = services.executor.synthesizer if args.answer else None
     try:
-        run = executor.start(plan)
+        Executor(services.registry).start(plan)  # the plan's problems come before any refusal
+        if nobody_to_ask(plan, services.registry, limits):
+            return _EXIT_FAILED
+        run = run_recorded(services, plan, message=f"plan-studio run {args.file.name}", synthesizer=synthesizer,
+                           limits=limits, decide=lambda held: approve_on_terminal(held, services.registry) > 0,
+                           step_line=_step_line, interrupted=lambda p, r: Interrupted(_unfinished(p, r)))
     except PlanInvalid as exc:
         for problem in exc.problems:
             print(f"{args.file}: {problem.severity}: {_one_line(problem)}", file=sys.stderr)
         return _EXIT_FAILED
-    if nobody_to_ask(plan, services.registry, limits):
-        return _EXIT_FAILED
-    # Steps run in parallel and end in any order; their lines come in plan order, each as soon
-    # as the steps above it have ended, so the output reads the same on every run.
-    ended: set[str] = set()
-    printed = 0
-
-    def print_ended() -> None:
-        nonlocal printed
-        while printed < len(plan.steps) and plan.steps[printed].id in ended:
-            print(_step_line(plan, run.steps[plan.steps[printed].id]), flush=True)
-            printed += 1
-
-    try:
-        while True:
-            for event in executor.run_all(run):
-                if event.type == "plan_step_end" and event.step_id is not None \
-                        and run.steps[event.step_id].status != StepStatus.waiting:
-                    ended.add(event.step_id)
-                    print_ended()
-            if run.finished or not approve_on_terminal(run, services.registry):
-                break
-            # A rejected step ends here, not in the run: its line is due now.
-            ended.update(i for i, state in run.steps.items() if state.status == StepStatus.rejected)
-            print_ended()
-    except KeyboardInterrupt:
-        print_ended()
-        raise Interrupted(_unfinished(plan, run)) from None
-    counts = ", ".join(f"{n} {s}" for s, n in run.counts().items())
-    print(f"run {run.status}: {counts}")
+    print(_summary(run))
     if args.answer and run.answer:
         print()
         print(run.answer)
     return _EXIT_FAILED if run.status == "failed" else 0
+
+
+def _summary(run: Run) -> str:
+    return f"run {run.status}: {', '.join(f'{n} {s}' for s, n in run.counts().items())}"
 
 
 def _unfinished(plan: Plan, run: Run) -> str:
@@ -365,7 +255,7 @@ def _unfinished(plan: Plan, run: Run) -> str:
     waiting = sum(n for s, n in counts.items() if s not in FINISHED)
     where = f"during {', '.join(stopped)}" if stopped else "between steps"
     return (f"the run stopped {where}; finished: {finished or 'none'}; "
-            f"not finished: {waiting} step{'s' if waiting != 1 else ''}")
+            f"not finished: {waiting} step{'s' if waiting != 1 else ''}; carry on: plan-studio resume {run.id}")
 
 
 def _cmd_replan(args: argparse.Namespace, services: Services) -> int:
@@ -403,7 +293,9 @@ def _cmd_mcp_server(args: argparse.Namespace, services: Services) -> int:
 
 
 _COMMANDS = {"plan": _cmd_plan, "validate": _cmd_validate, "run": _cmd_run, "replan": _cmd_replan,
-             "token": _cmd_token, "mcp-server": _cmd_mcp_server}
+             "token": _cmd_token, "mcp-server": _cmd_mcp_server, "runs": cmd_runs, "worker": cmd_worker,
+             "resume": lambda args, services: cmd_resume(args, services, _step_line, _summary),
+             "rerun": lambda args, services: cmd_rerun(args, services, _step_line, _summary)}
 
 
 def _studio_argv(port: int, allowed_origins: Sequence[str] = ()) -> list[str]:

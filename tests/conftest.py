@@ -11,7 +11,7 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 import pytest
 
@@ -19,6 +19,9 @@ from streamlit.testing.v1 import AppTest
 
 from apptest_helpers import APP as APP_SCRIPT
 from llm_server import LLMServer
+
+if TYPE_CHECKING:
+    from postgres_server import PostgresServer
 
 # Looks like a real key on purpose: tests assert it never leaks into messages, logs or data.
 TEST_API_KEY = "sk-test-secret-5f2c9a7e41d8b3a6"
@@ -160,3 +163,39 @@ def llm_studio(tmp_path: Path, llm_server: LLMServer) -> Iterator[Studio]:
     yield from start_studio(tmp_path, PLAN_STUDIO_PLANNER="llm", PLAN_STUDIO_MODEL="test-model",
                             PLAN_STUDIO_TIMEOUT="5", PLAN_STUDIO_FIRST_TIMEOUT="5", PLAN_STUDIO_MAX_RETRIES="2",
                             OPENAI_BASE_URL=llm_server.base_url, OPENAI_API_KEY=TEST_API_KEY)
+
+
+# -- the store on SQLite and on PostgreSQL (tests/postgres_server.py) ----------------------------
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator["PostgresServer"]:
+    """One throwaway PostgreSQL for the whole test session (started on first use, ~2 s)."""
+    from postgres_server import PostgresServer
+
+    try:
+        server = PostgresServer().start()
+    except (RuntimeError, subprocess.CalledProcessError) as exc:
+        detail = getattr(exc, "stderr", b"") or b""
+        pytest.fail(f"cannot start PostgreSQL for the tests: {exc} {detail.decode(errors='replace')}")
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_location(request: pytest.FixtureRequest, tmp_path: Path) -> str | Path:
+    """Where a store is kept: a SQLite file, then a new database on the test PostgreSQL."""
+    if request.param == "sqlite":
+        return tmp_path / "studio.sqlite3"
+    return request.getfixturevalue("postgres").new_database()
+
+
+@pytest.fixture
+def stop_durable_runs() -> Iterator[None]:
+    """Stops this process's DBOS after a test that started durable runs: its threads must not
+    outlive the test's database (a PostgreSQL of the session, a SQLite file in tmp_path)."""
+    yield
+    from core.durable._runtime import shutdown
+
+    shutdown()

@@ -27,3 +27,8 @@ def seed_steps(plan: Plan) -> list[dict[str, Any]]:
              "params": {k: v for k, v in s["params"].items() if not (k == "limit" and v == 100)},
              "depends_on": sorted(s["depends_on"]), "parallel": s["parallel"]}
             for s in plan_to_seed(plan)["steps"]]
+
+
+def seed_params(plan: Plan, n: int) -> dict[str, Any]:
+    """Step ``n``'s params as the seed form writes them: references by position."""
+    return plan_to_seed(plan)["steps"][n]["params"]

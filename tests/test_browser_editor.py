@@ -111,10 +111,11 @@ def test_example_7_is_built_from_an_empty_plan_changed_approved_and_run(page: Pa
     choose(page, "shipment_ids from", "step 1 (shipments_list)")
 
     plan = plan_json(page)
+    first_id, second_id = plan["steps"][0]["id"], plan["steps"][1]["id"]
     assert [(s["tool"], s["params"]) for s in plan["steps"]] == [
         ("facilities_list", {"location": "Berlin"}),
-        ("shipments_list", {"facility_id": "${step[0].data.*.id}"}),
-        ("contaminants_list", {"shipment_ids": "${step[1].data.*.id}"}),
+        ("shipments_list", {"facility_id": f"${{steps.{first_id}.data.*.id}}"}),
+        ("contaminants_list", {"shipment_ids": f"${{steps.{second_id}.data.*.id}}"}),
     ]
     graph = drawn(page, 3)
     labels = graph.evaluate("el => el.__edges.get().map((e) => e.label)")
@@ -206,7 +207,8 @@ def test_deleting_a_needed_step_asks_and_a_bad_path_is_shown_on_its_field(page: 
     with reruns(page):
         page.keyboard.press("Enter")
     expect(inspector(page).get_by_text(re.compile(r"cannot have the path 'data\.\*\.nonexistent'"))).to_be_visible()
-    assert plan_json(page)["steps"][1]["params"]["facility_id"] == "${step[0].data.*.id}"
+    shown = plan_json(page)["steps"]
+    assert shown[1]["params"]["facility_id"] == f"${{steps.{shown[0]['id']}.data.*.id}}"
     # The picker's list stays open over the graph until Escape (or a click, which it takes).
     page.keyboard.press("Escape")
     expect(page.get_by_role("listbox")).to_have_count(0)

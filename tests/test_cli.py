@@ -21,7 +21,7 @@ from typing import Any, Iterator
 import pytest
 
 from conftest import TEST_API_KEY
-from core import Settings
+from core import ADDITIVE, Settings
 from studio.cli import main
 from tools import build_registry
 
@@ -61,6 +61,9 @@ class Result:
     @property
     def json(self) -> Any:
         return json.loads(self.out)
+
+
+pytestmark = pytest.mark.usefixtures("stop_durable_runs")
 
 
 @pytest.fixture(autouse=True)
@@ -163,7 +166,7 @@ def test_plan_format_native_has_step_ids_and_the_goal(cli) -> None:
     first, second = plan["steps"]
     assert (first["tool"], first["params"], first["depends_on"]) == ("facilities_list", {"location": "Berlin"}, [])
     assert second["tool"] == "shipments_list"
-    assert second["params"]["facility_id"] == "${step[0].data.*.id}"
+    assert second["params"]["facility_id"] == f"${{steps.{first['id']}.data.*.id}}"
     assert second["depends_on"] == [first["id"]] and first["id"] != second["id"]
 
 
@@ -337,7 +340,7 @@ def test_validate_a_valid_plan(cli, tmp_path: Path) -> None:
      "did you mean 'facility_id'?"),
     ([{"tool": "facilities_list", "params": {"location": "Berlin"}, "depends_on": []},
       {"tool": "shipments_list", "params": {"limit": "${step[0].data.*.id}"}, "depends_on": [0]}],
-     "error: step 1 (shipments_list) · params.limit: ${step[0].data.*.id} gives a list of strings "
+     "error: step 1 (shipments_list) · params.limit: ${steps.s1.data.*.id} gives a list of strings "
      "(facilities_list output), but limit takes an integer"),
     ([{"tool": "facilities_list", "params": {"near_capacity": "yes"}, "depends_on": []}],
      "error: step 0 (facilities_list) · params.near_capacity: must be true or false, not the text 'yes'"),
@@ -369,7 +372,7 @@ def test_validate_prints_every_problem(cli, tmp_path: Path) -> None:
     assert lines[0].startswith("error: step 0 (facility_list) · tool: unknown tool")
     assert lines[1] == "error: step 1 (addItem) · params.item: required parameter is missing"
     assert lines[2].startswith("error: step 3 (shipments_list) · params.facility_id: "
-                               "${step[2].data.*.nonexistent}: facilities_list output cannot have this path")
+                               "${steps.s3.data.*.nonexistent}: facilities_list output cannot have this path")
 
 
 def test_validate_warns_of_an_sk_variable_that_no_function_sets(cli, tmp_path: Path) -> None:
@@ -455,7 +458,7 @@ def test_a_reference_that_finds_nothing_fails_its_step_and_skips_dependents(cli,
     assert result.status == 1
     assert result.out.splitlines() == [
         "step 0 (facilities_list): succeeded, 0 results",
-        "step 1 (shipments_list): failed: ${step[0].data[0].id}: index [0] is out of range",
+        "step 1 (shipments_list): failed: ${steps.s1.data[0].id}: index [0] is out of range",
         "step 2 (contaminants_list): skipped: depends on step 1 (shipments_list), which did not succeed",
         "step 3 (inspections_list): succeeded, 5 results",
         "run failed: 2 succeeded, 1 failed, 1 skipped",
@@ -548,7 +551,7 @@ def test_replan_leaves_a_locked_step_as_it_is(cli, tmp_path: Path) -> None:
     by_id = {s["id"]: s for s in new["steps"]}
     assert {k: by_id["a"][k] for k in locked} == locked
     assert by_id["c"]["params"] == {"location": "Munich"}
-    assert by_id["b"]["params"] == {"facility_id": "${step[0].data.*.id}"}
+    assert by_id["b"]["params"] == {"facility_id": "${steps.a.data.*.id}"}
 
 
 def test_replan_that_can_change_nothing_is_one_line(cli, tmp_path: Path) -> None:
@@ -794,8 +797,10 @@ def test_console_script_stops_quietly_when_the_reader_does(data_dir: Path, tmp_p
 
 
 # -- Ctrl-C ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("shipments_effects", ["as declared (read-only)", "additive"])
 def test_ctrl_c_during_a_run_says_where_it_stopped_and_what_had_finished(
-        cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ctrl_c_as_in_a_terminal: None) -> None:
+        cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ctrl_c_as_in_a_terminal: None,
+        shipments_effects: str) -> None:
     import studio.cli
 
     def interrupted_services(settings: Settings):
@@ -819,9 +824,41 @@ def test_ctrl_c_during_a_run_says_where_it_stopped_and_what_had_finished(
     result = cli("run", write(tmp_path, "plan.json", SEED_BERLIN))
     assert result.status == 130
     assert result.out.splitlines()[0].startswith("step 0 (facilities_list): succeeded")
-    assert result.err.strip() == ("plan-studio: interrupted: the run stopped during step 1 (shipments_list); "
-                                  "finished: 1 succeeded; not finished: 1 step")
+    said, run_id = result.err.strip().rsplit(" ", 1)
+    assert said == ("plan-studio: interrupted: the run stopped during step 1 (shipments_list); "
+                    "finished: 1 succeeded; not finished: 1 step; carry on: plan-studio resume")
     no_traceback(result)
+    # The run was recorded as it went: listed, and carried on where it stopped.
+    assert cli("runs").out.split()[:2] == [run_id, "cancelled"]
+    called: list[str] = []
+
+    def counting_services(settings: Settings):
+        services = real_build_services(settings)
+        for name in ("facilities_list", "shipments_list"):
+            tool = services.registry.get(name)
+            counted = lambda _f=tool.runner.func, _n=name, **kw: (called.append(_n), _f(**kw))[1]  # noqa: E731
+            tool.runner = dataclasses.replace(tool.runner, func=counted)
+            if name == "shipments_list" and shipments_effects == "additive":
+                tool.definition = dataclasses.replace(tool.definition, effects=ADDITIVE)
+        return services
+
+    monkeypatch.setattr(studio.cli, "build_services", counting_services)
+    if shipments_effects != "additive":  # a read-only step cut off mid-call simply runs again
+        resumed = cli("resume", run_id)
+        assert resumed.status == 0, resumed.err
+        assert resumed.out.splitlines()[1].startswith("step 1 (shipments_list): succeeded")
+        assert called == ["shipments_list"]
+        return
+    undecided = cli("resume", run_id)
+    assert undecided.status == 1 and "step 1 (shipments_list) may have had its effect" in undecided.err
+    assert f"plan-studio resume {run_id} --again s2" in undecided.err and called == []
+    resumed = cli("resume", run_id, "--again", "s2")  # s2 was cut off mid-call: the user says "again"
+    assert resumed.status == 0, resumed.err
+    lines = resumed.out.splitlines()
+    assert lines[0].startswith("step 0 (facilities_list): succeeded") and lines[0].endswith("(done before)")
+    assert lines[1].startswith("step 1 (shipments_list): succeeded") and lines[2] == "run succeeded: 2 succeeded"
+    assert called == ["shipments_list"]  # the finished step was not run again
+    assert cli("runs").out.split()[:2] == [run_id, "succeeded"]
 
 
 def test_ctrl_c_while_reading_goals_says_how_many_were_planned(data_dir: Path) -> None:

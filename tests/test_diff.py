@@ -28,7 +28,7 @@ def test_a_changed_param_note_and_lock_are_listed_for_their_step():
     assert [str(p) for p in change.params] == ["location: 'Berlin' → 'Munich'"]
     assert change.note_changed and change.lock_changed
     assert diff.changed_step_ids() == {"a"}
-    assert "~ step 0 (facilities_list): location: 'Berlin' → 'Munich'; note: None → 'why'; locked: False → True" in diff.summary()
+    assert "~ facilities_list “why”: location: 'Berlin' → 'Munich'; note: None → 'why'; locked: False → True" in diff.summary()
 
 
 def test_added_and_removed_params_and_a_type_change():
@@ -53,9 +53,9 @@ def test_a_removed_step_and_its_edges():
     assert diff.removed == ["b"]
     assert [(e.from_id, e.to_id, e.change) for e in diff.edges] == [("a", "b", "removed"), ("b", "c", "removed")]
     [change] = diff.changed
-    assert change.new_id == "c" and str(change.params[0]) == "shipment_ids removed (was '${step[1].data.*.id}')"
-    assert "- step 1 (shipments_list)" in diff.summary()
-    assert "- edge step 0 (facilities_list) → step 1 (shipments_list) (removed)" in diff.summary()
+    assert change.new_id == "c" and str(change.params[0]) == "shipment_ids removed (was '${steps.b.data.*.id}')"
+    assert "- shipments_list · b" in diff.summary()
+    assert "- edge facilities_list · a → shipments_list · b (removed)" in diff.summary()
 
 
 def test_an_added_dependency_is_an_added_edge_and_a_depends_on_change():

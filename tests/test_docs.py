@@ -73,13 +73,15 @@ def test_the_section_comes_after_the_two_opening_command_blocks() -> None:
 
 def test_every_command_is_documented() -> None:
     names = commands(PARSER)
-    assert set(names) == {"plan", "validate", "run", "replan", "token", "mcp-server"}
+    assert set(names) == {"plan", "validate", "run", "replan", "token", "mcp-server", "runs", "resume", "rerun",
+                          "worker"}
     for name in names:
         assert re.search(rf"^### `plan-studio {name}\b", CLI_SECTION, re.M), f"no heading for '{name}'"
         assert any(argv[:1] == [name] for _, argv in EXAMPLES), f"no example of 'plan-studio {name}'"
 
 
-@pytest.mark.parametrize("command", [None, "plan", "validate", "run", "replan", "token", "mcp-server"])
+@pytest.mark.parametrize("command", [None, "plan", "validate", "run", "replan", "token", "mcp-server", "runs",
+                                     "resume", "rerun", "worker"])
 def test_every_long_option_is_documented(command: str | None) -> None:
     parser = PARSER if command is None else commands(PARSER)[command]
     missing = sorted(o for o in long_options(parser) - {"--help"}

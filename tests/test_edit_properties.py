@@ -16,21 +16,31 @@ import networkx as nx
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from core._templates import _ID_AT, _id_of
 from core import (EditRefused, Plan, Step, add_dependency, add_step, delete_step, dependents_of, duplicate_step,
                   move_step, remove_dependency, remove_param, set_param)
 
-# Every ``${step[N]``, in order, malformed references included (as the edits read them).
+# Every ``${step[N]`` (as the test writes them), in order, malformed references included.
 INDEX = re.compile(r"\$\{\s*step\s*\[\s*([0-9]+)\s*\]")
 DANGLING = "<dangling>"
 
 
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else []
+    return [s for item in items for s in _strings(item)]
+
+
 def targets(plan: Plan) -> dict[tuple[str, str], list[str]]:
-    """(step id, param) → the step id each reference in it names, in order."""
+    """(step id, param) → the step id each reference in it names, in order (as the edits
+    read them: malformed references included)."""
+    ids = {s.id for s in plan.steps}
     out = {}
     for step in plan.steps:
         for name, value in step.params.items():
-            out[(step.id, name)] = [plan.steps[int(n)].id if int(n) < len(plan.steps) else DANGLING
-                                    for n in INDEX.findall(json.dumps(value))]
+            named = [_id_of(m) for text in _strings(value) for m in _ID_AT.finditer(text)]
+            out[(step.id, name)] = [i if i in ids else DANGLING for i in named]
     return out
 
 

@@ -67,7 +67,7 @@ def test_example_7_is_built_from_an_empty_plan_with_the_form(app: AppTest) -> No
     assert app.date_input(key=field_key(app, shipments, "date_from")).label == "date_from"
     app.selectbox(key=field_key(app, shipments, "facility_id", "source")).set_value(facilities).run()
     no_failures(app)
-    assert plan(app).step(shipments).params == {"facility_id": "${step[0].data.*.id}"}
+    assert plan(app).step(shipments).params == {"facility_id": f"${{steps.{facilities}.data.*.id}}"}
     # The path picker offers only paths that exist and fit: lists of text, or one text.
     paths = app.selectbox(key=field_key(app, shipments, "facility_id")).options
     assert "data.*.id" in paths and "data.*.capacity_tonnes" not in paths and "count" not in paths
@@ -76,9 +76,9 @@ def test_example_7_is_built_from_an_empty_plan_with_the_form(app: AppTest) -> No
     contaminants = add_step(app, "contaminants_list")
     app.selectbox(key=field_key(app, contaminants, "shipment_ids", "source")).set_value(shipments).run()
     no_failures(app)
-    assert plan(app).step(contaminants).params == {"shipment_ids": "${step[1].data.*.id}"}
+    assert plan(app).step(contaminants).params == {"shipment_ids": f"${{steps.{shipments}.data.*.id}}"}
     # One state: the JSON panel shows the plan the form made, and the graph has its two edges.
-    assert "${step[1].data.*.id}" in app.text_area(key=Keys.JSON).value
+    assert f"${{steps.{shipments}.data.*.id}}" in app.text_area(key=Keys.JSON).value  # the panel speaks ids
     assert plan(app).edges() == [(facilities, shipments), (shipments, contaminants)]
     assert app.session_state[Keys.BENCH].history.undo_depth == 6
 
@@ -157,7 +157,8 @@ def test_compare_versions_shows_added_removed_and_changed_steps_param_by_param(a
     no_failures(app)
     said = texts(app)
     assert "location: 'Berlin' → 'Munich'" in said
-    assert "+ step 2 (inspections_list)" in said
+    added = app.session_state[Keys.BENCH].plan.steps[2]
+    assert f"+ inspections_list · {added.id}" in said  # by label: tool and short id
     compared = [g for g in drawn_graphs(app) if "added" in g["statuses"]]
     assert compared and compared[0]["statuses"] == ["changed", "same", "added"]
 

@@ -1,5 +1,5 @@
-"""Structural plan edits by step id: references keep naming their step when positions
-change, and an edit that would break the plan is refused naming the steps and fields."""
+"""Structural plan edits by step id: references name their step by id, so an edit that
+changes positions leaves every other step's params as they were, and an edit that would break the plan is refused naming the steps and fields."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def targets(plan: Plan) -> dict[tuple[str, str], list[str]]:
     out = {}
     for step in plan.steps:
         for name, ref in step.readable_references():
-            out.setdefault((step.id, name), []).append(plan.steps[ref.step].id)
+            out.setdefault((step.id, name), []).append(ref.step)
     return out
 
 
@@ -46,13 +46,12 @@ def test_add_step_at_the_end_and_after_a_step_keeps_references_on_their_steps():
     first, other = add_step(plan, "say", after="a")
     assert ids(first) == ["a", other, "b", "c", "d", "e"]
     assert targets(first) == before
-    assert first.step("c").params["shipment_ids"] == "${step[2].data.*.id}"
-    assert first.step("c").params["note"] == "from ${step[0].count} sites"
-    assert plan.step("c").params["shipment_ids"] == "${step[1].data.*.id}", "the old plan is unchanged"
+    assert first.step("c").params == plan.step("c").params == {
+        "shipment_ids": "${steps.b.data.*.id}", "note": "from ${steps.a.count} sites"}
 
 
-def test_add_step_params_count_positions_as_the_plan_did():
-    plan, new_id = add_step(chain_plan(), "say", params={"message": "${step[1].count}"}, after="a")
+def test_add_step_params_name_steps_by_id():
+    plan, new_id = add_step(chain_plan(), "say", params={"message": "${steps.b.count}"}, after="a")
     assert targets(plan)[(new_id, "message")] == ["b"]
 
 
@@ -70,7 +69,9 @@ def test_add_step_refuses_an_unknown_tool_when_given_the_registry():
 def test_a_dangling_reference_stays_dangling_when_a_step_is_added():
     plan = Plan(steps=[Step(id="a", tool="t", params={"x": "${step[3].id}"}), Step(id="b", tool="t")])
     grown, _ = add_step(plan, "t")
-    assert grown.step("a").params["x"] == "${step[4].id}"  # still past the end, not the new step
+    grown, _ = add_step(grown, "t")
+    assert len(grown.steps) == 4
+    assert grown.step("a").params["x"] == '${steps["step[3]"].id}'  # dangling, not the new step
 
 
 # -- dependents and delete ---------------------------------------------------------------
@@ -108,11 +109,11 @@ def test_deleting_a_step_others_need_is_refused_naming_them():
     assert caught.value.fields == ["params.facility_id", "params.note", "depends_on"]
 
 
-def test_delete_unlink_removes_the_links_and_renumbers_the_rest():
+def test_delete_unlink_removes_the_links_and_leaves_the_rest():
     plan = delete_step(chain_plan(), "a", dependents="unlink")
     assert ids(plan) == ["b", "c", "d", "e"]
     assert plan.step("b").params == {}
-    assert plan.step("c").params == {"shipment_ids": "${step[0].data.*.id}"}
+    assert plan.step("c").params == {"shipment_ids": "${steps.b.data.*.id}"}
     assert plan.step("e").depends_on == []
     assert targets(plan) == {("c", "shipment_ids"): ["b"]}
 
@@ -123,10 +124,15 @@ def test_delete_with_dependents_deletes_them_recursively():
     assert plan.step("e").depends_on == ["a"]
 
 
-def test_delete_a_step_nothing_needs_renumbers_later_references():
+def test_deleting_or_moving_a_step_leaves_every_other_step_as_it_was():
+    # Before ids, each of these rewrote the references of every later step.
     plan = Plan(steps=[Step(id="x", tool="t"), Step(id="a", tool="t"),
-                       Step(id="b", tool="t", params={"p": "${step[1].v}"})])
-    assert delete_step(plan, "x").step("b").params == {"p": "${step[0].v}"}
+                       *(Step(id=f"s{n}", tool="t", params={"p": "${step[1].v}", "q": f"${{step[{n - 1}].w}}"})
+                         for n in range(3, 30))])
+    for edited in (delete_step(plan, "x"), move_step(plan, "x", 28), duplicate_step(plan, "a")[0],
+                   add_step(plan, "t", after="x")[0]):
+        kept = [s for s in plan.steps if s.id in {e.id for e in edited.steps}]
+        assert [edited.step(s.id).params for s in kept] == [s.params for s in kept]
 
 
 def test_delete_rejects_an_unknown_choice_and_an_unknown_step():
@@ -154,12 +160,12 @@ def test_duplicate_does_not_copy_lock_or_output_names():
     assert (copy.locked, copy.note, copy.format_data, copy.result_key) == (False, "n", {}, None)
 
 
-def test_move_step_renumbers_references():
+def test_move_step_keeps_references_as_they_are():
     plan = chain_plan()
     moved = move_step(plan, "d", 0)
     assert ids(moved) == ["d", "a", "b", "c", "e"]
     assert targets(moved) == targets(plan)
-    assert moved.step("b").params["facility_id"] == "${step[1].data.*.id}"
+    assert moved.step("b").params["facility_id"] == "${steps.a.data.*.id}"
     assert move_step(plan, "d", 3) is plan
 
 
@@ -212,7 +218,7 @@ def test_remove_dependency_removes_the_entry_and_the_referencing_params():
     plan = chain_plan()
     assert [d.fields for d in edge_between(plan, "a", "c")] == [("params.note",)]
     cut = remove_dependency(plan, "a", "c")
-    assert cut.step("c").params == {"shipment_ids": "${step[1].data.*.id}"}
+    assert cut.step("c").params == {"shipment_ids": "${steps.b.data.*.id}"}
     assert ("a", "c") not in cut.edges()
     assert remove_dependency(plan, "a", "e").step("e").depends_on == []
     with pytest.raises(EditRefused, match=r"step 3 \(inspections_list\) does not depend on step 0"):

@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core import FORMATS, Plan, Step, dump_plan, load_plan
+from core._positions import positions_for_ids
 from core.formats import export_plan
 from test_formats import build_registry
 
@@ -102,7 +103,11 @@ def held(plan: Plan, fields: set[str]) -> dict[str, Any]:
         out["metadata"] = plan.metadata.model_dump(mode="json")
     if "deps" in fields:
         out["deps"] = _needs(plan)
-    out["steps"] = [{name: getattr(s, attr) for name, attr in step_fields.items() if name in fields}
+    # References name steps by id; a format without ids reads them back under its own, so
+    # params are compared with each reference naming its step's position.
+    index = {s.id: n for n, s in enumerate(plan.steps)}
+    out["steps"] = [{name: positions_for_ids(s.params, index) if name == "params" else getattr(s, attr)
+                     for name, attr in step_fields.items() if name in fields}
                     for s in plan.steps]
     return json.loads(json.dumps(out))
 
@@ -117,7 +122,9 @@ def used(plan: Plan) -> set[str]:
     for field in ("parallel", "note", "locked", "result_key", "format_data"):
         if any(getattr(s, field) for s in plan.steps):
             found.add(field)
-    references_only = [sorted({r.step for _n, r in s.readable_references() if r.step < n})
+    index = {s.id: n for n, s in enumerate(plan.steps)}
+    references_only = [sorted({index[r.step] for _n, r in s.readable_references()
+                               if r.step in index and index[r.step] < n})
                        for n, s in enumerate(plan.steps)]
     if _needs(plan) != references_only:
         found.add("deps")

@@ -34,7 +34,7 @@ def test_sk_skips_what_is_not_a_function_and_keeps_it_as_a_note(registry: ToolRe
       <function.WriterPlugin.Translate input="$POEM" language="French"><extra/></function.WriterPlugin.Translate>
     </plan>""", "sk", registry)
     assert [s.tool for s in plan.steps] == ["ShortPoem", "Translate"]
-    assert plan.steps[1].params == {"input": "${step[0]}", "language": "French"}
+    assert plan.steps[1].params == {"input": "${steps.s1}", "language": "French"}
     assert "a poem" in (plan.steps[0].note or "") and "<goal>" in (plan.steps[0].note or "")
     assert "translate it" in (plan.steps[1].note or "") and "<extra>" in (plan.steps[1].note or "")
 
@@ -53,7 +53,7 @@ def test_sk_hands_the_previous_output_on_as_input_when_none_is_given(registry: T
   <function.WriterPlugin.Translate language="French"/>
 </plan>"""
     plan = load_plan(text, "sk", registry)
-    assert plan.steps[1].params["input"] == "${step[0]}"
+    assert plan.steps[1].params["input"] == "${steps.s1}"
     assert plan.dependencies_of(plan.steps[1].id) == [plan.steps[0].id]
     assert 'input=' not in dump_plan(plan, "sk", registry).splitlines()[2]  # still implicit
     assert export_plan(plan, "sk", registry).dropped == []
@@ -152,8 +152,8 @@ def test_llmcompiler_plan_is_read(registry: ToolRegistry) -> None:
     plan = load_plan(LLMC, "llmcompiler", registry)
     assert [s.tool for s in plan.steps] == ["facilities_list", "shipments_list", "contaminants_list"]
     assert plan.steps[0].params == {"location": "Berlin"}  # positional, by the tool's signature
-    assert plan.steps[1].params == {"facility_id": "${step[0]}", "has_contaminants": True}
-    assert plan.steps[2].params == {"shipment_ids": "${step[1]}", "facility_id": None, "limit": 5}
+    assert plan.steps[1].params == {"facility_id": "${steps.s1}", "has_contaminants": True}
+    assert plan.steps[2].params == {"shipment_ids": "${steps.s2}", "facility_id": None, "limit": 5}
     assert plan.steps[0].note == "First find the facilities in Berlin."
     assert plan.steps[2].note == "Then what they carried."
     assert plan.dependencies_of(plan.steps[2].id) == [plan.steps[1].id]
@@ -196,3 +196,37 @@ def test_sk_hyphenated_tool_without_a_plugin_is_still_that_tool() -> None:
     for name in ("get-sum", "EverythingPlugin.get-sum", "EverythingPlugin-get-sum"):
         plan = load_plan(f'<plan><function.{name} a="1" b="2"/></plan>', "sk", registry)
         assert plan.steps[0].tool == "get-sum", name
+
+
+# -- formats whose origin runs steps one after another ---------------------------------------------
+
+SEQUENTIAL = {
+    "sk": '<plan><function.lists.createList list="errands"/><function.lists.showList list="errands"/>'
+          '<function.lists.addItem list="errands" item="milk"/></plan>',
+    "teams": json.dumps({"type": "plan", "commands": [
+        {"type": "DO", "action": "createList", "parameters": {"list": "errands"}},
+        {"type": "DO", "action": "showList", "parameters": {"list": "errands"}},
+        {"type": "DO", "action": "addItem", "parameters": {"list": "errands", "item": "milk"}}]}),
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(SEQUENTIAL))
+def test_a_format_that_runs_steps_in_order_reads_each_step_as_waiting_for_the_one_before(registry, fmt) -> None:
+    # Semantic Kernel and Teams AI run a plan's steps one after another; read without the
+    # order, the parallel executor would show the list before it was made.
+    plan = load_plan(SEQUENTIAL[fmt], fmt, registry)
+    ids = [s.id for s in plan.steps]
+    assert [s.tool for s in plan.steps] == ["createList", "showList", "addItem"]
+    assert [s.depends_on for s in plan.steps] == [[], [ids[0]], [ids[1]]]
+
+
+@pytest.mark.parametrize("fmt", sorted(SEQUENTIAL))
+def test_steps_that_may_run_side_by_side_stay_so_through_a_format_that_runs_in_order(registry, fmt) -> None:
+    plan = Plan(goal="two lists", steps=[Step(id="a", tool="createList", params={"list": "x"}),
+                                         Step(id="b", tool="createList", params={"list": "y"})])
+    again = load_plan(dump_plan(plan, fmt, registry), fmt, registry)
+    assert [s.depends_on for s in again.steps] == [[], []]
+    chained = plan.model_copy(update={"steps": [plan.steps[0], plan.steps[1].model_copy(update={"depends_on": ["a"]})]})
+    text = dump_plan(chained, fmt, registry)
+    assert "depends_on" not in text  # the format's own order says it
+    assert [s.depends_on for s in load_plan(text, fmt, registry).steps] == [[], ["a"]]

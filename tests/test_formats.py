@@ -12,6 +12,8 @@ from typing import Any, Literal
 
 import pytest
 
+from core._positions import positions_for_ids
+
 from core import (
     FORMATS,
     Executor,
@@ -179,13 +181,14 @@ def registry() -> ToolRegistry:
 
 
 def shape(plan: Plan) -> dict[str, Any]:
-    """Everything about a plan except its step ids; dependencies as indexes."""
+    """Everything about a plan except its step ids; dependencies and references as indexes."""
+    plan = Plan.model_validate(plan.model_dump())  # steps appended in place read as a plan reads them
     index = {s.id: n for n, s in enumerate(plan.steps)}
     return {
         "goal": plan.goal,
         "metadata": plan.metadata.model_dump(mode="json"),
         "steps": [{
-            "tool": s.tool, "params": s.params, "parallel": s.parallel, "note": s.note,
+            "tool": s.tool, "params": positions_for_ids(s.params, index), "parallel": s.parallel, "note": s.note,
             "format_data": s.format_data, "result_key": s.result_key, "locked": s.locked,
             "depends_on": [index[d] for d in plan.dependencies_of(s.id)],
         } for s in plan.steps],
@@ -249,7 +252,7 @@ def test_sk_example_imports_as_steps_with_variables(with_registry: bool) -> None
     assert translate.result_key == "RESULT__TRANSLATED_POEM" and translate.format_data == {}
     # $POEM is set by step 0: a reference to its whole output. No step sets $TODAY_TOPIC:
     # it stays as written, and the plan says so for the validator to report.
-    assert translate.params == {"input": "${step[0]}", "language": "French"}
+    assert translate.params == {"input": f"${{steps.{poem.id}}}", "language": "French"}
     assert poem.params == {"input": "$TODAY_TOPIC"}
     assert plan.metadata.model_extra == {"sk_unset_variables": ["TODAY_TOPIC"]}
     assert poem.note == "Write a poem about today and translate it"
@@ -282,9 +285,9 @@ def test_sk_variables_inside_text_latest_setter_and_case() -> None:
     plan = load_plan(text, "sk")
     c, d = plan.steps[2], plan.steps[3]
     # SK variables ignore case, and the latest earlier step that set one wins.
-    assert c.params == {"input": "Tell me about ${step[1]} and $Unknown, not ${step[0].data}",
-                        "other": "${step[1]}"}
-    assert resolve_params(c.params, {0: {"data": [1]}, 1: "Paris"}) == {
+    assert positions_for_ids(c.params, {s.id: n for n, s in enumerate(plan.steps)}) == {
+        "input": "Tell me about ${step[1]} and $Unknown, not ${step[0].data}", "other": "${step[1]}"}
+    assert resolve_params(c.params, {plan.steps[0].id: {"data": [1]}, plan.steps[1].id: "Paris"}) == {
         "input": "Tell me about Paris and $Unknown, not [1]", "other": "Paris"}
     # A variable set only by a later step is unset at this point, as in SK.
     assert d.params == {"input": "$LATER"}
@@ -474,14 +477,16 @@ def test_sk_export_refuses_what_xml_cannot_hold() -> None:
 
 
 # -- Teams AI -------------------------------------------------------------------------
-def test_teams_example_imports_do_and_say_in_order_without_dependencies(registry: ToolRegistry) -> None:
+def test_teams_example_imports_do_and_say_each_after_the_one_before(registry: ToolRegistry) -> None:
+    # Teams AI runs a plan's commands one after another: the parallel executor must too.
     plan = load_plan(TEAMS_EXAMPLE, "teams", registry)
     assert [(s.tool, s.params) for s in plan.steps] == [
         ("createList", {"list": "groceries"}),
         ("addItem", {"list": "groceries", "item": "milk"}),
         ("say", {"message": "I've added milk to your groceries list."}),
     ]
-    assert all(s.depends_on == [] for s in plan.steps) and plan.edges() == []
+    ids = [s.id for s in plan.steps]
+    assert [s.depends_on for s in plan.steps] == [[], [ids[0]], [ids[1]]]
 
 
 def test_teams_say_step_shows_its_message_in_the_run(registry: ToolRegistry) -> None:
@@ -540,11 +545,12 @@ def test_teams_export_of_a_waste_plan_keeps_references_as_text(registry: ToolReg
     data = json.loads(dump_plan(plan, "teams", registry))
     assert data["type"] == "plan"
     assert [c["type"] for c in data["commands"]] == ["DO", "DO", "DO"]
-    assert data["commands"][1] == {"type": "DO", "action": "shipments_list", "parameters": plan.steps[1].params}
+    assert data["commands"][1] == {"type": "DO", "action": "shipments_list",
+                                   "parameters": {**plan.steps[1].params, "facility_id": "${step[0].data.*.id}"}}
     assert data["commands"][0]["note"] == "Berlin first"
     again = load_plan(json.dumps(data), "teams", registry)
     assert shape(again) == shape(plan)  # references still link the steps
-    assert all(s.depends_on == [] for s in again.steps)
+    assert [s.depends_on for s in again.steps] == [s.depends_on for s in plan.steps]
 
 
 def test_teams_round_trip_with_say_steps(registry: ToolRegistry) -> None:

@@ -32,8 +32,8 @@ def test_the_plan_json_panel_reads_the_default_cli_output(app: AppTest) -> None:
     plan = make_plan(app)
     seed = dump_plan(plan, "seed", get_services().registry)  # what `plan-studio plan` prints
     edit_json(app, seed)
-    assert app.session_state[Keys.JSON_ERROR] is None
-    taken = app.session_state[Keys.PLAN]
+    assert app.session_state[Keys.BENCH].json_error is None
+    taken = app.session_state[Keys.BENCH].plan
     assert [(s.tool, s.params) for s in taken.steps] == [(s.tool, s.params) for s in plan.steps]
     assert "Read as Planner Agent JSON (seed)" in texts(app)
     assert json.loads(app.text_area(key=Keys.JSON).value)["steps"][0]["id"]  # now shown as native JSON
@@ -42,8 +42,8 @@ def test_the_plan_json_panel_reads_the_default_cli_output(app: AppTest) -> None:
 def test_the_plan_json_panel_reads_semantic_kernel_xml_and_names_it(app: AppTest) -> None:
     make_plan(app)
     edit_json(app, '<plan>\n  <function.WastePlugin.facilities_list location="Munich"/>\n</plan>')
-    assert app.session_state[Keys.JSON_ERROR] is None
-    assert [s.params for s in app.session_state[Keys.PLAN].steps] == [{"location": "Munich"}]
+    assert app.session_state[Keys.BENCH].json_error is None
+    assert [s.params for s in app.session_state[Keys.BENCH].plan.steps] == [{"location": "Munich"}]
     assert "Read as Semantic Kernel XML plan" in texts(app)
 
 
@@ -51,10 +51,10 @@ def test_a_broken_plan_in_another_format_is_reported_in_its_terms_and_kept(app: 
     plan = make_plan(app)
     broken = '<plan>\n  <function.WastePlugin.facilities_list location="Munich"\n</plan>'
     edit_json(app, broken)
-    error = app.session_state[Keys.JSON_ERROR]
+    error = app.session_state[Keys.BENCH].json_error
     assert error.startswith("Read as Semantic Kernel XML plan: line 3"), error
     assert app.text_area(key=Keys.JSON).value == broken
-    assert app.session_state[Keys.PLAN] == plan
+    assert app.session_state[Keys.BENCH].plan == plan
 
 
 def test_a_teams_say_shows_its_citations_under_the_message_in_the_run(app: AppTest) -> None:

@@ -36,7 +36,7 @@ from core import (FORMATS, Executor, Plan, PlanError, PlanFormatError, PlanInval
                   Validator, dump_plan, find_references, load_plan, resolve_params)
 from core._limits import (MAX_INTEGER_DIGITS, MAX_NESTING, MAX_REFERENCES_PER_TEXT,
                           MAX_RESOLVED_TEXT, MAX_STEPS)
-from core._templates import rewrite_step_indexes
+from core._positions import ids_for_positions, positions_for_ids
 from core.formats import plan_from_seed
 from core.storage import PlanStore
 from studio._services import build_services
@@ -359,9 +359,11 @@ def test_mutated_plans_load_or_are_refused_and_survive_everything(world: World, 
 @given(plan=st.sampled_from(DEMO_PLANS), fmt=st.sampled_from([f for f in IMPORTS if f != "native"]))
 def test_valid_plans_keep_their_steps_through_every_format(world: World, plan: Plan, fmt: str) -> None:
     again = load_plan(dump_plan(plan, fmt, world.registry), fmt, world.registry)
-    assert [(s.tool, s.params) for s in again.steps] == [(s.tool, s.params) for s in plan.steps]
     index = {s.id: n for n, s in enumerate(plan.steps)}
     index_again = {s.id: n for n, s in enumerate(again.steps)}
+    # The formats have no step ids: references compare by the position of the step they name
+    assert [(s.tool, positions_for_ids(s.params, index_again)) for s in again.steps] == \
+        [(s.tool, positions_for_ids(s.params, index)) for s in plan.steps]
     assert [[index_again[d] for d in again.dependencies_of(s.id)] for s in again.steps] == \
         [[index[d] for d in plan.dependencies_of(s.id)] for s in plan.steps]
     assert load_plan(dump_plan(plan, "native"), "native") == plan
@@ -371,9 +373,11 @@ def test_valid_plans_keep_their_steps_through_every_format(world: World, plan: P
 @given(params=st.dictionaries(texts, json_values, max_size=3),
        results=st.dictionaries(st.integers(0, 3), json_values, max_size=3),
        mapping=st.dictionaries(st.integers(0, 5), st.integers(0, 5), max_size=4))
-def test_references_resolve_and_renumber_or_say_why(params: dict, results: dict, mapping: dict) -> None:
-    for action in (lambda: find_references(params), lambda: resolve_params(params, results),
-                   lambda: rewrite_step_indexes(params, mapping)):
+def test_references_resolve_and_convert_or_say_why(params: dict, results: dict, mapping: dict) -> None:
+    ids = [f"s{n}" for n in range(4)]
+    by_id = {f"s{k}": v for k, v in results.items()} if isinstance(results, dict) else results
+    for action in (lambda: find_references(params), lambda: resolve_params(params, by_id),
+                   lambda: positions_for_ids(ids_for_positions(params, ids), {i: n for n, i in enumerate(ids)})):
         try:
             action()
         except (ReferenceSyntaxError, ReferenceResolutionError):
@@ -443,10 +447,10 @@ def test_a_five_thousand_digit_step_index_is_a_reference_beyond_the_plan(world: 
     survives_everything(world, plan)
 
 
-def test_renumbering_moves_ascii_indexes_only() -> None:
+def test_converting_positions_reads_ascii_indexes_only() -> None:
     params = {"a": "${step[0].x} ${step[²].x} ${step[٣].x} ${step[" + "9" * 20 + "]}", "b": ["${step[1]}"]}
-    assert rewrite_step_indexes(params, {0: 1, 1: 0, 2: 5, 3: 5}) == {
-        "a": "${step[1].x} ${step[²].x} ${step[٣].x} ${step[" + "9" * 20 + "]}", "b": ["${step[0]}"]}
+    assert ids_for_positions(params, ["a", "b"]) == {
+        "a": "${steps.a.x} ${step[²].x} ${step[٣].x} ${step[" + "9" * 20 + "]}", "b": ["${steps.b}"]}
 
 
 def test_the_llm_planner_sends_an_odd_digit_back_for_repair(world: World, llm_server: Any) -> None:
@@ -460,7 +464,7 @@ def test_the_llm_planner_sends_an_odd_digit_back_for_repair(world: World, llm_se
     llm_server.reply(json.dumps(odd))
     llm_server.reply(json.dumps(good))
     plan = LLMPlanner(world.registry, settings_).plan("Berlin shipments", today=dt.date.fromisoformat(TODAY))
-    assert plan.steps[1].params == {"facility_id": "${step[0].data.*.id}"}
+    assert plan.steps[1].params == {"facility_id": f"${{steps.{plan.steps[0].id}.data.*.id}}"}
     assert "step index '²' is not a whole number" in llm_server.messages(1)[-1]["content"]
 
 
@@ -596,15 +600,15 @@ def test_a_thousand_references_in_one_text_are_one_problem(world: World) -> None
 
 
 def test_references_in_text_are_filled_in_once_each_in_order() -> None:
-    results = {0: {"data": [{"id": 1}]}, 1: "${step[0].data}"}
-    text = "a ${step[1]} b ${step[0].data.*.id} c ${step[1]}"
-    # step 1's result looks like a reference: it is a value, never read as one.
-    assert resolve_params({"t": text}, results) == {"t": "a ${step[0].data} b [1] c ${step[0].data}"}
+    results = {"a": {"data": [{"id": 1}]}, "b": "${steps.a.data}"}
+    text = "a ${steps.b} b ${steps.a.data.*.id} c ${steps.b}"
+    # step b's result looks like a reference: it is a value, never read as one.
+    assert resolve_params({"t": text}, results) == {"t": "a ${steps.a.data} b [1] c ${steps.a.data}"}
 
 
 def test_references_that_would_fill_a_text_past_the_bound_fail_the_step(world: World) -> None:
-    results = {0: {"data": "x" * (MAX_RESOLVED_TEXT // 50)}}
-    text = " ".join(["${step[0].data}"] * 60)
+    results = {"a": {"data": "x" * (MAX_RESOLVED_TEXT // 50)}}
+    text = " ".join(["${steps.a.data}"] * 60)
     with pytest.raises(ReferenceResolutionError, match="longer than"):
         resolve_params({"t": text}, results)
     plan = load_plan(native({"steps": [

@@ -57,13 +57,13 @@ def test_a_literal_unknown_param_gets_the_hint_too() -> None:
 @pytest.mark.parametrize(("params", "field", "words"), [
     # a * map yields a list: not an integer
     ({"limit": "${step[0].data.*.id}"}, "params.limit",
-     "${step[0].data.*.id} gives a list of strings (sites_list output), but limit takes an integer"),
+     "${steps.s1.data.*.id} gives a list of strings (sites_list output), but limit takes an integer"),
     # a string field into an integer param
     ({"limit": "${step[0].data[0].id}"}, "params.limit",
-     "${step[0].data[0].id} gives a string (sites_list output), but limit takes an integer"),
+     "${steps.s1.data[0].id} gives a string (sites_list output), but limit takes an integer"),
     # an object into a string param
     ({"city": "${step[0]}"}, "params.city",
-     "${step[0]} gives an object (sites_list output), but city takes a string"),
+     "${steps.s1} gives an object (sites_list output), but city takes a string"),
     # a reference inside longer text is text
     ({"limit": "first ${step[0].count}"}, "params.limit",
      "a reference inside longer text is filled in as text, but limit takes an integer"),
@@ -117,7 +117,7 @@ def test_a_single_value_into_a_list_param_is_reported() -> None:
     [(index, field, message)] = found(Validator(registry), [
         {"tool": "one", "params": {}}, {"tool": "many", "params": {"ids": "${step[0].id}"}}])
     assert (index, field) == (1, "params.ids")
-    assert message == "${step[0].id} gives a string (one output), but ids takes a list of strings"
+    assert message == "${steps.s1.id} gives a string (one output), but ids takes a list of strings"
 
 
 class Reading(TypedDict):
@@ -189,7 +189,7 @@ def builtin(tmp_path_factory: pytest.TempPathFactory) -> ToolRegistry:
 def test_an_unset_sk_variable_loads_as_written_and_is_reported(builtin: ToolRegistry) -> None:
     plan = load_plan(SK_UNSET, "sk", builtin)
     assert plan.steps[0].params == {"input": "$TODAY_TOPIC"}  # nothing the author wrote is lost
-    assert plan.steps[1].params == {"input": "${step[0]}", "language": "$LANG costs $5"}
+    assert plan.steps[1].params == {"input": "${steps.s1}", "language": "$LANG costs $5"}
     problems = [(p.step_index, p.field, p.message) for p in Validator(builtin).validate(plan)]
     assert [(i, f) for i, f, _ in problems] == [(0, "params.input"), (1, "params.language")]
     assert problems[0][2].startswith("$TODAY_TOPIC is a Semantic Kernel variable, but no step sets it")
@@ -201,7 +201,7 @@ def test_sk_input_is_the_previous_output_and_unset_in_the_first_function(builtin
       <function.WriterPlugin.ShortPoem input="$INPUT"/>
       <function.WriterPlugin.Translate input="$INPUT" language="French"/>
     </plan>""", "sk", builtin)
-    assert plan.steps[1].params["input"] == "${step[0]}"
+    assert plan.steps[1].params["input"] == "${steps.s1}"
     [problem] = Validator(builtin).validate(plan)
     assert (problem.step_index, problem.field) == (0, "params.input")
     assert "the plan's input in Semantic Kernel" in problem.message

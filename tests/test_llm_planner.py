@@ -324,7 +324,7 @@ def test_replan_keeps_locked_steps_exactly_and_records_the_feedback(planner, llm
 
     assert new.steps[0] == old.steps[0]  # every field: id, params, note, lock
     assert new.steps[1].id == old.steps[1].id
-    assert new.steps[1].params == {"facility_id": "${step[0].data.*.id}", "status": "rejected"}
+    assert new.steps[1].params == {"facility_id": f"${{steps.{old.steps[0].id}.data.*.id}}", "status": "rejected"}
     assert new.steps[1].locked is False
     assert new.goal == old.goal
     meta = new.metadata.model_dump()
@@ -350,8 +350,8 @@ def test_replan_restores_a_locked_step_the_model_dropped(planner, llm_server):
     assert len(llm_server.requests) == 1
     assert new.steps[0] == old.steps[0]  # back at its old position
     assert [s.tool for s in new.steps] == ["facilities_list", "inspections_list", "shipments_list"]
-    # the model's "step 0" (inspections) is now step 1, and its reference follows it
-    assert new.steps[2].params == {"facility_id": "${step[1].data.*.id}"}
+    # the model's "step 0" (inspections) is now step 1: its reference names it by id
+    assert new.steps[2].params == {"facility_id": f"${{steps.{new.steps[1].id}.data.*.id}}"}
     assert new.dependencies_of(new.steps[2].id) == [new.steps[1].id]
 
 

@@ -24,7 +24,7 @@ from apptest_helpers import GOAL, LIBRARY, PLAN, edit_json, make_plan, no_failur
 def test_a_goal_becomes_a_plan_in_state_and_in_the_json_panel(app: AppTest) -> None:
     plan = make_plan(app)
     assert [s.tool for s in plan.steps] == ["facilities_list", "shipments_list"]
-    assert plan.steps[1].params["facility_id"] == "${step[0].data.*.id}"
+    assert plan.steps[1].params["facility_id"] == f"${{steps.{plan.steps[0].id}.data.*.id}}"
     assert load_plan(app.text_area(key=Keys.JSON).value, "native") == plan
     assert not app.button(key="plan.approve").disabled
     assert app.button(key="plan.run_all").disabled

@@ -389,7 +389,7 @@ def noop_registry() -> ToolRegistry:
 def big_plan(shape: str, size: int) -> Plan:
     """A chain (each step reads the one before) or a fan-out (no step needs another)."""
     if shape == "chain":
-        return Plan(steps=[Step(id=f"s{n}", tool="noop", params={"n": 0} if n == 0 else {"n": f"${{step[{n - 1}]}}"})
+        return Plan(steps=[Step(id=f"s{n}", tool="noop", params={"n": 0} if n == 0 else {"n": f"${{steps.s{n - 1}}}"})
                            for n in range(size)])
     return Plan(steps=[Step(id=f"s{n}", tool="noop", params={"n": n}) for n in range(size)])
 

@@ -35,8 +35,8 @@ def test_example_seven_can_be_built_from_an_empty_plan_with_edits_alone(registry
     plan, contaminants = add_step(plan, "contaminants_list", registry=registry)
     plan = set_reference(plan, contaminants, "shipment_ids", shipments, "data.*.id", registry=registry)
     assert [s.params for s in plan.steps] == [{"location": "Berlin"},
-                                             {"facility_id": "${step[0].data.*.id}"},
-                                             {"shipment_ids": "${step[1].data.*.id}"}]
+                                             {"facility_id": f"${{steps.{facilities}.data.*.id}}"},
+                                             {"shipment_ids": f"${{steps.{shipments}.data.*.id}}"}]
     assert Validator(registry).errors(plan) == []
     plan = set_param(plan, facilities, "location", "Hannover")  # change a filter
     run = Executor(registry).execute(plan)
@@ -81,12 +81,12 @@ def test_check_param_reports_a_reference_to_a_missing_path_and_only_its_own_fiel
     assert "facilities_list output cannot have this path" in message and "no field 'ident'" in message
 
 
-def test_set_reference_writes_the_positional_text(registry):
+def test_set_reference_writes_the_source_by_id(registry):
     plan = set_reference(two_steps(), "s", "facility_id", "f", "data.*.id", registry=registry)
-    assert plan.step("s").params["facility_id"] == "${step[0].data.*.id}"
+    assert plan.step("s").params["facility_id"] == "${steps.f.data.*.id}"
     one = set_reference(two_steps(), "s", "facility_id", "f", "data[0].id", registry=registry)
-    assert one.step("s").params["facility_id"] == "${step[0].data[0].id}"
-    assert reference_text(3, "") == "${step[3]}" and reference_text(1, "[0].x") == "${step[1][0].x}"
+    assert one.step("s").params["facility_id"] == "${steps.f.data[0].id}"
+    assert reference_text("s3", "") == "${steps.s3}" and reference_text("a b", "[0].x") == '${steps["a b"][0].x}'
 
 
 @pytest.mark.parametrize("name, from_id, path, fragment", [

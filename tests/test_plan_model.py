@@ -74,3 +74,11 @@ def test_seed_import_errors_name_the_place(text, fragment):
 def test_native_import_error_names_the_field():
     with pytest.raises(PlanFormatError, match=r"steps.0.tool: Field required"):
         load_plan('{"goal": "g", "steps": [{"params": {}}]}', "native")
+
+
+def test_a_plan_read_with_positions_leaves_the_callers_steps_as_they_were() -> None:
+    from core import Step
+    mine = Step(id="b", tool="t", params={"x": "${step[0].data}"})
+    plan = Plan(steps=[Step(id="a", tool="t"), mine])
+    assert plan.step("b").params == {"x": "${steps.a.data}"}
+    assert mine.params == {"x": "${step[0].data}"}  # a copy was converted, not the caller's step

@@ -7,7 +7,7 @@ import json
 
 from streamlit.testing.v1 import AppTest
 
-from core import FORMATS, load_plan
+from core import FORMATS, load_plan, step_label
 from studio import Keys, get_services
 from studio._formats_panel import PANEL_KEY
 from apptest_helpers import import_text, make_plan, no_failures, run_plan, texts
@@ -34,7 +34,7 @@ def test_a_replan_keeps_locked_steps_and_the_old_version_in_the_history(app: App
     assert new.steps[0].params == {"location": "Munich"}
     assert new.steps[1] == locked.steps[1]
     page = texts(app)
-    assert "Re-planned as version 2 (changed: step 0 (facilities_list) (location 'Berlin' → 'Munich'))" in page
+    assert f"Re-planned as version 2 (changed: {step_label(new.steps[0])} (location 'Berlin' → 'Munich'))" in page
     assert load_plan(app.text_area(key=Keys.JSON).value, "native") == new
 
     saved = app.session_state[Keys.BENCH].saved
@@ -43,7 +43,7 @@ def test_a_replan_keeps_locked_steps_and_the_old_version_in_the_history(app: App
         (1, "before re-plan"), (2, "re-plan: use Munich instead")]
     assert versions[0].plan == locked
 
-    assert "Since version 1: changed: step 0 (facilities_list) (location 'Berlin' → 'Munich')" in texts(app)
+    assert f"Since version 1: changed: {step_label(new.steps[0])} (location 'Berlin' → 'Munich')" in texts(app)
 
     app.button(key="plan.version.1").click().run()
     no_failures(app)
@@ -58,7 +58,7 @@ def test_changes_between_versions_name_params_added_removed_and_changed() -> Non
                                 Step(id="b", tool="u"), Step(id="c", tool="v")])
     new = Plan(goal="g", steps=[Step(id="a", tool="t", params={"city": "Munich", "risk": "high"}, locked=True),
                                 Step(id="b", tool="u", note="only a note"), Step(id="d", tool="w")])
-    assert describe_changes(old, new) == ("added: step 2 (w); removed: step 2 (v); changed: step 0 (t) "
+    assert describe_changes(old, new) == ("added: w · d; removed: v · c; changed: t · a "
                                           "(city 'Berlin' → 'Munich', +risk 'high', -limit, locked)")
     assert describe_changes(old, old) == "no step changed"
 

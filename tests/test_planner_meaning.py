@@ -18,6 +18,7 @@ from typing import Any, Literal
 import pytest
 
 from core import PlannerError, Settings, ToolRegistry
+from core.formats import plan_to_seed
 from core.planners import EmbeddedPlanner, planner_notices
 from tools import build_registry
 
@@ -31,8 +32,10 @@ def planner(tmp_path_factory: pytest.TempPathFactory) -> EmbeddedPlanner:
 
 
 def steps(planner: EmbeddedPlanner, goal: str) -> list[tuple[str, dict[str, Any]]]:
+    """The plan's tools and params, references in the seed form the cases are written in."""
     plan = planner.plan(goal, today=T)
-    return [(s.tool, {k: v for k, v in s.params.items() if not (k == "limit" and v == 100)}) for s in plan.steps]
+    return [(s["tool"], {k: v for k, v in s["params"].items() if not (k == "limit" and v == 100)})
+            for s in plan_to_seed(plan)["steps"]]
 
 
 def not_applied(planner: EmbeddedPlanner, goal: str) -> list[str]:

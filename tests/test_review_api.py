@@ -264,3 +264,23 @@ def test_calls_on_a_kept_alive_connection_are_not_held_by_delayed_acks(served: S
     finally:
         connection.close()
     assert min(took[1:]) < 0.035, f"fastest reused-connection call took {1000 * min(took[1:]):.0f} ms"
+
+
+def test_a_seed_plan_with_references_by_position_is_read_by_id_and_answered_by_position(
+        served: Studio, token: str) -> None:
+    seed = {"steps": [
+        {"tool": "facilities_list", "params": {"location": "Berlin"}, "depends_on": [], "parallel": False},
+        {"tool": "shipments_list", "params": {"facility_id": "${step[0].data.*.id}"}, "depends_on": [0],
+         "parallel": False},
+        {"tool": "contaminants_list", "params": {"shipment_ids": "${step[1].data.*.id}"}, "depends_on": [1],
+         "parallel": False}]}
+    status, created = call(served, "POST", "/api/reviews", {"plan": seed, "format": "seed", "goal": "chain"},
+                           token=token)
+    assert status == 201, created
+    _, review = call(served, "GET", f"/api/reviews/{created['id']}", token=token)
+    steps = review["plan"]["steps"]
+    assert steps[2]["params"] == {"shipment_ids": f"${{steps.{steps[1]['id']}.data.*.id}}"}
+    assert review["problems"] == []
+    answered = json.loads(review["plan_text"])  # in the agent's own form: positions
+    assert [s["params"] for s in answered["steps"]][1:] == [{"facility_id": "${step[0].data.*.id}"},
+                                                          {"shipment_ids": "${step[1].data.*.id}"}]

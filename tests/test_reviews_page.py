@@ -53,7 +53,7 @@ def test_a_review_opened_edited_and_approved_goes_back_with_the_edit(app: AppTes
     assert "No changes to the plan as sent." in texts(app)
 
     edit_json(app, app.text_area(key=Keys.JSON).value.replace('"Berlin"', '"Leipzig"'))
-    assert "Your changes: fac edited" in texts(app)
+    assert "Your changes: facilities_list · fac edited" in texts(app)
     app.text_input(key="review.comment").input("Leipzig, not Berlin").run()
     app.button(key="review.approve").click().run()
     no_failures(app)
@@ -168,8 +168,8 @@ def test_the_plain_approve_checks_the_agents_own_tools_as_the_page_does(app: App
 
 
 def test_deleting_one_step_of_a_long_review_in_the_editor_lists_and_sends_back_only_that_step(app: AppTest) -> None:
-    # Steps 16 to 29 read steps 2 to 15 by position; deleting step 1 renumbers those
-    # references, which is no change to what they read.
+    # Steps 16 to 29 read steps 2 to 15, written by position as an agent may send them: read
+    # as ids, so deleting step 1 changes no other step.
     steps = [{"id": f"s{n}", "tool": "facilities_list", "params": {"location": f"City {n}"}} for n in range(16)]
     steps += [{"id": f"s{n}", "tool": "shipments_list",
                "params": {"has_contaminants": True, "facility_id": f"${{step[{n - 14}].data.*.id}}"}}
@@ -184,8 +184,12 @@ def test_deleting_one_step_of_a_long_review_in_the_editor_lists_and_sends_back_o
     no_failures(app)
     edited = app.session_state[Keys.BENCH].plan
     assert [s.id for s in edited.steps] == ["s0", *(f"s{n}" for n in range(2, 30))]
-    assert edited.step("s16").params["facility_id"] == "${step[1].data.*.id}"  # renumbered from step[2]
-    assert [line for line in texts(app).splitlines() if line.startswith("Your changes")] == ["Your changes: s1 removed"]
+    # references name steps by id: the delete rewrote no other step
+    sent = Plan.model_validate({"steps": steps})
+    assert [s.params for s in edited.steps] == [s.params for s in sent.steps if s.id != "s1"]
+    assert edited.step("s16").params["facility_id"] == "${steps.s2.data.*.id}"
+    assert [line for line in texts(app).splitlines() if line.startswith("Your changes")] == \
+        ["Your changes: facilities_list · s1 removed"]
     app.button(key="review.approve").click().run()
     no_failures(app)
     decisions = {d.step_id: d.decision for d in get_services().store.get_review(review_id).decisions}

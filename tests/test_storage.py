@@ -81,8 +81,9 @@ def _plan(goal: str = "Empty the full bins in Berlin and report") -> Plan:
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> PlanStore:
-    with PlanStore(tmp_path / "studio.sqlite3") as opened:
+def store(store_location: str | Path) -> PlanStore:
+    """The store on a SQLite file and on PostgreSQL (``store_location`` in conftest)."""
+    with PlanStore(store_location) as opened:
         yield opened
 
 

@@ -7,6 +7,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from sqlalchemy import text
 
 from core import Executor, Plan, Step, StepStatus, StorageError, ToolRegistry
 from core.storage import Draft, PlanStore
@@ -32,9 +33,17 @@ def _plan(steps: int = 3) -> Plan:
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> PlanStore:
-    with PlanStore(tmp_path / "studio.sqlite3") as opened:
+def store(store_location: str | Path) -> PlanStore:
+    with PlanStore(store_location) as opened:
         yield opened
+
+
+def _sql(store: PlanStore, statement: str, rows: list[dict[str, object]] | None = None) -> list[tuple]:
+    """Run ``statement`` on the store's database directly (SQLite or PostgreSQL), as another
+    program would; the rows it returns."""
+    with store._database.engine.begin() as connection:
+        result = connection.execute(text(statement), rows or {})
+        return list(result) if result.returns_rows else []
 
 
 def test_a_draft_round_trips_and_a_second_save_replaces_it(store: PlanStore, tmp_path: Path) -> None:
@@ -45,8 +54,7 @@ def test_a_draft_round_trips_and_a_second_save_replaces_it(store: PlanStore, tmp
     assert second.updated_at > first.updated_at
     loaded = store.load_draft("tab1")
     assert loaded == Draft(id="tab1", updated_at=second.updated_at, content='{"goal": "second"}')
-    with sqlite3.connect(tmp_path / "studio.sqlite3") as db:
-        assert db.execute("SELECT count(*) FROM draft").fetchone()[0] == 1
+    assert _sql(store, "SELECT count(*) FROM draft") == [(1,)]
 
 
 def test_drafts_of_two_tabs_are_kept_apart(store: PlanStore) -> None:
@@ -85,8 +93,7 @@ def test_pruning_deletes_only_drafts_not_written_for_that_long(store: PlanStore,
     store.save_draft("old", "a")
     store.save_draft("new", "b")
     long_ago = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None) - dt.timedelta(days=40)
-    with sqlite3.connect(tmp_path / "studio.sqlite3") as db:
-        db.execute("UPDATE draft SET updated_at = ? WHERE id = 'old'", (long_ago.isoformat(sep=" "),))
+    _sql(store, "UPDATE draft SET updated_at = :at WHERE id = 'old'", [{"at": long_ago}])
     assert store.prune_drafts(dt.timedelta(days=30)) == 1
     assert store.load_draft("old") is None
     assert store.load_draft("new").content == "b"
@@ -99,9 +106,8 @@ def test_a_drafts_parts_are_pruned_with_it_not_before_it(store: PlanStore, tmp_p
     for draft_id in ("kept", "kept.run", "gone", "gone.run"):
         store.save_draft(draft_id, draft_id)
     long_ago = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None) - dt.timedelta(days=40)
-    with sqlite3.connect(tmp_path / "studio.sqlite3") as db:
-        db.executemany("UPDATE draft SET updated_at = ? WHERE id = ?",
-                       [(long_ago.isoformat(sep=" "), d) for d in ("kept.run", "gone", "gone.run")])
+    _sql(store, "UPDATE draft SET updated_at = :at WHERE id = :id",
+         [{"at": long_ago, "id": d} for d in ("kept.run", "gone", "gone.run")])
     assert store.prune_drafts(dt.timedelta(days=30)) == 2
     assert store.load_draft("kept.run").content == "kept.run"
     assert store.load_draft("gone") is None and store.load_draft("gone.run") is None

@@ -35,7 +35,9 @@ def _revision(path: Path) -> list[tuple[str]]:
 def _schema(path: Path) -> set[tuple[str, str, str | None]]:
     # Read-only: a missing file is an error here, not an empty database made on the spot.
     with sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True) as db:
-        return set(db.execute("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE '%alembic_version%'"))
+        # Main's schema and what later revisions add beside it (0003: the Lab's tables, tested in test_lab_store).
+        return set(db.execute("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE '%alembic_version%' "
+                              "AND name NOT LIKE '%lab\\_%' ESCAPE '\\'"))
 
 
 def _main_schema(folder: Path) -> set[tuple[str, str, str | None]]:
@@ -57,11 +59,25 @@ def test_head_is_the_newest_revision() -> None:
     assert script_directory().get_current_head() == HEAD
 
 
-def test_a_new_file_is_made_at_head_with_the_schema_main_made(tmp_path: Path) -> None:
+def _upgraded(schema: set[tuple[str, str, str | None]]) -> set[tuple[str, str, str | None]]:
+    """Main's schema with what the revisions after 0001 add: the run's lineage (0004), the
+    steps' decisions (0005)."""
+    before, after = "plan_json VARCHAR NOT NULL, \n", "plan_json VARCHAR NOT NULL, parent_id VARCHAR, rerun_from VARCHAR, \n"
+    worker = ("table", "run_worker", "CREATE TABLE run_worker (\n\tid VARCHAR NOT NULL, \n\tseen_at DATETIME NOT NULL, "
+              "\n\ttaken_over_by VARCHAR, \n\tPRIMARY KEY (id)\n)")
+    decided = ("duration_ms FLOAT, \n", "duration_ms FLOAT, decision_json VARCHAR, \n")  # 0005
+    return {(kind, name, sql.replace(before, after) if name == "run" else
+             sql.replace(*decided) if name == "step_run" else sql) for kind, name, sql in schema} | {
+        worker, ("index", "sqlite_autoindex_run_worker_1", None)}
+
+
+def test_a_new_file_is_made_at_head_with_the_schema_main_made_and_upgraded(tmp_path: Path) -> None:
     path = tmp_path / "new.sqlite3"
     PlanStore(path).close()
     assert _revision(path) == [(HEAD,)]
-    assert _schema(path) == _main_schema(tmp_path)
+    assert _schema(path) == _upgraded(_main_schema(tmp_path))
+    with sqlite3.connect(path) as db:
+        assert {"parent_id", "rerun_from"} <= {row[1] for row in db.execute("PRAGMA table_info(run)")}
 
 
 def test_a_file_from_main_is_stamped_and_reads_back_whole(main_file: Path, tmp_path: Path) -> None:
@@ -82,7 +98,7 @@ def test_a_file_from_main_is_stamped_and_reads_back_whole(main_file: Path, tmp_p
         assert [s.id for s in store.list_plans("strasse")] == [plan_id]  # the search index came along
         store.save_draft("tab2", "new work")  # and it takes new records
     assert _revision(main_file) == [(HEAD,)]
-    assert _schema(main_file) == _main_schema(tmp_path)
+    assert _schema(main_file) == _upgraded(_main_schema(tmp_path))
 
 
 def test_opening_again_changes_nothing(main_file: Path) -> None:
@@ -121,3 +137,25 @@ def test_the_revisions_ship_in_the_wheel() -> None:
     folders = {".".join(p.parent.relative_to(root).parts) for p in (root / "core" / "storage").rglob("__init__.py")}
     assert folders <= set(packages)
     assert "core.storage.migrations.versions" in folders
+
+
+def _stored_plans(path: Path) -> list[str]:
+    with sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True) as db:
+        return [text for table in ("plan_version", "run", "review")
+                for (text,) in db.execute(f"SELECT plan_json FROM {table}")]
+
+
+def test_references_stored_by_position_are_stored_and_read_by_id(main_file: Path) -> None:
+    # main wrote the review's "${step[0].text}": step 0 is the step with id "a"
+    assert any("${step[0].text}" in text for text in _stored_plans(main_file))
+    with PlanStore(main_file) as store:
+        pending = store.get_review(EXPECTED["pending_review"])
+        assert pending.plan.step("b").params == {"to": "ops@example.com", "body": "${steps.a.text}"}
+        assert pending.plan.dependencies_of("b") == ["a"]
+        approved_id = EXPECTED["approved_plan_id"]
+        saved = store.load_plan(approved_id, 1)
+        assert saved.step("b").params["body"] == "${steps.a.text}"
+        # the stored text is what a save writes now, so saving it unchanged makes no new version
+        assert store.save_plan(saved, plan_id=approved_id).version == 1
+    assert not any("${step[" in text for text in _stored_plans(main_file))
+    assert sum("${steps.a.text}" in text for text in _stored_plans(main_file)) == 3  # two reviews, one version

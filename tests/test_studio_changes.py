@@ -1,10 +1,10 @@
 """The few words a notice gives for what changed between two versions (the versions panel, a
-re-plan, a save another tab beat): steps named by label, params by name, references by the
-step they name, so a delete does not list the steps it only renumbered."""
+re-plan, a save another tab beat): steps named by label (tool and short id, or the note),
+params by name; references name steps by id, so a delete lists only what it changed."""
 
 from __future__ import annotations
 
-from core import Plan, delete_step, move_step
+from core import Plan, delete_step, move_step, set_note, set_param, step_label
 from studio._changes import describe_changes
 
 
@@ -19,22 +19,32 @@ def _chain(length: int) -> Plan:
     return Plan.model_validate({"goal": "a long chain", "steps": steps})
 
 
+def test_a_step_label_is_its_tool_and_short_id_or_its_note() -> None:
+    plan = set_note(_chain(3), "s2", "Mail the weekly report\nto the team")
+    assert step_label(plan.step("s1")) == "make_report · s1"
+    assert step_label(plan.step("s2")) == "send_mail “Mail the weekly report”"
+    long_id = plan.steps[0].model_copy(update={"id": "s_1a2b3c4d5e6f7a8b"})
+    assert step_label(long_id) == "make_report · s_1a2b3c4d…"
+
+
 def test_deleting_an_early_step_lists_only_that_step() -> None:
     plan = _chain(30)
-    assert describe_changes(plan, delete_step(plan, "s1")) == "removed: step 1 (make_report)"
+    assert describe_changes(plan, delete_step(plan, "s1")) == "removed: make_report · s1"
 
 
 def test_deleting_a_step_another_reads_lists_that_one_changed_by_param() -> None:
     plan = _chain(30)
     assert describe_changes(plan, delete_step(plan, "s2", dependents="unlink")) == \
-        "removed: step 2 (send_mail); changed: step 2 (send_mail) (-previous)"
+        "removed: send_mail · s2; changed: send_mail · s3 (-previous)"
 
 
-def test_a_reference_pointed_at_another_step_is_a_change_though_its_text_is_the_same() -> None:
+def test_a_change_is_named_param_by_param_and_a_noted_step_by_its_note() -> None:
+    plan = set_note(_chain(5), "s3", "Remind the team")
+    edited = set_param(set_param(plan, "s3", "days", 9), "s3", "previous", "${steps.s1.text}")
+    assert describe_changes(plan, edited) == (
+        "changed: send_mail “Remind the team” (days 3 → 9, previous '${steps.s2.text}' → '${steps.s1.text}')")
+
+
+def test_a_move_is_named_and_the_steps_it_passed_are_not() -> None:
     plan = _chain(5)
-    swapped = move_step(plan, "s2", 1)  # s3's reference follows s2 to step[1]
-    retargeted = swapped.model_copy(update={"steps": [
-        s.model_copy(update={"params": {**s.params, "previous": "${step[2].text}"}}) if s.id == "s3" else s
-        for s in swapped.steps]})
-    assert describe_changes(plan, retargeted) == \
-        "changed: step 2 (make_report) (moved), step 3 (send_mail) (previous now reads another step)"
+    assert describe_changes(plan, move_step(plan, "s1", 4)) == "changed: make_report · s1 (moved)"

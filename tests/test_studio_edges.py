@@ -131,7 +131,8 @@ def test_a_reference_that_does_not_parse_is_a_problem_by_step_and_the_page_keeps
     assert app.session_state[Keys.BENCH].plan == Plan.model_validate_json(text)
     assert app.session_state[Keys.BENCH].json_error is None
     errors = [e.value.replace("\\", "") for e in app.error]
-    assert any(e.startswith(f"step 1 (shipments_list) · params.facility_id: {BAD_REFERENCE}: expected a field name")
+    read = BAD_REFERENCE.replace("${step[0]", f"${{steps.{plan.steps[0].id}")  # the panel reads positions as ids
+    assert any(e.startswith(f"step 1 (shipments_list) · params.facility_id: {read}: expected a field name")
                for e in errors), errors
     assert app.button(key="plan.approve").disabled
     # The graph still draws, with the dependency the step declares.
@@ -148,9 +149,9 @@ def test_an_import_with_a_reference_that_does_not_parse_lists_the_problem(app: A
         {"tool": "shipments_list", "params": {"facility_id": BAD_REFERENCE}, "depends_on": [0], "parallel": False},
     ]}
     import_text(app, "seed", json.dumps(seed))
-    assert [s.params for s in app.session_state[Keys.BENCH].plan.steps] == [{}, {"facility_id": BAD_REFERENCE}]
+    assert [s.params for s in app.session_state[Keys.BENCH].plan.steps] == [{}, {"facility_id": "${steps.s1.data.0.id}"}]
     errors = [e.value.replace("\\", "") for e in app.error]
-    assert any(e.startswith("step 1 (shipments_list) · params.facility_id: ${step[0].data.0.id}") for e in errors)
+    assert any(e.startswith("step 1 (shipments_list) · params.facility_id: ${steps.s1.data.0.id}") for e in errors)
     assert app.button(key="plan.approve").disabled
 
 

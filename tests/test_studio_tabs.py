@@ -66,7 +66,7 @@ def test_the_second_save_from_the_same_version_is_refused_and_says_what_changed(
     assert "with the note “Munich please”" in warning
     assert "after version 1 that this tab opened" in warning
     assert "location 'Berlin' → 'Munich'" in warning
-    assert "Its changes since version 1: changed: step 0" in warning
+    assert "Its changes since version 1: changed: facilities_list “" in warning  # the step by label
     assert not [s for s in second.success if "Saved as" in s.value]
     assert second.session_state[Keys.BENCH].saved.version == 1
     assert {"plan.conflict.reload", "plan.conflict.save_on_top"} <= {b.key for b in second.button}

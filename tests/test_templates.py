@@ -1,7 +1,9 @@
 import pytest
 
 from core import ReferenceResolutionError, ReferenceSyntaxError, find_references, parse_reference, resolve_params
-from core._templates import MAP, check_path, rewrite_step_indexes
+from core import Plan
+from core._positions import ids_for_positions, positions_for_ids
+from core._templates import MAP, check_path, referenced_step_ids, renamed_steps, step_reference
 
 ROWS = {"data": [{"id": "F1", "tags": ["a", "b"]}, {"id": "F2", "tags": ["c"]}], "count": 2}
 SCHEMA = {
@@ -16,18 +18,31 @@ SCHEMA = {
 
 
 def test_parse_map_field_and_index():
-    ref = parse_reference("${step[0].data.*.id}")
-    assert (ref.step, ref.path) == (0, ("data", MAP, "id"))
-    ref = parse_reference("${step[12].data[1]['id']}")
-    assert (ref.step, ref.path) == (12, ("data", 1, "id"))
-    assert parse_reference("${step[3]}").path == ()
+    ref = parse_reference("${steps.s0.data.*.id}")
+    assert (ref.step, ref.path) == ("s0", ("data", MAP, "id"))
+    ref = parse_reference("${steps.s_1a2b3c4d.data[1]['id']}")
+    assert (ref.step, ref.path) == ("s_1a2b3c4d", ("data", 1, "id"))
+    assert parse_reference("${steps.s3}").path == ()
+
+
+@pytest.mark.parametrize("step_id", ["s1", "s_1a2b3c4d", "7", "a-b", "fetch sites", "a.b", "x}y", 'q"uote',
+                                     "back\\slash", "ünï", "]", "${steps.s1}", ""])
+def test_every_step_id_can_be_written_and_read_back(step_id):
+    text = step_reference(step_id, ".data.*.id")
+    ref = parse_reference(text)
+    assert (ref.step, ref.path) == (step_id, ("data", MAP, "id"))
+    assert referenced_step_ids({"p": f"before {text} after"}) == {step_id}
 
 
 @pytest.mark.parametrize("text, fragment", [
     ("${step[x].data}", "not a whole number"),
-    ("${step[0].data.}", "expected a field name"),
-    ("${step[0].data[one]}", "is not an index"),
-    ("${step[0].data", "no closing"),
+    ("${step[4].data}", "names step 4 by position"),
+    ("${steps.}", "expected a step id"),
+    ("${steps[s1].data}", "quoted string"),
+    ("${steps.s0.data.}", "expected a field name"),
+    ("${steps.s0.data[one]}", "is not an index"),
+    ("${steps.s0.data", "no closing"),
+    ('${steps["s0.data}', "quoted string"),
 ])
 def test_malformed_references_say_what_is_wrong(text, fragment):
     with pytest.raises(ReferenceSyntaxError, match=fragment):
@@ -35,26 +50,27 @@ def test_malformed_references_say_what_is_wrong(text, fragment):
 
 
 def test_find_references_in_nested_params():
-    refs = find_references({"a": ["${step[0].data.*.id}", {"b": "x ${step[1].count} y"}], "c": 5})
-    assert [(r.step, r.path_text) for r in refs] == [(0, ".data.*.id"), (1, ".count")]
+    refs = find_references({"a": ["${steps.s0.data.*.id}", {"b": "x ${steps.s1.count} y"}], "c": 5})
+    assert [(r.step, r.path_text) for r in refs] == [("s0", ".data.*.id"), ("s1", ".count")]
 
 
 def test_resolve_whole_value_keeps_type_and_text_interpolates():
-    params = {"ids": "${step[0].data.*.id}", "msg": "found ${step[0].count} rows", "n": 3}
-    assert resolve_params(params, {0: ROWS}) == {"ids": ["F1", "F2"], "msg": "found 2 rows", "n": 3}
-    assert resolve_params({"t": "${step[0].data.*.tags[0]}"}, {0: ROWS}) == {"t": ["a", "c"]}
-    assert resolve_params({"t": "${step[0].data[-1].id}"}, {0: ROWS}) == {"t": "F2"}
+    params = {"ids": "${steps.s0.data.*.id}", "msg": "found ${steps.s0.count} rows", "n": 3}
+    assert resolve_params(params, {"s0": ROWS}) == {"ids": ["F1", "F2"], "msg": "found 2 rows", "n": 3}
+    assert resolve_params({"t": "${steps.s0.data.*.tags[0]}"}, {"s0": ROWS}) == {"t": ["a", "c"]}
+    assert resolve_params({"t": " ${steps.s0.data[-1].id} "}, {"s0": ROWS}) == {"t": "F2"}
+    assert resolve_params({"t": '${steps["odd id}"].count}'}, {"odd id}": ROWS}) == {"t": 2}
 
 
 @pytest.mark.parametrize("text, fragment", [
-    ("${step[1].data}", "step 1 has no result"),
-    ("${step[0].rows}", "no field 'rows'"),
-    ("${step[0].data[5].id}", "out of range"),
-    ("${step[0].count.*}", "needs a list"),
+    ("${steps.s1.data}", "step 's1' has no result"),
+    ("${steps.s0.rows}", "no field 'rows'"),
+    ("${steps.s0.data[5].id}", "out of range"),
+    ("${steps.s0.count.*}", "needs a list"),
 ])
 def test_resolution_errors(text, fragment):
     with pytest.raises(ReferenceResolutionError, match=fragment):
-        resolve_params({"p": text}, {0: ROWS})
+        resolve_params({"p": text}, {"s0": ROWS})
 
 
 def test_check_path_against_output_schema():
@@ -66,12 +82,24 @@ def test_check_path_against_output_schema():
     assert check_path({}, ("anything", MAP)) is None  # unknown output: cannot rule it out
 
 
-def test_rewrite_step_indexes():
-    params = {"a": "${step[2].data.*.id}", "b": "${step[0].count} and ${step[2].count}"}
-    assert rewrite_step_indexes(params, {2: 1}) == {"a": "${step[1].data.*.id}",
-                                                    "b": "${step[0].count} and ${step[1].count}"}
+def test_a_plan_read_with_positions_names_the_same_steps_by_id():
+    plan = Plan.model_validate({"steps": [
+        {"id": "a", "tool": "t"}, {"id": "odd id", "tool": "t"},
+        {"id": "c", "tool": "t", "params": {"x": "${step[1].data} and ${step[0].count}", "y": "${step[9].data}"}}]})
+    # a position past the end names no step, and no step added later either
+    assert plan.steps[2].params == {"x": '${steps["odd id"].data} and ${steps.a.count}',
+                                    "y": '${steps["step[9]"].data}'}
+    # and back, for the formats that speak positions
+    assert positions_for_ids(plan.steps[2].params, {"a": 0, "odd id": 1}) == {
+        "x": "${step[1].data} and ${step[0].count}", "y": '${steps["step[9]"].data}'}
 
 
-def test_rewrite_step_indexes_in_one_pass():
-    params = {"q": "${step[0].data} and ${step[1].data}"}
-    assert rewrite_step_indexes(params, {0: 1, 1: 2}) == {"q": "${step[1].data} and ${step[2].data}"}
+def test_conversions_read_malformed_references_too():
+    # ``${step[1].data.`` still names step 1: converted, so it is never lost track of
+    assert ids_for_positions({"p": "${step[1].data."}, ["a", "b"]) == {"p": "${steps.b.data."}
+    assert referenced_step_ids({"p": "${steps.b.data."}) == {"b"}
+
+
+def test_renamed_steps_renames_only_the_named_ids():
+    params = {"q": "${steps.a.data} and ${steps.b.data}"}
+    assert renamed_steps(params, {"a": "b", "b": "fresh id"}) == {"q": '${steps.b.data} and ${steps["fresh id"].data}'}

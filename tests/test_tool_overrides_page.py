@@ -82,3 +82,16 @@ def test_each_tool_shows_its_effects(data_dir) -> None:  # noqa: F811 (the fixtu
     assert effects["deleteList"] == "writes, destructive" and effects["showList"] == "read-only"
     for label in set(effects.values()):
         assert f"Effects: {label}" in page
+
+
+def test_an_edit_that_breaks_the_manual_is_refused_naming_the_tool_and_field(data_dir) -> None:  # noqa: F811
+    at = open_page(start(), TOOLS)
+    own = at.code[0].value
+    edit(at, "addItem", "Add an item.", {"item": "x" * 5_001})
+    assert any("addItem params.item is 5,001 characters long" in e.value.replace("\\", "") for e in at.error)
+    assert at.session_state[Keys.TOOLS_OVERRIDES] is None and at.code[0].value == own
+    assert at.text_input(key=field(at, "addItem", "param.item")).value == "x" * 5_001  # what was typed stays
+    edit(at, "addItem", "   ", {"item": "One item."})
+    assert any("addItem description is empty" in e.value.replace("\\", "") for e in at.error)
+    edit(at, "addItem", "Add one item.", {"item": "One item."})
+    assert not at.error and "### addItem\nAdd one item.\n" in at.code[0].value

@@ -416,8 +416,8 @@ def test_tools_take_iso_strings_and_check_arguments(registry: core.ToolRegistry,
 
 def test_a_chain_of_steps_by_reference(registry: core.ToolRegistry, waste: WasteData) -> None:
     facilities = registry.get("facilities_list").call({"location": "Hannover"})
-    params = resolve_params({"facility_id": "${step[0].data.*.id}", "date_from": TODAY.isoformat(),
-                             "date_to": TODAY.isoformat()}, {0: facilities})
+    params = resolve_params({"facility_id": "${steps.f.data.*.id}", "date_from": TODAY.isoformat(),
+                             "date_to": TODAY.isoformat()}, {"f": facilities})
     found = registry.get("contaminants_list").call(params)
     assert found["count"] > 0
     assert {r["facility_id"] for r in found["data"]} <= set(ids(facilities))
@@ -427,6 +427,6 @@ def test_a_chain_of_steps_by_reference(registry: core.ToolRegistry, waste: Waste
 @pytest.mark.parametrize("tool_name", sorted(CONTRACT))
 def test_returns_schema_allows_the_id_reference(registry: core.ToolRegistry, tool_name: str) -> None:
     returns = registry.get(tool_name).returns
-    assert check_path(returns, parse_reference("${step[0].data.*.id}").path) is None
-    assert check_path(returns, parse_reference("${step[0].count}").path) is None
-    assert "no field 'colour'" in check_path(returns, parse_reference("${step[0].data.*.colour}").path)
+    assert check_path(returns, parse_reference("${steps.s0.data.*.id}").path) is None
+    assert check_path(returns, parse_reference("${steps.s0.count}").path) is None
+    assert "no field 'colour'" in check_path(returns, parse_reference("${steps.s0.data.*.colour}").path)

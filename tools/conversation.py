@@ -3,7 +3,7 @@
 A Teams AI plan mixes DO commands (call an action) with SAY commands (tell the user
 something). Here SAY is an ordinary tool, so a plan imported from that format runs on the
 same executor and its messages show up as step results. The message may hold
-``${step[N].path}`` references; the executor fills them in before the call.
+``${steps.<id>.path}`` references; the executor fills them in before the call.
 """
 
 from __future__ import annotations

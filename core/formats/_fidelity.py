@@ -14,6 +14,7 @@ import json
 from typing import Any, Callable
 
 from .._plan import Plan, Step
+from .._templates import renamed_steps
 
 __all__ = ["dropped_in_round_trip", "step_list"]
 
@@ -94,11 +95,15 @@ def dropped_in_round_trip(plan: Plan, back: Plan, *, holds_metadata: bool = True
 
 
 def _param_notices(pairs: list[tuple[Step, Step]]) -> list[str]:
+    # A reference read back names the step at the same position under the id it was read
+    # with: compared under the written ids, so lost ids are one notice, not one per param.
+    names = {b.id: a.id for a, b in pairs}
     by_param: dict[str, list[int]] = {}
     example: dict[str, Callable[[], str]] = {}
     for n, (a, b) in enumerate(pairs):
-        for name in sorted(set(a.params) | set(b.params)):
-            if name in a.params and name in b.params and _same(a.params[name], b.params[name]):
+        back = renamed_steps(b.params, names)
+        for name in sorted(set(a.params) | set(back)):
+            if name in a.params and name in back and _same(a.params[name], back[name]):
                 continue
             by_param.setdefault(name, []).append(n)
             if name not in example:

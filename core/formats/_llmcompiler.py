@@ -17,6 +17,10 @@ Written back the same way, a step's positional arguments as far as its params fo
 tool's signature, the rest by keyword. LLMCompiler has no place for the goal, metadata,
 ids, locks, parallel flags or result keys, nor for a reference into part of an output
 (written as its ``${step[N]...}`` text); ``export_plan`` names what a plan loses.
+
+Like the other formats that speak positions, a reference is positional only in the text:
+read, ``$N`` becomes ``${step[N-1]}`` and then the step's id (``core._positions``); written,
+a reference by id becomes its position first.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from typing import Any
 from .._errors import PlanFormatError
 from .._plan import Plan, PlanMetadata, Step
 from .._registry import ToolRegistry
+from .._positions import ids_for_positions, positions_for_ids
 from .._templates import find_references
 from ._base import check_step_count
 from ._seed import seed_step_ids
@@ -47,8 +52,8 @@ _COMMENTS_KEY = "comments"
 
 
 def _reference(index: int) -> str:
-    """The reference the output of the step at ``index`` is (the one place this format
-    writes a reference's text)."""
+    """The positional reference the output of the step at ``index`` is (the one place this
+    format writes a reference's text), turned into the step's id by ``ids_for_positions``."""
     return f"${{step[{index}]}}"
 
 
@@ -137,11 +142,11 @@ def load_llmcompiler(text: str, registry: ToolRegistry | None = None) -> Plan:
             break
         if int(action.group(1)) in positions:
             raise _error(number, f"action {action.group(1)} is numbered twice")
-        params = _arguments(tool, args, number, positions, registry)
+        params = ids_for_positions(_arguments(tool, args, number, positions, registry), ids)
         n = len(steps)
         implied = {r.step for r in find_references(params)}
         steps.append(Step(id=ids[n], tool=tool, params=params, note="\n".join(thoughts) or None,
-                          depends_on=[ids[i] for i in sorted(implied) if 0 <= i < n]))
+                          depends_on=[i for i in ids[:n] if i in implied]))
         positions[int(action.group(1))] = n
         thoughts = []
         if _END in raw:
@@ -175,6 +180,7 @@ def _python(value: Any, bare: bool = True) -> str:
 
 def dump_llmcompiler(plan: Plan, registry: ToolRegistry | None = None) -> str:
     out: list[str] = []
+    position = {s.id: n for n, s in enumerate(plan.steps)}
     for n, step in enumerate(plan.steps):
         if not re.fullmatch(r"[A-Za-z_][\w.\-]*", step.tool):
             raise PlanFormatError(FORMAT, f"step {n} ({step.tool}): the tool name cannot be written as a call")
@@ -183,7 +189,7 @@ def dump_llmcompiler(plan: Plan, registry: ToolRegistry | None = None) -> str:
         order = list(registry.get(step.tool).parameters.get("properties", {})) \
             if registry is not None and step.tool in registry else []
         args, positional = [], True
-        for k, (name, value) in enumerate(step.params.items()):
+        for k, (name, value) in enumerate(positions_for_ids(step.params, position).items()):
             positional = positional and k < len(order) and order[k] == name
             if not positional and not name.isidentifier():
                 raise PlanFormatError(FORMAT, f"step {n} ({step.tool}): parameter {name!r} cannot be "

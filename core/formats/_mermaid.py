@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from .._plan import Plan
+from .._positions import positions_for_ids
 from .._registry import ToolRegistry
 from ._fidelity import step_list
 
@@ -64,7 +65,8 @@ def dump_mermaid(plan: Plan, registry: ToolRegistry | None = None) -> str:
     index = {s.id: n for n, s in enumerate(plan.steps)}
     groups: dict[str, list[str]] = {}
     for n, step in enumerate(plan.steps):
-        out.append(f'  n{n}["{_label(n, step.tool, step.params)}"]')
+        # Nodes are numbered, so references read by number too (the seed form)
+        out.append(f'  n{n}["{_label(n, step.tool, positions_for_ids(step.params, index))}"]')
         if registry is not None:
             group = registry.get(step.tool).group if step.tool in registry else _UNKNOWN
             groups.setdefault(group, []).append(f"n{n}")

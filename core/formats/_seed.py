@@ -1,5 +1,8 @@
 """The Planner Agent's JSON, exactly as ``demo-domain.md`` defines it.
 
+It names steps by position, in ``depends_on`` and in references (``${step[0].data.*.id}``):
+read into ids by the ``Plan`` model, written back by ``positions_for_ids``.
+
 ``{"steps": [{"tool", "params", "depends_on": [index], "parallel"}], "metadata": {...}}``.
 The goal and the planner's metadata travel in ``metadata``; a step's ``note`` is accepted
 on import (also as ``description`` or ``reason``) so nothing a model wrote is lost. Plan
@@ -18,6 +21,7 @@ from pydantic import ValidationError
 
 from .._errors import PlanFormatError
 from .._plan import Plan, PlanMetadata, Step
+from .._positions import positions_for_ids
 from .._registry import ToolRegistry
 from ._base import check_step_count, load_json
 
@@ -104,7 +108,7 @@ def plan_to_seed(plan: Plan) -> dict[str, Any]:
     for s in plan.steps:
         raw: dict[str, Any] = {
             "tool": s.tool,
-            "params": s.params,
+            "params": positions_for_ids(s.params, index),
             "depends_on": needs[s.id],
             "parallel": s.parallel,
         }

@@ -11,7 +11,7 @@ Each ``<function.Plugin.Name .../>`` is a step calling tool ``Name``. Its attrib
 params, except ``setContextVariable`` (→ ``format_data["sk"]["output_var"]``, the format's
 own data on the step) and ``appendToResult`` (→ ``Step.result_key``). SK passes data between functions through named variables: ``$X``
 in a value means "the output of the latest earlier step that set X", which is a Plan Studio
-reference to that step's whole output, ``${step[i]}``. As in SK, every function's output
+reference to that step's whole output (``${steps.<id>}`` once read). As in SK, every function's output
 also becomes ``$INPUT``, so ``$INPUT`` means the previous step's output.
 
 A function with no ``input`` (or an empty one) gets the previous function's output as its
@@ -28,8 +28,9 @@ as text, its name listed in ``metadata.sk_unset_variables``, and the validator w
 param that uses it, naming step and attribute (``_sk_checks``, registered with the format).
 Only ``$`` followed by a letter or ``_`` is a variable, so "$5" in prose is text.
 
-SK has no syntax for a path into an output, so a reference such as ``${step[0].data.*.id}``
-is written as it is and read back as it is. Non-string values are JSON in the attribute and
+SK has no syntax for a path into an output, so a reference such as ``${steps.s1.data.*.id}``
+is written in the positional seed form, ``${step[0].data.*.id}`` (the file has no step ids),
+and read back by position (``core._positions``). Non-string values are JSON in the attribute and
 are decoded on import; with a registry, a tool's parameter schema decides when a value that
 looks like JSON is really a string (``location="100"``). Without one, a string param that
 reads as JSON (``"true"``, ``"100"``) comes back as that JSON value.
@@ -56,10 +57,11 @@ from .._errors import PlanFormatError, ReferenceSyntaxError
 from .._limits import MAX_INDEX_DIGITS, MAX_NESTING
 from .._plan import Plan, PlanMetadata, Step
 from .._registry import ToolRegistry
-from .._templates import find_references
+from .._positions import ids_for_positions, positions_for_ids
+from .._templates import find_references, step_reference
 from ._base import check_step_count, parse_json
 from ._seed import seed_step_ids
-from ._step_extras import apply_step_extras, step_extras
+from ._step_extras import apply_step_extras, run_in_order, step_extras
 from ._sk_names import match_tool_name, sk_plugin_name
 from ._sk_values import allowed_types, attribute_value, decode_value, walk_strings
 from ._sk_checks import unset_variable_problems
@@ -86,10 +88,10 @@ _INPUT_PARAM = "input"
 _ASCII_DIGITS = re.compile(r"[0-9]{1,%d}" % MAX_INDEX_DIGITS)
 
 
-def _reference(index: int) -> str:
-    """The reference a ``$VARIABLE`` of the step at ``index`` becomes (the one place this
+def _reference(step_id: str) -> str:
+    """The reference a ``$VARIABLE`` set by step ``step_id`` becomes (the one place this
     format writes a reference's text)."""
-    return f"${{step[{index}]}}"
+    return step_reference(step_id)
 
 
 def load_sk(text: str, registry: ToolRegistry | None = None) -> Plan:
@@ -115,7 +117,7 @@ def load_sk(text: str, registry: ToolRegistry | None = None) -> Plan:
             def sub(m: re.Match[str]) -> str:
                 name = m.group(1)
                 if name.lower() in setters:
-                    return _reference(setters[name.lower()])
+                    return _reference(ids[setters[name.lower()]])
                 unset.setdefault(name.lower(), name)
                 return m.group(0)
             return VARIABLE.sub(sub, value)
@@ -137,7 +139,8 @@ def load_sk(text: str, registry: ToolRegistry | None = None) -> Plan:
             params[name] = value if (n, name) in literal else walk_strings(value, resolve)
         implicit = n > 0 and _INPUT_PARAM not in params and _INPUT_PARAM in props
         if implicit:
-            params[_INPUT_PARAM] = _reference(n - 1)  # SK's $INPUT: the previous output
+            params[_INPUT_PARAM] = _reference(ids[n - 1])  # SK's $INPUT: the previous output
+        params = ids_for_positions(params, ids)
         try:
             referenced = {r.step for r in find_references(params)}
         except ReferenceSyntaxError as exc:
@@ -153,7 +156,7 @@ def load_sk(text: str, registry: ToolRegistry | None = None) -> Plan:
             format_data.setdefault(SK, {})[_IMPLICIT_INPUT] = True
         steps.append(Step(
             id=ids[n], tool=tool, params=params,
-            depends_on=[ids[i] for i in sorted(referenced) if 0 <= i < n],
+            depends_on=[i for i in ids[:n] if i in referenced],
             note="\n".join(fn.comments) or None, result_key=result_key, format_data=format_data))
     return _plan(doc, steps, list(unset.values()))
 
@@ -170,6 +173,7 @@ def _plan(doc: SkDocument, steps: list[Step], unset: list[str]) -> Plan:
         except ValueError as exc:
             raise format_error(doc.root_line, f"<plan {_EXTRAS}> is not valid JSON: {exc}") from None
         apply_step_extras(FORMAT, f"line {doc.root_line}: <plan {_EXTRAS}>", decoded_extras, steps)
+    run_in_order(steps, decoded_extras if extras is not None else None)
     extra = attrs.pop("metadata", None)
     metadata: dict[str, Any] = {k: attrs[k] for k in _ROOT_FIELDS[1:] if k in attrs}
     if extra is not None:
@@ -232,7 +236,7 @@ def dump_sk(plan: Plan, registry: ToolRegistry | None = None) -> str:
     parallel = [str(n) for n, s in enumerate(plan.steps) if s.parallel]
     if parallel:
         root.set("parallel", " ".join(parallel))
-    extras = step_extras(_without_sk_data(plan), _EXTRA_FIELDS)
+    extras = step_extras(_without_sk_data(plan), _EXTRA_FIELDS, in_order=True)
     if extras:
         root.set(_EXTRAS, checked(json.dumps(extras, ensure_ascii=False), "the steps' ids, locks and dependencies"))
     literal: list[str] = []
@@ -248,12 +252,13 @@ def dump_sk(plan: Plan, registry: ToolRegistry | None = None) -> str:
         for name, value in step.params.items():
             if not XML_NAME.fullmatch(name) or name in (SET_VARIABLE, APPEND_TO_RESULT):
                 raise PlanFormatError(FORMAT, f"{where}: parameter {name!r} cannot be written as an SK attribute")
-            if name == _INPUT_PARAM and _implicit_input(step, n):
+            if name == _INPUT_PARAM and _implicit_input(plan, n):
                 continue  # SK hands the previous output on as input by itself
             if _has_variable_text(value):
                 literal.append(f"{n}:{name}")  # written as it is, references too, and read as text
+                value = positions_for_ids(value, variables.position)
             else:
-                value = walk_strings(value, lambda s: variables.to_sk(s, n))
+                value = walk_strings(value, lambda s: positions_for_ids(variables.to_sk(s, n), variables.position))
             element.set(name, checked(attribute_value(value), f"{where} {name}"))
         if n in variables.names:
             element.set(SET_VARIABLE, checked(variables.names[n], f"{where} output_var"))
@@ -267,9 +272,10 @@ def dump_sk(plan: Plan, registry: ToolRegistry | None = None) -> str:
     return ET.tostring(root, encoding="unicode") + "\n"
 
 
-def _implicit_input(step: Step, n: int) -> bool:
+def _implicit_input(plan: Plan, n: int) -> bool:
+    step = plan.steps[n]
     return (n > 0 and step.format_data.get(SK, {}).get(_IMPLICIT_INPUT) is True
-            and step.params.get(_INPUT_PARAM) == _reference(n - 1))
+            and step.params.get(_INPUT_PARAM) == _reference(plan.steps[n - 1].id))
 
 
 def _has_variable_text(value: Any) -> bool:

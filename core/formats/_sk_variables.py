@@ -70,16 +70,19 @@ class Variables:
 
     def __init__(self, plan: Plan) -> None:
         self.steps = plan.steps
+        # SK speaks positions: a reference's step id is read as the step's position here.
+        self.position = {s.id: n for n, s in enumerate(self.steps)}
         self.names: dict[int, str] = {n: name for n, s in enumerate(self.steps) if (name := output_var(s))}
         taken = {v.lower() for s in self.steps for v in (output_var(s), s.result_key) if v}
         for n, step in enumerate(self.steps):
             for ref in _safe_references(step.params):
-                if not ref.path and 0 <= ref.step < n and ref.step not in self.names:
-                    name, k = invented_name(ref.step), 2
+                source = self.position.get(ref.step, n)
+                if not ref.path and source < n and source not in self.names:
+                    name, k = invented_name(source), 2
                     while name.lower() in taken:
-                        name, k = f"{invented_name(ref.step)}_{k}", k + 1
+                        name, k = f"{invented_name(source)}_{k}", k + 1
                     taken.add(name.lower())
-                    self.names[ref.step] = name
+                    self.names[source] = name
         # For each step whose output has a name, the first later step that sets the same
         # variable: worked out once, so each reference is one lookup, not a walk of the plan.
         self.overwritten_at: dict[int, int] = {}
@@ -106,9 +109,10 @@ class Variables:
         for ref in _safe_references(text):
             start = text.find(ref.text, pos)
             end = start + len(ref.text)
-            name = None if ref.path else self.usable(ref.step, at)
+            source = self.position.get(ref.step, -1)
+            name = None if ref.path else self.usable(source, at)
             if name is None or _NAME_CHAR.match(text, end):
-                continue  # kept as reference text; SK has no syntax for it
+                continue  # kept as reference text, by position (positions_for_ids)
             out += [text[pos:start], f"${name}"]
             pos = end
         out.append(text[pos:])

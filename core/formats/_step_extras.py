@@ -16,9 +16,10 @@ from typing import Any, Iterable
 
 from .._errors import PlanFormatError
 from .._plan import Plan, Step
+from .._templates import renamed_steps
 from ._seed import seed_step_ids
 
-__all__ = ["EXTRA_FIELDS", "step_extras", "apply_step_extras"]
+__all__ = ["EXTRA_FIELDS", "step_extras", "apply_step_extras", "run_in_order"]
 
 EXTRA_FIELDS = ("ids", "depends_on", "parallel", "locked", "ask_first", "result_key", "format_data", "note")
 
@@ -28,11 +29,32 @@ def explicit_only(plan: Plan, n: int, index: dict[str, int]) -> list[int]:
     (``index``: each step's position by id)."""
     step = plan.steps[n]
     implied = {ref.step for _name, ref in step.readable_references()}
-    return sorted({index[d] for d in step.depends_on if d in index and index[d] not in implied})
+    return sorted({index[d] for d in step.depends_on if d in index and d not in implied})
 
 
-def step_extras(plan: Plan, fields: Iterable[str]) -> dict[str, Any]:
-    """The ``fields`` of the plan's steps worth writing (only those set)."""
+def _in_order_dependencies(steps: list[Step], n: int) -> list[str]:
+    """What a format that runs its steps in order means step ``n`` needs: the step before it
+    and every earlier step it refers to, in plan order."""
+    referenced = {ref.step for _name, ref in steps[n].readable_references()}
+    return [s.id for k, s in enumerate(steps[:n]) if k == n - 1 or s.id in referenced]
+
+
+def run_in_order(steps: list[Step], extras: Any) -> None:
+    """Steps of a format that runs them one after another (SK's functions, Teams' commands)
+    each wait for the one before, as their origin runs them; unless Plan Studio wrote the
+    plan's real dependencies beside it (``extras["depends_on"]``: a plan whose steps may run
+    side by side)."""
+    if isinstance(extras, dict) and "depends_on" in extras:
+        return
+    for n, step in enumerate(steps):
+        step.depends_on = [*_in_order_dependencies(steps, n), *(d for d in step.depends_on
+                                                                 if d not in {s.id for s in steps[:n]})]
+
+
+def step_extras(plan: Plan, fields: Iterable[str], *, in_order: bool = False) -> dict[str, Any]:
+    """The ``fields`` of the plan's steps worth writing (only those set). ``in_order``: the
+    format runs steps one after another, so dependencies are written (even none) unless they
+    are exactly that order (``run_in_order`` reads them back)."""
     out: dict[str, Any] = {}
     steps = plan.steps
     for name in fields:
@@ -40,9 +62,11 @@ def step_extras(plan: Plan, fields: Iterable[str]) -> dict[str, Any]:
             if [s.id for s in steps] != seed_step_ids(len(steps)):
                 out["ids"] = [s.id for s in steps]
         elif name == "depends_on":
+            if in_order and all(s.depends_on == _in_order_dependencies(steps, n) for n, s in enumerate(steps)):
+                continue
             index = {s.id: k for k, s in enumerate(steps)}
             deps = {str(n): d for n in range(len(steps)) if (d := explicit_only(plan, n, index))}
-            if deps:
+            if deps or in_order:
                 out["depends_on"] = deps
         elif name in ("parallel", "locked", "ask_first"):
             flagged = [n for n, s in enumerate(steps) if getattr(s, name)]
@@ -80,6 +104,7 @@ def apply_step_extras(fmt: str, where: str, data: Any, steps: list[Step]) -> Non
         for step, new_id in zip(steps, ids):
             step.id = new_id
             step.depends_on = [renamed.get(d, d) for d in step.depends_on]
+            step.params = renamed_steps(step.params, renamed)  # read by the import's ids
     for name in ("parallel", "locked", "ask_first"):
         flagged = data.get(name, [])
         if not isinstance(flagged, list):

@@ -34,9 +34,10 @@ from .._plan import Plan, PlanMetadata, Step
 from .._registry import ToolRegistry
 from ._base import check_step_count, load_json
 from ._semantic_kernel import match_tool_name
+from .._positions import positions_for_ids
 from ._seed import seed_step_ids
 from ._sk_values import allowed_types, decode_value
-from ._step_extras import apply_step_extras, step_extras
+from ._step_extras import apply_step_extras, run_in_order, step_extras
 from ._teams_text import first_plan_object, has_text_commands, text_commands
 
 __all__ = ["load_teams", "dump_teams", "plan_from_teams", "plan_to_teams", "SAY_TOOL"]
@@ -171,6 +172,7 @@ def plan_from_teams(data: Any, registry: ToolRegistry | None = None, *, typed: b
     steps = [_step(n, raw, ids[n], registry, typed) for n, raw in enumerate(commands)]
     if data.get(_EXTRAS) is not None:
         apply_step_extras(FORMAT, _EXTRAS, data[_EXTRAS], steps)
+    run_in_order(steps, data.get(_EXTRAS))
     try:
         meta = PlanMetadata.model_validate(metadata)
     except ValidationError as exc:
@@ -191,20 +193,21 @@ def _own(step: Step) -> dict[str, Any]:
     return step.format_data.get(FORMAT, {})
 
 
-def _command(step: Step) -> dict[str, Any]:
+def _command(step: Step, position: dict[str, int]) -> dict[str, Any]:
+    params = positions_for_ids(step.params, position)  # Teams has no step ids: positions
     command: dict[str, Any]
     if _is_say(step):
         context = _own(step).get("context")
         if context is None and CITATIONS not in step.params:
-            command = {"type": "SAY", "response": step.params["message"]}
+            command = {"type": "SAY", "response": params["message"]}
         else:
-            context = {**(context or {}), **({CITATIONS: step.params[CITATIONS]} if CITATIONS in step.params else {})}
-            command = {"type": "SAY", "response": {"role": "assistant", "content": step.params["message"],
+            context = {**(context or {}), **({CITATIONS: params[CITATIONS]} if CITATIONS in params else {})}
+            command = {"type": "SAY", "response": {"role": "assistant", "content": params["message"],
                                                    "context": context}}
     else:
         # A say step that does not fit SAY (extra params, non-text message) stays a DO,
         # which reads back as the same step.
-        command = {"type": "DO", "action": step.tool, "parameters": step.params}
+        command = {"type": "DO", "action": step.tool, "parameters": params}
         command.update({k: v for k, v in _own(step).items() if k in _ACTION_IDS and isinstance(v, str)})
     if step.note:
         command["note"] = step.note
@@ -212,11 +215,12 @@ def _command(step: Step) -> dict[str, Any]:
 
 
 def plan_to_teams(plan: Plan) -> dict[str, Any]:
-    out: dict[str, Any] = {"type": "plan", "commands": [_command(s) for s in plan.steps]}
+    position = {s.id: n for n, s in enumerate(plan.steps)}
+    out: dict[str, Any] = {"type": "plan", "commands": [_command(s, position) for s in plan.steps]}
     if plan.goal:
         out["goal"] = plan.goal
     out["metadata"] = plan.metadata.model_dump(mode="json")
-    extras = step_extras(_without_written_data(plan), _EXTRA_FIELDS)
+    extras = step_extras(_without_written_data(plan), _EXTRA_FIELDS, in_order=True)
     if extras:
         out[_EXTRAS] = extras
     return out

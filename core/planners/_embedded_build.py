@@ -24,6 +24,7 @@ from typing import Any, Iterable, Iterator
 
 from .._errors import PlannerError
 from .._plan import Plan, Step
+from .._templates import step_reference
 from ._embedded_parse import DATES, LIMIT, Filter, Mention, Parsed, Segment, accepts
 from ._embedded_examples import example_goal
 from ._embedded_group import Group
@@ -352,9 +353,11 @@ def ordered_params(vocab: Vocabulary, tool: str, params: dict[str, Any]) -> dict
     return dict(sorted(params.items(), key=lambda kv: order.get(kv[0], len(order))))
 
 
-def reference(vocab: Vocabulary, tool: str, index: int) -> str:
+def reference(vocab: Vocabulary, tool: str, step_id: str) -> str:
+    """The reference to the ids a ``tool`` step ``step_id`` lists (nodes count positions;
+    the step they become names its source by id)."""
     path = vocab.tools[tool].id_path if tool in vocab.tools else "data.*.id"
-    return f"${{step[{index}].{path}}}"
+    return step_reference(step_id, f".{path}")
 
 
 def nodes_to_steps(vocab: Vocabulary, nodes: list[Node], prior: list[Step], ids: list[str]) -> list[Step]:
@@ -365,7 +368,7 @@ def nodes_to_steps(vocab: Vocabulary, nodes: list[Node], prior: list[Step], ids:
     for node, step_id in zip(nodes, ids):
         params = dict(node.params)
         for param, index in node.refs.items():
-            params[param] = reference(vocab, all_tools[index], index)
+            params[param] = reference(vocab, all_tools[index], all_ids[index])
         depends = sorted({*node.refs.values(), *node.after})
         steps.append(Step(id=step_id, tool=node.tool, params=ordered_params(vocab, node.tool, params),
                           depends_on=[all_ids[i] for i in depends], note=node.note))
@@ -390,8 +393,7 @@ def mark_parallel(plan: Plan, keep: set[str] = frozenset()) -> None:
 def _needs_another(plan: Plan, step: Step, ids: set[str]) -> bool:
     if any(dep in ids and dep != step.id for dep in step.depends_on):
         return True
-    return any(0 <= ref.step < len(plan.steps) and plan.steps[ref.step].id != step.id
-               for _name, ref in step.readable_references())
+    return any(ref.step in ids and ref.step != step.id for _name, ref in step.readable_references())
 
 
 def check_has_steps(groups: list[Group], vocab: Vocabulary, goal: str) -> None:

@@ -1,7 +1,7 @@
 """Changes to a copy of a plan that re-plan feedback asks for: steps removed, kept, replaced
 or added, filters removed, replaced or added (through a narrowing step where the step has no
-parameter for them). Locked steps are never changed or removed; only their references are
-renumbered when steps before them come or go. What cannot be done is noted in ``misses``,
+parameter for them). Locked steps are never changed or removed; references name steps by id, so
+nothing is renumbered when steps come or go. What cannot be done is noted in ``misses``,
 what was done in ``changes``, so the caller can refuse the whole edit and say why.
 """
 
@@ -13,7 +13,7 @@ from typing import Any, Iterable
 
 from .._errors import PlannerError
 from .._plan import Plan, Step
-from .._templates import find_references, rewrite_step_indexes
+from .._templates import find_references, renamed_steps
 from ..formats._seed import seed_step_ids
 from ._embedded_build import Node, build_nodes, make_groups, nodes_to_steps, ordered_params, reference
 from ._embedded_group import Group
@@ -84,9 +84,8 @@ class PlanEdit:
                 return problem
         return None
 
-    def renumber(self, mapping: dict[int, int]) -> None:
-        for step in self.steps:
-            step.params = rewrite_step_indexes(step.params, mapping)
+    def by_id(self, step_id: str) -> Step | None:
+        return next((s for s in self.steps if s.id == step_id), None)
 
     # -- removing --------------------------------------------------------------------------
     def remove_steps(self, doomed: set[str], why: str) -> None:
@@ -96,36 +95,32 @@ class PlanEdit:
         for step in self.steps:
             if step.id in doomed:
                 continue
-            refs = [r for r in step.references() if 0 <= r.step < len(self.steps)
-                    and self.steps[r.step].id in doomed]
+            refs = [r for r in step.references() if r.step in doomed]
             if refs and step.id in self.locked:
                 raise PlannerError(f"cannot {why.replace('removed', 'remove', 1)}: step {old_index[step.id]} ({step.tool}) is locked and "
                                    f"uses the rows of a step that would go; unlock it or keep the step. "
                                    "The plan is unchanged.")
             for param, value in list(step.params.items()):
-                gone = [r for r in find_references(value) if 0 <= r.step < len(self.steps)
-                        and self.steps[r.step].id in doomed]
+                gone = [r for r in find_references(value) if r.step in doomed]
                 if not gone:
                     continue
                 del step.params[param]
                 # Hand the removed step's own input on: shipments -> contaminants loses the
                 # shipments step, so the contaminants take the facilities it was narrowed to.
                 for ref in gone:
-                    for upstream in self.steps[ref.step].references():
-                        if not 0 <= upstream.step < len(self.steps):
+                    for upstream in self.by_id(ref.step).references():  # type: ignore[union-attr]
+                        source = self.by_id(upstream.step)
+                        if source is None:
                             continue
-                        source = self.steps[upstream.step]
                         link = self.vocab.tools[step.tool].links.get(source.tool) if step.tool in self.vocab.tools else None
                         if source.id not in doomed and link and link not in step.params:
                             step.params[link] = upstream.text
                             step.params = ordered_params(self.vocab, step.tool, step.params)
             step.depends_on = [d for d in step.depends_on if d not in doomed]
-        kept = [s for s in self.steps if s.id not in doomed]
-        mapping = {old_index[s.id]: n for n, s in enumerate(kept)}
-        self.steps = kept
-        self.renumber(mapping)
+        self.steps = [s for s in self.steps if s.id not in doomed]
+        present = {s.id for s in self.steps}
         for step in self.steps:
-            wanted = {self.steps[r.step].id for r in step.references() if 0 <= r.step < len(self.steps)}
+            wanted = {r.step for r in step.references()} & present
             for dep in sorted(wanted - set(step.depends_on)):
                 if step.id not in self.locked:
                     step.depends_on.append(dep)
@@ -272,13 +267,12 @@ class PlanEdit:
                 if param in target.params or accepts(self.vocab.tools[other], flt) is None:
                     continue
                 at = self.steps.index(target)
-                self.renumber({n: n + 1 for n in range(at, len(self.steps))})
                 node_params = accepts(self.vocab.tools[other], flt) or {}
                 new = Step(id=self.new_ids(1)[0], tool=other,
                            params=ordered_params(self.vocab, other, node_params),
                            note=f"Narrows the {target.tool} step to these {self.vocab.tools[other].entity}.")
                 self.steps.insert(at, new)
-                target.params[param] = reference(self.vocab, other, at)
+                target.params[param] = reference(self.vocab, other, new.id)
                 target.params = ordered_params(self.vocab, target.tool, target.params)
                 target.depends_on.append(new.id)
                 self.structure_changed = True
@@ -300,7 +294,7 @@ class PlanEdit:
                 self.misses.append(f"listing {info.entity} instead would change step {n} ({old}), which is locked")
                 continue
             users = [f"step {k} ({o.tool})" for k, o in enumerate(self.steps)
-                     if any(r.step == n for r in o.references())]
+                     if any(r.step == step.id for r in o.references())]
             if users:
                 self.misses.append(f"step {n} ({old}) cannot list {info.entity} instead: "
                                    f"{' and '.join(users)} uses its rows")
@@ -309,15 +303,15 @@ class PlanEdit:
             dropped: list[str] = []
             for param, value in step.params.items():
                 refs = find_references(value)
-                linked = all(0 <= r.step < len(self.steps) and info.links.get(self.steps[r.step].tool) == param
+                linked = all((source := self.by_id(r.step)) is not None and info.links.get(source.tool) == param
                              for r in refs)
                 fits = param in info.params and (param not in info.enums or value in info.enums[param])
                 if fits and linked:
                     kept[param] = value
                 else:
                     dropped.append(f"{param}={value}")
-            still = {self.steps[r.step].id for r in find_references(kept) if 0 <= r.step < len(self.steps)}
-            was = {self.steps[r.step].id for r in step.references() if 0 <= r.step < len(self.steps)}
+            still = {r.step for r in find_references(kept)}
+            was = {r.step for r in step.references()}
             step.depends_on = [d for d in step.depends_on if d in still or d not in was]
             step.tool, step.params, step.note = new, ordered_params(self.vocab, new, kept), None
             self.structure_changed = True
@@ -370,18 +364,19 @@ class PlanEdit:
         if not lost:
             return
         model = lost[0]
-        mapping: dict[int, int] = {}
+        planned_by_id = {s.id: s for s in planned}
+        names: dict[str, str] = {}  # a goal step's id → the id of the plan's step it is
         for ref in model.references():
-            if not 0 <= ref.step < len(planned):
+            target = planned_by_id.get(ref.step)
+            if target is None:
                 continue
-            target = planned[ref.step]
             at = present.get(target.id)
             if at is None or self.steps[at].tool != target.tool:
                 return  # what it was linked to is gone or another list now: plan it as said
-            mapping[ref.step] = at
-        params = {k: v for k, v in rewrite_step_indexes(model.params, mapping).items() if k not in said}
+            names[ref.step] = self.steps[at].id
+        params = {k: v for k, v in renamed_steps(model.params, names).items() if k not in said}
         step.params = ordered_params(self.vocab, step.tool, {**params, **step.params})
-        step.depends_on = sorted({*step.depends_on, *(self.steps[at].id for at in mapping.values())},
+        step.depends_on = sorted({*step.depends_on, *names.values()},
                                  key=lambda i: present.get(i, len(present)))
 
     def _goal_steps(self) -> list[Step]:

@@ -9,6 +9,11 @@ go back to the model, which tries again: that repair loop is the only retry, up 
 
 A re-plan shows the model the current plan with step numbers and locks; locked steps come
 back exactly as they were whatever the model did, and unchanged steps keep their ids.
+
+The model reads and writes positions (``${step[N].path}``, ``depends_on: [N]``): a number is
+what a model copies most reliably. They are converted at this boundary only: the prompt is
+written with ``plan_to_seed`` and the reply read with ``plan_from_seed``, after which every
+reference names a step id, so a locked step put back in a new place needs no renumbering.
 """
 
 from __future__ import annotations
@@ -23,7 +28,6 @@ from .._errors import PlanError, PlanFormatError, PlannerError, RepairLimitReach
 from .._plan import Plan, PlanMetadata, Step, new_step_id
 from .._registry import ToolRegistry
 from .._settings import Settings
-from .._templates import rewrite_step_indexes
 from .._validation import Validator
 from ..formats import plan_from_seed, plan_to_seed
 from ..llm import Message, ModelClient
@@ -348,16 +352,9 @@ def _restore_locked(old: Plan, new: Plan) -> tuple[Plan, list[str]]:
         else:  # dropped by the model: back where it was
             steps.insert(min(old_index, len(steps)), locked.model_copy(deep=True))
     final_position = {s.id: n for n, s in enumerate(steps)}
-    # The model's references count the model's positions; a locked step's count the old plan's.
-    from_model = {n: final_position[i] for i, n in model_position.items()}
-    from_old = {n: final_position[s.id] for n, s in enumerate(old.steps) if s.id in final_position}
-    rebuilt = []
-    for step in steps:
-        mapping = from_old if step.locked else from_model
-        if any(k != v for k, v in mapping.items()):
-            step = step.model_copy(update={"params": rewrite_step_indexes(step.params, mapping)})
-        rebuilt.append(step)
-    restored = Plan(goal=new.goal, steps=rebuilt, metadata=new.metadata)
+    # References name step ids on both sides (the model's were read by its own positions),
+    # so the steps stand as they are: nothing to renumber.
+    restored = Plan(goal=new.goal, steps=steps, metadata=new.metadata)
     problems = []
     for locked in (s for s in old.steps if s.locked):
         for need in old.dependencies_of(locked.id):

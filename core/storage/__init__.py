@@ -1,4 +1,4 @@
-"""Saved plans with all their versions, and runs with each step's result, in SQLite.
+"""Saved plans with all their versions, and runs with each step's result, in SQLite or PostgreSQL.
 
     store = PlanStore(settings.store_path)
     saved = store.save_plan(plan, message="first draft")      # version 1 of a new plan
@@ -17,13 +17,17 @@ Reviews (plans agents send for a person to decide on) are kept too:
 engine and its sessions). Tables live in ``_tables``; the schema is made and upgraded by the
 Alembic revisions in ``migrations`` (``_schema`` reads a file's revision, ``_migrate`` runs what
 it lacks), and every statement only SQLite understands (pragmas, upserts, JSON functions, the
-FTS5 goal search) is in ``_sqlite``, so another dialect can be a module beside it.
+FTS5 goal search) is in ``_sqlite``; ``_postgres`` is its PostgreSQL counterpart, used for a
+``postgresql+psycopg://`` URL.
 Failures raise ``core.StorageError``; missing plans, versions and runs raise ``core.NotFound``.
 """
 
+from ._lab import ExperimentConflict, LabStore, SavedExperiment
 from ._records import Draft, PlanHistory, PlanSummary, PlanVersion, RunSummary, VersionSummary
+from ._run_records import RunListing, RunRecords
 from ._reviews import REVIEW_STATUSES, Review, ReviewStatus, ReviewSummary, StepDecision, step_decisions
 from ._store import PlanStore
 
-__all__ = ["Draft", "PlanHistory", "PlanStore", "PlanSummary", "PlanVersion", "REVIEW_STATUSES", "Review",
-           "ReviewStatus", "ReviewSummary", "RunSummary", "StepDecision", "VersionSummary", "step_decisions"]
+__all__ = ["Draft", "ExperimentConflict", "LabStore", "SavedExperiment", "PlanHistory", "PlanStore", "PlanSummary",
+           "PlanVersion", "REVIEW_STATUSES", "Review", "ReviewStatus", "ReviewSummary", "RunListing", "RunRecords",
+           "RunSummary", "StepDecision", "VersionSummary", "step_decisions"]

@@ -1,6 +1,7 @@
 """The one factory of engines and sessions the record stores share.
 
-``Database`` opens the file (through its dialect module, today ``_sqlite``), makes or checks
+``Database`` opens the file or the server (through its dialect module: ``_sqlite`` for a file,
+``_postgres`` for a ``postgresql+psycopg://`` URL), makes or checks
 its tables (``_schema``), and hands out sessions, each one transaction, whose failures come out
 as ``StorageError`` naming the file and the action. The record stores (``_plans``, ``_runs``,
 ``_drafts``, ``_review_store``) take one ``Database`` and never make engines of their own.
@@ -11,13 +12,14 @@ from __future__ import annotations
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
-from typing import Iterator
+from typing import Any, Iterator
 
 from sqlalchemy import Engine
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session
 
 from .._errors import StorageError
+from .._settings import is_database_url
 from . import _schema, _sqlite
 from ._values import reason
 
@@ -29,18 +31,42 @@ _WRITE_OPTION = "plan_studio_write"
 
 
 class Database:
-    """One store file: its engine, its dialect's statements, and sessions over it."""
+    """One store (a SQLite file or a PostgreSQL database): its engine, its dialect's
+    statements, and sessions over it."""
 
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path).expanduser()
-        # The module with every statement only this database understands (see _sqlite).
-        self.dialect: ModuleType = _sqlite
+    def __init__(self, location: str | Path) -> None:
         self.indexed = False  # whether goals are searched through a full-text index
-        try:
-            self.engine: Engine = self.dialect.make_engine(self.path, write_option=_WRITE_OPTION)
-        except OSError as exc:
-            raise StorageError(f"cannot create the plan store at {self.path}: {exc}") from exc
+        if is_database_url(location):
+            self._open_server(str(location))
+        else:
+            self.path: Path | str = Path(location).expanduser()
+            # The module with every statement only this database understands (see _sqlite).
+            self.dialect: ModuleType = _sqlite
+            try:
+                self.engine: Engine = self.dialect.make_engine(self.path, write_option=_WRITE_OPTION)
+            except OSError as exc:
+                raise StorageError(f"cannot create the plan store at {self.path}: {exc}") from exc
         self._open()
+
+    def _open_server(self, text: str) -> None:
+        from sqlalchemy.engine import make_url
+        from sqlalchemy.exc import ArgumentError
+
+        from . import _postgres  # psycopg is imported only by a store that uses it
+
+        try:
+            url = make_url(text)
+        except ArgumentError as exc:
+            raise StorageError(f"{text!r} is not a database URL: {exc}") from exc
+        if url.drivername in ("postgres", "postgresql"):
+            url = url.set(drivername="postgresql+psycopg")
+        if url.drivername != "postgresql+psycopg":
+            raise StorageError(f"the plan store needs postgresql+psycopg://, not {url.drivername}://")
+        # Messages name the database without its password.
+        self.path = url.render_as_string(hide_password=True)
+        self.url = url
+        self.dialect = _postgres
+        self.engine = self.dialect.make_engine(url, write_option=_WRITE_OPTION)
 
     def _open(self) -> None:
         try:
@@ -59,6 +85,19 @@ class Database:
 
     def close(self) -> None:
         self.engine.dispose()
+
+    @contextmanager
+    def transaction(self, action: str, *, write: bool = False) -> Iterator[Any]:
+        """A plain connection in one transaction (no ORM session: the small writes a run makes
+        per step cost less this way); failures as ``StorageError`` like ``session``."""
+        try:
+            with self.engine.connect() as connection:
+                if write:
+                    connection = connection.execution_options(**{_WRITE_OPTION: True})
+                with connection.begin():
+                    yield connection
+        except (SQLAlchemyError, *self.dialect.ERRORS) as exc:
+            raise StorageError(f"cannot {action} in {self.path}: {reason(exc)}") from exc
 
     @contextmanager
     def session(self, action: str, *, write: bool = False) -> Iterator[Session]:

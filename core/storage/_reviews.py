@@ -76,9 +76,10 @@ def step_decisions(sent: Plan, decided: Plan | None, *, approved: bool) -> list[
     each step sent is approved, edited or removed, and each new one added.
 
     The plan diff (``diff_plans``, steps paired by id only: the agent knows its steps by the
-    ids it sent) decides what was edited, so a reference counts by the step it names: deleting
-    an early step renumbers later ``${step[N]...}`` references without editing those steps.
-    A lock only guides re-planning and "ask first" only pauses the run, so neither makes a step edited; nor does a move alone (the
+    ids it sent) decides what was edited; references name steps by id, so deleting a step
+    edits no other step but those whose params read it.
+    A lock only guides re-planning and "ask first" only pauses the run, so neither makes a step
+    edited; nor does a move alone (the
     step calls the same tool with the same inputs, as before this diff was used)."""
     if not approved or decided is None:
         return [StepDecision(step.id, "rejected") for step in sent.steps]

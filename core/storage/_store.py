@@ -20,10 +20,12 @@ from .._plan import Plan
 from .._run import Run
 from ._drafts import Drafts
 from ._engine import Database
+from ._lab import LabStore
 from ._plans import Plans
 from ._records import Draft, PlanHistory, PlanSummary, PlanVersion, RunSummary
 from ._review_store import Reviews
 from ._reviews import Review, ReviewSummary
+from ._run_records import RunRecords
 from ._runs import Runs
 
 __all__ = ["PlanStore"]
@@ -39,6 +41,14 @@ class PlanStore:
         self.runs = Runs(self._database)
         self.drafts = Drafts(self._database)
         self.reviews = Reviews(self._database, self.plans)
+        self.lab = LabStore(self._database)  # the Lab's experiments and tools last seen
+        # A run written step by step as it happens (durable runs), and the list of recent runs.
+        self.records = RunRecords(self._database)
+
+    @property
+    def database(self) -> Database:
+        """The engine and dialect under the store, for a run engine keeping its state beside it."""
+        return self._database
 
     # -- lifecycle ---------------------------------------------------------------------------
     def close(self) -> None:

@@ -18,7 +18,7 @@ from sqlalchemy import DateTime, UniqueConstraint
 from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
 
-__all__ = ["UTCDateTime", "DraftRow", "PlanRow", "PlanVersionRow", "ReviewDecisionRow", "ReviewRow", "RunRow", "StepRunRow"]
+__all__ = ["UTCDateTime", "DraftRow", "PlanRow", "PlanVersionRow", "ReviewDecisionRow", "ReviewRow", "RunRow", "RunWorkerRow", "StepRunRow"]
 
 
 class UTCDateTime(TypeDecorator[dt.datetime]):
@@ -85,6 +85,8 @@ class RunRow(SQLModel, table=True):
     status: str
     answer: str | None = None
     plan_json: str = Field(description="The plan as it was run.")
+    parent_id: str | None = Field(default=None, description="The run a retry or rerun came from.")
+    rerun_from: str | None = Field(default=None, description="The step a rerun starts again from.")
 
 
 class StepRunRow(SQLModel, table=True):
@@ -101,6 +103,18 @@ class StepRunRow(SQLModel, table=True):
     error: str | None = None
     started_at: dt.datetime | None = Field(default=None, sa_type=UTCDateTime)
     duration_ms: float | None = None
+    decision_json: str | None = Field(default=None, description="A person's decision on a step that waited.")
+
+
+class RunWorkerRow(SQLModel, table=True):
+    """A worker process taking runs from the shared queue: when it was last seen alive, and who
+    took its runs over once it was not."""
+
+    __tablename__ = "run_worker"
+
+    id: str = Field(primary_key=True, description="The worker's DBOS executor id.")
+    seen_at: dt.datetime = Field(sa_type=UTCDateTime)
+    taken_over_by: str | None = None
 
 
 class DraftRow(SQLModel, table=True):

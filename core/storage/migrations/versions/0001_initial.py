@@ -8,7 +8,8 @@ tables lack a column is refused (it is some other program's database).
 The tables are written out here rather than taken from ``_tables``: this revision must keep
 meaning today's schema when the models change. The goal search (see ``core.storage._sqlite``)
 uses SQLite's FTS5, so those statements are SQLite's; a file whose SQLite lacks FTS5 keeps the
-folded goals and is searched without the index.
+folded goals and is searched without the index. On PostgreSQL (``core.storage._postgres``) the
+same folded goals get a trigram GIN index where the server has ``pg_trgm``.
 """
 
 from __future__ import annotations
@@ -125,6 +126,8 @@ def upgrade() -> None:
     _check_columns(bind)
     if bind.dialect.name == "sqlite":
         _search_tables(bind)
+    elif bind.dialect.name == "postgresql":
+        _postgres_search_tables(bind)
 
 
 def downgrade() -> None:
@@ -154,4 +157,28 @@ def _search_tables(bind: sa.Connection) -> None:
                 op.execute(trigger)
     except sa.exc.OperationalError as exc:  # no such module: fts5
         if "fts5" not in str(exc) and "trigram" not in str(exc):
+            raise
+
+
+# -- goal search (PostgreSQL) ----------------------------------------------------------------
+_PG_GOALS = """CREATE TABLE IF NOT EXISTS plan_goal (
+    id SERIAL PRIMARY KEY,
+    plan_id VARCHAR NOT NULL UNIQUE REFERENCES plan (id) ON DELETE CASCADE,
+    folded VARCHAR NOT NULL,
+    updated_at TIMESTAMP WITHOUT TIME ZONE,
+    created_at TIMESTAMP WITHOUT TIME ZONE)"""
+_PG_ORDER_INDEX = ("CREATE INDEX IF NOT EXISTS plan_goal_order ON plan_goal "
+                   "(updated_at DESC, created_at DESC, plan_id)")
+_PG_TRIGRAMS = "CREATE INDEX IF NOT EXISTS plan_goal_trigrams ON plan_goal USING gin (folded gin_trgm_ops)"
+
+
+def _postgres_search_tables(bind: sa.Connection) -> None:
+    op.execute(_PG_GOALS)
+    op.execute(_PG_ORDER_INDEX)
+    try:
+        with bind.begin_nested():  # a server without pg_trgm (or without the right to add it) keeps the rest
+            op.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
+            op.execute(_PG_TRIGRAMS)
+    except sa.exc.DBAPIError as exc:
+        if "pg_trgm" not in str(exc) and "gin_trgm_ops" not in str(exc) and "permission" not in str(exc):
             raise

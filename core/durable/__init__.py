@@ -1,0 +1,11 @@
+"""Durable runs: every run in the store from its first step, each step recorded as it happens,
+carried on after a kill without running a finished step again; DBOS underneath (``_runtime``),
+behind ``DurableRuns`` (``_durable_runs``)."""
+
+from ._durable_runs import DurableRuns, RunStillGoing, StepsInDoubt, executor_alive
+from ._effects import may_repeat
+from ._rerun import RerunChoice, rerun_choice
+from ._worker import serve_queue
+from ._workflow import IN_DOUBT
+
+__all__ = ["IN_DOUBT", "DurableRuns", "RerunChoice", "rerun_choice", "serve_queue", "RunStillGoing", "StepsInDoubt", "executor_alive", "may_repeat"]

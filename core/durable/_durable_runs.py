@@ -1,0 +1,212 @@
+"""``DurableRuns``: the Python API of runs that are in the store from their first step and
+survive a kill of the process running them.
+
+    runs = DurableRuns(store, registry)
+    run = runs.run(plan)                       # saved as a plan version, then run to its end
+    run_id = runs.start(plan); runs.execute(run_id, on_event=print)
+    runs.resume(run_id)                        # after a kill: no finished step runs again
+    runs.resume(run_id, decisions={"s3": "again"})  # a step in doubt: call its tool again
+                                               # (without a decision: StepsInDoubt, nothing runs)
+    runs.carry_on(run_id)                      # after a person decided on its waiting steps
+    runs.enqueue(run_id)                       # a worker (``plan-studio worker``) runs it
+
+A run whose process is still alive is refused by ``resume`` (two processes would run it at
+once); one whose process is gone (``executor_alive``) is taken over.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import uuid
+from typing import Any, Callable, Mapping
+
+from .._errors import PlanStudioError
+from .._executor import Event, Executor
+from .._plan import Plan
+from .._registry import ToolRegistry
+from .._run import Run, StepRun
+from .._validation import Validator
+from . import _runtime
+from .._retry import RunLimits
+from ._workflow import IN_DOUBT, Bound, bind, cut_off_steps, doubt_topic, in_doubt_note, run_workflow
+
+__all__ = ["DurableRuns", "RunStillGoing", "StepsInDoubt", "executor_alive"]
+
+_STATUS_POLL_SECONDS = 0.5
+Decision = str  # "again": call the in-doubt step's tool again; "failed": fail it without a call
+
+
+class RunStillGoing(PlanStudioError):
+    """The run is being run by a process that is still alive."""
+
+
+class StepsInDoubt(PlanStudioError):
+    """Steps of writing tools were cut off mid-call: the user decides before the run goes on."""
+
+    def __init__(self, run_id: str, steps: list[str], labels: list[str]) -> None:
+        self.run_id, self.steps = run_id, steps
+        super().__init__(f"run {run_id!r}: {', '.join(labels)} may have had {'its' if len(steps) == 1 else 'their'} "
+                         "effect before the run stopped; run again or mark failed")
+
+
+def executor_alive(executor: str | None) -> bool:
+    """Whether the process with DBOS executor id ``executor`` (``host:pid:random``) may still be
+    running; one on another host is taken to be alive (a worker's heartbeat decides there)."""
+    if not executor or executor.count(":") < 2:
+        return False
+    host, pid_text, _random = executor.rsplit(":", 2)
+    if host != socket.gethostname():
+        return True
+    if executor == _runtime.executor_id():
+        return True
+    try:
+        os.kill(int(pid_text), 0)
+    except (ValueError, ProcessLookupError):
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class DurableRuns:
+    """Durable runs of plans against ``registry``, kept in ``store`` (SQLite or PostgreSQL)."""
+
+    def __init__(self, store: Any, registry: ToolRegistry, synthesizer: Any = None, *,
+                 limits: RunLimits | None = None, queues: tuple[str, ...] = (),
+                 worker_concurrency: int | None = None) -> None:
+        self.store = store
+        self.registry = registry
+        self._bound = Bound(store=store, registry=registry, synthesizer=synthesizer, limits=limits)
+        bind(self._bound)
+        _runtime.launch(store.database, queues=queues, worker_concurrency=worker_concurrency)
+
+    # -- making runs -------------------------------------------------------------------------
+    def start(self, plan: Plan, *, plan_id: str | None = None, version: int | None = None,
+              message: str = "", parent_id: str | None = None, rerun_from: str | None = None,
+              seeded: Mapping[str, StepRun] | None = None) -> str:
+        """Put a new run of ``plan`` in the store (saving the plan as a version first when no
+        ``plan_id`` is given) and return its id; nothing runs yet. Raises ``PlanInvalid``."""
+        run = Executor(self.registry).start(plan)
+        if plan_id is None or version is None:
+            saved = self.store.save_plan(plan, plan_id=plan_id, message=message)
+            plan_id, version = saved.plan_id, saved.version
+        for step_id, state in (seeded or {}).items():
+            run.steps[step_id] = state.model_copy()
+        self.store.save_run(run, plan_id=plan_id, version=version)
+        if parent_id is not None:
+            self.store.records.link(run.id, parent_id=parent_id, rerun_from=rerun_from)
+        return run.id
+
+    def run(self, plan: Plan, *, on_event: Callable[[Event], None] | None = None, **start: Any) -> Run:
+        """Start a run of ``plan`` and run it to its end in this thread."""
+        return self.execute(self.start(plan, **start), on_event=on_event)
+
+    # -- running them ------------------------------------------------------------------------
+    def execute(self, run_id: str, *, on_event: Callable[[Event], None] | None = None) -> Run:
+        """Run ``run_id`` in this thread until it ends (or waits on a step in doubt, forever:
+        see ``resume``); the run as stored."""
+        from dbos import SetWorkflowID
+
+        if on_event is not None:
+            self._bound.listeners[run_id] = on_event
+        try:
+            with SetWorkflowID(run_id):
+                run_workflow(run_id)
+        finally:
+            self._bound.listeners.pop(run_id, None)
+        return self.store.load_run(run_id)
+
+    def carry_on(self, run_id: str, *, on_event: Callable[[Event], None] | None = None) -> Run:
+        """Go on with a run that stopped held (steps waiting for a person) once a person decided
+        on them (the decisions stored on its steps): its workflow ended when the run stopped, so
+        this is a further workflow of the same run, reading it from the store: the steps that
+        finished before are not run again, an approved step runs, a rejected one blocks."""
+        from dbos import SetWorkflowID
+
+        if on_event is not None:
+            self._bound.listeners[run_id] = on_event
+        try:
+            with SetWorkflowID(f"{run_id}-decided-{uuid.uuid4().hex[:12]}"):
+                run_workflow(run_id)
+        finally:
+            self._bound.listeners.pop(run_id, None)
+        return self.store.load_run(run_id)
+
+    def resume(self, run_id: str, *, decisions: Mapping[str, Decision] | None = None,
+               on_event: Callable[[Event], None] | None = None) -> Run:
+        """Carry on ``run_id`` after its process stopped: finished steps keep their results and
+        are not run again. ``decisions`` answer steps in doubt (``"again"`` or ``"failed"``)."""
+        from dbos import DBOS
+
+        self._check_tools(run_id)
+        status = DBOS.get_workflow_status(run_id)
+        if status is None:  # stored, never started (the process stopped right after start)
+            return self.execute(run_id, on_event=on_event)
+        mine = status.executor_id == _runtime.executor_id()
+        if status.status == "PENDING" and (run_id in self._bound.active if mine else executor_alive(status.executor_id)):
+            raise RunStillGoing(f"run {run_id!r} is still being run by {status.executor_id}")
+        if status.status in ("SUCCESS", "ERROR"):
+            return self.store.load_run(run_id)
+        undecided = [step for step in self.in_doubt(run_id) if step not in (decisions or {})]
+        if undecided:
+            run = self.store.load_run(run_id)
+            raise StepsInDoubt(run_id, undecided, [run.plan.label(step) for step in undecided])
+        for step_id, decision in (decisions or {}).items():
+            self.decide(run_id, step_id, decision)
+        stopped = self._bound.stopped.setdefault(run_id, threading.Event())
+        stopped.clear()
+        if on_event is not None:
+            self._bound.listeners[run_id] = on_event
+        try:
+            # Re-enqueued for this process's queue thread (DBOS runs a workflow another process
+            # created only through its queue): it replays the run, finished steps from records.
+            DBOS.resume_workflow(run_id)
+            # Normally this process's queue takes it; another process on the same database may
+            # take it instead, and then only DBOS's status says when it ended.
+            while not stopped.wait(_STATUS_POLL_SECONDS):
+                now_status = DBOS.get_workflow_status(run_id)
+                if now_status is not None and now_status.status in ("SUCCESS", "ERROR", "CANCELLED"):
+                    break
+        finally:
+            self._bound.listeners.pop(run_id, None)
+            self._bound.stopped.pop(run_id, None)
+        return self.store.load_run(run_id)
+
+    def _check_tools(self, run_id: str) -> None:
+        """Refuse to carry on a run whose plan no longer fits the tools loaded now (a tool gone,
+        its parameters changed), saying what does not fit: its steps would run other code."""
+        run = self.store.load_run(run_id)
+        errors = [p for p in Validator(self.registry).validate(run.plan) if p.severity == "error"]
+        if errors:
+            shown = "; ".join(str(p) for p in errors[:3]) + (f"; and {len(errors) - 3} more" if len(errors) > 3 else "")
+            raise PlanStudioError(f"run {run_id!r} cannot go on: its plan no longer fits the tools loaded now: {shown}")
+
+    def decide(self, run_id: str, step_id: str, decision: Decision) -> None:
+        """Answer a step in doubt: ``"again"`` calls its tool again, ``"failed"`` fails it
+        without a call. Kept by DBOS until the run reads it, also across restarts."""
+        from dbos import DBOS
+
+        if decision not in ("again", "failed"):
+            raise PlanStudioError(f"a step in doubt is run 'again' or marked 'failed', not {decision!r}")
+        DBOS.send(run_id, decision, topic=doubt_topic(step_id))
+
+    def enqueue(self, run_id: str) -> None:
+        """Hand ``run_id`` to the workers (``plan-studio worker``) through the shared queue."""
+        from dbos import DBOS, SetWorkflowID
+
+        with SetWorkflowID(run_id):
+            DBOS.enqueue_workflow(_runtime.RUN_QUEUE, run_workflow, run_id)
+
+    def in_doubt(self, run_id: str) -> list[str]:
+        """The run's steps that were cut off mid-call and whose tools may not repeat: they wait
+        for a decision (and are marked in doubt in the store). Known before a resume, from the
+        store alone: a step is written "started" before its call and "finished" after it."""
+        run = self.store.load_run(run_id)
+        _repeat, doubt = cut_off_steps(run, self.registry)
+        for step_id in doubt:
+            if not (run.steps[step_id].error or "").startswith(IN_DOUBT):
+                self.store.records.step_marked(run_id, step_id, "interrupted",
+                                               in_doubt_note(run.plan.step(step_id).tool), run_status=IN_DOUBT)
+        return doubt

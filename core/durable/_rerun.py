@@ -1,0 +1,88 @@
+"""Which steps a retry or a rerun from a step runs again, computed before anything runs.
+
+A rerun is a new run of the same plan version, linked to the run it came from. It runs the
+chosen step and every step that depends on it, directly or through others (the plan's graph,
+not "everything after it in the list"), and reuses the recorded result of every other step that
+succeeded. A step with no result to reuse (it failed, was skipped, or never ran) runs again too.
+A retry chooses the failed steps (and those cut off in doubt).
+
+Not DBOS's ``fork_workflow``: it reuses a prefix of the workflow's step ids, so on a graph it
+would also run again the later steps that do not depend on the chosen one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .._errors import PlanStudioError
+from .._registry import ToolRegistry
+from .._run import Run, StepRun
+from .._step_status import CUT_OFF, StepStatus
+from ._effects import may_repeat
+
+__all__ = ["RerunChoice", "rerun_choice"]
+
+
+@dataclass(frozen=True)
+class RerunChoice:
+    """What a rerun of ``parent`` does: the steps it runs again, in plan order, and the recorded
+    states it reuses."""
+
+    parent: Run
+    start: str | None  # the chosen step (the first of them, for a retry)
+    again: list[str]
+    reused: dict[str, StepRun] = field(repr=False)
+    writes: frozenset[str] = frozenset()  # steps run again whose tools may write
+
+    def describe(self) -> list[str]:
+        """One line per step, as the CLI and the page show them before the rerun."""
+        plan = self.parent.plan
+        lines = []
+        for step in plan.steps:
+            if step.id in self.reused:
+                lines.append(f"reuse      {plan.label(step.id)}")
+            else:
+                mark = "  (writes: its effect happens again)" if step.id in self.writes else ""
+                lines.append(f"run again  {plan.label(step.id)}{mark}")
+        return lines
+
+
+def _step_id(run: Run, given: str) -> str:
+    ids = [s.id for s in run.plan.steps]
+    if given in ids:
+        return given
+    if given.isdigit() and int(given) < len(ids):
+        return ids[int(given)]
+    raise PlanStudioError(f"run {run.id!r} has no step {given!r} (give a step id or its number, 0 to {len(ids) - 1})")
+
+
+def rerun_choice(parent: Run, *, from_step: str | None = None, retry: bool = False,
+                 registry: ToolRegistry | None = None) -> RerunChoice:
+    """The rerun of ``parent`` from ``from_step`` (a step id or number), or its retry."""
+    plan = parent.plan
+    if retry:
+        # Failed, or cut off (in doubt, say): the steps a retry is for.
+        chosen = [s.id for s in plan.steps
+                  if parent.steps[s.id].status == StepStatus.failed or parent.steps[s.id].status in CUT_OFF]
+        if not chosen:
+            raise PlanStudioError(f"run {parent.id!r} has no failed step to retry")
+    elif from_step is not None:
+        chosen = [_step_id(parent, from_step)]
+    else:
+        raise PlanStudioError("choose a step to rerun from, or retry the failed steps")
+    dependants: dict[str, list[str]] = {}
+    for before, after in plan.edges():
+        dependants.setdefault(before, []).append(after)
+    again: set[str] = set()
+    waiting = list(chosen)
+    while waiting:
+        step_id = waiting.pop()
+        if step_id not in again:
+            again.add(step_id)
+            waiting.extend(dependants.get(step_id, ()))
+    reused = {s.id: parent.steps[s.id].model_copy() for s in plan.steps
+              if s.id not in again and parent.steps[s.id].status == StepStatus.succeeded}
+    runs_again = [s.id for s in plan.steps if s.id not in reused]
+    writes = frozenset(s.id for s in plan.steps if s.id in runs_again
+                       and not (registry is not None and s.tool in registry and may_repeat(registry.get(s.tool))))
+    return RerunChoice(parent=parent, start=chosen[0], again=runs_again, reused=reused, writes=writes)

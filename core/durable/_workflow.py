@@ -1,0 +1,162 @@
+"""A run as one DBOS workflow, driven by the project's own engine (``core.Executor``: the one
+code path of every run, steps in parallel) with a recorder that writes each change to the store.
+
+The store is where a run survives: ``StoreRecorder`` writes a step "started" with its resolved
+arguments before its tool is called and its outcome right after (DBOS records a step only once
+it returns, which would run a tool again whose effect happened before a kill). After a kill,
+the workflow (replayed by DBOS, or resumed) loads the run as recorded: finished steps stay and
+are not run again; a step cut off mid-call runs again only when its tool may repeat
+(``_effects``); any other is *in doubt* and waits, inside the workflow, for the user's decision
+(``DBOS.recv``, which survives restarts): "again" runs it, "failed" fails it without a call.
+
+DBOS brings the rest: a run is a workflow with the run's id, so a queue hands it to exactly one
+worker, a dead process's runs can be taken over, messages reach a waiting run, and runs are
+recovered only by the release that wrote them (``_runtime``).
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from dbos import DBOS
+
+from .._engine import StopReason
+from .._events import Event, now
+from .._executor import Executor
+from .._registry import ToolRegistry
+from .._retry import RunLimits
+from .._run import Run, StepAttempt
+from .._step_status import CUT_OFF, StepStatus
+from ._effects import may_repeat
+
+__all__ = ["IN_DOUBT", "Bound", "StoreRecorder", "bind", "bound", "cut_off_steps", "doubt_topic", "in_doubt_note",
+           "run_workflow"]
+
+# The note of a step that may have had its effect before a crash, and is not run again alone.
+IN_DOUBT = "in doubt"
+# How long an in-doubt step waits for a decision before it fails (a run is not kept open forever).
+_DECISION_WAIT_SECONDS = 30 * 24 * 3600.0
+
+
+def doubt_topic(step_id: str) -> str:
+    return f"in-doubt:{step_id}"
+
+
+def in_doubt_note(tool: str) -> str:
+    return (f"{IN_DOUBT}: {tool} was called before the run stopped and may have had its effect; "
+            "it is not run again until you decide (run it again, or mark it failed)")
+
+
+@dataclass
+class Bound:
+    """What this process's workflows run with: the store, the tools, the final answer maker,
+    the limits, and whoever listens to a run's events."""
+
+    store: Any
+    registry: ToolRegistry
+    synthesizer: Any = None
+    limits: RunLimits | None = None
+    listeners: dict[str, Callable[[Event], None]] = field(default_factory=dict)
+    # Set when a run ends: what a caller of resume waits on.
+    stopped: dict[str, threading.Event] = field(default_factory=dict)
+    active: set[str] = field(default_factory=set)  # runs being run in this process now
+
+    def signal(self, run_id: str) -> None:
+        event = self.stopped.get(run_id)
+        if event is not None:
+            event.set()
+
+
+_bound: list[Bound] = []
+_bind_lock = threading.Lock()
+
+
+def bind(value: Bound) -> None:
+    with _bind_lock:
+        _bound[:] = [value]
+
+
+def bound() -> Bound:
+    if not _bound:
+        raise RuntimeError("no durable runs are set up in this process")
+    return _bound[0]
+
+
+class StoreRecorder:
+    """The engine's ``RunRecorder`` for durable runs: every change written to the store as it
+    happens, each a short transaction of its own."""
+
+    def __init__(self, store: Any) -> None:
+        self._records = store.records
+
+    def run_started(self, run: Run) -> None:
+        self._records.run_state(run.id, status="running", started_at=run.started_at)
+
+    def step_started(self, run: Run, step_id: str, attempt: StepAttempt, arguments: dict[str, Any]) -> None:
+        self._records.step_started(run.id, step_id, arguments, attempt.started_at)
+
+    def step_ended(self, run: Run, step_id: str) -> None:
+        self._records.step_finished(run.id, run.steps[step_id])
+
+    def run_stopped(self, run: Run, reason: StopReason) -> None:
+        self._records.run_state(run.id, status=run.status)
+
+    def run_finished(self, run: Run) -> None:
+        self._records.run_state(run.id, status=run.status, finished_at=run.finished_at or now())
+
+
+def cut_off_steps(run: Run, registry: ToolRegistry) -> tuple[list[str], list[str]]:
+    """The steps of ``run`` (as recorded) whose call was cut off: those whose tools may repeat
+    (they simply run again), and those in doubt (the user decides), each in plan order."""
+    repeat, doubt = [], []
+    for step in run.plan.steps:
+        state = run.steps[step.id]
+        if state.status not in CUT_OFF or (state.started_at is None and state.arguments is None):
+            continue
+        marked = (state.error or "").startswith(IN_DOUBT)
+        safe = step.tool in registry and may_repeat(registry.get(step.tool))
+        (doubt if marked or not safe else repeat).append(step.id)
+    return repeat, doubt
+
+
+def _settle_doubts(context: Bound, run: Run) -> None:
+    """Each step in doubt waits for the user's decision (sent with ``DurableRuns.decide``)."""
+    _repeat, doubt = cut_off_steps(run, context.registry)
+    for step_id in doubt:
+        state, tool = run.steps[step_id], run.plan.step(step_id).tool
+        if not (state.error or "").startswith(IN_DOUBT):
+            context.store.records.step_marked(run.id, step_id, StepStatus.interrupted.value, in_doubt_note(tool),
+                                              run_status=IN_DOUBT)
+        decision = DBOS.recv(doubt_topic(step_id), timeout_seconds=_DECISION_WAIT_SECONDS)
+        if decision == "again":
+            state.status, state.error, state.worker = StepStatus.interrupted, None, None
+        else:
+            state.status = StepStatus.failed
+            state.error = (f"{IN_DOUBT}: not run again ({decision or 'no decision came'}); "
+                           f"{tool} may have had its effect before the run stopped")
+            context.store.records.step_finished(run.id, state)
+
+
+@DBOS.workflow(name="plan_studio_run")
+def run_workflow(run_id: str) -> str:
+    """Run the stored run ``run_id`` to its end from what is recorded; its final status."""
+    context = bound()
+    run = context.store.load_run(run_id)
+    listener = context.listeners.get(run_id)
+    context.active.add(run_id)
+    try:
+        _settle_doubts(context, run)
+        executor = Executor(context.registry, context.synthesizer, limits=context.limits,
+                            recorder=StoreRecorder(context.store))
+        for event in executor.resume(run):
+            if listener is not None:
+                listener(event)
+        if run.finished:
+            context.store.records.run_ended(run.id, status=run.status, finished_at=run.finished_at or now(),
+                                            answer=run.answer)
+    finally:
+        context.active.discard(run_id)
+        context.signal(run_id)
+    return run.status

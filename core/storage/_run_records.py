@@ -1,0 +1,171 @@
+"""A run written as it happens: each step's start (with its resolved arguments) before its tool
+is called, and its end (result or error, timing) right after; the run's lineage; the list of
+recent runs the command line shows.
+
+``Runs.save`` writes a whole run at once (the studio saves a run with its version); a durable
+run uses that once to put the run in the store before its first step, then these small
+updates, one short write transaction each, so a kill at any moment leaves every finished step
+recorded and a step that was cut off recorded as started.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic_core import PydanticSerializationError, to_jsonable_python
+from sqlalchemy import text, update
+from sqlmodel import select
+
+from .._errors import StorageError
+from .._run import StepRun
+from ._engine import Database
+from ._tables import PlanRow, RunRow, RunWorkerRow, StepRunRow
+from ._values import found, json_text, reason
+
+__all__ = ["RunListing", "RunRecords"]
+
+
+@dataclass(frozen=True)
+class RunListing:
+    """One line of ``plan-studio runs``."""
+
+    id: str
+    status: str
+    plan_id: str
+    version: int
+    goal: str
+    created_at: dt.datetime
+    started_at: dt.datetime | None
+    finished_at: dt.datetime | None
+    parent_id: str | None
+    rerun_from: str | None
+
+
+# The two writes every step makes, compiled once (the store's tables, plain SQL both dialects read).
+_STEP_STARTED = text("UPDATE step_run SET status = 'running', arguments_json = :arguments, result_json = NULL, "
+                     "error = NULL, started_at = :at, duration_ms = NULL WHERE run_id = :run AND step_id = :step")
+_STEP_ENDED = text("UPDATE step_run SET status = :status, arguments_json = :arguments, result_json = :result, "
+                   "error = :error, duration_ms = :duration, decision_json = :decision "
+                   "WHERE run_id = :run AND step_id = :step")
+
+
+def _stamp(at: dt.datetime) -> dt.datetime:
+    """As ``UTCDateTime`` stores it: UTC, without the offset."""
+    return at.astimezone(dt.timezone.utc).replace(tzinfo=None) if at.tzinfo else at
+
+
+def _text(value: Any, what: str, step_id: str) -> str | None:
+    try:
+        stored = json_text(to_jsonable_python(value))
+        if stored is not None:
+            stored.encode("utf-8")  # the database stores UTF-8, which has no lone surrogates
+        return stored
+    except (ValueError, TypeError, RecursionError, PydanticSerializationError) as exc:
+        raise StorageError(f"step {step_id!r}: its {what} cannot be stored: {reason(exc)}") from exc
+
+
+class RunRecords:
+    """Step-by-step writes of runs in one store."""
+
+    def __init__(self, database: Database) -> None:
+        self._db = database
+
+    def link(self, run_id: str, *, parent_id: str | None, rerun_from: str | None) -> None:
+        """Record that ``run_id`` is a retry or rerun of ``parent_id`` (from ``rerun_from``)."""
+        with self._db.session("link the run to the one it came from", write=True) as session:
+            session.execute(update(RunRow).where(RunRow.id == run_id)  # type: ignore[arg-type]
+                            .values(parent_id=parent_id, rerun_from=rerun_from))
+
+    def step_started(self, run_id: str, step_id: str, arguments: dict[str, Any] | None,
+                     started_at: dt.datetime) -> None:
+        """The step's tool is about to be called with ``arguments``."""
+        arguments_text = _text(arguments, "arguments", step_id)
+        with self._db.transaction("record the step's start", write=True) as connection:
+            connection.execute(_STEP_STARTED, {"run": run_id, "step": step_id, "arguments": arguments_text,
+                                               "at": _stamp(started_at)})
+
+    def step_finished(self, run_id: str, state: StepRun) -> None:
+        """The step ended (or waits, or a person decided on it): its status, result or error, how
+        long it took, and the person's decision."""
+        result_text = _text(state.result, "result", state.step_id)
+        arguments_text = _text(state.arguments, "arguments", state.step_id)
+        decision_text = _text(state.decision, "decision", state.step_id)
+        with self._db.transaction("record the step's end", write=True) as connection:
+            connection.execute(_STEP_ENDED, {"run": run_id, "step": state.step_id, "status": state.status.value,
+                                             "arguments": arguments_text, "result": result_text,
+                                             "error": state.error, "duration": state.duration_ms,
+                                             "decision": decision_text})
+
+    def step_marked(self, run_id: str, step_id: str, status: str, error: str | None, *, run_status: str) -> None:
+        """Set one step's status and note, and the run's status (a step found in doubt, say)."""
+        with self._db.session("mark the step", write=True) as session:
+            session.execute(update(StepRunRow).where(StepRunRow.run_id == run_id, StepRunRow.step_id == step_id)  # type: ignore[arg-type]
+                            .values(status=status, error=error))
+            session.execute(update(RunRow).where(RunRow.id == run_id).values(status=run_status))  # type: ignore[arg-type]
+
+    def run_state(self, run_id: str, *, status: str, started_at: dt.datetime | None = None,
+                  finished_at: dt.datetime | None = None) -> None:
+        """The run's status now (and when it started or finished, when given)."""
+        values: dict[str, Any] = {"status": status}
+        if started_at is not None:
+            values["started_at"] = started_at
+        if finished_at is not None:
+            values["finished_at"] = finished_at
+        with self._db.session("record the run's state", write=True) as session:
+            session.execute(update(RunRow).where(RunRow.id == run_id).values(**values))  # type: ignore[arg-type]
+
+    def run_ended(self, run_id: str, *, status: str, finished_at: dt.datetime, answer: str | None) -> None:
+        """The run is over: its final status, when it ended, its answer."""
+        with self._db.session("record the run's end", write=True) as session:
+            session.execute(update(RunRow).where(RunRow.id == run_id)  # type: ignore[arg-type]
+                            .values(status=status, finished_at=finished_at, answer=answer))
+
+    def step_state(self, run_id: str, step_id: str) -> tuple[str, str | None]:
+        """The step's recorded status and note."""
+        with self._db.session("read the step") as session:
+            row = found(session.get(StepRunRow, (run_id, step_id)), f"run {run_id!r} has no step {step_id!r}")
+            return row.status, row.error
+
+    def lineage(self, run_id: str) -> tuple[str | None, str | None]:
+        """The run ``run_id`` came from, and the step it started again from (None, None: neither)."""
+        with self._db.session("read the run's lineage") as session:
+            row = found(session.get(RunRow, run_id), f"no run with id {run_id!r}")
+            return row.parent_id, row.rerun_from
+
+    def where(self, run_id: str) -> tuple[str, int]:
+        """The plan and version ``run_id`` ran."""
+        with self._db.session("find the run's plan") as session:
+            row = found(session.get(RunRow, run_id), f"no run with id {run_id!r}")
+            return row.plan_id, row.version
+
+    def recent(self, limit: int = 50) -> list[RunListing]:
+        """The latest runs of every plan, newest first."""
+        with self._db.session("list the runs") as session:
+            rows = session.exec(select(RunRow, PlanRow.goal).join(PlanRow, PlanRow.id == RunRow.plan_id)
+                                .order_by(RunRow.created_at.desc(), RunRow.id).limit(limit)).all()  # type: ignore[attr-defined]
+        return [RunListing(id=r.id, status=r.status, plan_id=r.plan_id, version=r.version, goal=goal,
+                           created_at=r.created_at, started_at=r.started_at, finished_at=r.finished_at,
+                           parent_id=r.parent_id, rerun_from=r.rerun_from) for r, goal in rows]
+
+    # -- workers -----------------------------------------------------------------------------
+    def worker_seen(self, worker_id: str, at: dt.datetime) -> None:
+        """The worker is alive at ``at``."""
+        with self._db.session("record the worker's sign of life", write=True) as session:
+            session.execute(self._db.dialect.upsert(RunWorkerRow, {"id": worker_id, "seen_at": at,
+                                                                   "taken_over_by": None}, key=["id"]))
+
+    def worker_last_seen(self, worker_id: str) -> dt.datetime | None:
+        with self._db.session("read the worker's sign of life") as session:
+            row = session.get(RunWorkerRow, worker_id)
+            return row.seen_at if row is not None else None
+
+    def take_over(self, worker_id: str, taker: str, *, silent_since: dt.datetime) -> bool:
+        """Claim the runs of ``worker_id`` for ``taker`` when the worker has not been seen since
+        ``silent_since`` and nobody claimed them yet; True for the one taker that got them."""
+        with self._db.session("take over a worker's runs", write=True) as session:
+            result = session.execute(update(RunWorkerRow).where(
+                RunWorkerRow.id == worker_id, RunWorkerRow.seen_at < silent_since,  # type: ignore[arg-type]
+                RunWorkerRow.taken_over_by.is_(None)).values(taken_over_by=taker))  # type: ignore[union-attr]
+            return result.rowcount == 1

@@ -1,0 +1,106 @@
+"""The ``plan-studio`` command line's arguments: every command, its options and their help."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+from pathlib import Path
+
+from core import FORMATS
+
+from ._cli_runs import add_commands
+
+__all__ = ["parser"]
+
+
+def _exportable() -> list[str]:
+    return [name for name, fmt in FORMATS.items() if fmt.dump is not None]
+
+
+def _importable() -> list[str]:
+    return [name for name, fmt in FORMATS.items() if fmt.load is not None]
+
+
+def _date(text: str) -> dt.date:
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a date in YYYY-MM-DD form") from None
+
+
+def _common_options(before_command: bool) -> argparse.ArgumentParser:
+    """Options every command takes, before or after the command name. The repeatable ones
+    get their own names before it: argparse would let the command's values replace them, and
+    ``--tools a.py run plan.json --tools b.py`` means both."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--data-dir", type=Path, default=argparse.SUPPRESS,
+                        help="where plans and demo data are kept (default: PLAN_STUDIO_DATA_DIR "
+                             "or the user data folder)")
+    common.add_argument("--today", type=_date, default=argparse.SUPPRESS,
+                        help="the date relative phrases resolve against (YYYY-MM-DD)")
+    common.add_argument("--planner", choices=["embedded", "llm"], default=argparse.SUPPRESS,
+                        help="embedded (offline) or llm (OPENAI_API_KEY / OPENAI_BASE_URL)")
+    prefix = "before_" if before_command else ""
+    common.add_argument("--tools", action="append", metavar="FILE_OR_MODULE", default=argparse.SUPPRESS,
+                        dest=f"{prefix}tools",
+                        help="load your tools from a .py file, a module or module:register "
+                             "(repeatable; default: PLAN_STUDIO_TOOLS)")
+    common.add_argument("--mcp", action="append", metavar="COMMAND_OR_URL", default=argparse.SUPPRESS,
+                        dest=f"{prefix}mcp",
+                        help="load an MCP server's tools: a stdio command line, or a streamable "
+                             "HTTP URL with optional ' | Name: value' headers (repeatable; "
+                             "default: PLAN_STUDIO_MCP, one per line)")
+    return common
+
+
+def parser() -> argparse.ArgumentParser:
+    common = _common_options(before_command=False)
+    parser = argparse.ArgumentParser(
+        prog="plan-studio", parents=[_common_options(before_command=True)],
+        description="See, edit, approve and run what an AI planner is about to do. "
+                    "Without a command, starts the studio in your browser.")
+    parser.add_argument("--port", type=int, default=8501, help="the studio's port (default 8501)")
+    parser.add_argument("--allowed-origin", action="append", metavar="ORIGIN", dest="allowed_origins",
+                        help="another origin that may use the studio, e.g. a reverse proxy's https://studio."
+                             "example.com (repeatable; default: PLAN_STUDIO_ALLOWED_ORIGINS)")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    plan = commands.add_parser("plan", parents=[common], help="print a plan for a goal")
+    plan.add_argument("goal", nargs="?", help="what to achieve, in words")
+    plan.add_argument("--goals-file", type=Path,
+                      help="plan one goal per line (blank lines skipped; '-' reads stdin) and "
+                           "print one compact JSON per goal, in order")
+    plan.add_argument("--format", choices=_exportable(), default="seed",
+                      help="how to write the plan (default: seed)")
+    plan.add_argument("-v", "--verbose", action="store_true",
+                      help="print the planner log on stderr: each model reply, its problems and the repair sent")
+
+    validate = commands.add_parser("validate", parents=[common], help="check a plan file")
+    validate.add_argument("file", type=Path)
+    validate.add_argument("--format", choices=_importable(),
+                          help="the file's format (default: from its suffix and content)")
+
+    run = commands.add_parser("run", parents=[common], help="execute a plan file")
+    run.add_argument("file", type=Path)
+    run.add_argument("--format", choices=_importable(),
+                     help="the file's format (default: from its suffix and content)")
+    run.add_argument("--answer", action="store_true",
+                     help="also print the final answer (the model's with --planner llm, "
+                          "else a summary)")
+    run.add_argument("--approve-writes", action="store_true",
+                     help="approve every step that would wait for a person (tools that may write, "
+                          "steps marked ask-first)")
+
+    replan = commands.add_parser("replan", parents=[common], help="change a plan as feedback asks")
+    replan.add_argument("file", type=Path)
+    replan.add_argument("--feedback", required=True, help="what should change")
+    replan.add_argument("--format", choices=_importable(),
+                        help="the file's format, also used for the output when it can be "
+                             "written (default: from its suffix and content)")
+    commands.add_parser("token", parents=[common], help="print the review API's token")
+    mcp_server = commands.add_parser("mcp-server", parents=[common],
+                                     help="serve the review inbox to MCP clients over stdio")
+    mcp_server.add_argument("--studio-url", default="http://127.0.0.1:8501",
+                            help="the studio review links point at (default http://127.0.0.1:8501)")
+    add_commands(commands, common)
+    return parser

@@ -1,0 +1,82 @@
+"""A Lab experiment running beside the page: ``core.lab.run_experiment`` in a thread, its results
+kept as they come, so the page draws progress while it runs and keeps what was done when the
+user stops it (or the planner fails part-way). No Streamlit here: the page reads it."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import threading
+
+from core import PlanStudioError, Settings, ToolRegistry, Validator
+from core.lab import Experiment, GoalResult, PlannerFactory, run_experiment
+from core.planners import EmbeddedPlanner, Planner, make_planner
+
+__all__ = ["LabRun", "planner_factory"]
+
+log = logging.getLogger(__name__)
+
+
+def planner_factory(settings: Settings, choice: str) -> PlannerFactory:
+    """The planner ``choice`` names ("embedded" or "llm"), made for any registry (the original
+    words and the edited ones get one each), with the session's model settings."""
+    if choice == "embedded":
+        return EmbeddedPlanner
+    llm_settings = settings.model_copy(update={"planner": "llm"})
+
+    def llm(registry: ToolRegistry) -> Planner:
+        return make_planner(llm_settings, registry)
+
+    return llm
+
+
+class LabRun:
+    """One run of an experiment in a background thread."""
+
+    def __init__(self, experiment: Experiment, registry: ToolRegistry, planner_for: PlannerFactory, *,
+                 today: dt.date, validator: Validator | None = None) -> None:
+        self.experiment = experiment
+        self.total = len(experiment.goals)
+        self.results: list[GoalResult] = []  # appended by the thread, read by the page
+        self.error: str | None = None
+        self._cancel = threading.Event()
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._work, args=(registry, planner_for, today, validator),
+                                        name="lab-run", daemon=True)
+
+    def start(self) -> "LabRun":
+        self._thread.start()
+        return self
+
+    def _work(self, registry: ToolRegistry, planner_for: PlannerFactory, today: dt.date,
+              validator: Validator | None) -> None:
+        try:
+            for result in run_experiment(self.experiment, registry, planner_for, today=today,
+                                         validator=validator, cancel=self._cancel):
+                self.results.append(result)
+        except PlanStudioError as exc:
+            self.error = str(exc)
+        except Exception as exc:  # the page shows a line, never a traceback; the log keeps it
+            log.error("the Lab's run failed", exc_info=exc)
+            self.error = f"unexpected {type(exc).__name__}; the details are in the studio's log"
+        finally:
+            self._done.set()
+
+    def stop(self) -> None:
+        """Stop before the next plan; what was done stays."""
+        self._cancel.set()
+
+    @property
+    def stopping(self) -> bool:
+        return self._cancel.is_set()
+
+    @property
+    def running(self) -> bool:
+        return not self._done.is_set()
+
+    @property
+    def stopped_early(self) -> bool:
+        return self._done.is_set() and len(self.results) < self.total
+
+    def join(self, timeout: float | None = None) -> bool:
+        return self._done.wait(timeout)

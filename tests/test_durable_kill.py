@@ -1,0 +1,99 @@
+"""Kill -9 a process in the middle of a durable run, again and again at random points, and
+resume it each time: no step that had finished runs again, and the results are right.
+
+The processes are forked from this one (no import to pay per process) and killed with SIGKILL
+by the test: the real thing, on SQLite and on PostgreSQL, for a chain and a fan-out.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+import durable_child
+from core.storage import PlanStore
+
+KILLS_PER_SHAPE = 6  # x 2 shapes x 2 databases: 24 kills at random points
+_WAIT_SECONDS = 60
+
+
+def _lines(log: Path) -> list[str]:
+    return log.read_text(encoding="utf-8").splitlines() if log.exists() else []
+
+
+def _child(argv: list[str], out: Path) -> int:
+    pid = os.fork()
+    if pid == 0:  # the child: run or resume, then leave without running this process's cleanup
+        code = 1
+        try:
+            fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            os.dup2(fd, 1)
+            os.dup2(fd, 2)
+            import sys
+
+            sys.stdout = sys.stderr = open(fd, "w", buffering=1, closefd=False)  # not pytest's capture
+            code = durable_child.main(argv)
+        finally:
+            os._exit(code)
+    return pid
+
+
+def _wait_for(condition, pid: int) -> bool:
+    """Wait until ``condition()``; False when the child ended first."""
+    deadline = time.monotonic() + _WAIT_SECONDS
+    while not condition():
+        done, _status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return False
+        assert time.monotonic() < deadline, "the child neither got there nor ended"
+        time.sleep(0.0005)
+    return True
+
+
+def _finished_steps(location: str | Path, run_id: str) -> dict[str, object]:
+    with PlanStore(location) as store:
+        run = store.load_run(run_id)
+    return {s.step_id: s.result for s in run.steps.values() if s.status.value == "succeeded"}
+
+
+@pytest.mark.parametrize("shape", ["chain", "fanout"])
+def test_kill_9_at_random_points_then_resume_reruns_no_finished_step(
+        shape: str, store_location: str | Path, tmp_path: Path) -> None:
+    rng = random.Random(f"{shape}-{store_location}")
+    log, out = tmp_path / "calls.log", tmp_path / "child.out"
+    pid = _child(["run", str(store_location), shape, str(log)], out)
+    assert _wait_for(lambda: out.exists() and out.read_text().strip() != "", pid)
+    run_id = out.read_text().split()[0]
+    kills = 0
+    finished_before: dict[str, object] = {}
+    checkpoints: list[tuple[int, set[str]]] = []  # after each kill: lines logged, steps recorded finished
+    while kills < KILLS_PER_SHAPE:
+        target = len(_lines(log)) + rng.randint(1, 4)
+        if not _wait_for(lambda: len(_lines(log)) >= target, pid):
+            pid = 0  # the run ended first (and the child is reaped)
+            break
+        for _ in range(rng.randint(0, 3000)):  # land anywhere: in the tool, in a write, between
+            pass
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        kills += 1
+        finished = _finished_steps(store_location, run_id)
+        assert finished_before.items() <= finished.items()  # nothing recorded was lost or changed
+        finished_before = finished
+        checkpoints.append((len(_lines(log)), set(finished)))
+        pid = _child(["resume", str(store_location), run_id, str(log)], out)
+    if pid:
+        os.waitpid(pid, 0)
+    assert out.read_text().split()[-1] == "succeeded", out.read_text()
+    assert _finished_steps(store_location, run_id) == durable_child.expected(shape)
+    calls = [line.split() for line in _lines(log)]
+    for logged, finished in checkpoints:  # no step recorded finished at a kill started again after it
+        again = {step for kind, step in calls[logged:] if kind == "start"} & finished
+        assert not again, (logged, again)
+    assert {step for _kind, step in calls} == set(durable_child.expected(shape))
+    assert kills == KILLS_PER_SHAPE

@@ -1,0 +1,128 @@
+"""Durable runs through the Python API: in the store from the first step, each step written as
+it happens; a step of a writing tool cut off mid-call is in doubt, not run again on its own."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+import durable_child
+from core import Plan, PlanStudioError, Step, ToolRegistry
+from core.durable import IN_DOUBT, DurableRuns, StepsInDoubt
+from core.storage import PlanStore
+
+
+pytestmark = pytest.mark.usefixtures("stop_durable_runs")
+
+
+@pytest.fixture
+def store(store_location: str | Path):
+    with PlanStore(store_location) as opened:
+        yield opened
+
+
+def test_every_step_is_in_the_store_as_it_happens(store: PlanStore) -> None:
+    seen: list[tuple[str, str, object, list[str]]] = []
+    tools = ToolRegistry()
+
+    @tools.register
+    def look(step: str, value: int) -> int:
+        """Look at the store while running.
+
+        Args:
+            step: This step's id.
+            value: A number.
+        """
+        run_id = store.records.recent(1)[0].id
+        run = store.load_run(run_id)
+        mine = run.steps[step]
+        done = [s.step_id for s in run.steps.values() if s.status.value == "succeeded"]
+        seen.append((step, mine.status.value, mine.arguments, done))
+        return value + 1
+
+    plan = Plan(goal="look", steps=[Step(id="a", tool="look", params={"step": "a", "value": 1}),
+                                    Step(id="b", tool="look", params={"step": "b", "value": "${step[0]}"})])
+    run = DurableRuns(store, tools).run(plan)
+    assert seen == [("a", "running", {"step": "a", "value": 1}, []),
+                    ("b", "running", {"step": "b", "value": 2}, ["a"])]
+    stored = store.load_run(run.id)
+    assert [(s.status.value, s.result) for s in stored.steps.values()] == [("succeeded", 2), ("succeeded", 3)]
+    assert all(s.started_at is not None and s.duration_ms is not None for s in stored.steps.values())
+    listing = store.records.recent()
+    assert [(r.id, r.status, r.goal) for r in listing] == [(run.id, "succeeded", "look")]
+
+
+def _run_and_kill_after(line: str, location: str | Path, log: Path, out: Path, shape: str = "writes") -> str:
+    """Run the ``shape`` chain in a forked process and SIGKILL it once ``line`` is logged."""
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            import sys
+
+            sys.stdout = open(out, "w", buffering=1)
+            os.environ[durable_child.HOLD] = line.removeprefix("start ")
+            code = durable_child.main(["run", str(location), shape, str(log)])
+        finally:
+            os._exit(code)
+    deadline = time.monotonic() + 60
+    while line not in (log.read_text().splitlines() if log.exists() else []):
+        assert os.waitpid(pid, os.WNOHANG)[0] == 0, "the run ended before the kill"
+        assert time.monotonic() < deadline
+        time.sleep(0.0005)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    return out.read_text().split()[0]
+
+
+@pytest.mark.parametrize("decision", ["again", "failed"])
+def test_a_writing_step_cut_off_mid_call_waits_in_doubt_until_the_user_decides(
+        store: PlanStore, store_location: str | Path, tmp_path: Path, decision: str) -> None:
+    log = tmp_path / "calls.log"
+    run_id = _run_and_kill_after("start c3", store_location, log, tmp_path / "out")
+    runs = DurableRuns(store, durable_child.registry(log))
+    with pytest.raises(StepsInDoubt, match="step 3 \\(send\\) may have had its effect") as caught:
+        runs.resume(run_id)
+    assert caught.value.steps == runs.in_doubt(run_id) == ["c3"]
+    waiting = store.load_run(run_id)
+    assert waiting.steps["c3"].status.value == "interrupted" and waiting.steps["c3"].error.startswith(IN_DOUBT)
+    assert [waiting.steps[f"c{n}"].result for n in range(3)] == [1, 2, 3]
+    assert log.read_text().splitlines().count("start c3") == 1  # not called again on its own
+    assert [r.status for r in store.records.recent()] == [IN_DOUBT]
+    runs.resume(run_id, decisions={"c3": decision})
+    final = store.load_run(run_id)
+    calls = log.read_text().splitlines()
+    if decision == "again":
+        assert final.status == "succeeded" and calls.count("start c3") == 2
+        assert [final.steps[f"c{n}"].result for n in range(durable_child.CHAIN)] == list(range(1, durable_child.CHAIN + 1))
+    else:
+        assert final.status == "failed" and calls.count("start c3") == 1, ({k: (v.status.value, v.error) for k, v in final.steps.items()}, calls)
+        assert final.steps["c3"].status.value == "failed" and "may have had its effect" in final.steps["c3"].error
+        assert {final.steps[f"c{n}"].status.value for n in range(4, durable_child.CHAIN)} == {"skipped"}
+    for n in range(3):  # finished before the kill: called once, ever
+        assert calls.count(f"start c{n}") == 1
+
+
+def test_a_read_only_step_cut_off_mid_call_runs_again_on_resume_without_asking(
+        store: PlanStore, store_location: str | Path, tmp_path: Path) -> None:
+    log = tmp_path / "calls.log"
+    run_id = _run_and_kill_after("start c3", store_location, log, tmp_path / "out", shape="reads")
+    runs = DurableRuns(store, durable_child.registry(log))
+    assert runs.in_doubt(run_id) == []
+    final = runs.resume(run_id)
+    calls = log.read_text().splitlines()
+    assert final.status == "succeeded" and calls.count("start c3") == 2
+    assert {k: s.result for k, s in store.load_run(run_id).steps.items()} == durable_child.expected("reads")
+    for n in range(3):  # finished before the kill: called once, ever
+        assert calls.count(f"start c{n}") == 1
+
+
+def test_a_run_whose_tools_changed_since_is_not_resumed_and_says_what_changed(store: PlanStore, tmp_path: Path) -> None:
+    run_id = DurableRuns(store, durable_child.registry(tmp_path / "log")).start(durable_child.plan("chain"))
+    with pytest.raises(PlanStudioError, match=f"run '{run_id}' cannot go on: .*add"):
+        DurableRuns(store, ToolRegistry()).resume(run_id)  # the tool the plan calls is gone
+    assert store.load_run(run_id).status == "pending"  # nothing ran
