@@ -112,3 +112,27 @@ def test_on_a_terminal_each_waiting_step_is_shown_with_its_resolved_arguments_es
     list(executor.run_all(run))
     assert [run.steps[s.id].status for s in plan.steps] == [StepStatus.succeeded, StepStatus.rejected]
     assert (tmp_path / "notes.txt").read_text() == "evil \x1b[2J\n"
+
+
+def test_on_a_terminal_an_approved_step_runs_in_the_recorded_run_which_keeps_the_decision(
+        writing_plan, tmp_path, capsys, monkeypatch):
+    from core.storage import PlanStore
+
+    plan, options = writing_plan
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr("sys.stdin", Terminal("y\n"))
+    status = main(["run", str(plan), *options])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "step 1 (save_note): succeeded" in out and "waiting" not in out.split("run ")[0]
+    assert (tmp_path / "notes.txt").read_text() == "hi ANN\n"
+    with PlanStore(tmp_path / "data" / "studio.sqlite3") as store:
+        [listing] = store.records.recent()
+        run = store.load_run(listing.id)
+    assert run.status == "succeeded"
+    save = run.steps[run.plan.steps[1].id]
+    assert save.decision is not None and save.decision.approved and save.decision.by == "cli"
