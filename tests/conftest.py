@@ -44,12 +44,19 @@ def ctrl_c_as_in_a_terminal() -> Iterator[None]:
     """SIGINT raises KeyboardInterrupt, as in a program started from a terminal. A test run
     started in the background (a CI job, ``cmd &``) inherits SIGINT ignored, and Python then
     leaves it ignored: a test sending the user's Ctrl-C would see nothing happen."""
+    import asyncio.events
     import signal
 
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    # Nor does a terminal's command run inside an event loop; the browser tests before leave
+    # Playwright's loop marked running on this thread, which would send durable runs to a
+    # thread of their own, out of the Ctrl-C's reach.
+    loop = asyncio.events._get_running_loop()
+    asyncio.events._set_running_loop(None)
     try:
         yield
     finally:
+        asyncio.events._set_running_loop(loop)
         signal.signal(signal.SIGINT, previous)
 
 

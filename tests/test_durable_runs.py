@@ -132,6 +132,7 @@ def test_a_run_is_made_and_carried_on_from_code_where_an_event_loop_runs(store: 
     # DBOS's synchronous calls refuse a thread with a running event loop (an async caller, a
     # notebook, Playwright's sync API in the same test process): the run must not care.
     import asyncio
+    import threading
 
     runs = DurableRuns(store, durable_child.registry(tmp_path / "log"))
     run_id = runs.start(durable_child.plan("chain"))
@@ -139,4 +140,9 @@ def test_a_run_is_made_and_carried_on_from_code_where_an_event_loop_runs(store: 
     async def from_async_code() -> str:
         return runs.resume(run_id).status
 
-    assert asyncio.run(from_async_code()) == "succeeded"
+    # On a thread of its own: the test process's main thread may hold Playwright's loop already.
+    statuses: list[str] = []
+    caller = threading.Thread(target=lambda: statuses.append(asyncio.run(from_async_code())))
+    caller.start()
+    caller.join()
+    assert statuses == ["succeeded"]
