@@ -3,7 +3,6 @@ real uvicorn serving the review API's run routes in this process, where the run 
 
 from __future__ import annotations
 
-import asyncio
 import json
 import socket
 import threading
@@ -14,6 +13,7 @@ import uvicorn
 from mcp.server.mcpserver.exceptions import ToolError
 from starlette.applications import Starlette
 
+from async_helpers import run_apart
 from core import Settings, StepStatus
 from studio import _review_api
 from studio._mcp_server import make_mcp_server
@@ -55,13 +55,13 @@ def _structured(answer) -> dict:
 
 def test_an_agent_sees_the_waiting_step_and_approves_exactly_its_arguments(studio) -> None:
     server, bench, marked = studio
-    listed = _structured(asyncio.run(server.call_tool("waiting_steps", {"run_id": bench.run.id})))
+    listed = _structured(run_apart(server.call_tool("waiting_steps", {"run_id": bench.run.id})))
     [waiting] = listed["waiting"]
     assert waiting["step_id"] == marked and waiting["arguments"] == bench.run.steps[marked].arguments
     with pytest.raises(ToolError, match="arguments changed"):
-        asyncio.run(server.call_tool("decide_step", {"run_id": bench.run.id, "step_id": marked, "approve": True,
+        run_apart(server.call_tool("decide_step", {"run_id": bench.run.id, "step_id": marked, "approve": True,
                                                      "arguments_hash": "0" * 64}))
-    decided = _structured(asyncio.run(server.call_tool(
+    decided = _structured(run_apart(server.call_tool(
         "decide_step", {"run_id": bench.run.id, "step_id": marked, "approve": False,
                         "arguments_hash": waiting["arguments_hash"]})))
     assert decided["decided"] is True
