@@ -37,12 +37,13 @@ from ._declared_tools import declared_tool, parse_tool_definitions, with_declare
 from ._engine import NO_RECORDER, NoRecorder, RunEngine, RunRecorder, StopReason
 from ._executor import Event, EventType, Executor, Run, StepRun, StepStatus, Synthesizer
 from ._retry import FailureKind, RetryPolicy, RunLimits
-from ._run import StepAttempt
+from ._run import StepAttempt, StepDecision
+from ._approval import DecisionRefused, approval_reason, arguments_hash, decide_step, waiting_steps
 from ._step_status import (BLOCKING, CUT_OFF, EXPLAINED, FINISHED, RAN, REPORT_ORDER, RUNNABLE, STATUS_TABLE,
                            StatusTraits)
 from ._runner import BackgroundRun, RunKind, RunProgress
 from ._outputs import OutputPath, Preview, flow_preview, output_paths, path_text, preview_reference
-from ._param_edits import (check_param, param_schema, reference_text, remove_param, set_locked, set_note,
+from ._param_edits import (check_param, param_schema, reference_text, remove_param, set_ask_first, set_locked, set_note,
                            set_param, set_reference)
 from ._history import DEFAULT_HISTORY_LEVELS, EditHistory
 from ._identity import PlanIdentity, plan_identity
@@ -66,7 +67,7 @@ __all__ = [
     # edits (by step id) and their history
     "Dependent", "add_step", "dependents_of", "steps_deleted_with", "delete_step", "duplicate_step",
     "move_step", "add_dependency", "remove_dependency", "edge_between",
-    "set_param", "remove_param", "set_reference", "reference_text", "set_note", "set_locked",
+    "set_param", "remove_param", "set_reference", "reference_text", "set_note", "set_locked", "set_ask_first",
     "check_param", "param_schema",
     "EditHistory", "DEFAULT_HISTORY_LEVELS",
     "PlanDiff", "StepChange", "ParamChange", "FieldChange", "EdgeChange", "diff_plans", "step_label",
@@ -77,6 +78,7 @@ __all__ = [
     # validation and execution
     "Problem", "Validator", "Event", "EventType", "Executor", "Run", "StepRun", "StepStatus",
     "Synthesizer", "BackgroundRun", "RunKind", "RunProgress", "StepAttempt",
+    "StepDecision", "DecisionRefused", "approval_reason", "arguments_hash", "decide_step", "waiting_steps",
     # the engine seam, and what a run is held to
     "RunEngine", "RunRecorder", "NoRecorder", "NO_RECORDER", "StopReason", "RunLimits", "RetryPolicy", "FailureKind",
     "offline_summary", "ModelSynthesizer", "make_synthesizer",

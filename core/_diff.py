@@ -29,7 +29,7 @@ from ._templates import renamed_steps
 __all__ = ["PlanDiff", "StepChange", "ParamChange", "FieldChange", "EdgeChange", "diff_plans"]
 
 # Step fields compared besides params; depends_on is compared by the steps it names.
-_FIELDS = ("tool", "note", "locked", "parallel", "result_key", "format_data")
+_FIELDS = ("tool", "note", "locked", "ask_first", "parallel", "result_key", "format_data")
 
 
 @dataclass(frozen=True)

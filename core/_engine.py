@@ -13,14 +13,16 @@ changes happen:
                                               the tool gets, ``attempt`` the call about to be
                                               made (number 1, 2, ... on retries; the calls
                                               before it are ``run.steps[step_id].retried``)
-    step_ended(run, step_id)                  AFTER a step leaves ``running`` (or is skipped):
+    step_ended(run, step_id)                  AFTER a step leaves ``running`` (or is skipped,
+                                              starts to wait for a person, or is rejected):
                                               ``run.steps[step_id]`` holds its status, result,
                                               error, timing, and the calls retried before
     run_stopped(run, reason)                  the run stops unfinished: "paused" (Stop,
                                               ``should_stop``, or ``run_next`` ran its step),
                                               "cancel" (``cancel``, Ctrl-C), "abandoned"
                                               (whoever drove it went away or raised), "held"
-                                              (steps wait for a step another live worker runs)
+                                              (steps wait for a step another live worker runs,
+                                              or for a person: ``waiting``)
     run_finished(run)                         every step finished (before the final answer)
 
 An in-memory run (mock, preview, tests) uses ``NO_RECORDER``. A durable engine records each

@@ -27,7 +27,7 @@ from ._plan import Plan
 __all__ = ["PlanIdentity", "plan_identity"]
 
 # The step fields that are review metadata, not part of what runs.
-_REVIEW_FIELDS = ("note", "locked")
+_REVIEW_FIELDS = ("note", "locked", "ask_first")
 _REVIEW_ONLY = {"steps": {"__all__": set(_REVIEW_FIELDS)}}
 
 

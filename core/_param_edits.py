@@ -20,7 +20,7 @@ from ._schema_fit import may_fit
 from ._templates import check_path, parse_reference, schema_at_path, step_reference
 from ._validation import Validator
 
-__all__ = ["set_param", "remove_param", "set_reference", "reference_text", "set_note", "set_locked",
+__all__ = ["set_param", "remove_param", "set_reference", "reference_text", "set_note", "set_locked", "set_ask_first",
            "check_param", "param_schema"]
 
 
@@ -71,6 +71,14 @@ def set_locked(plan: Plan, step_id: str, locked: bool) -> Plan:
     if not isinstance(locked, bool):
         raise EditRefused(f"locked is true or false, not {locked!r}", step_ids=[step_id], fields=["locked"])
     return with_step(plan, index, locked=locked)
+
+
+def set_ask_first(plan: Plan, step_id: str, ask: bool) -> Plan:
+    """``plan`` with step ``step_id`` marked (a run waits for a person before it) or not."""
+    index = index_of(plan, step_id)
+    if not isinstance(ask, bool):
+        raise EditRefused(f"ask_first is true or false, not {ask!r}", step_ids=[step_id], fields=["ask_first"])
+    return with_step(plan, index, ask_first=ask)
 
 
 def param_schema(registry: ToolRegistry, tool: str, name: str) -> dict[str, Any] | None:

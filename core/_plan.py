@@ -66,6 +66,7 @@ class Step(BaseModel):
     parallel: bool = Field(False, description="May run alongside other steps marked parallel.")
     note: str | None = None
     locked: bool = Field(False, description="A re-plan keeps this step as it is.")
+    ask_first: bool = Field(False, description="The run waits for a person to approve this step before it runs.")
     result_key: str | None = Field(None, description="Appends the output to the run's final result under this key.")
     format_data: dict[str, dict[str, Any]] = Field(
         default_factory=dict, description="What a plan format keeps about the step, by format name.")

@@ -59,11 +59,17 @@ class RunLimits(BaseModel):
     tool_timeouts: Mapping[str, float] = Field(default_factory=dict, description="Seconds per tool name")
     retry: RetryPolicy = RetryPolicy()
     retries: Mapping[str, RetryPolicy] = Field(default_factory=dict, description="Retry policy per tool name")
+    # Off here (tests, previews, Python callers run what they are given); the studio's setting
+    # ``approve_writes`` turns it on.
+    approve_writes: bool = Field(False, description="Steps of tools that may write wait for a person")
 
     @classmethod
     def from_settings(cls, settings: object) -> "RunLimits":
         """The limits a ``core.Settings`` holds (``max_parallel``, ``tool_timeout``, ...)."""
-        return cls(**{name: getattr(settings, name) for name in cls.model_fields if hasattr(settings, name)})
+        # Not ``approve_writes``: who is there to approve is the front end's to say (the studio
+        # and the CLI set it from the setting); a run built from settings alone does not pause.
+        return cls(**{name: getattr(settings, name) for name in cls.model_fields
+                      if name != "approve_writes" and hasattr(settings, name)})
 
     def timeout_for(self, tool: str, declared: float | None = None) -> float:
         """The user's setting for ``tool``, else what its author declared, else the default."""

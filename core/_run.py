@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 from ._plan import Plan
 from ._step_status import StepStatus
 
-__all__ = ["Run", "StepAttempt", "StepRun", "StepStatus"]
+__all__ = ["Run", "StepAttempt", "StepDecision", "StepRun", "StepStatus"]
 
 
 class StepAttempt(BaseModel):
@@ -26,6 +26,15 @@ class StepAttempt(BaseModel):
     started_at: dt.datetime
     duration_ms: float | None = None  # None while the call runs
     error: str | None = None  # None when this call succeeded (or still runs)
+
+
+class StepDecision(BaseModel):
+    """A person's answer to a step that waited for one, kept on the run so a resume sees it."""
+
+    approved: bool
+    arguments_hash: str  # of the resolved arguments the person saw: an approval holds for those only
+    decided_at: dt.datetime
+    by: str = ""  # where it was decided: "page", "api", "mcp", "cli"
 
 
 class StepRun(BaseModel):
@@ -42,6 +51,8 @@ class StepRun(BaseModel):
     # oldest first; the last call is the step's own result, error and timing above. Empty for a
     # step called once (most), so a run without retries is what it always was.
     retried: list[StepAttempt] = Field(default_factory=list)
+    # A person's approval or rejection, for a step that waits for one (``core._approval``).
+    decision: StepDecision | None = None
     # The token of the worker running the step, while it runs; never saved or dumped.
     worker: str | None = Field(default=None, exclude=True, repr=False)
 
@@ -75,13 +86,15 @@ class Run(BaseModel):
 
     @property
     def status(self) -> str:
-        """``succeeded`` or ``failed`` once finished; before that ``running`` while a step runs,
+        """``succeeded`` or ``failed`` once finished; before that ``running`` while a step runs, ``waiting`` when a step waits for a person,
         ``cancelled`` when a step was cancelled, ``interrupted`` when a step was cut off, ``paused`` between steps, ``pending`` unstarted."""
         statuses = {s.status for s in self.steps.values()}
         if self.finished:
-            return "failed" if StepStatus.failed in statuses else "succeeded"
+            return "failed" if StepStatus.failed in statuses or StepStatus.rejected in statuses else "succeeded"
         if StepStatus.running in statuses:
             return "running"
+        if StepStatus.waiting in statuses:
+            return "waiting"
         if StepStatus.cancelled in statuses:
             return "cancelled"
         if StepStatus.interrupted in statuses:

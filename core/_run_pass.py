@@ -8,7 +8,8 @@ and error are written together when it ends, so a step cut off leaves no partial
 
 How a pass ends, and what it does to the steps it started:
 
-- every ready step ran: the run is finished, or the rest waits for a live worker ("held");
+- every ready step ran: the run is finished, or the rest waits for a live worker or for a
+  person's approval (``waiting`` steps, ``core._approval``) ("held");
 - ``limit`` steps started (``run_next``) or ``should_stop()`` said so: no step starts after,
   the running ones finish ("paused");
 - ``cancel()``, from any thread: running steps are cancelled (async) or abandoned (threads),
@@ -26,6 +27,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping
 
+from ._approval import REJECTED_NOTE, approval_reason, arguments_hash
 from ._engine import RunRecorder, StopReason
 from ._errors import ToolCallError
 from ._events import Event, now, step_end, step_result
@@ -173,6 +175,10 @@ class RunPass:
                     if blocked:
                         yield self._skip(step_id, blocked)
                         continue
+                    held = self._hold(step_id)
+                    if held is not None:
+                        yield held
+                        continue
                     started += 1
                     yield from self._start(step_id)
                 if self._cancelled.is_set():
@@ -207,6 +213,35 @@ class RunPass:
         state.error = f"skipped: depends on {', '.join(self.run.plan.label(d) for d in blocked)}, which did not succeed"
         self._recorder.step_ended(self.run, step_id)
         self._ready.finished(step_id, self.run)
+        return step_end(self.run, step_id)
+
+    def _hold(self, step_id: str) -> Event | None:
+        """Keep a step that needs a person's approval from starting (``core._approval``): it
+        waits with its resolved arguments shown, or ends rejected; None lets it start."""
+        step = self.run.plan.steps[self._ready.positions[step_id]]
+        tool = self._registry.get(step.tool)
+        reason = approval_reason(step, tool, self._limits.approve_writes)
+        if reason is None:
+            return None
+        state = self.run.steps[step_id]
+        try:
+            arguments = resolve_params(step.params, self._results)
+        except Exception:  # the step fails when it starts, saying why; nothing to approve
+            return None
+        decision = state.decision
+        if decision is not None and decision.arguments_hash == arguments_hash(arguments):
+            if decision.approved:
+                return None
+            state.status, state.error = StepStatus.rejected, REJECTED_NOTE
+            self._recorder.step_ended(self.run, step_id)
+            self._ready.finished(step_id, self.run)
+            return step_end(self.run, step_id)
+        changed = " (its arguments changed since the last decision)" if decision is not None else ""
+        state.status = StepStatus.waiting
+        state.arguments, state.result = arguments, None
+        state.error = f"waiting for a person: {reason}{changed}"
+        state.decision = None
+        self._recorder.step_ended(self.run, step_id)
         return step_end(self.run, step_id)
 
     def _start(self, step_id: str) -> Iterator[Event]:

@@ -138,6 +138,8 @@ class Settings(BaseSettings):
         default_factory=dict, description='Seconds per tool, over the default and the tool\'s own: {"slow_tool": 900}')
     retry: RetryPolicy = Field(RetryPolicy(), description="When a failed tool call is made again (JSON)")
     retries: dict[str, RetryPolicy] = Field(default_factory=dict, description="Retry policy per tool (JSON)")
+    approve_writes: bool = Field(True, description="A step whose tool is not read-only waits for a person to "
+                                 "approve its arguments before it runs")
     allowed_origins: Annotated[list[str], _Split(lambda text: text.replace(",", " ").split())] = Field(
         default_factory=list, description="Origins besides the studio's own that may use it: a reverse proxy's")
 

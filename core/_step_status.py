@@ -22,6 +22,8 @@ class StepStatus(str, enum.Enum):
     skipped = "skipped"
     interrupted = "interrupted"  # its run stopped while it ran; it runs again on the next run
     cancelled = "cancelled"  # the run was cancelled while it ran; its result, if any, was not kept
+    waiting = "waiting"  # waits for a person to approve or reject it (``core._approval``)
+    rejected = "rejected"  # a person said no before it ran; the steps after it are skipped
 
 
 class StatusTraits(NamedTuple):
@@ -41,9 +43,13 @@ STATUS_TABLE: dict[StepStatus, StatusTraits] = {
     StepStatus.succeeded: StatusTraits(True,    False,   False,   True,  False,    False),
     StepStatus.failed: StatusTraits(True,       False,   True,    True,  True,     False),
     StepStatus.skipped: StatusTraits(True,      False,   True,    False, True,     False),
+    StepStatus.rejected: StatusTraits(True,     False,   True,    False, True,     False),
     StepStatus.interrupted: StatusTraits(False, True,    False,   False, True,     True),
     StepStatus.cancelled: StatusTraits(False,   True,    False,   False, True,     True),
     StepStatus.running: StatusTraits(False,     False,   False,   False, False,    True),
+    # Runnable: each pass looks again, runs it if approved for the arguments it has now, else
+    # leaves it waiting; only the steps that depend on it wait with it.
+    StepStatus.waiting: StatusTraits(False,     True,    False,   False, True,     False),
     StepStatus.pending: StatusTraits(False,     True,    False,   False, False,    False),
 }
 

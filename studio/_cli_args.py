@@ -87,6 +87,9 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--answer", action="store_true",
                      help="also print the final answer (the model's with --planner llm, "
                           "else a summary)")
+    run.add_argument("--approve-writes", action="store_true",
+                     help="approve every step that would wait for a person (tools that may write, "
+                          "steps marked ask-first)")
 
     replan = commands.add_parser("replan", parents=[common], help="change a plan as feedback asks")
     replan.add_argument("file", type=Path)

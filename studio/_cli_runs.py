@@ -12,7 +12,7 @@ import argparse
 import sys
 from typing import Any, Callable
 
-from core import FINISHED, Event, Plan, Run, StepRun, StepStatus
+from core import FINISHED, Event, Plan, Run, RunLimits, StepRun, StepStatus, waiting_steps
 
 from ._services import Services
 
@@ -44,21 +44,35 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     worker.add_argument("--concurrency", type=int, default=4, help="runs at once in this worker (default 4)")
 
 
-def _durable(services: Services, synthesizer: Any = None) -> Any:
+def _durable(services: Services, synthesizer: Any = None, limits: RunLimits | None = None) -> Any:
     from core.durable import DurableRuns
 
-    return DurableRuns(services.store, services.registry, synthesizer, limits=services.executor.limits)
+    return DurableRuns(services.store, services.registry, synthesizer, limits=limits or services.executor.limits)
 
 
 def run_recorded(services: Services, plan: Plan, *, message: str, synthesizer: Any,
                  step_line: Callable[[Plan, StepRun], str],
-                 interrupted: Callable[[Plan, Run], Exception]) -> Run:
+                 interrupted: Callable[[Plan, Run], Exception], limits: RunLimits | None = None,
+                 decide: Callable[[Run], bool] | None = None) -> Run:
     """Run ``plan`` durably (saved as a plan version, its run recorded step by step), printing
-    each step's line as it ends. Raises ``PlanInvalid``, or ``interrupted(...)`` on Ctrl-C."""
-    runs = _durable(services, synthesizer)
+    each step's line as it ends. Raises ``PlanInvalid``, or ``interrupted(...)`` on Ctrl-C.
+
+    When the run stops held (steps waiting for a person), ``decide`` asks about them (True when
+    it decided any); the decisions are stored with the run's steps and the run goes on."""
+    runs = _durable(services, synthesizer, limits)
     run_id = runs.start(plan, message=message)
+    on_event = _live(plan, step_line)
     try:
-        return runs.execute(run_id, on_event=_live(plan, step_line))
+        run = runs.execute(run_id, on_event=on_event)
+        while decide is not None and not run.finished and (waiting := waiting_steps(run)) and decide(run):
+            for step_id in waiting:
+                state = run.steps[step_id]
+                services.store.records.step_finished(run_id, state)
+                if state.status == StepStatus.rejected:  # ends here, not in the run: its line is due now
+                    on_event(Event(type="plan_step_end", run_id=run_id, step_id=step_id,
+                                   data={"status": state.status.value, "error": state.error}))
+            run = runs.carry_on(run_id, on_event=on_event)
+        return run
     except KeyboardInterrupt:
         raise interrupted(plan, runs.store.load_run(run_id)) from None
 
@@ -88,6 +102,8 @@ def _live(plan: Plan, step_line: Callable[[Plan, StepRun], str],
             results[event.step_id] = event.data.get("result")
         elif event.type == "plan_step_end" and event.step_id is not None:
             state = _event_state(event, plan)
+            if state.status == StepStatus.waiting:  # not ended: its line comes once it is decided
+                return
             state.result = results.get(event.step_id)
             ended[event.step_id] = step_line(plan, state)
             flush()

@@ -42,6 +42,8 @@ STATUS_COLOURS: dict[str, tuple[str, str, str]] = {
     StepStatus.skipped.value: ("#f59e0b", "#b45309", "#111827"),
     StepStatus.interrupted.value: ("#8b5cf6", "#6d28d9", "#ffffff"),
     StepStatus.cancelled.value: ("#64748b", "#334155", "#ffffff"),
+    StepStatus.waiting.value: ("#facc15", "#a16207", "#111827"),  # waits for a person: look here
+    StepStatus.rejected.value: ("#7f1d1d", "#450a0a", "#ffffff"),
 }
 
 GRAPH_MIN_HEIGHT = 440

@@ -22,7 +22,7 @@ import streamlit as st
 
 from core import (Plan, PlanStudioError, ReferenceSyntaxError, Run, Tool, check_param, output_paths,
                   param_schema, parse_reference, preview_reference, remove_param, schema_alternatives,
-                  set_locked, set_note, set_param, set_reference)
+                  set_ask_first, set_locked, set_note, set_param, set_reference)
 
 from ._editor import apply_edit
 from ._services import Services
@@ -240,6 +240,13 @@ def _lock_changed(step_id: str, key: str) -> None:
                lambda p: set_locked(p, step_id, locked))
 
 
+def _ask_changed(step_id: str, key: str) -> None:
+    plan: Plan = bench().plan
+    ask = bool(st.session_state.get(key))
+    apply_edit(f"{'ask before' if ask else 'stop asking before'} {plan.label(step_id)}",
+               lambda p: set_ask_first(p, step_id, ask))
+
+
 def _fitting_paths(services: Services, plan: Plan, step_id: str, name: str, source: str) -> list[str]:
     source_tool = plan.step(source).tool
     tool = plan.step(step_id).tool
@@ -279,6 +286,10 @@ def inspector(services: Services, plan: Plan, run: Run | None) -> None:
         lock_key = _key(step_id, "~lock")
         st.toggle("Locked", value=step.locked, key=lock_key, on_change=_lock_changed, args=(step_id, lock_key),
                   help="A re-plan keeps a locked step exactly as it is.")
+        ask_key = _key(step_id, "~ask")
+        st.toggle("Ask before this step", value=step.ask_first, key=ask_key, on_change=_ask_changed,
+                  args=(step_id, ask_key), help="A run waits here until you approve or reject the step with "
+                  "its arguments filled in. Steps of tools that may write always ask (a setting).")
 
 
 def _field(services: Services, plan: Plan, step_id: str, tool: Tool, name: str, earlier: list[str],

@@ -2,7 +2,8 @@
 
     plan-studio mcp-server [--studio-url URL]      (stdio; writes to the studio's own store)
 
-Two tools: ``submit_plan_for_review`` stores the plan as a pending review and answers its id and
+Also ``waiting_steps`` and ``decide_step`` (``_mcp_run_tools``): a run's steps that wait for a
+person, and the decision on one. Two review tools: ``submit_plan_for_review`` stores the plan as a pending review and answers its id and
 the link that opens it in the studio; ``get_review`` answers the review (optionally waiting up
 to ``wait_seconds`` for the decision): status, the plan as approved with the reviewer's edits,
 the comment, a decision per step and the validator's problems. Reviews made here are the same
@@ -28,6 +29,7 @@ from core import PlanStudioError
 
 from ._review_api import MAX_WAIT_SECONDS, REVIEWS_URL_PATH
 from ._mcp_deep_lines import DeepCallLines
+from ._mcp_run_tools import add_run_tools
 from .workbench import review_view, submit_review
 from ._services import Services
 
@@ -136,4 +138,5 @@ def make_mcp_server(services: Services, studio_url: str = DEFAULT_STUDIO_URL) ->
         except PlanStudioError as exc:
             raise ToolError(str(exc)) from None
 
+    add_run_tools(server, services, studio_url)
     return server

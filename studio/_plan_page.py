@@ -28,6 +28,7 @@ from ._inspector import inspector
 from ._planner_log_panel import planner_log_panel
 from ._replan_panel import conflict_panel, replan_panel, versions_panel
 from ._review_actions import review_services
+from ._pause_panel import pause_panel
 from ._review_bar import review_bar
 from ._services import Services
 from ._state import Keys, PERSIST, SavedRef, bench
@@ -39,7 +40,7 @@ __all__ = ["plan_page"]
 # Streamlit's markdown colour names, matching the graph's status colours.
 _STATUS_COLOUR = {"pending": "gray", "running": "blue", "succeeded": "green", "failed": "red",
                   "skipped": "orange", "interrupted": "violet",
-                  "cancelled": "gray"}
+                  "cancelled": "gray", "waiting": "yellow", "rejected": "red"}
 
 # How often the page looks at a run in progress.
 _PROGRESS_SECONDS = 0.5
@@ -139,6 +140,7 @@ def _plan_view(services: Services, plan: Plan) -> None:
     worker = bench().worker
     if worker is None and run is not None:
         st.subheader("Run")
+        pause_panel(services, run)
         _results(plan, run)
 
     with graph_slot.container():

@@ -89,10 +89,15 @@ def build_services(settings: Settings, registry: ToolRegistry | None = None,
     return Services(
         settings=settings,
         registry=registry,
-        executor=Executor(registry, synthesizer=make_synthesizer(settings), limits=RunLimits.from_settings(settings)),
+        executor=Executor(registry, synthesizer=make_synthesizer(settings), limits=_run_limits(settings)),
         validator=Validator(registry),
         _planner=planner,
         _planner_problem=problem,
         _store=store,
         tool_problems=problems,
     )
+
+
+def _run_limits(settings: Settings) -> RunLimits:
+    """The user's limits, and whether a writing step waits for a person (the studio asks)."""
+    return RunLimits.from_settings(settings).model_copy(update={"approve_writes": settings.approve_writes})

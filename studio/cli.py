@@ -31,13 +31,14 @@ from typing import Any, Iterable, Iterator, Sequence, TextIO
 
 from pydantic import ValidationError
 
-from core import (CUT_OFF, FINISHED, FORMATS, FROM_OPTIONS_VARIABLE, Plan, PlanError, PlanInvalid,
-                  PlanStudioError, Run, Settings, StepRun, StepStatus, private_folder)
+from core import (CUT_OFF, FINISHED, FORMATS, FROM_OPTIONS_VARIABLE, Executor, Plan, PlanError,
+                  PlanInvalid, PlanStudioError, Run, Settings, StepRun, StepStatus, private_folder)
 from core.formats import detect_and_load, export_plan
 from core.planners import planner_notices
 from tools import LoadNotice
 
 from ._cli_log import note_loading, plan_logged
+from ._cli_approval import approve_on_terminal, approved_up_front, nobody_to_ask
 from ._cli_args import parser as _parser
 from ._cli_runs import cmd_rerun, cmd_resume, cmd_runs, cmd_worker, run_recorded
 from ._services import Services, build_services
@@ -219,10 +220,16 @@ def _cmd_run(args: argparse.Namespace, services: Services) -> int:
     if loaded is None:
         return _EXIT_FAILED
     plan, _fmt = loaded
+    plan, limits = approved_up_front(plan, services.executor.limits) if args.approve_writes \
+        else (plan, services.executor.limits)
     # The final answer is only worth making when it is printed.
     synthesizer = services.executor.synthesizer if args.answer else None
     try:
+        Executor(services.registry).start(plan)  # the plan's problems come before any refusal
+        if nobody_to_ask(plan, services.registry, limits):
+            return _EXIT_FAILED
         run = run_recorded(services, plan, message=f"plan-studio run {args.file.name}", synthesizer=synthesizer,
+                           limits=limits, decide=lambda held: approve_on_terminal(held, services.registry) > 0,
                            step_line=_step_line, interrupted=lambda p, r: Interrupted(_unfinished(p, r)))
     except PlanInvalid as exc:
         for problem in exc.problems:

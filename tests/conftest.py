@@ -60,6 +60,13 @@ def ctrl_c_as_in_a_terminal() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
+@pytest.fixture(autouse=True)
+def _writes_run_without_asking(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Most tests run plans of ad-hoc tools that declare no effects (so "may write"); the pause
+    for a person (on by default) has its own tests, which turn it back on."""
+    monkeypatch.setenv("PLAN_STUDIO_APPROVE_WRITES", "false")
+
+
 # -- the studio through AppTest (tests/apptest_helpers.py) -----------------------------------------
 
 @pytest.fixture
@@ -127,6 +134,7 @@ def start_studio(folder: Path, **env_vars: str) -> Iterator[Studio]:
     log = folder / "studio.log"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "PLAN_STUDIO_"))}
     env.update(PLAN_STUDIO_DATA_DIR=str(data_dir), PLAN_STUDIO_TODAY=STUDIO_TODAY, **env_vars)
+    env.setdefault("PLAN_STUDIO_APPROVE_WRITES", "false")  # as _writes_run_without_asking says
     command = Path(sys.executable).with_name("plan-studio")
     argv = [str(command)] if command.exists() else [sys.executable, "-m", "studio.cli"]
     # Started outside the project folder, so the command's own flags must be enough.

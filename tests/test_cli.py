@@ -71,7 +71,8 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """No model or studio settings from the caller's shell; the user's data folder (XDG) is a
     folder of its own, checked to stay empty after each test."""
     for name in list(os.environ):
-        if name.startswith(("OPENAI_", "PLAN_STUDIO_")):
+        # All but the pause for a person, which conftest turns off for tools that declare no effects.
+        if name.startswith(("OPENAI_", "PLAN_STUDIO_")) and name != "PLAN_STUDIO_APPROVE_WRITES":
             monkeypatch.delenv(name)
     home = tmp_path / "user-data"
     monkeypatch.setenv("XDG_DATA_HOME", str(home))

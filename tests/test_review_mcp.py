@@ -4,30 +4,21 @@ client: an agent submits a plan for review and gets the decision made in the stu
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import json
 import os
 import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+from async_helpers import run_apart
 from core.storage import PlanStore
 
 ROOT = Path(__file__).resolve().parents[1]
 PLAN = {"goal": "list Berlin facilities", "steps": [
     {"id": "fac", "tool": "facilities_list", "params": {"location": "Berlin"}}]}
-
-
-def _run_apart(coroutine):
-    """Run the client on its own thread's event loop: Playwright's sync API, used by the browser
-    tests in the same pytest process, keeps an event loop running on the main thread, where
-    ``asyncio.run`` refuses to start another."""
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coroutine).result()
 
 
 def _server(data_dir: Path) -> StdioServerParameters:
@@ -71,7 +62,7 @@ def test_an_mcp_agent_submits_and_gets_the_decision(tmp_path: Path) -> None:
             session.call_tool("get_review", {"review_id": created["id"], "wait_seconds": 30}), decide())
         return waited.structured_content
 
-    decided = _run_apart(_session_run(data_dir, script))
+    decided = run_apart(_session_run(data_dir, script))
     assert (decided["status"], decided["comment"]) == ("approved", "Hamburg")
     assert decided["plan"]["steps"][0]["params"] == {"location": "Hamburg"}
     assert decided["decisions"] == [{"step_id": "fac", "decision": "edited"}]
@@ -84,7 +75,7 @@ def test_a_bad_submission_is_a_tool_error_naming_the_field(tmp_path: Path) -> No
         return [await session.call_tool("submit_plan_for_review", {"plan": PLAN, "format": "yaml"}),
                 await session.call_tool("get_review", {"review_id": "nope"})]
 
-    bad_format, missing = _run_apart(_session_run(tmp_path / "data", script))
+    bad_format, missing = run_apart(_session_run(tmp_path / "data", script))
     assert bad_format.is_error and "format: unknown format 'yaml'" in bad_format.content[0].text
     assert missing.is_error and "no review with id 'nope'" in missing.content[0].text
 
@@ -123,7 +114,7 @@ def test_mcp_and_http_read_a_submission_alike(tmp_path: Path) -> None:
 
         async def script(session: ClientSession) -> list[Any]:
             return [await session.call_tool("submit_plan_for_review", body) for body in SUBMISSIONS]
-        over_mcp = _run_apart(_session_run(served.data_dir, script))
+        over_mcp = run_apart(_session_run(served.data_dir, script))
     finally:
         studios.close()
     for body, (status, answer), result in zip(SUBMISSIONS, over_http, over_mcp):

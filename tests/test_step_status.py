@@ -16,11 +16,13 @@ def test_the_table_has_one_row_per_status():
 
 
 def test_what_the_statuses_mean():
-    assert FINISHED == {StepStatus.succeeded, StepStatus.failed, StepStatus.skipped}
-    assert RUNNABLE == {StepStatus.pending, StepStatus.interrupted, StepStatus.cancelled}
-    assert BLOCKING == {StepStatus.failed, StepStatus.skipped}
+    assert FINISHED == {StepStatus.succeeded, StepStatus.failed, StepStatus.skipped, StepStatus.rejected}
+    # A waiting step is looked at again by each pass: it runs once approved for its arguments.
+    assert RUNNABLE == {StepStatus.pending, StepStatus.interrupted, StepStatus.cancelled, StepStatus.waiting}
+    assert BLOCKING == {StepStatus.failed, StepStatus.skipped, StepStatus.rejected}
     assert RAN == {StepStatus.succeeded, StepStatus.failed}
-    assert EXPLAINED == {StepStatus.failed, StepStatus.skipped, StepStatus.interrupted, StepStatus.cancelled}
+    assert EXPLAINED == {StepStatus.failed, StepStatus.skipped, StepStatus.interrupted, StepStatus.cancelled,
+                         StepStatus.waiting, StepStatus.rejected}
     assert CUT_OFF == {StepStatus.running, StepStatus.interrupted, StepStatus.cancelled}
     assert not FINISHED & RUNNABLE, "a finished step never runs again in its run"
     assert BLOCKING <= FINISHED and RAN <= FINISHED

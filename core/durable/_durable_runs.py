@@ -7,6 +7,7 @@ survive a kill of the process running them.
     runs.resume(run_id)                        # after a kill: no finished step runs again
     runs.resume(run_id, decisions={"s3": "again"})  # a step in doubt: call its tool again
                                                # (without a decision: StepsInDoubt, nothing runs)
+    runs.carry_on(run_id)                      # after a person decided on its waiting steps
     runs.enqueue(run_id)                       # a worker (``plan-studio worker``) runs it
 
 A run whose process is still alive is refused by ``resume`` (two processes would run it at
@@ -20,6 +21,7 @@ import functools
 import os
 import socket
 import threading
+import uuid
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Mapping, TypeVar
 
@@ -134,6 +136,23 @@ class DurableRuns:
             self._bound.listeners[run_id] = on_event
         try:
             with SetWorkflowID(run_id):
+                run_workflow(run_id)
+        finally:
+            self._bound.listeners.pop(run_id, None)
+        return self.store.load_run(run_id)
+
+    @_off_any_event_loop
+    def carry_on(self, run_id: str, *, on_event: Callable[[Event], None] | None = None) -> Run:
+        """Go on with a run that stopped held (steps waiting for a person) once a person decided
+        on them (the decisions stored on its steps): its workflow ended when the run stopped, so
+        this is a further workflow of the same run, reading it from the store: the steps that
+        finished before are not run again, an approved step runs, a rejected one blocks."""
+        from dbos import SetWorkflowID
+
+        if on_event is not None:
+            self._bound.listeners[run_id] = on_event
+        try:
+            with SetWorkflowID(f"{run_id}-decided-{uuid.uuid4().hex[:12]}"):
                 run_workflow(run_id)
         finally:
             self._bound.listeners.pop(run_id, None)

@@ -51,7 +51,7 @@ def _needs(plan: Plan) -> list[set[int]]:
 
 # Step fields compared one to one: field -> how a notice names it.
 _FIELDS: dict[str, str] = {
-    "tool": "tool names", "parallel": "parallel flags", "note": "notes", "locked": "locks",
+    "tool": "tool names", "parallel": "parallel flags", "note": "notes", "locked": "locks", "ask_first": "ask-first marks",
     "result_key": "result keys", "format_data": "format data",
 }
 

@@ -24,7 +24,7 @@ def load_native(text: str, registry: ToolRegistry | None = None) -> Plan:
 
 
 # Written only when set: people read and edit this JSON, and most steps use none of them.
-_OPTIONAL_STEP_FIELDS = ("note", "locked", "result_key", "format_data")
+_OPTIONAL_STEP_FIELDS = ("note", "locked", "ask_first", "result_key", "format_data")
 
 
 def dump_native(plan: Plan, registry: ToolRegistry | None = None) -> str:

@@ -26,7 +26,7 @@ from .._registry import ToolRegistry
 from ._base import check_step_count, load_json
 
 _NOTE_KEYS = ("note", "description", "reason")
-_STEP_KEYS = {"tool", "params", "depends_on", "parallel", "id", "locked", "result_key", "format_data", *_NOTE_KEYS}
+_STEP_KEYS = {"tool", "params", "depends_on", "parallel", "id", "locked", "ask_first", "result_key", "format_data", *_NOTE_KEYS}
 
 
 def seed_step_ids(count: int) -> list[str]:
@@ -86,7 +86,8 @@ def plan_from_seed(data: Any, goal: str | None = None) -> Plan:
             raise PlanFormatError("seed", f"{where}.format_data must be an object of objects, one per format")
         steps.append(Step(id=ids[n], tool=raw["tool"].strip(), params=params, depends_on=deps,
                           parallel=bool(raw.get("parallel", False)), note=note,
-                          locked=bool(raw.get("locked", False)), result_key=result_key or None,
+                          locked=bool(raw.get("locked", False)), ask_first=bool(raw.get("ask_first", False)),
+                          result_key=result_key or None,
                           format_data=format_data))
     meta = dict(metadata)
     plan_goal = goal if goal is not None else str(meta.pop("goal", "") or "")
@@ -113,7 +114,8 @@ def plan_to_seed(plan: Plan) -> dict[str, Any]:
         }
         # Review data only where set: the seed format is also what models are shown.
         for key, value in (("id", s.id if write_ids else None), ("note", s.note),
-                           ("locked", s.locked), ("result_key", s.result_key), ("format_data", s.format_data)):
+                           ("locked", s.locked), ("ask_first", s.ask_first),
+                           ("result_key", s.result_key), ("format_data", s.format_data)):
             if value:
                 raw[key] = value
         steps.append(raw)

@@ -82,7 +82,7 @@ _ROOT_FIELDS = ("goal", "planner", "created_at", "today")
 # whose "$NAME" text is text, not a variable.
 _EXTRAS = "studio"
 _LITERAL = "literal"
-_EXTRA_FIELDS = ("ids", "depends_on", "locked", "format_data")
+_EXTRA_FIELDS = ("ids", "depends_on", "locked", "ask_first", "format_data")
 _IMPLICIT_INPUT = "implicit_input"  # format_data["sk"] flag: "input" was SK's $INPUT, not written
 _INPUT_PARAM = "input"
 _ASCII_DIGITS = re.compile(r"[0-9]{1,%d}" % MAX_INDEX_DIGITS)

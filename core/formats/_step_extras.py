@@ -21,7 +21,7 @@ from ._seed import seed_step_ids
 
 __all__ = ["EXTRA_FIELDS", "step_extras", "apply_step_extras", "run_in_order"]
 
-EXTRA_FIELDS = ("ids", "depends_on", "parallel", "locked", "result_key", "format_data", "note")
+EXTRA_FIELDS = ("ids", "depends_on", "parallel", "locked", "ask_first", "result_key", "format_data", "note")
 
 
 def explicit_only(plan: Plan, n: int, index: dict[str, int]) -> list[int]:
@@ -68,7 +68,7 @@ def step_extras(plan: Plan, fields: Iterable[str], *, in_order: bool = False) ->
             deps = {str(n): d for n in range(len(steps)) if (d := explicit_only(plan, n, index))}
             if deps or in_order:
                 out["depends_on"] = deps
-        elif name in ("parallel", "locked"):
+        elif name in ("parallel", "locked", "ask_first"):
             flagged = [n for n, s in enumerate(steps) if getattr(s, name)]
             if flagged:
                 out[name] = flagged
@@ -105,7 +105,7 @@ def apply_step_extras(fmt: str, where: str, data: Any, steps: list[Step]) -> Non
             step.id = new_id
             step.depends_on = [renamed.get(d, d) for d in step.depends_on]
             step.params = renamed_steps(step.params, renamed)  # read by the import's ids
-    for name in ("parallel", "locked"):
+    for name in ("parallel", "locked", "ask_first"):
         flagged = data.get(name, [])
         if not isinstance(flagged, list):
             raise PlanFormatError(fmt, f"{where}.{name} must list step positions")

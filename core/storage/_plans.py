@@ -93,7 +93,10 @@ class Plans:
         else:
             row = plan_row(session, plan_id)
             latest = latest_version_row(session, plan_id)
-            if latest is not None and latest.plan_json == text:
+            # The same plan, even written by an older release (without a field added since, at
+            # its default now), makes no new version.
+            if latest is not None and (latest.plan_json == text
+                                       or parse_plan(latest.plan_json, f"plan {plan_id!r}", self._db.path) == stored):
                 return self._version(latest)
             if expected_version is not None and latest is not None and latest.version != expected_version:
                 raise VersionConflict(plan_id, expected=expected_version, latest=latest.version,

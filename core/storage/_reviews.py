@@ -78,13 +78,14 @@ def step_decisions(sent: Plan, decided: Plan | None, *, approved: bool) -> list[
     The plan diff (``diff_plans``, steps paired by id only: the agent knows its steps by the
     ids it sent) decides what was edited; references name steps by id, so deleting a step
     edits no other step but those whose params read it.
-    A lock only guides re-planning, so it makes no step edited; nor does a move alone (the
+    A lock only guides re-planning and "ask first" only pauses the run, so neither makes a step
+    edited; nor does a move alone (the
     step calls the same tool with the same inputs, as before this diff was used)."""
     if not approved or decided is None:
         return [StepDecision(step.id, "rejected") for step in sent.steps]
     diff = diff_plans(sent, decided, match_new_ids=False)
     edited = {change.old_id for change in diff.changed
-              if change.params or any(f.name != "locked" for f in change.fields)}
+              if change.params or any(f.name not in ("locked", "ask_first") for f in change.fields)}
     removed = set(diff.removed)
     out = [StepDecision(step.id, "removed" if step.id in removed else "edited" if step.id in edited else "approved")
            for step in sent.steps]

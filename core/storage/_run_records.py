@@ -47,7 +47,8 @@ class RunListing:
 _STEP_STARTED = text("UPDATE step_run SET status = 'running', arguments_json = :arguments, result_json = NULL, "
                      "error = NULL, started_at = :at, duration_ms = NULL WHERE run_id = :run AND step_id = :step")
 _STEP_ENDED = text("UPDATE step_run SET status = :status, arguments_json = :arguments, result_json = :result, "
-                   "error = :error, duration_ms = :duration WHERE run_id = :run AND step_id = :step")
+                   "error = :error, duration_ms = :duration, decision_json = :decision "
+                   "WHERE run_id = :run AND step_id = :step")
 
 
 def _stamp(at: dt.datetime) -> dt.datetime:
@@ -86,13 +87,16 @@ class RunRecords:
                                                "at": _stamp(started_at)})
 
     def step_finished(self, run_id: str, state: StepRun) -> None:
-        """The step ended: its status, result or error, and how long it took."""
+        """The step ended (or waits, or a person decided on it): its status, result or error, how
+        long it took, and the person's decision."""
         result_text = _text(state.result, "result", state.step_id)
         arguments_text = _text(state.arguments, "arguments", state.step_id)
+        decision_text = _text(state.decision, "decision", state.step_id)
         with self._db.transaction("record the step's end", write=True) as connection:
             connection.execute(_STEP_ENDED, {"run": run_id, "step": state.step_id, "status": state.status.value,
                                              "arguments": arguments_text, "result": result_text,
-                                             "error": state.error, "duration": state.duration_ms})
+                                             "error": state.error, "duration": state.duration_ms,
+                                             "decision": decision_text})
 
     def step_marked(self, run_id: str, step_id: str, status: str, error: str | None, *, run_status: str) -> None:
         """Set one step's status and note, and the run's status (a step found in doubt, say)."""

@@ -103,6 +103,7 @@ class StepRunRow(SQLModel, table=True):
     error: str | None = None
     started_at: dt.datetime | None = Field(default=None, sa_type=UTCDateTime)
     duration_ms: float | None = None
+    decision_json: str | None = Field(default=None, description="A person's decision on a step that waited.")
 
 
 class RunWorkerRow(SQLModel, table=True):

@@ -14,6 +14,7 @@ from core import Plan, Run, RunKind
 
 from .._services import Services
 from ._bench import Outcome, Workbench
+from ._held_runs import hold_if_waiting, let_go
 from ._editing import execution_fingerprint, fingerprint, is_approved, refused_during_run, refused_for_json
 from ._messages import attempt, failure_message
 from ._run_handle import start_run
@@ -37,6 +38,7 @@ def _start(bench: Workbench, services: Services, plan: Plan, kind: RunKind, out:
         if run is None or run.finished or not _same_run(run, plan):
             run = services.executor.start(plan)
             bench.run_saved = None
+        let_go(run.id)  # no decision on it from elsewhere while a worker drives it
         bench.run = None  # the handle's until collected
         bench.worker = start_run(services.executor, run, kind)
         out.done()
@@ -99,6 +101,7 @@ def collect_finished_run(bench: Workbench, store: Callable[[], PlanStore]) -> Ou
     bench.worker = None
     run = worker.run
     bench.run = run
+    hold_if_waiting(run)
     out.done()
     if worker.error is not None:
         out.say("error", failure_message("finish the run", worker.error))

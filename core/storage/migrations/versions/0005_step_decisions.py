@@ -1,0 +1,25 @@
+"""A step that waited for a person keeps the person's decision (approved or rejected, for which
+resolved arguments, when, where) with the run, so a run carried on later sees it.
+
+A plain added column, nullable: a file at 0004 keeps every run as it was (no decisions).
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0005"
+down_revision = "0004"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    present = {c["name"] for c in sa.inspect(op.get_bind()).get_columns("step_run")}
+    if "decision_json" not in present:
+        op.add_column("step_run", sa.Column("decision_json", sa.String, nullable=True))
+
+
+def downgrade() -> None:
+    op.drop_column("step_run", "decision_json")

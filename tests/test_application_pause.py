@@ -1,0 +1,67 @@
+"""Issue 17, item 5 (workbench, no Streamlit): a step waits for a person; the one use case
+``decide_step`` approves or rejects it, from the page's workbench or by run id (API, MCP)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from core import Settings, StepStatus
+from studio import workbench as wb
+from studio._services import Services, build_services
+from studio.workbench import Workbench
+from workbench_helpers import TODAY, run_until_a_marked_step_waits, texts
+
+
+@pytest.fixture
+def services(tmp_path: Path) -> Services:
+    return build_services(Settings(data_dir=tmp_path / "data", today=TODAY, approve_writes=True))
+
+
+def _finish(bench: Workbench, services: Services) -> wb.Outcome:
+    assert bench.worker is not None and bench.worker.join(timeout=60)
+    return wb.collect_finished_run(bench, lambda: services.store)
+
+
+def test_a_marked_step_waits_and_the_page_sees_its_resolved_arguments(services: Services) -> None:
+    bench, marked = run_until_a_marked_step_waits(services)
+    assert bench.run.steps[marked].status == StepStatus.waiting
+    [waiting] = wb.waiting_view(bench.run, services.registry)
+    assert waiting.step_id == marked and waiting.effects == "read-only"
+    assert waiting.arguments == bench.run.steps[marked].arguments and "${" not in str(waiting.arguments)
+    assert "the reviewer asked" in waiting.reason
+    assert wb.held_run(bench.run.id) is bench.run
+
+
+def test_approving_on_the_page_goes_on_with_the_run(services: Services) -> None:
+    bench, marked = run_until_a_marked_step_waits(services)
+    [waiting] = wb.waiting_view(bench.run, services.registry)
+    out = wb.decide_step(services, bench.run.id, marked, True, seen_hash=waiting.arguments_hash, by="page", bench=bench)
+    assert out.ok, texts(out)
+    _finish(bench, services)
+    assert bench.run.finished and bench.run.steps[marked].status == StepStatus.succeeded
+    assert bench.run.steps[marked].arguments == waiting.arguments
+    assert bench.run.steps[marked].decision.by == "page"
+
+
+def test_a_decision_by_run_id_is_kept_and_the_run_goes_on_at_run_all(services: Services) -> None:
+    bench, marked = run_until_a_marked_step_waits(services, position=0)
+    out = wb.decide_step(services, bench.run.id, marked, False, by="api")
+    assert out.ok and "Run all" in texts(out)[-1]
+    assert bench.run.steps[marked].status == StepStatus.rejected
+    assert wb.request_run(bench, services, "all").ok
+    _finish(bench, services)
+    after = bench.run.steps[bench.plan.steps[1].id]
+    assert bench.run.finished and after.status == StepStatus.skipped
+    assert "depends on step 0 (facilities_list), which did not succeed" in after.error
+
+
+def test_a_decision_on_what_does_not_wait_says_why(services: Services) -> None:
+    bench, marked = run_until_a_marked_step_waits(services)
+    stale = wb.decide_step(services, bench.run.id, marked, True, seen_hash="0" * 64, by="api")
+    assert not stale.ok and "arguments changed since they were shown" in texts(stale)[0]
+    first = bench.plan.steps[0].id
+    assert "is not waiting" in texts(wb.decide_step(services, bench.run.id, first, True))[0]
+    assert "No run 'nope'" in texts(wb.decide_step(services, "nope", marked, True))[0]
+    assert bench.run.steps[marked].status == StepStatus.waiting

@@ -1,0 +1,68 @@
+"""Issue 17, item 5 (MCP): ``waiting_steps`` and ``decide_step`` ask the studio over HTTP (a
+real uvicorn serving the review API's run routes in this process, where the run waits)."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from pathlib import Path
+
+import pytest
+import uvicorn
+from mcp.server.mcpserver.exceptions import ToolError
+from starlette.applications import Starlette
+
+from async_helpers import run_apart
+from core import Settings, StepStatus
+from studio import _review_api
+from studio._mcp_server import make_mcp_server
+from studio._run_decisions_api import run_routes
+from studio._services import build_services
+from workbench_helpers import TODAY, run_until_a_marked_step_waits
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture
+def studio(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    services = build_services(Settings(data_dir=tmp_path / "data", today=TODAY, approve_writes=True))
+    monkeypatch.setattr(_review_api, "_services", lambda: services)
+    bench, marked = run_until_a_marked_step_waits(services)
+    port = _free_port()
+    server = uvicorn.Server(uvicorn.Config(Starlette(routes=run_routes()), host="127.0.0.1", port=port,
+                                           log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        thread.join(0.05)
+        assert thread.is_alive()
+    yield make_mcp_server(services, f"http://127.0.0.1:{port}"), bench, marked
+    server.should_exit = True
+    thread.join(10)
+
+
+def _structured(answer) -> dict:
+    """A tool's answer as an MCP client gets it: its structured content, else its JSON text."""
+    if getattr(answer, "structured_content", None):
+        return answer.structured_content
+    return json.loads(answer.content[0].text)
+
+
+def test_an_agent_sees_the_waiting_step_and_approves_exactly_its_arguments(studio) -> None:
+    server, bench, marked = studio
+    listed = _structured(run_apart(server.call_tool("waiting_steps", {"run_id": bench.run.id})))
+    [waiting] = listed["waiting"]
+    assert waiting["step_id"] == marked and waiting["arguments"] == bench.run.steps[marked].arguments
+    with pytest.raises(ToolError, match="arguments changed"):
+        run_apart(server.call_tool("decide_step", {"run_id": bench.run.id, "step_id": marked, "approve": True,
+                                                     "arguments_hash": "0" * 64}))
+    decided = _structured(run_apart(server.call_tool(
+        "decide_step", {"run_id": bench.run.id, "step_id": marked, "approve": False,
+                        "arguments_hash": waiting["arguments_hash"]})))
+    assert decided["decided"] is True
+    assert bench.run.steps[marked].status == StepStatus.rejected and bench.run.steps[marked].decision.by == "api"
