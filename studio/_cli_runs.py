@@ -78,7 +78,8 @@ def run_recorded(services: Services, plan: Plan, *, message: str, synthesizer: A
 
 
 def _event_state(event: Event, plan: Plan) -> StepRun:
-    return StepRun(step_id=event.step_id or "", status=StepStatus(event.data["status"]), error=event.data.get("error"))
+    return StepRun(step_id=event.step_id or "", status=StepStatus(event.data["status"]), error=event.data.get("error"),
+                   retried=event.data.get("retried") or [])
 
 
 def _live(plan: Plan, step_line: Callable[[Plan, StepRun], str],

@@ -293,6 +293,8 @@ def _step_result(plan: Plan, state: StepRun) -> None:
     status = state.status.value
     duration = f" · {state.duration_ms:.1f} ms" if state.duration_ms is not None else ""
     st.markdown(f"**{md_escape(_step_title(plan, state.step_id))}** :{_STATUS_COLOUR[status]}-badge[{status}]{duration}")
+    if state.retried_note:
+        st.caption(md_escape(state.retried_note.capitalize()))
     if state.status == StepStatus.failed:
         st.error(md_escape(state.error or "failed"))
     elif state.status in EXPLAINED:  # not failed: skipped or cut off

@@ -91,7 +91,8 @@ class Runs:
             steps = {s.step_id: StepRun(step_id=s.step_id, status=StepStatus(s.status),
                                         arguments=json_value(s.arguments_json), result=json_value(s.result_json),
                                         error=s.error, started_at=s.started_at, duration_ms=s.duration_ms,
-                                        decision=json_value(s.decision_json))
+                                        decision=json_value(s.decision_json),
+                                        retried=json_value(s.retried_json) or [])
                      for s in step_rows}
             return Run(id=row.id, plan=plan, steps=steps, started_at=row.started_at,
                        finished_at=row.finished_at, answer=row.answer)
@@ -147,7 +148,7 @@ def _counts(tallies: Any) -> dict[str, dict[str, int]]:
 
 
 def _step_values(run_id: str, position: int, state: StepRun) -> dict[str, Any]:
-    data = state.model_dump(mode="json", include={"arguments", "result", "decision"})
+    data = state.model_dump(mode="json", include={"arguments", "result", "decision", "retried"})
     arguments, result = json_text(data["arguments"]), json_text(data["result"])
     for text in (arguments, result, state.error):
         if text is not None:
@@ -156,4 +157,5 @@ def _step_values(run_id: str, position: int, state: StepRun) -> dict[str, Any]:
                 status=state.status.value, arguments_json=arguments,
                 result_json=result, error=state.error,
                 started_at=state.started_at, duration_ms=state.duration_ms,
-                decision_json=json_text(data["decision"]))
+                decision_json=json_text(data["decision"]),
+                retried_json=json_text(data["retried"]) if data["retried"] else None)
