@@ -43,7 +43,7 @@ def test_retry_shows_what_runs_again_first_then_runs_only_that_in_a_linked_run(s
     assert services.store.records.lineage(child.id) == (parent.id, "b")
     assert services.store.load_run(child.id).steps["d"].status == StepStatus.succeeded  # stored when it ended
     assert services.store.load_run(parent.id).steps["b"].status == StepStatus.failed  # the parent stays as it was
-    assert wb.rerun_lineage(services.store, child) == f"rerun of run {parent.id} from fetch “Add one to a”"
+    assert wb.rerun_lineage(services.store, child.id, child.plan) == f"rerun of run {parent.id} from fetch “Add one to a”"
 
 
 def test_rerun_from_a_step_reuses_every_step_that_does_not_depend_on_it(services, tools) -> None:

@@ -7,6 +7,7 @@ executor that makes one.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from pydantic import ValidationError
@@ -14,7 +15,9 @@ from sqlalchemy import delete, func, insert
 from sqlmodel import select
 
 from .._errors import NotFound, StorageError
+from .._plan import Step
 from .._run import Run, StepRun, StepStatus
+from .._step_label import step_label
 from ._engine import Database
 from ._plans import plan_row
 from ._records import PlanHistory, RunSummary, VersionSummary
@@ -118,9 +121,13 @@ class Runs:
                 .where(PlanVersionRow.plan_id.in_(ids))  # type: ignore[attr-defined]
                 .order_by(PlanVersionRow.plan_id, PlanVersionRow.version)).all()
             runs = session.exec(select(RunRow.id, RunRow.plan_id, RunRow.version, RunRow.started_at,
-                                       RunRow.finished_at, RunRow.status)
+                                       RunRow.finished_at, RunRow.status, RunRow.parent_id, RunRow.rerun_from)
                                 .where(RunRow.plan_id.in_(ids))  # type: ignore[attr-defined]
                                 .order_by(RunRow.created_at.desc(), RunRow.id)).all()
+            reruns = [r[0] for r in runs if r[7] is not None]
+            # Only reruns' plans are read, for the label of the step each started again from.
+            rerun_plans = session.exec(select(RunRow.id, RunRow.plan_json).where(
+                RunRow.id.in_(reruns))).all() if reruns else []  # type: ignore[attr-defined]
             tallies = session.exec(
                 select(StepRunRow.run_id, StepRunRow.status, func.count())
                 .join(RunRow, RunRow.id == StepRunRow.run_id)
@@ -131,10 +138,23 @@ class Runs:
         for plan_id, number, created, message, steps in versions:
             found[plan_id].versions.append(VersionSummary(plan_id=plan_id, version=number, created_at=created,
                                                           message=message, step_count=steps or 0))
-        for run_id, plan_id, number, started, finished, status in runs:
+        plans = dict(rerun_plans)
+        for run_id, plan_id, number, started, finished, status, parent_id, rerun_from in runs:
+            label = _step_label(plans[run_id], rerun_from) if rerun_from is not None else None
             found[plan_id].runs.append(RunSummary(id=run_id, plan_id=plan_id, version=number, started_at=started,
-                                                  finished_at=finished, status=status, counts=counts.get(run_id, {})))
+                                                  finished_at=finished, status=status, counts=counts.get(run_id, {}),
+                                                  parent_id=parent_id, rerun_from=rerun_from, rerun_from_label=label))
         return found
+
+
+def _step_label(plan_text: str, step_id: str) -> str:
+    """The label of step ``step_id`` of the stored plan: only that step is read, not the plan
+    (a Library lists every run of its plans, and plans may hold a thousand steps)."""
+    try:
+        steps = json.loads(plan_text).get("steps") or []
+        return step_label(next(Step.model_validate(s) for s in steps if isinstance(s, dict) and s.get("id") == step_id))
+    except (ValueError, TypeError, AttributeError, StopIteration, ValidationError):
+        return step_id
 
 
 def _counts(tallies: Any) -> dict[str, dict[str, int]]:

@@ -281,14 +281,14 @@ def join_rerun(run_id: str, timeout: float | None = None) -> bool:
     return not thread.is_alive()
 
 
-def rerun_lineage(store: PlanStore, run: Run) -> str | None:
-    """``rerun of run X from <step label>`` for a stored rerun, else None."""
+def rerun_lineage(store: PlanStore, run_id: str, plan: Plan) -> str | None:
+    """``rerun of run X from <step label>`` for a stored rerun of ``plan``, else None."""
     try:
-        parent_id, start = store.records.lineage(run.id)
+        parent_id, start = store.records.lineage(run_id)
     except NotFound:
         return None
     if parent_id is None:
         return None
-    ids = {s.id for s in run.plan.steps}
-    label = step_label(run.plan.step(start)) if start in ids else start
+    ids = {s.id for s in plan.steps}
+    label = step_label(plan.step(start)) if start in ids else start
     return f"rerun of run {parent_id}" + (f" from {label}" if label else "")
