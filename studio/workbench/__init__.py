@@ -26,7 +26,8 @@ from ._messages import attempt, failure_message, log, plain_message
 from ._planning import GOAL_FIRST, import_plan, plan_for_goal, plan_goal, replan, replanned
 from ._reviewing import close_review, decide_review, open_review, services_with_tools, work_id
 from ._run_handle import RunHandle, start_run
-from ._rerunning import (RerunPreview, RerunStep, ask_rerun, cancel_rerun, confirm_rerun, join_rerun, preview_rerun,
+from ._rerun_preview import RerunPreview, RerunStep
+from ._rerunning import (ask_rerun, cancel_rerun, confirm_rerun, join_rerun, preview_rerun,
                          rerun_lineage, start_rerun)
 from ._running import NOT_APPROVED, cancel_new_run, collect_finished_run, confirm_new_run, request_run, stop_run
 from ._saving import (delete_saved_plan, hold_conflict, open_saved_plan, open_saved_run, save, save_on_top,

@@ -12,14 +12,12 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Literal
+from typing import Any, Callable, Literal
 
 from core import EditHistory, Plan, PlanIdentity, Run, RunKind
 
+from ._rerun_preview import RerunPreview
 from ._run_handle import RunHandle
-
-if TYPE_CHECKING:
-    from ._rerunning import RerunPreview
 
 __all__ = ["Conflict", "Notice", "NoticeKind", "Outcome", "Question", "SavedRef", "Workbench"]
 

@@ -17,8 +17,8 @@ whose plan changed since.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from core import Effects, NotFound, Plan, Run, StepStatus, VersionConflict, step_label
 
@@ -27,6 +27,7 @@ from .._services import Services
 from ._bench import Outcome, Workbench
 from ._editing import approve, execution_fingerprint, fingerprint, refused_during_run, refused_for_json
 from ._messages import attempt
+from ._rerun_preview import RerunPreview, RerunStep
 from ._running import collect_finished_run, request_run
 from ._saving import hold_conflict, open_saved_run, save_run_if_plan_saved, store_current
 
@@ -38,43 +39,6 @@ __all__ = ["RerunPreview", "RerunStep", "ask_rerun", "cancel_rerun", "confirm_re
            "preview_rerun", "rerun_lineage", "start_rerun"]
 
 _GOING = (StepStatus.running, StepStatus.waiting)
-
-
-@dataclass(frozen=True)
-class RerunStep:
-    """One step of a rerun's preview. ``label`` holds the user's note: untrusted, escaped where drawn."""
-
-    step_id: str
-    label: str
-    again: bool  # runs again; else keeps the result the parent run recorded
-    effects: str  # what its tool says a call does ("read-only", "writes, additive", ...)
-    writes: bool  # its tool may write: running it again repeats its effect
-
-    def as_json(self) -> dict[str, Any]:
-        return {"step_id": self.step_id, "label": self.label, "again": self.again, "effects": self.effects,
-                "writes": self.writes}
-
-
-@dataclass(frozen=True)
-class RerunPreview:
-    """What a retry or a rerun of ``parent_id`` from ``start`` does, before anything runs;
-    ``run_id`` is the new run once it started."""
-
-    parent_id: str
-    retry: bool
-    start: str | None  # the chosen step (the first failed one, for a retry)
-    start_label: str
-    steps: tuple[RerunStep, ...]
-    plan: Plan = field(repr=False, compare=False)  # the parent's plan, to tell when the editor's changed
-    run_id: str | None = None
-
-    @property
-    def again(self) -> list[RerunStep]:
-        return [s for s in self.steps if s.again]
-
-    def as_json(self) -> dict[str, Any]:
-        return {"parent_id": self.parent_id, "run_id": self.run_id, "retry": self.retry, "from": self.start,
-                "from_label": self.start_label, "steps": [s.as_json() for s in self.steps]}
 
 
 def _what(retry: bool) -> str:
