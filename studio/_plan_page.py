@@ -249,8 +249,9 @@ def _live_run(plan: Plan, errors: list[Problem], lineage: str | None) -> None:
     counts = progress.counts()
     done = sum(n for s, n in counts.items() if s in FINISHED)
     what = "the next step" if progress.kind == "next" else "the plan"
-    label = f"Running {what}: {done} of {len(progress.statuses)} steps done" + (f" · {lineage}" if lineage else "")
-    with st.status(md_escape(label), expanded=True, state="running"):
+    # The lineage names a step by its note: the user's text, escaped (the label reads markdown).
+    label = f"Running {what}: {done} of {len(progress.statuses)} steps done" + (f" · {md_escape(lineage)}" if lineage else "")
+    with st.status(label, expanded=True, state="running"):
         if progress.current is not None:
             st.write(md_escape(f"{_step_title(plan, progress.current)}: running"))
         if progress.answer:
