@@ -9,7 +9,7 @@ import json
 
 from streamlit.testing.v1 import AppTest
 
-from apptest_helpers import LIBRARY, PLAN as PLAN_PAGE, edit_json, no_failures, texts
+from apptest_helpers import LIBRARY, edit_json, no_failures, texts
 from core import StepStatus
 from studio import Keys
 from studio._session import get_services

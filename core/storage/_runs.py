@@ -138,7 +138,7 @@ class Runs:
         for plan_id, number, created, message, steps in versions:
             found[plan_id].versions.append(VersionSummary(plan_id=plan_id, version=number, created_at=created,
                                                           message=message, step_count=steps or 0))
-        plans = dict(rerun_plans)
+        plans = {run_id: text for run_id, text in rerun_plans}
         for run_id, plan_id, number, started, finished, status, parent_id, rerun_from in runs:
             label = _step_label(plans[run_id], rerun_from) if rerun_from is not None else None
             found[plan_id].runs.append(RunSummary(id=run_id, plan_id=plan_id, version=number, started_at=started,
