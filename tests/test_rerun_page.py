@@ -9,7 +9,7 @@ import json
 
 from streamlit.testing.v1 import AppTest
 
-from apptest_helpers import LIBRARY, edit_json, no_failures, texts
+from apptest_helpers import LIBRARY, PLAN as PLAN_PAGE, edit_json, no_failures, texts
 from core import StepStatus
 from studio import Keys
 from studio._session import get_services
@@ -85,3 +85,21 @@ def test_rerun_from_a_chosen_step_previews_it_and_cancel_keeps_the_run(app: AppT
     assert at.session_state[Keys.BENCH].rerun is None and not [d for d in at.dataframe
                                                                if "what happens" in d.value.columns]
     assert at.session_state[Keys.BENCH].run.id == parent.id and at.session_state[Keys.BENCH].worker is None
+
+
+def test_a_failed_run_opened_from_the_library_can_be_retried(app: AppTest) -> None:
+    at = _failed_run(app)
+    at.button(key="plan.save").click().run()
+    parent = at.session_state[Keys.BENCH].run
+    at.switch_page(LIBRARY).run()
+    at.button(key=f"library.open_run.{parent.id}").click().run()
+    at.switch_page(PLAN_PAGE).run()
+    no_failures(at)
+    bench = at.session_state[Keys.BENCH]
+    assert bench.run.id == parent.id and bench.approved is None  # opened, not approved
+    at.button(key="plan.rerun.retry").click().run()
+    at.button(key="plan.rerun.confirm").click().run()  # confirming what runs again approves it
+    _wait(at)
+    child = at.session_state[Keys.BENCH].run
+    assert child.id != parent.id and get_services().store.records.lineage(child.id) == (parent.id, "rm")
+    assert "Saved the plan as version" not in texts(at)  # it was stored already: no new version
