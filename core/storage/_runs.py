@@ -139,22 +139,34 @@ class Runs:
             found[plan_id].versions.append(VersionSummary(plan_id=plan_id, version=number, created_at=created,
                                                           message=message, step_count=steps or 0))
         plans = {run_id: text for run_id, text in rerun_plans}
+        labels = _StepLabels()
         for run_id, plan_id, number, started, finished, status, parent_id, rerun_from in runs:
-            label = _step_label(plans[run_id], rerun_from) if rerun_from is not None else None
+            label = labels(plans[run_id], rerun_from) if rerun_from is not None else None
             found[plan_id].runs.append(RunSummary(id=run_id, plan_id=plan_id, version=number, started_at=started,
                                                   finished_at=finished, status=status, counts=counts.get(run_id, {}),
                                                   parent_id=parent_id, rerun_from=rerun_from, rerun_from_label=label))
         return found
 
 
-def _step_label(plan_text: str, step_id: str) -> str:
-    """The label of step ``step_id`` of the stored plan: only that step is read, not the plan
-    (a Library lists every run of its plans, and plans may hold a thousand steps)."""
-    try:
-        steps = json.loads(plan_text).get("steps") or []
-        return step_label(next(Step.model_validate(s) for s in steps if isinstance(s, dict) and s.get("id") == step_id))
-    except (ValueError, TypeError, AttributeError, StopIteration, ValidationError):
-        return step_id
+class _StepLabels:
+    """Labels of steps of stored plans (``core.step_label``), each plan's JSON read once: a
+    plan's reruns mostly share one text, and a Library lists every run of its plans."""
+
+    def __init__(self) -> None:
+        self._steps: dict[str, dict[str, Any]] = {}
+
+    def __call__(self, plan_text: str, step_id: str) -> str:
+        steps = self._steps.get(plan_text)
+        if steps is None:
+            try:
+                listed = json.loads(plan_text).get("steps") or []
+            except (ValueError, AttributeError, RecursionError):
+                listed = []
+            steps = self._steps[plan_text] = {s.get("id"): s for s in listed if isinstance(s, dict)}
+        try:
+            return step_label(Step.model_validate(steps[step_id]))
+        except (KeyError, ValidationError):
+            return step_id  # a step its plan lacks (or one unreadable): named by its id
 
 
 def _counts(tallies: Any) -> dict[str, dict[str, int]]:
