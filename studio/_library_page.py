@@ -133,14 +133,14 @@ def _run_line(run: RunSummary, goal: str, depth: int = 0, reruns: list[RunSummar
     text, action = st.columns([6, 1], vertical_alignment="center")
     counts = ", ".join(f"{n} {s}" for s, n in run.shown_counts().items())
     started = f"{run.started_at:%Y-%m-%d %H:%M}" if run.started_at else "not started"
-    pad = "\u2003" * 2 * min(depth, 5)  # em spaces: markdown keeps them
+    pad = "&emsp;" * 2 * min(depth, 5)  # as entities: markdown strips leading spaces, not these
     indent = pad + ("↳ " if depth else "")
     # A stored run never runs: an unfinished one (stored mid-run, or cut off) is paused.
     text.markdown(f"{indent}Run {md_escape(run.id)} · version {run.version} · {started} · "
                   f"**{md_escape(run.shown_status)}** · {md_escape(counts)}")
     came = _came_from(run, reruns or [])
     if came:
-        text.caption(pad + ("\u2003 " if depth else "") + md_escape(came))
+        text.caption(pad + ("&emsp;" if depth else "") + md_escape(came))
     if action.button("Open run", key=f"library.open_run.{run.id}", width="stretch",
                      help="Open this run with the plan version it ran in the Plan page"):
         if unsaved.open_run(run.plan_id, run.version, run.id, goal):

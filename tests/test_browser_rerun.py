@@ -55,4 +55,7 @@ def test_retry_a_failed_step_with_a_preview_and_see_the_lineage_in_the_library(p
     expect(page.get_by_text(re.compile(r"reruns: \w+ \(from removeItem"))).to_be_visible()
     child = page.get_by_text(re.compile(r"^\W*rerun of run \w+ from removeItem"))
     expect(child).to_be_visible()
+    opens = page.get_by_role("button", name="Open run")
+    expect(opens).to_have_count(2)  # each run of the lineage opens
+    expect(opens.nth(1)).to_be_in_viewport(ratio=1)  # the expander has finished opening
     screenshot(page, "rerun-library.png")
