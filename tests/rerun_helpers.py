@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from workbench_helpers import TODAY
+
 from core import ADDITIVE, READ_ONLY, Plan, Settings, Step, ToolRegistry
 from studio import workbench as wb
 from studio._services import Services, build_services
-from workbench_helpers import TODAY
 
 
 class Tools:
@@ -86,3 +87,15 @@ def ran_with_b_failing(services: Services, tools: Tools) -> wb.Workbench:
     tools.failing = set()
     tools.calls.clear()
     return bench
+
+
+def shopping_plan(note: str) -> dict:
+    """The demo's list tools: createList -> addItem -> removeItem (fails: no eggs on the list
+    yet) -> showList (then skipped); the removeItem step noted ``note`` (untrusted text)."""
+    return {"goal": "Shopping", "steps": [
+        {"id": "mk", "tool": "createList", "params": {"list": "shop"}},
+        {"id": "add", "tool": "addItem", "params": {"list": "shop", "item": "milk"}, "depends_on": ["mk"]},
+        {"id": "rm", "tool": "removeItem", "params": {"list": "shop", "item": "eggs"}, "depends_on": ["add"],
+         "note": note},
+        {"id": "show", "tool": "showList", "params": {"list": "shop"}, "depends_on": ["rm"]},
+    ]}

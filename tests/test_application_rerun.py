@@ -8,11 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from rerun_helpers import PLAN, Tools, finish, ran_with_b_failing, rerun_services
+from workbench_helpers import texts
 
 from core import StepStatus
-from rerun_helpers import PLAN, Tools, finish, ran_with_b_failing, rerun_services
 from studio import workbench as wb
-from workbench_helpers import texts
 
 
 @pytest.fixture

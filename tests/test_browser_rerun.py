@@ -9,20 +9,14 @@ import re
 import pytest
 from browser_helpers import click, enter, graph, open_studio, screenshot
 from playwright.sync_api import Page, expect
+from rerun_helpers import shopping_plan
 
 from core import Settings
 from tools import load_tools
 
 pytestmark = pytest.mark.browser
 
-# createList -> addItem -> removeItem (fails: no eggs on the list yet) -> showList (skipped)
-PLAN = {"goal": "Shopping", "steps": [
-    {"id": "mk", "tool": "createList", "params": {"list": "shop"}},
-    {"id": "add", "tool": "addItem", "params": {"list": "shop", "item": "milk"}, "depends_on": ["mk"]},
-    {"id": "rm", "tool": "removeItem", "params": {"list": "shop", "item": "eggs"}, "depends_on": ["add"],
-     "note": "Take the <b>eggs</b> off"},
-    {"id": "show", "tool": "showList", "params": {"list": "shop"}, "depends_on": ["rm"]},
-]}
+PLAN = shopping_plan("Take the <b>eggs</b> off")
 
 
 def test_retry_a_failed_step_with_a_preview_and_see_the_lineage_in_the_library(page: Page, studio) -> None:

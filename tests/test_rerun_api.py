@@ -7,10 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from rerun_helpers import PLAN, Tools, ran_with_b_failing, rerun_services
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-from rerun_helpers import PLAN, Tools, ran_with_b_failing, rerun_services
 from studio import _review_api
 from studio import workbench as wb
 from studio._api_token import ensure_token

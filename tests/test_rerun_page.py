@@ -7,21 +7,16 @@ from __future__ import annotations
 
 import json
 
+from apptest_helpers import LIBRARY, edit_json, no_failures, texts
+from apptest_helpers import PLAN as PLAN_PAGE
+from rerun_helpers import shopping_plan
 from streamlit.testing.v1 import AppTest
 
-from apptest_helpers import LIBRARY, PLAN as PLAN_PAGE, edit_json, no_failures, texts
 from core import StepStatus
 from studio import Keys
 from studio._session import get_services
 
-# createList -> addItem -> removeItem (fails: no eggs on the list) -> showList (skipped)
-PLAN = {"goal": "Shopping", "steps": [
-    {"id": "mk", "tool": "createList", "params": {"list": "shop"}},
-    {"id": "add", "tool": "addItem", "params": {"list": "shop", "item": "milk"}, "depends_on": ["mk"]},
-    {"id": "rm", "tool": "removeItem", "params": {"list": "shop", "item": "eggs"}, "depends_on": ["add"],
-     "note": "Take the **eggs** off"},
-    {"id": "show", "tool": "showList", "params": {"list": "shop"}, "depends_on": ["rm"]},
-]}
+PLAN = shopping_plan("Take the **eggs** off")
 
 
 def _wait(at: AppTest) -> None:

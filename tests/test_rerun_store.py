@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rerun_helpers import PLAN
+
 from core import Run, StepStatus
 from core.storage import PlanStore
-from rerun_helpers import PLAN
 
 
 def test_histories_list_each_rerun_with_its_parent_and_the_labelled_step(store_location: str | Path) -> None:
