@@ -1,0 +1,197 @@
+"""Issue 17, items 2 and 4, for the Plan page's run path (the workbench, no Streamlit): every run
+started there is a durable run, in the store from its first step; Run next step runs one step of
+it per click; Cancel marks the running steps cancelled and keeps what finished; a run cut off
+opens as interrupted, says which steps run again (writing ones marked, steps in doubt asked
+about) and Resume finishes it without running a finished step again. A real store in tmp_path."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from core import Plan, Settings, Step, StepStatus, ToolRegistry
+from studio import workbench as wb
+from studio._services import Services, build_services
+from workbench_helpers import GOAL, TODAY, demo_services, texts
+
+_WAIT = 60
+
+
+class Gate:
+    """What the tool ``hold`` waits on, and says when it is inside its call."""
+
+    def __init__(self) -> None:
+        self.entered = threading.Event()
+        self.release = threading.Event()
+        self.calls: list[str] = []
+
+
+def _tools(gate: Gate) -> ToolRegistry:
+    tools = ToolRegistry()
+
+    @tools.register(effects="read-only")
+    def count(value: int) -> int:
+        """Add one to a number.
+
+        Args:
+            value: The number.
+        """
+        gate.calls.append(f"count {value}")
+        return value + 1
+
+    @tools.register(effects="additive")
+    def hold(value: int) -> int:
+        """Send a number on, once let through (a write).
+
+        Args:
+            value: The number.
+        """
+        gate.calls.append(f"hold {value}")
+        gate.entered.set()
+        gate.release.wait(_WAIT)
+        return value + 1
+
+    return tools
+
+
+PLAN = Plan(goal="count, hold, count", steps=[
+    Step(id="a", tool="count", params={"value": 0}),
+    Step(id="b", tool="hold", params={"value": "${step[0]}"}),
+    Step(id="c", tool="count", params={"value": "${step[1]}"}),
+])
+
+
+@pytest.fixture
+def gate() -> Gate:
+    made = Gate()
+    yield made
+    made.release.set()  # a call abandoned by a cancel ends
+
+
+@pytest.fixture
+def services(tmp_path: Path, gate: Gate) -> Services:
+    return build_services(Settings(data_dir=tmp_path / "data", today=TODAY, approve_writes=False),
+                          registry=_tools(gate))
+
+
+def _approved(services: Services, plan: Plan = PLAN) -> wb.Workbench:
+    bench = wb.Workbench()
+    wb.show_plan(bench, plan, saved=None)
+    assert wb.approve(bench, services.validator).ok
+    return bench
+
+
+def _finish(bench: wb.Workbench, services: Services) -> wb.Outcome:
+    assert bench.worker is not None and bench.worker.join(timeout=_WAIT)
+    return wb.collect_finished_run(bench, lambda: services.store)
+
+
+def _statuses(services: Services, run_id: str) -> dict[str, str]:
+    return {s.step_id: s.status.value for s in services.store.load_run(run_id).steps.values()}
+
+
+def test_a_run_from_the_page_is_in_the_store_from_its_first_step_its_unsaved_plan_saved_first(
+        services: Services, gate: Gate) -> None:
+    bench = _approved(services)
+    started = wb.request_run(bench, services, "all")
+    assert started.ok
+    assert any("Saved as version 1" in text for text in texts(started)), texts(started)
+    assert bench.saved is not None and bench.saved.version == 1
+    assert gate.entered.wait(_WAIT)
+    run_id = bench.worker.progress().run_id
+    stored = services.store.load_run(run_id)  # while the run goes on
+    assert stored.steps["a"].status == StepStatus.succeeded and stored.steps["a"].result == 1
+    assert stored.steps["b"].status == StepStatus.running and stored.steps["b"].arguments == {"value": 1}
+    assert stored.steps["b"].started_at is not None and stored.steps["c"].status == StepStatus.pending
+    assert services.store.latest_run_id(bench.saved.plan_id, 1) == run_id
+    gate.release.set()
+    _finish(bench, services)
+    assert bench.run.id == run_id and bench.run_saved == run_id and bench.run.finished
+    stored = services.store.load_run(run_id)
+    assert stored.finished and stored.steps["c"].result == 3 and stored.steps["b"].duration_ms is not None
+
+
+def test_run_next_step_runs_one_step_per_click_of_one_stored_run(tmp_path: Path) -> None:
+    services = demo_services(tmp_path)
+    bench = wb.Workbench()
+    assert wb.plan_goal(bench, services, GOAL).ok and wb.approve(bench, services.validator).ok
+    first, second, *rest = (s.id for s in bench.plan.steps)
+    assert wb.request_run(bench, services, "next").ok
+    _finish(bench, services)
+    run_id = bench.run.id
+    assert _statuses(services, run_id)[first] == "succeeded" and _statuses(services, run_id)[second] == "pending"
+    assert wb.request_run(bench, services, "next").ok
+    _finish(bench, services)
+    assert bench.run.id == run_id
+    assert _statuses(services, run_id)[second] == "succeeded"
+    assert all(_statuses(services, run_id)[step] == "pending" for step in rest)
+
+
+def test_cancel_marks_the_running_step_cancelled_and_keeps_what_finished(services: Services, gate: Gate) -> None:
+    bench = _approved(services)
+    assert wb.request_run(bench, services, "all").ok
+    assert gate.entered.wait(_WAIT)
+    run_id = bench.worker.progress().run_id
+    assert wb.cancel_run(bench).ok
+    _finish(bench, services)
+    assert bench.run.steps["b"].status == StepStatus.cancelled and bench.run.steps["a"].result == 1
+    assert _statuses(services, run_id) == {"a": "succeeded", "b": "cancelled", "c": "pending"}
+    assert services.store.load_run(run_id).steps["a"].result == 1
+    assert not bench.run.finished and bench.run.status == "cancelled"
+
+
+def _cut_off_at_b(services: Services) -> tuple[str, str]:
+    """What a kill -9 in the middle of step b leaves in the store: a finished, b started."""
+    from core.durable import DurableRuns
+
+    runs = DurableRuns(services.store, services.registry)
+    run_id = runs.start(PLAN)
+    run = services.store.load_run(run_id)
+    done = run.steps["a"].model_copy(update={"status": StepStatus.succeeded, "result": 1, "arguments": {"value": 0}})
+    services.store.records.step_started(run_id, "a", {"value": 0}, _now())
+    services.store.records.step_finished(run_id, done)
+    services.store.records.step_started(run_id, "b", {"value": 1}, _now())
+    services.store.records.run_state(run_id, status="running", started_at=_now())
+    return run_id, services.store.records.where(run_id)[0]
+
+
+def _now():
+    import datetime as dt
+
+    return dt.datetime.now(dt.timezone.utc)
+
+
+def test_a_run_cut_off_opens_interrupted_says_what_runs_again_and_resume_asks_about_a_writing_step(
+        services: Services, gate: Gate) -> None:
+    run_id, plan_id = _cut_off_at_b(services)
+    bench = wb.Workbench()
+    assert wb.open_saved_run(bench, services.store, plan_id, 1, run_id).ok
+    assert bench.run.status == "interrupted"
+    view = wb.resume_view(bench, services)
+    assert view is not None
+    assert [(line.step_id, line.writes, line.in_doubt) for line in view.again] == [("b", True, True),
+                                                                                 ("c", False, False)]
+    assert view.kept == ["a"]
+    refused = wb.resume_run(bench, services, {})
+    assert not refused.ok and bench.worker is None
+    assert "step 1 (hold)" in texts(refused)[0] and "run again or mark failed" in texts(refused)[0]
+    gate.release.set()
+    assert wb.resume_run(bench, services, {"b": "again"}).ok
+    _finish(bench, services)
+    assert bench.run.finished and bench.run.steps["c"].result == 3
+    assert gate.calls == ["hold 1", "count 2"], "a finished before the kill: not run again"
+    assert bench.run.steps["a"].result == 1
+
+
+def test_a_step_in_doubt_marked_failed_is_not_called_and_its_dependants_are_skipped(
+        services: Services, gate: Gate) -> None:
+    run_id, plan_id = _cut_off_at_b(services)
+    bench = wb.Workbench()
+    assert wb.open_saved_run(bench, services.store, plan_id, 1, run_id).ok
+    assert wb.resume_run(bench, services, {"b": "failed"}).ok
+    _finish(bench, services)
+    assert gate.calls == []
+    assert _statuses(services, run_id) == {"a": "succeeded", "b": "failed", "c": "skipped"}
+    assert wb.resume_view(bench, services) is None, "a finished run has nothing to resume"
