@@ -13,6 +13,7 @@ from core.storage import PlanHistory, PlanSummary, RunSummary
 
 from . import _actions as actions
 from . import _unsaved as unsaved
+from . import workbench as wb
 from ._navigation import PLAN_PAGE, page
 from ._state import PERSIST, Keys
 from ._text import md_escape
@@ -100,11 +101,12 @@ def _plan_card(summary: PlanSummary, history: PlanHistory) -> None:
 
 def _run_line(run: RunSummary, goal: str) -> None:
     text, action = st.columns([6, 1], vertical_alignment="center")
-    counts = ", ".join(f"{n} {s}" for s, n in run.shown_counts().items())
+    status = wb.listed_status(run)
+    shown = run.counts if status.startswith("running") else run.shown_counts()  # a step running now runs
+    counts = ", ".join(f"{n} {s}" for s, n in shown.items())
     started = f"{run.started_at:%Y-%m-%d %H:%M}" if run.started_at else "not started"
-    # A stored run never runs: an unfinished one (stored mid-run, or cut off) is paused.
     text.markdown(f"Run {md_escape(run.id)} · version {run.version} · {started} · "
-                  f"**{md_escape(run.shown_status)}** · {md_escape(counts)}")
+                  f"**{md_escape(status)}** · {md_escape(counts)}")
     if action.button("Open run", key=f"library.open_run.{run.id}", width="stretch",
                      help="Open this run with the plan version it ran in the Plan page"):
         if unsaved.open_run(run.plan_id, run.version, run.id, goal):

@@ -28,7 +28,7 @@ from ._messages import attempt, failure_message, log, plain_message
 from ._planning import GOAL_FIRST, import_plan, plan_for_goal, plan_goal, replan, replanned
 from ._reviewing import close_review, decide_review, open_review, services_with_tools, work_id
 from ._run_handle import RunHandle, start_run
-from ._resuming import ResumeLine, ResumeView, resume_run, resume_view
+from ._resuming import ResumeLine, ResumeView, listed_status, resume_run, resume_view
 from ._run_control import cancel_stored_run, resume_stored_run
 from ._running import (NOT_APPROVED, cancel_new_run, cancel_run, collect_finished_run, confirm_new_run, request_run,
                        stop_run)
@@ -37,7 +37,7 @@ from ._saving import (delete_saved_plan, hold_conflict, open_saved_plan, open_sa
 from ._unsaved import not_saved
 
 __all__ = [
-    "ResumeLine", "ResumeView", "cancel_run", "cancel_stored_run", "resume_run", "resume_stored_run", "resume_view",
+    "ResumeLine", "ResumeView", "listed_status", "cancel_run", "cancel_stored_run", "resume_run", "resume_stored_run", "resume_view",
     "WaitingStep", "decide_step", "set_ask_first", "held_run", "hold_if_waiting", "let_go", "waiting_view",
     "GOAL_FIRST", "MAX_AGENT_NAME", "NOT_APPROVED", "PENDING_EDIT", "RUN_IN_PROGRESS", "Conflict", "Notice",
     "NoticeKind", "Outcome", "Question", "RunHandle", "SavedRef", "Workbench", "apply_edit", "apply_pending_edit", "approval_problem",

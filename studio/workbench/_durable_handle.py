@@ -20,7 +20,7 @@ from .._services import Services
 if TYPE_CHECKING:  # DBOS and SQLAlchemy are slow to import; the CLI starts without them
     from core.durable import DurableRuns
 
-__all__ = ["DurableRunHandle", "durable_runs"]
+__all__ = ["DurableRunHandle", "durable_runs", "running_here"]
 
 log = logging.getLogger("studio.runs")
 
@@ -28,6 +28,12 @@ _lock = threading.Lock()
 # DurableRuns binds this process's workflows to one store and registry (its listeners, the
 # engines to cancel): made once per store, not per click, or a second would drop the first's.
 _made: list[tuple[object, object, "DurableRuns"]] = []
+_live: set[str] = set()  # runs a handle carries out in this process now
+
+
+def running_here(run_id: str) -> bool:
+    """Whether this studio carries ``run_id`` out now (the Library says "running", not "interrupted")."""
+    return run_id in _live
 
 
 def durable_runs(services: Services) -> DurableRuns:
@@ -55,6 +61,7 @@ class DurableRunHandle(BackgroundRun):
         self._on_end = on_end
 
     def _work(self) -> None:
+        _live.add(self._run.id)
         try:
             self._run = self._runs.go_on(self._run.id, step_budget=1 if self.kind == "next" else None,
                                          decisions=self._decisions, on_event=self._record,
@@ -67,6 +74,7 @@ class DurableRunHandle(BackgroundRun):
             except Exception:  # the store itself is away: the run as it was handed over
                 pass
         finally:
+            _live.discard(self._run.id)
             self._publish_final()
             if self._on_end is not None:
                 self._on_end(self._run)

@@ -11,7 +11,7 @@ the user's choice: run it again, or mark it failed (the CLI's ``--again`` / ``--
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 from core import CUT_OFF, FINISHED, Run
 
@@ -20,9 +20,13 @@ from ._bench import Outcome, Workbench
 from ._doubts import doubts, undecided_doubts
 from ._editing import execution_fingerprint, refused_during_run
 from ._messages import attempt
+from ._durable_handle import running_here
 from ._running import hand_over
 
-__all__ = ["ResumeLine", "ResumeView", "resume_run", "resume_view", "run_again_lines"]
+if TYPE_CHECKING:
+    from core.storage import RunSummary
+
+__all__ = ["ResumeLine", "ResumeView", "listed_status", "resume_run", "resume_view", "run_again_lines"]
 
 
 @dataclass(frozen=True)
@@ -98,3 +102,20 @@ def resume_run(bench: Workbench, services: Services, decisions: Mapping[str, str
         hand_over(bench, services, stored, "all", {s: d for s, d in decisions.items() if s in doubts(services, stored)})
         out.done()
     return out
+
+
+def listed_status(run: RunSummary) -> str:
+    """How a list (the Library) says where a stored run is: finished; running in this studio now;
+    cut off (a step was left running or interrupted: open it to resume); cancelled; or paused
+    between steps, each with how many steps are done."""
+    if not run.paused:
+        return run.status
+    done = f"({run.steps_done} of {run.steps_total} steps done)"
+    if running_here(run.id):
+        return f"running {done}"
+    counts = run.shown_counts()
+    if run.status == "cancelled" or counts.get("cancelled"):
+        return f"cancelled {done}"
+    if counts.get("interrupted"):
+        return f"interrupted {done}"
+    return run.shown_status

@@ -75,7 +75,7 @@ def save(bench: Workbench, store: PlanStore, message: str = "") -> Outcome:
                 return out
             out.done().say("success", f"Saved as version {saved.version}.")
         if run_in_progress(bench):
-            out.say("info", "The run in progress is saved with this version when it finishes.")
+            out.say("info", "The run in progress is stored as it goes, with the version it runs.")
         elif bench.run is not None and bench.run.started_at is not None:
             save_run_if_plan_saved(bench, store, bench.run)
     return out
