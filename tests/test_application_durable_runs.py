@@ -6,62 +6,15 @@ about) and Resume finishes it without running a finished step again. A real stor
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 import pytest
 
-from core import Plan, Settings, Step, StepStatus, ToolRegistry
+from core import Plan, Settings, StepStatus
+from durable_page_helpers import PLAN, WAIT, Gate, cut_off_at_b, tools_for
 from studio import workbench as wb
 from studio._services import Services, build_services
 from workbench_helpers import GOAL, TODAY, demo_services, texts
-
-_WAIT = 60
-
-
-class Gate:
-    """What the tool ``hold`` waits on, and says when it is inside its call."""
-
-    def __init__(self) -> None:
-        self.entered = threading.Event()
-        self.release = threading.Event()
-        self.calls: list[str] = []
-
-
-def _tools(gate: Gate) -> ToolRegistry:
-    tools = ToolRegistry()
-
-    @tools.register(effects="read-only")
-    def count(value: int) -> int:
-        """Add one to a number.
-
-        Args:
-            value: The number.
-        """
-        gate.calls.append(f"count {value}")
-        return value + 1
-
-    @tools.register(effects="additive")
-    def hold(value: int) -> int:
-        """Send a number on, once let through (a write).
-
-        Args:
-            value: The number.
-        """
-        gate.calls.append(f"hold {value}")
-        gate.entered.set()
-        gate.release.wait(_WAIT)
-        return value + 1
-
-    return tools
-
-
-PLAN = Plan(goal="count, hold, count", steps=[
-    Step(id="a", tool="count", params={"value": 0}),
-    Step(id="b", tool="hold", params={"value": "${step[0]}"}),
-    Step(id="c", tool="count", params={"value": "${step[1]}"}),
-])
-
 
 @pytest.fixture
 def gate() -> Gate:
@@ -73,7 +26,7 @@ def gate() -> Gate:
 @pytest.fixture
 def services(tmp_path: Path, gate: Gate) -> Services:
     return build_services(Settings(data_dir=tmp_path / "data", today=TODAY, approve_writes=False),
-                          registry=_tools(gate))
+                          registry=tools_for(gate))
 
 
 def _approved(services: Services, plan: Plan = PLAN) -> wb.Workbench:
@@ -84,7 +37,7 @@ def _approved(services: Services, plan: Plan = PLAN) -> wb.Workbench:
 
 
 def _finish(bench: wb.Workbench, services: Services) -> wb.Outcome:
-    assert bench.worker is not None and bench.worker.join(timeout=_WAIT)
+    assert bench.worker is not None and bench.worker.join(timeout=WAIT)
     return wb.collect_finished_run(bench, lambda: services.store)
 
 
@@ -99,7 +52,7 @@ def test_a_run_from_the_page_is_in_the_store_from_its_first_step_its_unsaved_pla
     assert started.ok
     assert any("Saved as version 1" in text for text in texts(started)), texts(started)
     assert bench.saved is not None and bench.saved.version == 1
-    assert gate.entered.wait(_WAIT)
+    assert gate.entered.wait(WAIT)
     run_id = bench.worker.progress().run_id
     stored = services.store.load_run(run_id)  # while the run goes on
     assert stored.steps["a"].status == StepStatus.succeeded and stored.steps["a"].result == 1
@@ -132,7 +85,7 @@ def test_run_next_step_runs_one_step_per_click_of_one_stored_run(tmp_path: Path)
 def test_cancel_marks_the_running_step_cancelled_and_keeps_what_finished(services: Services, gate: Gate) -> None:
     bench = _approved(services)
     assert wb.request_run(bench, services, "all").ok
-    assert gate.entered.wait(_WAIT)
+    assert gate.entered.wait(WAIT)
     run_id = bench.worker.progress().run_id
     assert wb.cancel_run(bench).ok
     _finish(bench, services)
@@ -142,30 +95,9 @@ def test_cancel_marks_the_running_step_cancelled_and_keeps_what_finished(service
     assert not bench.run.finished and bench.run.status == "cancelled"
 
 
-def _cut_off_at_b(services: Services) -> tuple[str, str]:
-    """What a kill -9 in the middle of step b leaves in the store: a finished, b started."""
-    from core.durable import DurableRuns
-
-    runs = DurableRuns(services.store, services.registry)
-    run_id = runs.start(PLAN)
-    run = services.store.load_run(run_id)
-    done = run.steps["a"].model_copy(update={"status": StepStatus.succeeded, "result": 1, "arguments": {"value": 0}})
-    services.store.records.step_started(run_id, "a", {"value": 0}, _now())
-    services.store.records.step_finished(run_id, done)
-    services.store.records.step_started(run_id, "b", {"value": 1}, _now())
-    services.store.records.run_state(run_id, status="running", started_at=_now())
-    return run_id, services.store.records.where(run_id)[0]
-
-
-def _now():
-    import datetime as dt
-
-    return dt.datetime.now(dt.timezone.utc)
-
-
 def test_a_run_cut_off_opens_interrupted_says_what_runs_again_and_resume_asks_about_a_writing_step(
         services: Services, gate: Gate) -> None:
-    run_id, plan_id = _cut_off_at_b(services)
+    run_id, plan_id = cut_off_at_b(services)
     bench = wb.Workbench()
     assert wb.open_saved_run(bench, services.store, plan_id, 1, run_id).ok
     assert bench.run.status == "interrupted"
@@ -187,7 +119,7 @@ def test_a_run_cut_off_opens_interrupted_says_what_runs_again_and_resume_asks_ab
 
 def test_a_step_in_doubt_marked_failed_is_not_called_and_its_dependants_are_skipped(
         services: Services, gate: Gate) -> None:
-    run_id, plan_id = _cut_off_at_b(services)
+    run_id, plan_id = cut_off_at_b(services)
     bench = wb.Workbench()
     assert wb.open_saved_run(bench, services.store, plan_id, 1, run_id).ok
     assert wb.resume_run(bench, services, {"b": "failed"}).ok
