@@ -207,7 +207,7 @@ def test_the_library_opens_a_plan_with_its_latest_run_and_any_saved_run(app: App
     assert f"Opened run {paused.id} (succeeded) of version 1" in texts(app)
 
 
-def test_a_run_stored_mid_run_is_paused_in_the_library_and_opens_as_interrupted(app: AppTest) -> None:
+def test_a_run_stored_mid_run_is_interrupted_in_the_library_and_opens_as_interrupted(app: AppTest) -> None:
     plan = make_plan(app)
     app.button(key="plan.approve").click().run()
     run_plan(app, "next")
@@ -222,14 +222,14 @@ def test_a_run_stored_mid_run_is_paused_in_the_library_and_opens_as_interrupted(
     no_failures(app)
     said = texts(app)
     assert f"Run {run.id} · version 1" in said
-    assert "paused (1 of 2 steps done)" in said
+    assert "interrupted (1 of 2 steps done)" in said  # nothing runs it now: cut off, to resume
     assert "1 running" not in said and "**running**" not in said
     app.button(key=f"library.open_run.{run.id}").click().run()
     app.switch_page(PLAN).run()
     no_failures(app)
     opened = app.session_state[Keys.BENCH].run
     assert opened.steps[plan.steps[1].id].status == StepStatus.interrupted
-    assert "paused, 1 of 2 steps done" in texts(app)
+    assert "interrupted, 1 of 2 steps done" in texts(app)
 
 
 def test_a_reload_during_a_run_keeps_the_run(app: AppTest) -> None:

@@ -119,7 +119,10 @@ def _show_stored_run(bench: Workbench, run: Run) -> None:
 
 def _run_state(run: Run) -> str:
     done = sum(s.status in FINISHED for s in run.steps.values())
-    return run.status if run.finished else f"paused, {done} of {len(run.steps)} steps done"
+    if run.finished:
+        return run.status
+    status = settled_run(run).status  # cut off mid-run: interrupted (Resume carries it on)
+    return f"{status if status in ('interrupted', 'cancelled', 'waiting') else 'paused'}, {done} of {len(run.steps)} steps done"
 
 
 def open_saved_plan(bench: Workbench, store: PlanStore, plan_id: str, version: int | None = None) -> Outcome:
