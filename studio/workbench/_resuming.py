@@ -13,11 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Mapping
 
-from core import CUT_OFF, FINISHED, Run
+from core import FINISHED, Run
 
 from .._services import Services
 from ._bench import Outcome, Workbench
-from ._doubts import doubts, undecided_doubts
+from ._doubts import cut_off, doubts, undecided_doubts
 from ._editing import execution_fingerprint, refused_during_run
 from ._messages import attempt
 from ._durable_handle import running_here
@@ -71,10 +71,9 @@ def resume_view(bench: Workbench, services: Services) -> ResumeView | None:
     """What Resume would do with the run shown, or None when it has nothing to resume (no run,
     a run going on, finished, or only paused between steps: Run next step / Run all go on)."""
     run = bench.run
-    if run is None or bench.worker is not None or run.finished \
-            or not any(s.status in CUT_OFF for s in run.steps.values()):
+    if run is None or bench.worker is not None or not cut_off(services.store, run):
         return None
-    return ResumeView(run.id, run.status, run_again_lines(services, run),
+    return ResumeView(run.id, "cancelled" if run.status == "cancelled" else "interrupted", run_again_lines(services, run),
                       [s.id for s in run.plan.steps if run.steps[s.id].status in FINISHED])
 
 
@@ -116,6 +115,6 @@ def listed_status(run: RunSummary) -> str:
     counts = run.shown_counts()
     if run.status == "cancelled" or counts.get("cancelled"):
         return f"cancelled {done}"
-    if counts.get("interrupted"):
+    if counts.get("interrupted") or run.status == "running":  # recorded running, yet nothing runs it
         return f"interrupted {done}"
     return run.shown_status

@@ -14,6 +14,7 @@ from core import FINISHED, Plan, Run, StepStatus, VersionConflict
 
 from .._changes import describe_changes
 from ._bench import Conflict, Outcome, SavedRef, Workbench
+from ._doubts import cut_off
 from ._editing import fingerprint, refused_during_run, refused_for_json, run_in_progress, show_plan
 from ._messages import attempt, failure_message
 
@@ -117,12 +118,12 @@ def _show_stored_run(bench: Workbench, run: Run) -> None:
     bench.run_saved = run.id
 
 
-def _run_state(run: Run) -> str:
+def _run_state(store: PlanStore, run: Run) -> str:
     done = sum(s.status in FINISHED for s in run.steps.values())
     if run.finished:
         return run.status
-    status = settled_run(run).status  # cut off mid-run: interrupted (Resume carries it on)
-    return f"{status if status in ('interrupted', 'cancelled', 'waiting') else 'paused'}, {done} of {len(run.steps)} steps done"
+    status = run.status if run.status in ("cancelled", "waiting") else "interrupted" if cut_off(store, run) else "paused"
+    return f"{status}, {done} of {len(run.steps)} steps done"
 
 
 def open_saved_plan(bench: Workbench, store: PlanStore, plan_id: str, version: int | None = None) -> Outcome:
@@ -141,7 +142,7 @@ def open_saved_plan(bench: Workbench, store: PlanStore, plan_id: str, version: i
         said = f"Opened version {version} of this plan."
         if run is not None:
             _show_stored_run(bench, run)
-            said += f" Its latest run is shown below ({_run_state(run)})."
+            said += f" Its latest run is shown below ({_run_state(store, run)})."
         out.done().say("info", said)
     return out
 
@@ -156,7 +157,7 @@ def open_saved_run(bench: Workbench, store: PlanStore, plan_id: str, version: in
         run = store.load_run(run_id)
         show_plan(bench, plan, saved=SavedRef(plan_id, version, fingerprint(plan)))
         _show_stored_run(bench, run)
-        out.done().say("info", f"Opened run {run.id} ({_run_state(run)}) of version {version} of this plan. "
+        out.done().say("info", f"Opened run {run.id} ({_run_state(store, run)}) of version {version} of this plan. "
                                "Approve the plan to run it again" + (" or carry on." if not run.finished else "."))
     return out
 
