@@ -38,15 +38,15 @@ def resume_panel(services: Services) -> None:
         return
     with st.container(border=True, key="plan.resume"):
         why = "was cancelled" if view.status == "cancelled" else "was interrupted: it stopped while steps ran"
-        st.markdown(f":violet-badge[{md_escape(view.status)}] **This run {why}.** Resume carries it on: "
-                    f"the {len(view.kept)} step{'s' if len(view.kept) != 1 else ''} that finished keep their "
-                    "results and do not run again.")
+        kept = (f"the {len(view.kept)} steps that finished keep their results and do not run again" if len(view.kept) != 1
+                else "the step that finished keeps its result and does not run again")
+        st.markdown(f":violet-badge[{md_escape(view.status)}] **This run {why}.** Resume carries it on: {kept}.")
         st.markdown("**Steps that run again**")
         for line in view.again:
             mark = " · :orange-badge[writes: its effect happens again]" if line.writes and not line.in_doubt else ""
             st.markdown(f"- {md_escape(line.label)}{mark}")
             if line.in_doubt:
-                st.radio(f"{line.label}: it may have had its effect before the run stopped",
+                st.radio("It may have had its effect before the run stopped (its tool may write):",
                          (_AGAIN, _FAILED), index=None, key=_choice_key(line.step_id), horizontal=True,
                          help="Run it again: its tool is called again (its effect may happen twice). Mark it "
                               "failed: it is not called; the steps that need it are skipped.")

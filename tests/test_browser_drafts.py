@@ -149,7 +149,7 @@ def test_a_reload_during_a_run_shows_it_live_again_and_it_is_saved(page: Page, g
     click(page.get_by_role("button", name="Run all"))
     expect(page.get_by_text("Step 1 · wait_for_gate: running")).to_be_visible()
     click(page.get_by_role("button", name="Save"))
-    expect(page.get_by_text("The run in progress is saved with this version when it finishes.")).to_be_visible()
+    expect(page.get_by_text("The run in progress is stored as it goes, with the version it runs.")).to_be_visible()
 
     reload(page)
     expect(page.get_by_text("Running the plan: 1 of 3 steps done")).to_be_visible()

@@ -122,10 +122,10 @@ def test_save_during_a_long_run_keeps_the_run_and_saves_it(page: Page, gated_stu
     expect(page.get_by_text(f"Step {GATE_AT} · wait_for_gate: running")).to_be_visible()
     expect(page.get_by_text(f"Running the plan: {GATE_AT} of {STEPS + 1} steps done")).to_be_visible()
 
-    # Save while it runs: the plan is stored, the run goes on.
+    # Save while it runs: running stored the plan (a run is stored with its version), the run goes on.
     click(page.get_by_role("button", name="Save"))
-    expect(page.get_by_text("Saved as version 1.")).to_be_visible()
-    expect(page.get_by_text("The run in progress is saved with this version when it finishes.")).to_be_visible()
+    expect(page.get_by_text("No changes since version 1.")).to_be_visible()
+    expect(page.get_by_text("The run in progress is stored as it goes, with the version it runs.")).to_be_visible()
     expect(page.get_by_text(f"Step {GATE_AT} · wait_for_gate: running")).to_be_visible()
 
     # Another Run all while it runs is refused, with a reason.

@@ -157,8 +157,11 @@ def open_saved_run(bench: Workbench, store: PlanStore, plan_id: str, version: in
         run = store.load_run(run_id)
         show_plan(bench, plan, saved=SavedRef(plan_id, version, fingerprint(plan)))
         _show_stored_run(bench, run)
-        out.done().say("info", f"Opened run {run.id} ({_run_state(store, run)}) of version {version} of this plan. "
-                               "Approve the plan to run it again" + (" or carry on." if not run.finished else "."))
+        state = _run_state(store, run)
+        then = (" Resume (under Run) carries it on; approve the plan to run it again." if state.startswith(
+            ("interrupted", "cancelled")) else " Approve the plan to run it again" + (
+            " or carry on." if not run.finished else "."))
+        out.done().say("info", f"Opened run {run.id} ({state}) of version {version} of this plan.{then}")
     return out
 
 
