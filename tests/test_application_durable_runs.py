@@ -127,3 +127,30 @@ def test_a_step_in_doubt_marked_failed_is_not_called_and_its_dependants_are_skip
     assert gate.calls == []
     assert _statuses(services, run_id) == {"a": "succeeded", "b": "failed", "c": "skipped"}
     assert wb.resume_view(bench, services) is None, "a finished run has nothing to resume"
+
+
+def test_a_wait_for_a_person_survives_a_restart_and_a_decision_over_the_api_carries_over(
+        services: Services, gate: Gate) -> None:
+    from studio.workbench import _held_runs
+
+    gate.release.set()
+    marked = PLAN.model_copy(update={"steps": [*PLAN.steps[:2], PLAN.steps[2].model_copy(update={"ask_first": True})]})
+    bench = _approved(services, marked)
+    assert wb.request_run(bench, services, "all").ok
+    _finish(bench, services)
+    run_id = bench.run.id
+    assert _statuses(services, run_id) == {"a": "succeeded", "b": "succeeded", "c": "waiting"}
+    _held_runs.held_runs.clear()  # the studio restarts: nothing in memory
+    waiting = wb.waiting_run(services, run_id)  # what the review API's GET .../waiting reads
+    assert waiting is not None and [w.step_id for w in wb.waiting_view(waiting, services.registry)] == ["c"]
+    shown = wb.waiting_view(waiting, services.registry)[0]
+    assert wb.decide_step(services, run_id, "c", True, seen_hash=shown.arguments_hash, by="api").ok
+    assert services.store.load_run(run_id).steps["c"].decision.approved  # kept with the run, not only in memory
+    _held_runs.held_runs.clear()  # and restarted again before the page goes on with it
+    page = wb.Workbench()
+    plan_id, version = services.store.records.where(run_id)
+    assert wb.open_saved_run(page, services.store, plan_id, version, run_id).ok
+    assert wb.approve(page, services.validator).ok and wb.request_run(page, services, "all").ok
+    _finish(page, services)
+    assert page.run.id == run_id and page.run.finished and page.run.steps["c"].result == 3
+    assert gate.calls == ["count 0", "hold 1", "count 2"], "nothing ran twice"

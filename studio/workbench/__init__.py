@@ -21,7 +21,7 @@ from ._editing import (PENDING_EDIT, RUN_IN_PROGRESS, apply_edit, apply_pending_
                        edit_json, edit_refused, execution_fingerprint, fingerprint, is_approved, json_blocker,
                        redo, refused_during_run, refused_for_json, run_in_progress, set_locks, show_plan,
                        start_empty_plan, take_edit, undo, write_panel)
-from ._deciding import WaitingStep, decide_step, set_ask_first, waiting_view
+from ._deciding import WaitingStep, decide_step, set_ask_first, waiting_run, waiting_view
 from ._held_runs import held_run, hold_if_waiting, let_go
 from ._intake import MAX_AGENT_NAME, registry_for, review_view, submit_review
 from ._messages import attempt, failure_message, log, plain_message
@@ -38,7 +38,7 @@ from ._unsaved import not_saved
 
 __all__ = [
     "ResumeLine", "ResumeView", "listed_status", "cancel_run", "cancel_stored_run", "resume_run", "resume_stored_run", "resume_view",
-    "WaitingStep", "decide_step", "set_ask_first", "held_run", "hold_if_waiting", "let_go", "waiting_view",
+    "WaitingStep", "decide_step", "waiting_run", "set_ask_first", "held_run", "hold_if_waiting", "let_go", "waiting_view",
     "GOAL_FIRST", "MAX_AGENT_NAME", "NOT_APPROVED", "PENDING_EDIT", "RUN_IN_PROGRESS", "Conflict", "Notice",
     "NoticeKind", "Outcome", "Question", "RunHandle", "SavedRef", "Workbench", "apply_edit", "apply_pending_edit", "approval_problem",
     "approve", "attempt", "cancel_new_run", "close_review", "collect_finished_run", "confirm_new_run",
