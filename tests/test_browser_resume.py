@@ -17,28 +17,15 @@ from playwright.sync_api import Page, expect
 
 from browser_helpers import click, enter, graph, open_studio, screenshot
 from conftest import start_studio
-from test_browser_runs import _GATE_GROUP, _open_gate
+from test_browser_runs import _open_gate, gate_plugin
 
 pytestmark = pytest.mark.browser
 
 TIMEOUT_MS = 60_000
 
 
-def _plugin(tmp_path: Path) -> tuple[Path, Path]:
-    """A tool group with ``wait_for_gate`` (see ``test_browser_runs``), and its gate."""
-    fifo = tmp_path / "gate"
-    os.mkfifo(fifo)
-    plugin = tmp_path / "plugin"
-    info = plugin / "gate_tools-0.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: gate-tools\nVersion: 0\n")
-    (info / "entry_points.txt").write_text("[plan_studio.tools]\ngate = gate_tools:register\n")
-    (plugin / "gate_tools.py").write_text(_GATE_GROUP.format(fifo=str(fifo)))
-    return plugin, fifo
-
-
 def test_a_studio_killed_mid_run_shows_the_run_interrupted_and_resume_finishes_it(page: Page, tmp_path: Path) -> None:
-    plugin, fifo = _plugin(tmp_path)
+    plugin, fifo = gate_plugin(tmp_path)
     page.set_default_timeout(TIMEOUT_MS)
     page.set_viewport_size({"width": 1440, "height": 1000})
     first = start_studio(tmp_path, PYTHONPATH=str(plugin))

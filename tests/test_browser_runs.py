@@ -55,6 +55,18 @@ def register(registry, settings):
 @pytest.fixture
 def gated_studio(tmp_path: Path) -> Iterator[tuple[Studio, Path]]:
     """The studio with the ``wait_for_gate`` tool, and the pipe that opens the gate."""
+    plugin, fifo = gate_plugin(tmp_path)
+    studio = start_studio(tmp_path, PYTHONPATH=str(plugin))
+    try:
+        yield next(studio), fifo
+    finally:
+        _open_gate(fifo, missing_ok=True)  # never leave the studio's worker waiting
+        studio.close()
+
+
+def gate_plugin(tmp_path: Path) -> tuple[Path, Path]:
+    """A tool group with ``wait_for_gate``, installed for one studio (its folder goes on
+    ``PYTHONPATH``), and the named pipe that opens its gate."""
     fifo = tmp_path / "gate"
     os.mkfifo(fifo)
     plugin = tmp_path / "plugin"
@@ -63,12 +75,7 @@ def gated_studio(tmp_path: Path) -> Iterator[tuple[Studio, Path]]:
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: gate-tools\nVersion: 0\n")
     (info / "entry_points.txt").write_text("[plan_studio.tools]\ngate = gate_tools:register\n")
     (plugin / "gate_tools.py").write_text(_GATE_GROUP.format(fifo=str(fifo)))
-    studio = start_studio(tmp_path, PYTHONPATH=str(plugin))
-    try:
-        yield next(studio), fifo
-    finally:
-        _open_gate(fifo, missing_ok=True)  # never leave the studio's worker waiting
-        studio.close()
+    return plugin, fifo
 
 
 def _open_gate(fifo: Path, *, missing_ok: bool = False) -> None:

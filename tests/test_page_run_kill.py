@@ -11,23 +11,19 @@ from __future__ import annotations
 import os
 import random
 import signal
-import time
 from pathlib import Path
 
 import pytest
 
 import durable_child
 import page_run_child
+from test_durable_kill import _lines, _wait_for
 from core import Settings
 from core.storage import PlanStore
 from studio import workbench as wb
 from workbench_helpers import texts
 
 _WAIT_SECONDS = 60
-
-
-def _lines(log: Path) -> list[str]:
-    return log.read_text(encoding="utf-8").splitlines() if log.exists() else []
 
 
 def _child(argv: list[str], out: Path, env: dict[str, str] | None = None) -> int:
@@ -46,18 +42,6 @@ def _child(argv: list[str], out: Path, env: dict[str, str] | None = None) -> int
         finally:
             os._exit(code)
     return pid
-
-
-def _wait_for(condition, pid: int) -> bool:
-    """Wait until ``condition()``; False when the child ended first."""
-    deadline = time.monotonic() + _WAIT_SECONDS
-    while not condition():
-        done, _status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            return False
-        assert time.monotonic() < deadline, "the child neither got there nor ended"
-        time.sleep(0.0005)
-    return True
 
 
 def _resume_in_a_new_studio(tmp_path: Path, log: Path, run_id: str, decisions: dict[str, str]) -> wb.Workbench:

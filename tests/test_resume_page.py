@@ -13,16 +13,21 @@ from studio import Keys, get_services
 from test_studio_runs import Gate, gate, start_gated_run  # noqa: F401  (gate: the fixture)
 
 
-def test_cancel_then_resume_from_the_page(app: AppTest, gate: Gate) -> None:  # noqa: F811
-    start_gated_run(app, gate)
-    assert not app.button(key="plan.cancel").disabled
-    app.button(key="plan.cancel").click().run()
-    no_failures(app)
+def _collect(app: AppTest) -> None:
+    """Wait for the run's worker, and let the page collect the run, as its progress view would."""
     worker = app.session_state[Keys.BENCH].worker
     if worker is not None:
         assert worker.join(60)
         app.run()
         no_failures(app)
+
+
+def test_cancel_then_resume_from_the_page(app: AppTest, gate: Gate) -> None:  # noqa: F811
+    start_gated_run(app, gate)
+    assert not app.button(key="plan.cancel").disabled
+    app.button(key="plan.cancel").click().run()
+    no_failures(app)
+    _collect(app)
     run = app.session_state[Keys.BENCH].run
     assert [s.status for s in run.steps.values()] == [StepStatus.succeeded, StepStatus.cancelled,
                                                       StepStatus.pending, StepStatus.pending]
@@ -39,11 +44,7 @@ def test_cancel_then_resume_from_the_page(app: AppTest, gate: Gate) -> None:  # 
     gate.opened.set()
     app.button(key="plan.resume.go").click().run()
     no_failures(app)
-    worker = app.session_state[Keys.BENCH].worker
-    if worker is not None:
-        assert worker.join(60)
-        app.run()
-        no_failures(app)
+    _collect(app)
     run = app.session_state[Keys.BENCH].run
     assert run.status == "succeeded" and "after the gate: n=4" in texts(app)
     assert "This run was" not in texts(app)
