@@ -251,3 +251,20 @@ def test_a_reload_during_a_run_keeps_the_run(app: AppTest) -> None:
     assert back.session_state[Keys.BENCH].worker is None
     run = back.session_state[Keys.BENCH].run
     assert run.id == run_id and run.status == "succeeded"
+
+
+def test_a_tab_reloaded_after_its_durable_run_went_on_shows_the_run_as_stored(app: AppTest) -> None:
+    """The tab's draft keeps the run as it was when written; a durable run goes on after it
+    (the studio stopped mid-run and was resumed elsewhere, say): reloaded, the tab shows the
+    run as the store has it, not the draft's older copy."""
+    plan = make_plan(app)
+    app.button(key="plan.approve").click().run()
+    run_plan(app, "next")
+    run = app.session_state[Keys.BENCH].run
+    second = plan.steps[1].id
+    assert run.steps[second].status == StepStatus.pending
+    with _store() as store:  # the run went on: its second step recorded, as a durable run writes it
+        store.records.step_started(run.id, second, {"x": 1}, run.started_at)
+    back = _reload(_url(app))
+    shown = back.session_state[Keys.BENCH].run
+    assert shown.id == run.id and shown.steps[second].status == StepStatus.interrupted
