@@ -13,6 +13,7 @@ from core.storage import PlanHistory, PlanSummary, RunSummary
 
 from . import _actions as actions
 from . import _unsaved as unsaved
+from . import workbench as wb
 from ._navigation import PLAN_PAGE, page
 from ._state import PERSIST, Keys
 from ._text import md_escape
@@ -131,13 +132,15 @@ def _came_from(run: RunSummary, reruns: list[RunSummary]) -> str:
 
 def _run_line(run: RunSummary, goal: str, depth: int = 0, reruns: list[RunSummary] | None = None) -> None:
     text, action = st.columns([6, 1], vertical_alignment="center")
-    counts = ", ".join(f"{n} {s}" for s, n in run.shown_counts().items())
+    status = wb.listed_status(run)
+    shown = run.counts if status.startswith("running") else run.shown_counts()  # a step running now runs
+    counts = ", ".join(f"{n} {s}" for s, n in shown.items())
     started = f"{run.started_at:%Y-%m-%d %H:%M}" if run.started_at else "not started"
     pad = "&emsp;" * 2 * min(depth, 5)  # as entities: markdown strips leading spaces, not these
     indent = pad + ("↳ " if depth else "")
     # A stored run never runs: an unfinished one (stored mid-run, or cut off) is paused.
     text.markdown(f"{indent}Run {md_escape(run.id)} · version {run.version} · {started} · "
-                  f"**{md_escape(run.shown_status)}** · {md_escape(counts)}")
+                  f"**{md_escape(status)}** · {md_escape(counts)}")
     came = _came_from(run, reruns or [])
     if came:
         text.caption(pad + ("&emsp;" if depth else "") + md_escape(came))

@@ -31,6 +31,7 @@ from ._replan_panel import conflict_panel, replan_panel, versions_panel
 from ._review_actions import review_services
 from ._pause_panel import pause_panel
 from ._rerun_panel import rerun_panel
+from ._resume_panel import resume_panel
 from ._review_bar import review_bar
 from ._services import Services
 from ._state import Keys, PERSIST, SavedRef, bench
@@ -143,6 +144,7 @@ def _plan_view(services: Services, plan: Plan) -> None:
     lineage = _lineage(services, plan)
     if worker is None and run is not None:
         st.subheader("Run")
+        resume_panel(services)
         pause_panel(services, run)
         rerun_panel(run)
         _results(plan, run, lineage)
@@ -256,12 +258,14 @@ def _live_run(plan: Plan, errors: list[Problem], lineage: str | None) -> None:
             st.write(md_escape(f"{_step_title(plan, progress.current)}: running"))
         if progress.answer:
             st.markdown(md_escape(progress.answer))
-    stop, note = st.columns([1, 5], vertical_alignment="center")
+    stop, cancel, note = st.columns([1, 1, 4], vertical_alignment="center")
     stop.button("Stop", key="plan.stop", on_click=actions.stop_run, disabled=progress.stopping,
                 icon=":material/stop:", width="stretch",
                 help="Stop after the step running now; the steps not started stay pending.")
+    cancel.button("Cancel", key="plan.cancel", on_click=actions.cancel_run, icon=":material/cancel:",
+                  width="stretch", help="End the run now: steps running are marked cancelled; what finished is kept.")
     note.caption("Stopping after the current step…" if progress.stopping else
-                 "You can save the plan meanwhile; the run is saved with it when it finishes.")
+                 "The run is stored as it goes: a restart of the studio loses nothing that finished.")
     if plan.steps:
         editor.editable_graph(plan, _progress_run(plan, progress), errors)
     ended = [e for e in progress.events if e.type == "plan_step_end"][-5:]
