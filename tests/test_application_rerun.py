@@ -60,11 +60,7 @@ def test_rerun_from_a_step_reuses_every_step_that_does_not_depend_on_it(services
 
 
 def test_a_rerun_asked_by_run_id_runs_in_the_background_and_is_stored(services, tools) -> None:
-    parent = ran_with_b_failing(services, tools).run  # stored by the rerun only if the plan was saved
-    bench = wb.Workbench()
-    wb.show_plan(bench, PLAN, saved=None)
-    wb.save(bench, services.store)
-    wb.save_run_if_plan_saved(bench, services.store, parent)
+    parent = ran_with_b_failing(services, tools).run  # durable: stored from its first step
     out, dry = wb.preview_rerun(services, parent.id, from_step="b")
     assert out.ok and dry is not None and dry.run_id is None and len(services.store.records.recent()) == 1
     out, started = wb.start_rerun(services, parent.id, from_step="b")

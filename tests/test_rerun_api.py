@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from rerun_helpers import PLAN, Tools, ran_with_b_failing, rerun_services
+from rerun_helpers import Tools, ran_with_b_failing, rerun_services
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
@@ -23,11 +23,7 @@ def api(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     tools = Tools()
     services = rerun_services(tmp_path, tools)
     monkeypatch.setattr(_review_api, "_services", lambda: services)
-    parent = ran_with_b_failing(services, tools).run
-    bench = wb.Workbench()  # the plan saved with its run, as the page's Save does
-    wb.show_plan(bench, PLAN, saved=None)
-    wb.save(bench, services.store)
-    wb.save_run_if_plan_saved(bench, services.store, parent)
+    parent = ran_with_b_failing(services, tools).run  # durable: stored from its first step
     client = TestClient(Starlette(routes=rerun_routes(), middleware=[origin_guard([])]),
                         base_url="http://127.0.0.1:8501")
     auth = {"Authorization": f"Bearer {ensure_token(services.settings.data_dir)}"}
