@@ -39,8 +39,8 @@ from ._executor import Event, EventType, Executor, Run, StepRun, StepStatus, Syn
 from ._retry import FailureKind, RetryPolicy, RunLimits
 from ._run import StepAttempt, StepDecision
 from ._approval import DecisionRefused, approval_reason, arguments_hash, decide_step, waiting_steps
-from ._step_status import (BLOCKING, CUT_OFF, EXPLAINED, FINISHED, RAN, REPORT_ORDER, RUNNABLE, STATUS_TABLE,
-                           StatusTraits)
+from ._step_status import (BLOCKING, CUT_OFF, EXPLAINED, FINISHED, GOING, RAN, REPORT_ORDER, RESUMABLE, RUNNABLE,
+                           STATUS_TABLE, StatusTraits)
 from ._runner import BackgroundRun, RunKind, RunProgress
 from ._outputs import OutputPath, Preview, flow_preview, output_paths, path_text, preview_reference
 from ._param_edits import (check_param, param_schema, reference_text, remove_param, set_ask_first, set_locked, set_note,
@@ -99,7 +99,7 @@ from ._private_files import private_file, private_folder, private_sqlite, tighte
 
 __all__ += ["private_file", "private_folder", "private_sqlite", "tighten_file"]
 # What each step status means, one table (kept apart to merge cleanly).
-__all__ += ["STATUS_TABLE", "StatusTraits", "FINISHED", "RUNNABLE", "BLOCKING", "RAN", "EXPLAINED", "CUT_OFF",
+__all__ += ["STATUS_TABLE", "StatusTraits", "FINISHED", "RUNNABLE", "BLOCKING", "RAN", "EXPLAINED", "CUT_OFF", "GOING", "RESUMABLE",
             "REPORT_ORDER"]
 # A plan's content identity: what runs, and its review notes (kept apart to merge cleanly).
 __all__ += ["PlanIdentity", "plan_identity"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 from typing import NamedTuple
 
-__all__ = ["BLOCKING", "CUT_OFF", "EXPLAINED", "FINISHED", "RAN", "REPORT_ORDER", "RUNNABLE", "STATUS_TABLE",
+__all__ = ["BLOCKING", "CUT_OFF", "EXPLAINED", "FINISHED", "GOING", "RAN", "RESUMABLE", "REPORT_ORDER", "RUNNABLE", "STATUS_TABLE",
            "StatusTraits", "StepStatus"]
 
 
@@ -35,22 +35,23 @@ class StatusTraits(NamedTuple):
     ran: bool  # its tool was called and answered: a result (or the tool's error) is recorded
     explained: bool  # its error says why it did not succeed
     cut_off: bool  # the run stopped while the step was (or is still marked) running
+    going: bool  # the run is not over while a step has it: it runs, or waits for a person
 
 
 # The order is the one reports list statuses in: outcomes first, then what is left to do.
 STATUS_TABLE: dict[StepStatus, StatusTraits] = {
-    #                                   finished runnable blocking ran    explained cut_off
-    StepStatus.succeeded: StatusTraits(True,    False,   False,   True,  False,    False),
-    StepStatus.failed: StatusTraits(True,       False,   True,    True,  True,     False),
-    StepStatus.skipped: StatusTraits(True,      False,   True,    False, True,     False),
-    StepStatus.rejected: StatusTraits(True,     False,   True,    False, True,     False),
-    StepStatus.interrupted: StatusTraits(False, True,    False,   False, True,     True),
-    StepStatus.cancelled: StatusTraits(False,   True,    False,   False, True,     True),
-    StepStatus.running: StatusTraits(False,     False,   False,   False, False,    True),
+    #                                   finished runnable blocking ran    explained cut_off going
+    StepStatus.succeeded: StatusTraits(True,    False,   False,   True,  False,    False,   False),
+    StepStatus.failed: StatusTraits(True,       False,   True,    True,  True,     False,   False),
+    StepStatus.skipped: StatusTraits(True,      False,   True,    False, True,     False,   False),
+    StepStatus.rejected: StatusTraits(True,     False,   True,    False, True,     False,   False),
+    StepStatus.interrupted: StatusTraits(False, True,    False,   False, True,     True,    False),
+    StepStatus.cancelled: StatusTraits(False,   True,    False,   False, True,     True,    False),
+    StepStatus.running: StatusTraits(False,     False,   False,   False, False,    True,    True),
     # Runnable: each pass looks again, runs it if approved for the arguments it has now, else
     # leaves it waiting; only the steps that depend on it wait with it.
-    StepStatus.waiting: StatusTraits(False,     True,    False,   False, True,     False),
-    StepStatus.pending: StatusTraits(False,     True,    False,   False, False,    False),
+    StepStatus.waiting: StatusTraits(False,     True,    False,   False, True,     False,   True),
+    StepStatus.pending: StatusTraits(False,     True,    False,   False, False,    False,   False),
 }
 
 
@@ -66,4 +67,8 @@ BLOCKING = _having("blocking")
 RAN = _having("ran")
 EXPLAINED = _having("explained")
 CUT_OFF = _having("cut_off")
+GOING = _having("going")
+# A run stopped short with nothing going on (``Run.status`` is named after its steps'): it was
+# cut off (``interrupted``) or cancelled, and Resume carries it on.
+RESUMABLE = frozenset(s for s, traits in STATUS_TABLE.items() if traits.cut_off and traits.runnable)
 REPORT_ORDER: tuple[StepStatus, ...] = tuple(STATUS_TABLE)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core import CUT_OFF, Run, StepStatus, step_label
+from core import CUT_OFF, RESUMABLE, Run, StepStatus, step_label
 
 from . import _actions as actions
 from . import workbench as wb
@@ -21,8 +21,6 @@ from ._text import md_escape
 
 __all__ = ["rerun_panel"]
 
-# A run over, or stopped with nothing going on: what a rerun may start from.
-_OVER = ("succeeded", "failed", "cancelled", "interrupted")
 
 
 def _ask_retry() -> None:
@@ -43,7 +41,7 @@ def _cancel() -> None:
 
 
 def rerun_panel(run: Run) -> None:
-    if run.status not in _OVER:
+    if not (run.finished or run.status in RESUMABLE):  # over, or stopped with nothing going on
         return
     preview = bench().rerun
     if preview is not None and preview.parent_id == run.id:

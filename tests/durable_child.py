@@ -26,6 +26,9 @@ WIDTH = 16
 
 
 HOLD = "DURABLE_CHILD_HOLD"
+# The read end of a pipe a killing test paces ``add`` with (``test_durable_kill.Pace``): each
+# call takes one byte before it ends. None (the default): calls never wait.
+PACE_FD: int | None = None
 
 
 def _hold_if_asked(step: str) -> None:
@@ -54,6 +57,8 @@ def registry(log: Path) -> ToolRegistry:
             plus: Another.
         """
         _mark(f"start {step}")
+        if PACE_FD is not None:
+            os.read(PACE_FD, 1)
         total = sum(range(20000)) * 0 + value + plus  # a little work between the marks
         _mark(f"end {step}")
         return total

@@ -26,11 +26,43 @@ def _lines(log: Path) -> list[str]:
     return log.read_text(encoding="utf-8").splitlines() if log.exists() else []
 
 
-def _child(argv: list[str], out: Path) -> int:
+class Pace:
+    """Lets a child's ``add`` calls end only once this test has seen them start: each call
+    started gets its byte (``durable_child.PACE_FD``) when the test next looks. On a loaded
+    machine the test may not get the CPU for a while, and a child running on meanwhile would
+    finish the run before the kills the test means to make; paced, a child is never further
+    ahead of what the test saw than the calls it has in flight, and the kill still lands
+    anywhere after them (in a tool, in a write, between steps)."""
+
+    def __init__(self) -> None:
+        self.read_fd, self._write_fd = os.pipe()
+        self._granted = 0
+
+    def lines(self, log: Path) -> int:
+        """How many lines ``log`` has, every call started so far let through."""
+        lines = _lines(log)
+        started = sum(line.startswith("start ") for line in lines)
+        if started > self._granted:
+            os.write(self._write_fd, b"x" * (started - self._granted))
+            self._granted = started
+        return len(lines)
+
+    def free(self) -> None:
+        """Let the child run to the end unpaced."""
+        os.set_blocking(self._write_fd, False)
+        try:
+            os.write(self._write_fd, b"x" * 4096)
+        except BlockingIOError:
+            pass  # the pipe is full: more than enough bytes wait for the calls left
+
+
+def _child(argv: list[str], out: Path, pace: Pace | None = None) -> int:
     pid = os.fork()
     if pid == 0:  # the child: run or resume, then leave without running this process's cleanup
         code = 1
         try:
+            if pace is not None:
+                durable_child.PACE_FD = pace.read_fd
             fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             os.dup2(fd, 1)
             os.dup2(fd, 2)
@@ -66,7 +98,8 @@ def test_kill_9_at_random_points_then_resume_reruns_no_finished_step(
         shape: str, store_location: str | Path, tmp_path: Path) -> None:
     rng = random.Random(f"{shape}-{store_location}")
     log, out = tmp_path / "calls.log", tmp_path / "child.out"
-    pid = _child(["run", str(store_location), shape, str(log)], out)
+    pace = Pace()
+    pid = _child(["run", str(store_location), shape, str(log)], out, pace)
     assert _wait_for(lambda: out.exists() and out.read_text().strip() != "", pid)
     run_id = out.read_text().split()[0]
     kills = 0
@@ -74,7 +107,7 @@ def test_kill_9_at_random_points_then_resume_reruns_no_finished_step(
     checkpoints: list[tuple[int, set[str]]] = []  # after each kill: lines logged, steps recorded finished
     while kills < KILLS_PER_SHAPE:
         target = len(_lines(log)) + rng.randint(1, 4)
-        if not _wait_for(lambda: len(_lines(log)) >= target, pid):
+        if not _wait_for(lambda: pace.lines(log) >= target, pid):
             pid = 0  # the run ended first (and the child is reaped)
             break
         for _ in range(rng.randint(0, 3000)):  # land anywhere: in the tool, in a write, between
@@ -86,8 +119,9 @@ def test_kill_9_at_random_points_then_resume_reruns_no_finished_step(
         assert finished_before.items() <= finished.items()  # nothing recorded was lost or changed
         finished_before = finished
         checkpoints.append((len(_lines(log)), set(finished)))
-        pid = _child(["resume", str(store_location), run_id, str(log)], out)
+        pid = _child(["resume", str(store_location), run_id, str(log)], out, pace)
     if pid:
+        pace.free()
         os.waitpid(pid, 0)
     assert out.read_text().split()[-1] == "succeeded", out.read_text()
     assert _finished_steps(store_location, run_id) == durable_child.expected(shape)

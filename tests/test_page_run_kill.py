@@ -17,7 +17,7 @@ import pytest
 
 import durable_child
 import page_run_child
-from test_durable_kill import _lines, _wait_for
+from test_durable_kill import Pace, _lines, _wait_for
 from core import Settings
 from core.storage import PlanStore
 from studio import workbench as wb
@@ -26,11 +26,13 @@ from workbench_helpers import texts
 _WAIT_SECONDS = 60
 
 
-def _child(argv: list[str], out: Path, env: dict[str, str] | None = None) -> int:
+def _child(argv: list[str], out: Path, env: dict[str, str] | None = None, pace: Pace | None = None) -> int:
     pid = os.fork()
     if pid == 0:  # the child: run, then leave without running this process's cleanup
         code = 1
         try:
+            if pace is not None:
+                durable_child.PACE_FD = pace.read_fd
             os.environ.update(env or {})
             fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             os.dup2(fd, 1)
@@ -66,11 +68,12 @@ def test_kill_9_of_the_page_run_path_then_resume_from_the_page_reruns_no_finishe
     rng = random.Random(seed)
     shape = ("chain", "fanout")[seed % 2]
     log, out = tmp_path / "calls.log", tmp_path / "child.out"
-    pid = _child([str(tmp_path / "data"), shape, str(log)], out)
+    pace = Pace()
+    pid = _child([str(tmp_path / "data"), shape, str(log)], out, pace=pace)
     assert _wait_for(lambda: out.exists() and out.read_text().strip() != "", pid)
     run_id = out.read_text().split()[0]
     target = rng.randint(2, 2 * len(durable_child.expected(shape)) - 4)
-    assert _wait_for(lambda: len(_lines(log)) >= target, pid), "the run ended before the kill"
+    assert _wait_for(lambda: pace.lines(log) >= target, pid), "the run ended before the kill"
     for _ in range(rng.randint(0, 3000)):  # land anywhere: in the tool, in a write, between steps
         pass
     os.kill(pid, signal.SIGKILL)

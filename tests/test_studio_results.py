@@ -90,9 +90,10 @@ def test_a_draft_write_does_not_copy_a_big_run_result_on_every_change(
     assert back.session_state[Keys.GOAL] == "edited goal 2"
 
 
-def test_a_copied_draft_keeps_its_own_copy_of_the_run(app: AppTest, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A tab opened from another's URL copies the draft, and the run kept beside it: a new run
-    in the first tab does not change the second's."""
+def test_a_copied_draft_shows_the_run_as_stored(app: AppTest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tab opened from another's URL copies the draft, with the run as it was; the run is one
+    durable record, so when the first tab carries it on, the copy reloaded shows it as stored
+    (its own copy of it: nothing one tab does to its objects reaches the other's)."""
     import studio._drafts as drafts
     make_plan(app)
     app.button(key="plan.approve").click().run()
@@ -102,8 +103,10 @@ def test_a_copied_draft_keeps_its_own_copy_of_the_run(app: AppTest, monkeypatch:
     second = _reload(_url(app))
     assert second.session_state[Keys.DRAFT_ID] != app.session_state[Keys.DRAFT_ID]
     assert second.session_state[Keys.BENCH].run == paused
-    run_plan(app, "all")  # the first tab carries its run on; the copy keeps the paused one
-    assert app.session_state[Keys.BENCH].run.status == "succeeded"
+    run_plan(app, "all")  # the first tab carries the run on, in the store
+    ended = app.session_state[Keys.BENCH].run
+    assert ended.id == paused.id and ended.status == "succeeded"
+    assert second.session_state[Keys.BENCH].run == paused  # a tab not reloaded keeps what it showed
     monkeypatch.setattr(drafts, "_held_elsewhere", lambda draft_id, session_id: False)
     again = _reload(_url(second))
-    assert again.session_state[Keys.BENCH].run == paused
+    assert again.session_state[Keys.BENCH].run == ended and again.session_state[Keys.BENCH].run is not ended

@@ -20,7 +20,7 @@ import threading
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from core import Effects, NotFound, Plan, Run, StepStatus, VersionConflict, step_label
+from core import GOING, Effects, NotFound, Plan, Run, VersionConflict, step_label
 
 from .._changes import describe_changes
 from .._services import Services
@@ -38,7 +38,6 @@ if TYPE_CHECKING:  # SQLAlchemy and DBOS are slow to import; the CLI starts with
 __all__ = ["RerunPreview", "RerunStep", "ask_rerun", "cancel_rerun", "confirm_rerun", "join_rerun",
            "preview_rerun", "rerun_lineage", "start_rerun"]
 
-_GOING = (StepStatus.running, StepStatus.waiting)
 
 
 def _what(retry: bool) -> str:
@@ -46,7 +45,7 @@ def _what(retry: bool) -> str:
 
 
 def _still_going(run: Run) -> str | None:
-    going = [step_label(run.plan.step(s)) for s, state in run.steps.items() if state.status in _GOING]
+    going = [step_label(run.plan.step(s)) for s, state in run.steps.items() if state.status in GOING]
     if run.finished or not going:
         return None
     return (f"run {run.id} is still going ({', '.join(going[:3])} {'is' if len(going) == 1 else 'are'} "

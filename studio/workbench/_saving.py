@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from core import FINISHED, Plan, Run, StepStatus, VersionConflict
+from core import FINISHED, RESUMABLE, Plan, Run, StepStatus, VersionConflict
 
 from .._changes import describe_changes
 from ._bench import Conflict, Outcome, SavedRef, Workbench
@@ -122,7 +122,10 @@ def _run_state(store: PlanStore, run: Run) -> str:
     done = sum(s.status in FINISHED for s in run.steps.values())
     if run.finished:
         return run.status
-    status = run.status if run.status in ("cancelled", "waiting") else "interrupted" if cut_off(store, run) else "paused"
+    # Cancelled and waiting are what the run says of itself; one marked running or interrupted
+    # was cut off unless this studio runs it (``cut_off``), else it paused between steps.
+    said = run.status == StepStatus.cancelled or run.status == StepStatus.waiting
+    status = run.status if said else "interrupted" if cut_off(store, run) else "paused"
     return f"{status}, {done} of {len(run.steps)} steps done"
 
 
@@ -158,8 +161,7 @@ def open_saved_run(bench: Workbench, store: PlanStore, plan_id: str, version: in
         show_plan(bench, plan, saved=SavedRef(plan_id, version, fingerprint(plan)))
         _show_stored_run(bench, run)
         state = _run_state(store, run)
-        then = (" Resume (under Run) carries it on; approve the plan to run it again." if state.startswith(
-            ("interrupted", "cancelled")) else " Approve the plan to run it again" + (
+        then = (" Resume (under Run) carries it on; approve the plan to run it again." if state.split(",")[0] in RESUMABLE else " Approve the plan to run it again" + (
             " or carry on." if not run.finished else "."))
         out.done().say("info", f"Opened run {run.id} ({state}) of version {version} of this plan.{then}")
     return out
