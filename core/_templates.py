@@ -21,6 +21,7 @@ stays a list); a reference inside longer text is interpolated as text.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass
@@ -154,8 +155,28 @@ def _positional(text: str, m: re.Match[str]) -> ReferenceSyntaxError:
                                 f"a reference names a step by id: ${{steps.<id>.path}}")
 
 
-def _spans(text: str) -> Iterator[tuple[int, int, Reference]]:
+# Texts up to this long keep their parse: a plan's references are read when it is checked, when
+# its dependencies are listed (the scheduler, the graph) and when each step starts, and parsing
+# them each time was a good part of what a run of short steps cost. The bound on the texts and
+# on their number keeps what is kept small (an error is never kept: it is raised anew).
+_PARSE_KEPT_CHARS = 2_000
+
+
+def _spans(text: str) -> tuple[tuple[int, int, Reference], ...]:
     """Each reference in ``text`` with where it starts and ends."""
+    if "${" not in text:
+        return ()
+    if len(text) > _PARSE_KEPT_CHARS:
+        return tuple(_find_spans(text))
+    return _kept_spans(text)
+
+
+@functools.lru_cache(maxsize=8_192)
+def _kept_spans(text: str) -> tuple[tuple[int, int, Reference], ...]:
+    return tuple(_find_spans(text))
+
+
+def _find_spans(text: str) -> Iterator[tuple[int, int, Reference]]:
     pos = 0
     count = 0
     while (m := _OPEN.search(text, pos)) is not None:
