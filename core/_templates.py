@@ -256,6 +256,10 @@ def _walk_strings(value: Any, fn: Callable[[str], Any], depth: int = 0) -> Any:
 
 def find_references(value: Any) -> list[Reference]:
     """Every reference anywhere inside ``value`` (strings inside dicts and lists)."""
+    if isinstance(value, str):  # most params: one text, or no text at all
+        return [span[2] for span in _spans(value)]
+    if not isinstance(value, (list, dict)):
+        return []
     found: list[Reference] = []
     _walk_strings(value, lambda s: found.extend(_scan(s)))
     return found
