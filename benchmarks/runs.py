@@ -3,7 +3,7 @@
 
     .venv/bin/python benchmarks/runs.py [--quick] [--section memory|durable|resume] [--repeat N]
         [--big-repeat N] [--only TEXT] [--durable-sizes 100,1000,10000] [--postgres URL]
-        [--no-langgraph] [--langgraph-python PATH]
+        [--no-langgraph] [--langgraph-durable-chain-max N] [--langgraph-python PATH]
 
 In memory: chains (each step reads the one before) and fan-outs (no step needs another) of 100,
 1,000 and 10,000 no-op steps; 50 independent steps of 100 ms (sync ``time.sleep`` tools, and
@@ -373,6 +373,9 @@ def main() -> None:
     parser.add_argument("--postgres", help="durable runs also on this PostgreSQL (postgresql+psycopg://...); "
                                            "the URL's database is used and left filled")
     parser.add_argument("--no-langgraph", action="store_true")
+    parser.add_argument("--langgraph-durable-chain-max", type=int, default=1_000,
+                        help="longest durable chain LangGraph runs (its SqliteSaver's cost grows with the "
+                             "square of a chain's length: 10,000 steps took over 3 CPU minutes a try)")
     parser.add_argument("--langgraph-python", help="a Python with langgraph and langgraph-checkpoint-sqlite")
     parser.add_argument("--as-langgraph-child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--resume-child", nargs="+", help=argparse.SUPPRESS)
@@ -414,7 +417,8 @@ def main() -> None:
     ours_postgres: dict[str, Figures] = {}
     for name, shape, size in durable_chosen:
         ours_durable[name] = durable(shape, size, repeats(size), sqlite_file)
-        theirs_durable[name] = child.figures(shape, size, repeats(size), True) if child else None
+        skipped = shape == "chain" and size > args.langgraph_durable_chain_max
+        theirs_durable[name] = child.figures(shape, size, repeats(size), True) if child and not skipped else None
         print(f"  durable, {name}: {ours_durable[name][0]:.3f} s CPU, LangGraph {theirs_durable[name]}",
               file=sys.stderr, flush=True)
         if args.postgres:
@@ -433,6 +437,9 @@ def main() -> None:
         print(f"\nDurable, SQLite WAL (LangGraph with SqliteSaver){capped}"
               + (", and on PostgreSQL (its server's CPU not counted)" if args.postgres else "") + ":")
         report_durable(durable_chosen, ours_durable, theirs_durable, ours_postgres)
+        if any(shape == "chain" and size > args.langgraph_durable_chain_max for _name, shape, size in durable_chosen):
+            print(f"  LangGraph with SqliteSaver not run on chains over {args.langgraph_durable_chain_max:,} steps: "
+                  "its checkpoints cost the square of a chain's length (--langgraph-durable-chain-max N runs it)")
     if "resume" in sections:
         tries = [resume_figures(sqlite_file()) for _ in range(1 if args.quick else 3)]
         from_start, cpu, from_call = (statistics.median(t[n] for t in tries) for n in range(3))
