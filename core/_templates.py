@@ -155,20 +155,13 @@ def _positional(text: str, m: re.Match[str]) -> ReferenceSyntaxError:
                                 f"a reference names a step by id: ${{steps.<id>.path}}")
 
 
-# Texts up to this long keep their parse: a plan's references are read when it is checked, when
-# its dependencies are listed (the scheduler, the graph) and when each step starts, and parsing
-# them each time was a good part of what a run of short steps cost. The bound on the texts and
-# on their number keeps what is kept small (an error is never kept: it is raised anew).
-_PARSE_KEPT_CHARS = 2_000
-
-
+# A text's parse is kept (texts up to 2,000 characters, 8,192 of them; errors are raised anew):
+# a run reads each reference when checking, scheduling and starting its step, which cost much.
 def _spans(text: str) -> tuple[tuple[int, int, Reference], ...]:
     """Each reference in ``text`` with where it starts and ends."""
     if "${" not in text:
         return ()
-    if len(text) > _PARSE_KEPT_CHARS:
-        return tuple(_find_spans(text))
-    return _kept_spans(text)
+    return _kept_spans(text) if len(text) <= 2_000 else tuple(_find_spans(text))
 
 
 @functools.lru_cache(maxsize=8_192)
