@@ -155,16 +155,17 @@ def _positional(text: str, m: re.Match[str]) -> ReferenceSyntaxError:
                                 f"a reference names a step by id: ${{steps.<id>.path}}")
 
 
-# A text's parse is kept (texts up to 2,000 characters, 8,192 of them; errors are raised anew):
-# a run reads each reference when checking, scheduling and starting its step, which cost much.
+# A text's parse is kept (texts up to 500 characters, 16,384 of them, more than a plan holds;
+# errors are raised anew): a run reads each reference when checking, scheduling and starting its
+# step, which cost much. A cache smaller than the texts of a run would miss every one.
 def _spans(text: str) -> tuple[tuple[int, int, Reference], ...]:
     """Each reference in ``text`` with where it starts and ends."""
     if "${" not in text:
         return ()
-    return _kept_spans(text) if len(text) <= 2_000 else tuple(_find_spans(text))
+    return _kept_spans(text) if len(text) <= 500 else tuple(_find_spans(text))
 
 
-@functools.lru_cache(maxsize=8_192)
+@functools.lru_cache(maxsize=16_384)
 def _kept_spans(text: str) -> tuple[tuple[int, int, Reference], ...]:
     return tuple(_find_spans(text))
 
