@@ -25,6 +25,12 @@ changes happen:
                                               or for a person: ``waiting``)
     run_finished(run)                         every step finished (before the final answer)
 
+A recorder may also have ``steps_started(run, [(step_id, attempt, arguments), ...])`` and
+``steps_ended(run, [step_id, ...])``: then the steps that start together (a wave made ready at
+once) are told in one call, before any of their tools is called, and the steps whose outcomes
+came in together in one call, before any of their events is yielded; a durable recorder
+writes each batch in one transaction. Without them, each step is told on its own, in order.
+
 An in-memory run (mock, preview, tests) uses ``NO_RECORDER``. A durable engine records each
 call where it survives the process: "started" before the tool is called, so a step whose
 process died mid-call is known to have maybe had its effect. A recorder that raises stops the

@@ -160,18 +160,23 @@ class _StepField:
         return f"step {self.n} ({tool}) · {self.name}"
 
 
-def _fields(plan: Any) -> Iterator[tuple[str | _StepField, Any, int, int]]:
+def _fields(plan: Any) -> Iterator[tuple[Any, Any, int, int]]:
     """(where, value, nesting allowed, depth of value) for everything in ``plan`` that holds
-    data; params and metadata are holders of fields, each field's value nested from 0."""
+    data; params and metadata are holders of fields, each field's value nested from 0. A step's
+    ``where`` is (n, step, field name), made a ``_StepField`` only for a message."""
     yield "plan · goal", plan.goal, 0, 0
     for n, step in enumerate(plan.steps):
         for name in ("id", "tool", "note", "result_key"):
-            yield _StepField(n, step.tool, name), getattr(step, name), 0, 0
-        yield _StepField(n, step.tool, "depends_on"), step.depends_on, 1, 0
-        yield _StepField(n, step.tool, "params"), step.params, MAX_NESTING, -1
-        yield _StepField(n, step.tool, "format_data"), step.format_data, MAX_NESTING, -1
+            yield (n, step, name), getattr(step, name), 0, 0
+        yield (n, step, "depends_on"), step.depends_on, 1, 0
+        yield (n, step, "params"), step.params, MAX_NESTING, -1
+        yield (n, step, "format_data"), step.format_data, MAX_NESTING, -1
     yield "plan · metadata.planner", plan.metadata.planner, 0, 0
     yield "plan · metadata", plan.metadata.model_extra or {}, MAX_NESTING, -1
+
+
+def _named(where: Any) -> Any:
+    return _StepField(where[0], where[1].tool, where[2]) if isinstance(where, tuple) else where
 
 
 def check_plan(plan: Any) -> None:  # a core.Plan; not imported, as _plan imports this module
@@ -180,12 +185,17 @@ def check_plan(plan: Any) -> None:  # a core.Plan; not imported, as _plan import
         raise PlanError(f"plan · steps: {len(plan.steps)} steps; a plan may have at most {MAX_STEPS}")
     total = 0
     for where, value, nesting, depth in _fields(plan):
-        found, chars = _walk(value, nesting, depth)
-        if found is not None:
-            raise PlanError(f"{where}{found[0]}: {found[1]}")
-        total += chars
+        if not value:  # None, "", [], {}: nothing over any bound
+            continue
+        if type(value) is str and value.isascii():  # most fields: nothing to walk (checked as _walk would)
+            total += len(value)
+        else:
+            found, chars = _walk(value, nesting, depth)
+            if found is not None:
+                raise PlanError(f"{_named(where)}{found[0]}: {found[1]}")
+            total += chars
         if total > MAX_PLAN_CHARS:
-            raise PlanError(f"{where}: a plan may hold at most {MAX_PLAN_CHARS:,} characters of text")
+            raise PlanError(f"{_named(where)}: a plan may hold at most {MAX_PLAN_CHARS:,} characters of text")
 
 
 # A tool's words as a person may edit them (the Lab, the Tools page's session edit): long

@@ -87,7 +87,12 @@ class Run(BaseModel):
 
     @classmethod
     def for_plan(cls, plan: Plan) -> "Run":
-        return cls(plan=plan, steps={s.id: StepRun(step_id=s.id) for s in plan.steps})
+        steps = {s.id: StepRun(step_id=s.id) for s in plan.steps}
+        if isinstance(plan, Plan):
+            # Not validated again: pydantic would run the plan's own checks on it once more (they
+            # ran when it was made, and the executor checks its bounds before it starts a run).
+            return cls.model_construct(plan=plan, steps=steps)
+        return cls(plan=plan, steps=steps)
 
     @property
     def finished(self) -> bool:

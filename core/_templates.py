@@ -21,6 +21,7 @@ stays a list); a reference inside longer text is interpolated as text.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass
@@ -154,8 +155,22 @@ def _positional(text: str, m: re.Match[str]) -> ReferenceSyntaxError:
                                 f"a reference names a step by id: ${{steps.<id>.path}}")
 
 
-def _spans(text: str) -> Iterator[tuple[int, int, Reference]]:
+# A text's parse is kept (texts up to 500 characters, 16,384 of them, more than a plan holds;
+# errors are raised anew): a run reads each reference when checking, scheduling and starting its
+# step, which cost much. A cache smaller than the texts of a run would miss every one.
+def _spans(text: str) -> tuple[tuple[int, int, Reference], ...]:
     """Each reference in ``text`` with where it starts and ends."""
+    if "${" not in text:
+        return ()
+    return _kept_spans(text) if len(text) <= 500 else tuple(_find_spans(text))
+
+
+@functools.lru_cache(maxsize=16_384)
+def _kept_spans(text: str) -> tuple[tuple[int, int, Reference], ...]:
+    return tuple(_find_spans(text))
+
+
+def _find_spans(text: str) -> Iterator[tuple[int, int, Reference]]:
     pos = 0
     count = 0
     while (m := _OPEN.search(text, pos)) is not None:
@@ -235,6 +250,10 @@ def _walk_strings(value: Any, fn: Callable[[str], Any], depth: int = 0) -> Any:
 
 def find_references(value: Any) -> list[Reference]:
     """Every reference anywhere inside ``value`` (strings inside dicts and lists)."""
+    if isinstance(value, str):  # most params: one text, or no text at all
+        return [span[2] for span in _spans(value)]
+    if not isinstance(value, (list, dict)):
+        return []
     found: list[Reference] = []
     _walk_strings(value, lambda s: found.extend(_scan(s)))
     return found

@@ -179,3 +179,38 @@ def test_a_run_is_made_and_carried_on_from_code_where_an_event_loop_runs(store: 
     caller.start()
     caller.join()
     assert statuses == ["succeeded"]
+
+
+def test_steps_that_start_together_are_written_in_one_transaction(store: PlanStore,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    tools = ToolRegistry()
+    seen: list[str] = []
+
+    @tools.register
+    def look(step: str) -> str:
+        """Look at the store while running: which steps of the wave are not written started yet.
+
+        Args:
+            step: This step's id.
+        """
+        run = store.load_run(store.records.recent(1)[0].id)
+        seen.append(",".join(s.step_id for s in run.steps.values() if s.status.value == "pending"))
+        return step
+
+    writes: list[str] = []
+    transaction = store.database.transaction
+
+    def counted(action: str, **options):
+        writes.append(action)
+        return transaction(action, **options)
+
+    monkeypatch.setattr(store.database, "transaction", counted)
+    plan = Plan(goal="wave", steps=[Step(id=f"s{n}", tool="look", params={"step": f"s{n}"}) for n in range(20)])
+    run = DurableRuns(store, tools).run(plan)
+    assert run.status == "succeeded"
+    assert writes.count("record the step's start") == 1
+    assert 1 <= writes.count("record the step's end") <= 20
+    assert seen == [""] * 20  # each tool was called after the whole wave was written started
+    stored = store.load_run(run.id)
+    assert [(s.status.value, s.result) for s in stored.steps.values()] == [("succeeded", f"s{n}") for n in range(20)]
+

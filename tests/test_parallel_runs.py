@@ -369,6 +369,62 @@ def test_a_recorder_that_fails_stops_the_run_before_the_tool_is_called() -> None
     assert isinstance(Broken(), RunRecorder)
 
 
+class BatchRecorder(Recorder):
+    """A recorder that takes the steps starting (and ending) together in one call each."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.batches: list[tuple[str, list[str]]] = []
+
+    def steps_started(self, run, starts) -> None:
+        self.batches.append(("started", [step_id for step_id, _attempt, _arguments in starts]))
+        for step_id, attempt, arguments in starts:
+            self.step_started(run, step_id, attempt, arguments)
+
+    def steps_ended(self, run, step_ids) -> None:
+        self.batches.append(("ended", list(step_ids)))
+        for step_id in step_ids:
+            self.step_ended(run, step_id)
+
+
+def test_steps_ready_together_are_told_started_in_one_batch_before_any_tool_is_called() -> None:
+    registry = ToolRegistry()
+    recorder = BatchRecorder()
+    told_at_call: list[list[tuple[str, list[str]]]] = []
+
+    @registry.register
+    def note(label: str) -> str:
+        """Note what the recorder was told when this tool was called.
+
+        Args:
+            label: Returned.
+        """
+        told_at_call.append(list(recorder.batches))
+        return label
+
+    plan = fan_out("note", 5)
+    run = Executor(registry, recorder=recorder).execute(plan)
+    assert run.status == "succeeded"
+    every = [s.id for s in plan.steps]
+    assert recorder.batches[0] == ("started", every)
+    assert len(told_at_call) == 5 and all(told[0] == ("started", every) for told in told_at_call)
+
+
+def test_each_step_end_is_recorded_in_a_batch_before_its_end_is_told() -> None:
+    registry = noop_registry()
+    recorder = BatchRecorder()
+    plan = big_plan("fan-out", 200)
+    executor = Executor(registry, recorder=recorder, max_parallel=16)
+    run = executor.start(plan)
+    for event in executor.run_all(run):
+        if event.type == "plan_step_end":
+            assert any(kind == "ended" and event.step_id in ids for kind, ids in recorder.batches), event.step_id
+    ended = [step_id for kind, ids in recorder.batches if kind == "ended" for step_id in ids]
+    started = [step_id for kind, ids in recorder.batches if kind == "started" for step_id in ids]
+    assert sorted(ended) == sorted(started) == sorted(s.id for s in plan.steps)
+    assert run.counts() == {"succeeded": 200}
+
+
 # -- size ----------------------------------------------------------------------------------------------
 
 def noop_registry() -> ToolRegistry:

@@ -90,7 +90,7 @@ def bound() -> Bound:
 
 class StoreRecorder:
     """The engine's ``RunRecorder`` for durable runs: every change written to the store as it
-    happens, each a short transaction of its own."""
+    happens, in a short transaction; the steps that start (or end) together share one."""
 
     def __init__(self, store: Any) -> None:
         self._records = store.records
@@ -99,10 +99,18 @@ class StoreRecorder:
         self._records.run_state(run.id, status="running", started_at=run.started_at)
 
     def step_started(self, run: Run, step_id: str, attempt: StepAttempt, arguments: dict[str, Any]) -> None:
-        self._records.step_started(run.id, step_id, arguments, attempt.started_at)
+        self.steps_started(run, [(step_id, attempt, arguments)])
+
+    def steps_started(self, run: Run, starts: list[tuple[str, StepAttempt, dict[str, Any]]]) -> None:
+        # The steps of a wave, in one transaction: a write each was most of a fan-out's cost.
+        self._records.steps_started(run.id, [(step_id, arguments, attempt.started_at)
+                                             for step_id, attempt, arguments in starts])
 
     def step_ended(self, run: Run, step_id: str) -> None:
         self._records.step_finished(run.id, run.steps[step_id])
+
+    def steps_ended(self, run: Run, step_ids: list[str]) -> None:
+        self._records.steps_finished(run.id, [run.steps[step_id] for step_id in step_ids])
 
     def run_stopped(self, run: Run, reason: StopReason) -> None:
         self._records.run_state(run.id, status=run.status)

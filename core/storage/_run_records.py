@@ -81,23 +81,30 @@ class RunRecords:
     def step_started(self, run_id: str, step_id: str, arguments: dict[str, Any] | None,
                      started_at: dt.datetime) -> None:
         """The step's tool is about to be called with ``arguments``."""
-        arguments_text = _text(arguments, "arguments", step_id)
+        self.steps_started(run_id, [(step_id, arguments, started_at)])
+
+    def steps_started(self, run_id: str, starts: list[tuple[str, dict[str, Any] | None, dt.datetime]]) -> None:
+        """The tools of these steps (id, arguments, when) are about to be called: one transaction."""
+        rows = [{"run": run_id, "step": step_id, "arguments": _text(arguments, "arguments", step_id),
+                 "at": _stamp(started_at)} for step_id, arguments, started_at in starts]
         with self._db.transaction("record the step's start", write=True) as connection:
-            connection.execute(_STEP_STARTED, {"run": run_id, "step": step_id, "arguments": arguments_text,
-                                               "at": _stamp(started_at)})
+            connection.execute(_STEP_STARTED, rows)
 
     def step_finished(self, run_id: str, state: StepRun) -> None:
         """The step ended (or waits, or a person decided on it): its status, result or error, how
         long it took, and the person's decision."""
-        result_text = _text(state.result, "result", state.step_id)
-        arguments_text = _text(state.arguments, "arguments", state.step_id)
-        decision_text = _text(state.decision, "decision", state.step_id)
-        retried_text = _text(state.retried, "retried", state.step_id) if state.retried else None
+        self.steps_finished(run_id, [state])
+
+    def steps_finished(self, run_id: str, states: list[StepRun]) -> None:
+        """``step_finished`` of steps that ended together, in one transaction."""
+        rows = [{"run": run_id, "step": state.step_id, "status": state.status.value,
+                 "arguments": _text(state.arguments, "arguments", state.step_id),
+                 "result": _text(state.result, "result", state.step_id), "error": state.error,
+                 "duration": state.duration_ms, "decision": _text(state.decision, "decision", state.step_id),
+                 "retried": _text(state.retried, "retried", state.step_id) if state.retried else None}
+                for state in states]
         with self._db.transaction("record the step's end", write=True) as connection:
-            connection.execute(_STEP_ENDED, {"run": run_id, "step": state.step_id, "status": state.status.value,
-                                             "arguments": arguments_text, "result": result_text,
-                                             "error": state.error, "duration": state.duration_ms,
-                                             "decision": decision_text, "retried": retried_text})
+            connection.execute(_STEP_ENDED, rows)
 
     def step_marked(self, run_id: str, step_id: str, status: str, error: str | None, *, run_status: str) -> None:
         """Set one step's status and note, and the run's status (a step found in doubt, say)."""
