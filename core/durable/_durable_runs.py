@@ -33,6 +33,7 @@ from .._run import Run, StepRun
 from .._validation import Validator
 from . import _runtime
 from .._retry import RunLimits
+from ._outage import stops_clearly
 from ._workflow import IN_DOUBT, Bound, bind, cut_off_steps, doubt_topic, in_doubt_note, run_workflow
 
 __all__ = ["DurableRuns", "RunStillGoing", "StepsInDoubt", "executor_alive"]
@@ -135,7 +136,7 @@ class DurableRuns:
         if on_event is not None:
             self._bound.listeners[run_id] = on_event
         try:
-            with SetWorkflowID(run_id):
+            with stops_clearly(run_id, self.store.database.path), SetWorkflowID(run_id):
                 run_workflow(run_id)
         finally:
             self._bound.listeners.pop(run_id, None)
@@ -152,7 +153,8 @@ class DurableRuns:
         if on_event is not None:
             self._bound.listeners[run_id] = on_event
         try:
-            with SetWorkflowID(f"{run_id}-decided-{uuid.uuid4().hex[:12]}"):
+            with stops_clearly(run_id, self.store.database.path), \
+                    SetWorkflowID(f"{run_id}-decided-{uuid.uuid4().hex[:12]}"):
                 run_workflow(run_id)
         finally:
             self._bound.listeners.pop(run_id, None)
@@ -173,7 +175,12 @@ class DurableRuns:
         if status.status == "PENDING" and (run_id in self._bound.active if mine else executor_alive(status.executor_id)):
             raise RunStillGoing(f"run {run_id!r} is still being run by {status.executor_id}")
         if status.status in ("SUCCESS", "ERROR"):
-            return self.store.load_run(run_id)
+            stored = self.store.load_run(run_id)
+            if status.status == "ERROR" and not stored.finished:
+                # Its workflow ended on an error (the database went away, and was back in time
+                # for DBOS to record it): a further workflow carries the run on from the store.
+                return self.carry_on(run_id, on_event=on_event)
+            return stored
         undecided = [step for step in self.in_doubt(run_id) if step not in (decisions or {})]
         if undecided:
             run = self.store.load_run(run_id)
@@ -187,7 +194,8 @@ class DurableRuns:
         try:
             # Re-enqueued for this process's queue thread (DBOS runs a workflow another process
             # created only through its queue): it replays the run, finished steps from records.
-            DBOS.resume_workflow(run_id)
+            with stops_clearly(run_id, self.store.database.path):
+                DBOS.resume_workflow(run_id)
             # Normally this process's queue takes it; another process on the same database may
             # take it instead, and then only DBOS's status says when it ended.
             while not stopped.wait(_STATUS_POLL_SECONDS):

@@ -1,0 +1,132 @@
+"""The database gone in the middle of a durable run: the run stops with a clear error naming the
+database (no endless wait), nothing recorded is lost, and ``resume`` finishes it once the
+database is back, running no finished step again.
+
+PostgreSQL: a server of the test's own, stopped as a crash stops it (``pg_ctl -m immediate``)
+from inside a step, then started again. SQLite: another program holding the file's write lock
+(a database browser, a backup tool) past the busy timeout.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Callable, Iterator
+
+import pytest
+
+from core import Plan, PlanStudioError, Step, ToolRegistry
+from core.durable import DurableRuns
+from core.storage import PlanStore
+
+pytestmark = pytest.mark.usefixtures("stop_durable_runs")
+
+STEPS = 6
+OUTAGE_AT = "c3"
+_BOUND_SECONDS = 60  # a stuck run fails the test instead of hanging it
+
+
+@pytest.fixture(scope="module")
+def own_postgres() -> Iterator[object]:
+    """A PostgreSQL of this module's own: the tests stop it, which the session's must not see."""
+    from postgres_server import PostgresServer
+
+    server = PostgresServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def _chain(calls: list[str], outage: Callable[[], None], effects: str = "idempotent") -> tuple[ToolRegistry, Plan]:
+    tools = ToolRegistry()
+
+    @tools.register(effects=effects)
+    def add(step: str, value: int) -> int:
+        """Add one.
+
+        Args:
+            step: The step's name.
+            value: A number.
+        """
+        calls.append(step)
+        if step == OUTAGE_AT and calls.count(step) == 1:
+            outage()  # the database goes away while this step runs
+        return value + 1
+
+    steps = [Step(id="c0", tool="add", params={"step": "c0", "value": 0})]
+    steps += [Step(id=f"c{n}", tool="add", params={"step": f"c{n}", "value": f"${{step[{n - 1}]}}"})
+              for n in range(1, STEPS)]
+    return tools, Plan(goal="a chain through an outage", steps=steps)
+
+
+def _bounded(call: Callable[[], object]) -> object:
+    """``call()`` on a thread, failing the test when it has not returned within the bound."""
+    outcome: dict[str, object] = {}
+
+    def target() -> None:
+        try:
+            outcome["value"] = call()
+        except BaseException as exc:  # noqa: BLE001 - handed to the test
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=target, daemon=True)
+    worker.start()
+    worker.join(_BOUND_SECONDS)
+    assert not worker.is_alive(), "the run neither ended nor stopped while the database was away"
+    if "error" in outcome:
+        raise outcome["error"]  # type: ignore[misc]
+    return outcome.get("value")
+
+
+def _check_stopped_then_resumed(store: PlanStore, runs: DurableRuns, run_id: str, calls: list[str],
+                                error: PlanStudioError, bring_back: Callable[[], None]) -> None:
+    said = str(error)
+    assert run_id in said and "database" in said and f"plan-studio resume {run_id}" in said
+    assert "Traceback" not in said
+    assert calls == [f"c{n}" for n in range(4)]  # stopped: nothing ran after the outage
+    bring_back()
+    stopped = store.load_run(run_id)
+    assert {s: stopped.steps[s].result for s in ("c0", "c1", "c2")} == {"c0": 1, "c1": 2, "c2": 3}  # nothing lost
+    assert stopped.status != "succeeded"
+    resumed = _bounded(lambda: runs.resume(run_id))
+    assert resumed.status == "succeeded"
+    assert {k: s.result for k, s in store.load_run(run_id).steps.items()} == {f"c{n}": n + 1 for n in range(STEPS)}
+    # No finished step ran again; the one cut off by the outage (idempotent) did.
+    assert calls == [f"c{n}" for n in range(4)] + [f"c{n}" for n in range(3, STEPS)]
+
+
+def test_postgresql_gone_mid_run_stops_the_run_clearly_and_resume_finishes_it_once_back(own_postgres) -> None:
+    calls: list[str] = []
+    tools, plan = _chain(calls, own_postgres.halt)
+    with PlanStore(own_postgres.new_database()) as store:
+        runs = DurableRuns(store, tools)
+        run_id = runs.start(plan)
+        with pytest.raises(PlanStudioError) as stopped:
+            _bounded(lambda: runs.execute(run_id))
+        assert "cannot be reached" in str(stopped.value)
+        _check_stopped_then_resumed(store, runs, run_id, calls, stopped.value, own_postgres.start_again)
+
+
+def test_sqlite_locked_by_another_program_mid_run_stops_the_run_clearly_and_resume_finishes_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from core.storage import _sqlite
+
+    monkeypatch.setattr(_sqlite, "_BUSY_TIMEOUT_SECONDS", 0.5)  # how long a write waits for a lock
+    location = tmp_path / "studio.sqlite3"
+    other = sqlite3.connect(location, isolation_level=None, check_same_thread=False)
+
+    def lock() -> None:
+        other.execute("BEGIN EXCLUSIVE")  # another program takes the file's write lock, and keeps it
+
+    calls: list[str] = []
+    tools, plan = _chain(calls, lock)
+    with PlanStore(location) as store:
+        runs = DurableRuns(store, tools)
+        run_id = runs.start(plan)
+        with pytest.raises(PlanStudioError) as stopped:
+            _bounded(lambda: runs.execute(run_id))
+        assert "locked" in str(stopped.value)
+        _check_stopped_then_resumed(store, runs, run_id, calls, stopped.value, lambda: other.execute("ROLLBACK"))
+    other.close()
