@@ -9,6 +9,7 @@ from inside a step, then started again. SQLite: another program holding the file
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 from pathlib import Path
@@ -130,3 +131,60 @@ def test_sqlite_locked_by_another_program_mid_run_stops_the_run_clearly_and_resu
         assert "locked" in str(stopped.value)
         _check_stopped_then_resumed(store, runs, run_id, calls, stopped.value, lambda: other.execute("ROLLBACK"))
     other.close()
+
+
+def test_the_cli_says_in_one_line_that_the_database_went_away_and_resume_finishes_the_run(
+        own_postgres, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import dataclasses
+    import json
+
+    import studio.cli
+    from studio.cli import main
+
+    for name in [n for n in os.environ if n.startswith(("OPENAI_", "PLAN_STUDIO_"))]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "user-data"))
+    monkeypatch.setenv("PLAN_STUDIO_DB", own_postgres.new_database())
+    real_build_services = studio.cli.build_services
+    called: list[str] = []
+
+    def services_with_an_outage(settings):
+        services = real_build_services(settings)
+        tool = services.registry.get("shipments_list")
+        real = tool.runner.func
+
+        def shipments(**params):
+            called.append("shipments_list")
+            if len(called) == 1:
+                own_postgres.halt()
+            return real(**params)
+        tool.runner = dataclasses.replace(tool.runner, func=shipments)
+        return services
+
+    monkeypatch.setattr(studio.cli, "build_services", services_with_an_outage)
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"steps": [
+        {"tool": "facilities_list", "params": {"location": "Berlin"}},
+        {"tool": "shipments_list", "params": {"facility_id": "${step[0].data.*.id}"}, "depends_on": [0]},
+    ]}), encoding="utf-8")
+
+    def cli(*argv: str) -> tuple[int, str, str]:
+        capsys.readouterr()
+        status = _bounded(lambda: main([*argv, "--data-dir", str(tmp_path / "data")]))
+        out, err = capsys.readouterr()
+        return status, out, err  # type: ignore[return-value]
+
+    status, out, err = cli("run", str(plan))
+    assert status != 0
+    assert "Traceback" not in out + err
+    (line,) = err.strip().splitlines()  # one line: no DBOS retries or tracebacks beside it
+    assert line.startswith("plan-studio: error: run ") and "cannot be reached" in line
+    assert out.splitlines()[0].startswith("step 0 (facilities_list): succeeded")
+    run_id = line.split("run '", 1)[1].split("'", 1)[0]
+    own_postgres.start_again()
+    status, out, err = cli("resume", run_id)
+    assert status == 0, err
+    lines = out.splitlines()
+    assert lines[0].startswith("step 0 (facilities_list): succeeded") and lines[0].endswith("(done before)")
+    assert lines[1].startswith("step 1 (shipments_list): succeeded")
+    assert called == ["shipments_list", "shipments_list"]  # the read-only step cut off ran again
