@@ -34,6 +34,7 @@ from .._validation import Validator
 from . import _runtime
 from .._retry import RunLimits
 from ._outage import stops_clearly
+from ._started_with import what_changed
 from ._workflow import IN_DOUBT, Bound, bind, cut_off_steps, doubt_topic, in_doubt_note, run_workflow
 
 __all__ = ["DurableRuns", "RunStillGoing", "StepsInDoubt", "executor_alive"]
@@ -72,6 +73,10 @@ def executor_alive(executor: str | None) -> bool:
     except PermissionError:
         return True
     return True
+
+
+def _first_few(problems: list[str]) -> str:
+    return "; ".join(problems[:3]) + (f"; and {len(problems) - 3} more" if len(problems) > 3 else "")
 
 
 _Method = TypeVar("_Method", bound=Callable[..., Any])
@@ -209,12 +214,16 @@ class DurableRuns:
 
     def _check_tools(self, run_id: str) -> None:
         """Refuse to carry on a run whose plan no longer fits the tools loaded now (a tool gone,
-        its parameters changed), saying what does not fit: its steps would run other code."""
+        its parameters changed), or whose plan or tools changed since it started
+        (``_started_with``), saying what: its steps would run other code."""
         run = self.store.load_run(run_id)
-        errors = [p for p in Validator(self.registry).validate(run.plan) if p.severity == "error"]
+        changes = what_changed(self.store, run_id, run.plan, self.registry)
+        if changes:
+            raise PlanStudioError(f"run {run_id!r} cannot go on: {_first_few(changes)}")
+        errors = [str(p) for p in Validator(self.registry).validate(run.plan) if p.severity == "error"]
         if errors:
-            shown = "; ".join(str(p) for p in errors[:3]) + (f"; and {len(errors) - 3} more" if len(errors) > 3 else "")
-            raise PlanStudioError(f"run {run_id!r} cannot go on: its plan no longer fits the tools loaded now: {shown}")
+            raise PlanStudioError(f"run {run_id!r} cannot go on: its plan no longer fits the tools loaded now: "
+                                  f"{_first_few(errors)}")
 
     @_off_any_event_loop
     def decide(self, run_id: str, step_id: str, decision: Decision) -> None:

@@ -30,6 +30,7 @@ from .._retry import RunLimits
 from .._run import Run, StepAttempt
 from .._step_status import CUT_OFF, StepStatus
 from ._effects import may_repeat
+from ._started_with import record_tools
 
 __all__ = ["IN_DOUBT", "Bound", "StoreRecorder", "bind", "bound", "cut_off_steps", "doubt_topic", "in_doubt_note",
            "run_workflow"]
@@ -147,6 +148,7 @@ def run_workflow(run_id: str) -> str:
     listener = context.listeners.get(run_id)
     context.active.add(run_id)
     try:
+        record_tools(run.plan, context.registry)  # first, always: what a resume compares with
         _settle_doubts(context, run)
         executor = Executor(context.registry, context.synthesizer, limits=context.limits,
                             recorder=StoreRecorder(context.store))
