@@ -4,8 +4,6 @@ would run other code (or repeat a step whose tool now writes without asking)."""
 
 from __future__ import annotations
 
-import os
-import signal
 from pathlib import Path
 
 import pytest
@@ -17,7 +15,6 @@ from core.storage import PlanStore
 
 pytestmark = pytest.mark.usefixtures("stop_durable_runs")
 
-_WAIT_SECONDS = 60
 
 
 @pytest.fixture
