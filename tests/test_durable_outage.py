@@ -9,6 +9,7 @@ from inside a step, then started again. SQLite: another program holding the file
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sqlite3
 import threading
@@ -188,3 +189,56 @@ def test_the_cli_says_in_one_line_that_the_database_went_away_and_resume_finishe
     assert lines[0].startswith("step 0 (facilities_list): succeeded") and lines[0].endswith("(done before)")
     assert lines[1].startswith("step 1 (shipments_list): succeeded")
     assert called == ["shipments_list", "shipments_list"]  # the read-only step cut off ran again
+
+
+def test_a_worker_whose_runs_stopped_for_an_outage_carries_them_on_once_the_database_is_back(
+        own_postgres, tmp_path: Path) -> None:
+    import signal
+    import time
+
+    from core.durable import serve_queue
+
+    location = own_postgres.new_database()
+    log = tmp_path / "calls.log"
+
+    def note(line: str) -> None:
+        with open(log, "a", encoding="utf-8") as out:
+            out.write(line + "\n")
+
+    def outage() -> None:
+        own_postgres.halt()
+        note("halted")
+
+    calls: list[str] = []
+    tools, plan = _chain(calls, outage)
+    original = tools.get("add").runner.func
+    tools.get("add").runner = dataclasses.replace(tools.get("add").runner,
+                                                  func=lambda **kw: (note(f"call {kw['step']}"), original(**kw))[1])
+    with PlanStore(location) as store:
+        run_id = DurableRuns(store, tools).start(plan)
+        pid = os.fork()
+        if pid == 0:  # the worker: a process of its own, as `plan-studio worker` is
+            try:
+                serve_queue(PlanStore(location), tools, concurrency=2, beat=0.2)
+            finally:
+                os._exit(0)
+        try:
+            DurableRuns(store, tools).enqueue(run_id)
+            deadline = time.monotonic() + _BOUND_SECONDS
+
+            def lines() -> list[str]:
+                return log.read_text().splitlines() if log.exists() else []
+
+            while "halted" not in lines():
+                assert time.monotonic() < deadline, "the worker never got to the outage"
+                time.sleep(0.02)
+            own_postgres.start_again()
+            while store.load_run(run_id).status != "succeeded":  # the worker alive all along carries it on
+                assert time.monotonic() < deadline, f"the run was not carried on: {store.load_run(run_id).status}"
+                time.sleep(0.05)
+        finally:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        assert {k: s.result for k, s in store.load_run(run_id).steps.items()} == {f"c{n}": n + 1 for n in range(STEPS)}
+        calls_logged = [line for line in lines() if line.startswith("call ")]
+        assert calls_logged == [f"call c{n}" for n in range(4)] + [f"call c{n}" for n in range(3, STEPS)]

@@ -94,6 +94,10 @@ class _CurrentStderr(logging.StreamHandler):  # type: ignore[type-arg]
 def _not_an_outage(record: logging.LogRecord) -> bool:
     """While the database is away, DBOS's threads say so at every poll, each with a traceback;
     the run that stopped says it once (``_outage``), so these are left out."""
+    from ._outage import database_trouble
+
+    if record.exc_info and record.exc_info[1] is not None and database_trouble(record.exc_info[1]) is not None:
+        return False
     text = record.getMessage()
     return not any(sign in text for sign in _OUTAGE_SIGNS)
 
