@@ -108,7 +108,8 @@ class DurableRuns:
         self.registry = registry
         self._bound = Bound(store=store, registry=registry, synthesizer=synthesizer, limits=limits)
         bind(self._bound)
-        _runtime.launch(store.database, queues=queues, worker_concurrency=worker_concurrency)
+        with stops_clearly(None, store.database.path):
+            _runtime.launch(store.database, queues=queues, worker_concurrency=worker_concurrency)
 
     # -- making runs -------------------------------------------------------------------------
     def start(self, plan: Plan, *, plan_id: str | None = None, version: int | None = None,

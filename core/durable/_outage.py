@@ -54,9 +54,10 @@ def _said(trouble: BaseException) -> str:
 
 
 @contextmanager
-def stops_clearly(run_id: str, where: str) -> Iterator[None]:
+def stops_clearly(run_id: str | None, where: str) -> Iterator[None]:
     """Turn a run's stop on a database outage into ``DatabaseGone`` naming the database and
-    saying how to carry the run on; any other error passes unchanged."""
+    saying how to carry the run on (no ``run_id``: before any run, as durable runs start up);
+    any other error passes unchanged."""
     try:
         yield
     except DatabaseGone:
@@ -67,6 +68,8 @@ def stops_clearly(run_id: str, where: str) -> Iterator[None]:
             raise
         problem = ("is locked by another program" if isinstance(trouble, HeldByAnotherWriter)
                    or "locked" in str(trouble) else "cannot be reached")
+        if run_id is None:
+            raise DatabaseGone(f"the database {where} {problem} ({_said(trouble)})") from None
         raise DatabaseGone(f"run {run_id!r} stopped: the database {where} {problem} ({_said(trouble)}); "
                            f"the steps recorded so far are kept: carry it on with "
                            f"`plan-studio resume {run_id}` once the database is back") from None
