@@ -178,7 +178,9 @@ def test_the_cli_says_in_one_line_that_the_database_went_away_and_resume_finishe
     status, out, err = cli("run", str(plan))
     assert status != 0
     assert "Traceback" not in out + err
-    (line,) = err.strip().splitlines()  # one line: no DBOS retries or tracebacks beside it
+    said = err.strip().splitlines()
+    assert len(said) == 1, err  # one line: no DBOS retries or tracebacks beside it
+    line = said[0]
     assert line.startswith("plan-studio: error: run ") and "cannot be reached" in line
     assert out.splitlines()[0].startswith("step 0 (facilities_list): succeeded")
     run_id = line.split("run '", 1)[1].split("'", 1)[0]

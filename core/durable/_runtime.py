@@ -103,7 +103,9 @@ def _not_an_outage(record: logging.LogRecord) -> bool:
 
 
 _OUTAGE_SIGNS = ("OperationalError", "connection failed", "HeldByAnotherWriter", "database is locked",
-                 "server closed the connection", "consuming input failed")
+                 "server closed the connection", "consuming input failed", "AdminShutdown",
+                 "terminating connection", "the database system is", "Notifier flush error",
+                 "Notification listener error")
 
 
 def _log_to_current_stderr() -> None:
