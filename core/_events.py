@@ -46,5 +46,7 @@ def step_result(run: Run, step_id: str, tool: str) -> Event:
 
 def step_end(run: Run, step_id: str) -> Event:
     state = run.steps[step_id]
-    return Event(type="plan_step_end", run_id=run.id, step_id=step_id,
-                 data={"status": state.status.value, "duration_ms": state.duration_ms, "error": state.error})
+    data: dict[str, Any] = {"status": state.status.value, "duration_ms": state.duration_ms, "error": state.error}
+    if state.retried:  # only for a step tried again: every other step's event is as it always was
+        data["retried"] = [attempt.model_dump(mode="json") for attempt in state.retried]
+    return Event(type="plan_step_end", run_id=run.id, step_id=step_id, data=data)

@@ -57,6 +57,15 @@ class StepRun(BaseModel):
     worker: str | None = Field(default=None, exclude=True, repr=False)
 
     @property
+    def retried_note(self) -> str | None:
+        """How often the tool was called and why the calls before the last failed, for a step
+        tried again under its retry policy; None for a step called once."""
+        if not self.retried:
+            return None
+        failures = "; ".join(f"call {a.number}: {a.error or 'failed'}" for a in self.retried)
+        return f"called {len(self.retried) + 1} times under its retry policy ({failures})"
+
+    @property
     def rows(self) -> list[Any] | None:
         """The rows of a ``{"data": [...]}`` result, for showing as a table."""
         if isinstance(self.result, dict) and isinstance(self.result.get("data"), list):

@@ -123,11 +123,14 @@ class BackgroundRun:
             log.error("run %s stopped by an unexpected error", self._run.id, exc_info=exc)
             self.error = exc
         finally:
-            with self._lock:
-                # The executor marked any step it was cut off in; publish the final statuses.
-                self._statuses = {step_id: state.status.value for step_id, state in self._run.steps.items()}
-                self._current = None
-                self._running.clear()
+            self._publish_final()
+
+    def _publish_final(self) -> None:
+        with self._lock:
+            # The executor marked any step it was cut off in; publish the final statuses.
+            self._statuses = {step_id: state.status.value for step_id, state in self._run.steps.items()}
+            self._current = None
+            self._running.clear()
 
     def _record(self, event: Event) -> None:
         with self._lock:

@@ -216,6 +216,10 @@ def stop_run() -> None:
     act(wb.stop_run, "stop the run", clear=False)
 
 
+def cancel_run() -> None:
+    act(wb.cancel_run, "cancel the run", clear=False)
+
+
 def collect_finished_run() -> None:
     """Every page calls it, so a run is stored wherever the user is."""
     act(lambda b: wb.collect_finished_run(b, lambda: get_services().store), "save the run", clear=False)

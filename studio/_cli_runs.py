@@ -31,6 +31,7 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
                         help="a step in doubt (cut off mid-call): call its tool again (repeatable)")
     resume.add_argument("--failed", action="append", default=[], metavar="STEP",
                         help="a step in doubt: mark it failed without calling it (repeatable)")
+    resume.add_argument("--dry-run", action="store_true", help="only say which steps would run again")
     rerun = commands.add_parser("rerun", parents=[common],
                                 help="a new run of a run's plan, reusing the results of the steps that "
                                      "do not depend on the chosen one")
@@ -78,7 +79,8 @@ def run_recorded(services: Services, plan: Plan, *, message: str, synthesizer: A
 
 
 def _event_state(event: Event, plan: Plan) -> StepRun:
-    return StepRun(step_id=event.step_id or "", status=StepStatus(event.data["status"]), error=event.data.get("error"))
+    return StepRun(step_id=event.step_id or "", status=StepStatus(event.data["status"]), error=event.data.get("error"),
+                   retried=event.data.get("retried") or [])
 
 
 def _live(plan: Plan, step_line: Callable[[Plan, StepRun], str],
@@ -130,10 +132,14 @@ def cmd_resume(args: argparse.Namespace, services: Services, step_line: Callable
                summary: Callable[[Run], str]) -> int:
     from core.durable import StepsInDoubt
 
-    runs = _durable(services, services.executor.synthesizer)
     decisions = {**{step: "again" for step in args.again}, **{step: "failed" for step in args.failed}}
     before = services.store.load_run(args.run_id)
     done = {s.step_id: s for s in before.steps.values() if s.status in FINISHED}
+    for line in _resume_lines(services, before, decisions):
+        print(line)
+    if args.dry_run:
+        return 0
+    runs = _durable(services, services.executor.synthesizer)
     try:
         run = runs.resume(args.run_id, decisions=decisions, on_event=_live(before.plan, step_line, done))
     except StepsInDoubt as exc:
@@ -144,6 +150,27 @@ def cmd_resume(args: argparse.Namespace, services: Services, step_line: Callable
         return _EXIT_FAILED
     print(summary(run))
     return _EXIT_FAILED if run.status == "failed" else 0
+
+
+def _resume_lines(services: Services, run: Run, decisions: dict[str, str]) -> list[str]:
+    """One line per step before a resume, as ``rerun`` shows them: kept, or run again (a writing
+    tool's effect happens again; a step in doubt needs ``--again`` or ``--failed``)."""
+    from .workbench import run_again_lines
+
+    again = {line.step_id: line for line in run_again_lines(services, run)}
+    lines = []
+    for step in run.plan.steps:
+        line = again.get(step.id)
+        if line is None:
+            lines.append(f"reuse      {run.plan.label(step.id)}")
+        elif line.in_doubt:
+            choice = {"again": "called again (--again)", "failed": "marked failed (--failed)"}.get(
+                decisions.get(step.id, ""), "in doubt: give --again or --failed")
+            lines.append(f"run again  {run.plan.label(step.id)}  (cut off mid-call, may have had its effect: {choice})")
+        else:
+            mark = "  (writes: its effect happens again)" if line.writes else ""
+            lines.append(f"run again  {run.plan.label(step.id)}{mark}")
+    return lines
 
 
 def cmd_rerun(args: argparse.Namespace, services: Services, step_line: Callable[[Plan, StepRun], str],

@@ -240,6 +240,15 @@ def _text(data: dict[str, Any], name: str) -> str:
     return value if isinstance(value, str) else ""
 
 
+def _as_stored(store: Any, run: Run) -> Run:
+    """A stored run as the store has it now: a durable run went on after the draft was written
+    (the studio stopped mid-run, or it finished after this tab went away)."""
+    try:
+        return store.load_run(run.id)
+    except Exception:  # gone since (its plan deleted): the tab's copy
+        return run
+
+
 def _why(exc: Exception) -> str:
     return actions.plain_message(exc) if isinstance(exc, PlanStudioError) else str(exc).splitlines()[0]
 
@@ -300,9 +309,10 @@ def _apply(draft_id: str, content: str, store: PlanStore, worker: RunHandle | No
     elif data.get("run") is not None:
         try:
             run = draft_run.read_run(store, draft_id, data["run"], plan)
-            b.run = actions.settled_run(run)
             if data.get("run_saved") is True and b.saved is not None:
                 b.run_saved = run.id
+                run = _as_stored(store, run)
+            b.run = actions.settled_run(run)
         except (ValueError, PlanError) as exc:
             lost.append(f"its run no longer loads ({_why(exc)})")
     if lost:

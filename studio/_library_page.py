@@ -13,6 +13,7 @@ from core.storage import PlanHistory, PlanSummary, RunSummary
 
 from . import _actions as actions
 from . import _unsaved as unsaved
+from . import workbench as wb
 from ._navigation import PLAN_PAGE, page
 from ._state import PERSIST, Keys
 from ._text import md_escape
@@ -94,17 +95,55 @@ def _plan_card(summary: PlanSummary, history: PlanHistory) -> None:
                           on_click=actions.delete_saved_plan, args=(summary.id, summary.goal))
             if history.runs:
                 st.markdown("**Runs**")
+            reruns: dict[str, list[RunSummary]] = {}
             for run in history.runs:
-                _run_line(run, summary.goal)
+                if run.parent_id is not None:
+                    reruns.setdefault(run.parent_id, []).append(run)
+            for run, depth in _by_lineage(history.runs, reruns):
+                _run_line(run, summary.goal, depth, reruns.get(run.id, []))
 
 
-def _run_line(run: RunSummary, goal: str) -> None:
+def _by_lineage(runs: list[RunSummary], reruns: dict[str, list[RunSummary]]) -> list[tuple[RunSummary, int]]:
+    """The runs (newest first), each rerun right under the run it came from, one level in."""
+    listed = {run.id for run in runs}
+    ordered: list[tuple[RunSummary, int]] = []
+    seen: set[str] = set()
+    waiting = [(run, 0) for run in reversed(runs) if run.parent_id is None or run.parent_id not in listed]
+    while waiting:
+        run, depth = waiting.pop()
+        if run.id in seen:
+            continue
+        seen.add(run.id)
+        ordered.append((run, depth))
+        waiting.extend((child, depth + 1) for child in reversed(reruns.get(run.id, [])))
+    return ordered
+
+
+def _came_from(run: RunSummary, reruns: list[RunSummary]) -> str:
+    """``rerun of run X from <step>`` and ``reruns: Y (from <step>)``, as far as they apply."""
+    parts = []
+    if run.parent_id is not None:
+        parts.append(f"rerun of run {run.parent_id}" + (f" from {run.rerun_from_label}" if run.rerun_from_label else ""))
+    if reruns:
+        parts.append("reruns: " + ", ".join(f"{r.id} (from {r.rerun_from_label})" if r.rerun_from_label else r.id
+                                            for r in reruns))
+    return " · ".join(parts)
+
+
+def _run_line(run: RunSummary, goal: str, depth: int = 0, reruns: list[RunSummary] | None = None) -> None:
     text, action = st.columns([6, 1], vertical_alignment="center")
-    counts = ", ".join(f"{n} {s}" for s, n in run.shown_counts().items())
+    status = wb.listed_status(run)
+    shown = run.counts if status.startswith("running") else run.shown_counts()  # a step running now runs
+    counts = ", ".join(f"{n} {s}" for s, n in shown.items())
     started = f"{run.started_at:%Y-%m-%d %H:%M}" if run.started_at else "not started"
+    pad = "&emsp;" * 2 * min(depth, 5)  # as entities: markdown strips leading spaces, not these
+    indent = pad + ("↳ " if depth else "")
     # A stored run never runs: an unfinished one (stored mid-run, or cut off) is paused.
-    text.markdown(f"Run {md_escape(run.id)} · version {run.version} · {started} · "
-                  f"**{md_escape(run.shown_status)}** · {md_escape(counts)}")
+    text.markdown(f"{indent}Run {md_escape(run.id)} · version {run.version} · {started} · "
+                  f"**{md_escape(status)}** · {md_escape(counts)}")
+    came = _came_from(run, reruns or [])
+    if came:
+        text.caption(pad + ("&emsp;" if depth else "") + md_escape(came))
     if action.button("Open run", key=f"library.open_run.{run.id}", width="stretch",
                      help="Open this run with the plan version it ran in the Plan page"):
         if unsaved.open_run(run.plan_id, run.version, run.id, goal):

@@ -23,12 +23,15 @@ from . import _compare as compare
 from . import _editor as editor
 from . import _pending_edit as pending_edit
 from . import _unsaved as unsaved
+from . import workbench as wb
 from ._graph import GRAPH_MIN_HEIGHT, STATUS_COLOURS
 from ._inspector import inspector
 from ._planner_log_panel import planner_log_panel
 from ._replan_panel import conflict_panel, replan_panel, versions_panel
 from ._review_actions import review_services
 from ._pause_panel import pause_panel
+from ._rerun_panel import rerun_panel
+from ._resume_panel import resume_panel
 from ._review_bar import review_bar
 from ._services import Services
 from ._state import Keys, PERSIST, SavedRef, bench
@@ -138,19 +141,28 @@ def _plan_view(services: Services, plan: Plan) -> None:
     formats_panel(services, plan)
 
     worker = bench().worker
+    lineage = _lineage(services, plan)
     if worker is None and run is not None:
         st.subheader("Run")
+        resume_panel(services)
         pause_panel(services, run)
-        _results(plan, run)
+        rerun_panel(run)
+        _results(plan, run, lineage)
 
     with graph_slot.container():
         if worker is not None:
-            _live_run(plan, errors)  # progress and the graph, redrawn as the run goes
+            _live_run(plan, errors, lineage)  # progress and the graph, redrawn as the run goes
         elif plan.steps:
             editor.editable_graph(plan, run, errors)
         else:
             st.info("No steps yet: press **Add step** to pick a tool, or add steps in the JSON.",
                     icon=":material/account_tree:")
+
+
+def _lineage(services: Services, plan: Plan) -> str | None:
+    """``rerun of run X from <step>`` for the stored run shown (or running), else None."""
+    run_id = bench().run_saved
+    return None if run_id is None else wb.rerun_lineage(services.store, run_id, plan)
 
 
 def _problems(problems: list[Problem]) -> None:
@@ -228,7 +240,7 @@ def _step_title(plan: Plan, step_id: str) -> str:
 
 
 @st.fragment(run_every=_PROGRESS_SECONDS)
-def _live_run(plan: Plan, errors: list[Problem]) -> None:
+def _live_run(plan: Plan, errors: list[Problem], lineage: str | None) -> None:
     """The run in progress above its graph, redrawn on its own while the worker runs (the graph
     recolours its steps in place); clicks elsewhere on the page do not stop it. When the worker
     is done, the whole page runs again to collect it."""
@@ -239,18 +251,21 @@ def _live_run(plan: Plan, errors: list[Problem]) -> None:
     counts = progress.counts()
     done = sum(n for s, n in counts.items() if s in FINISHED)
     what = "the next step" if progress.kind == "next" else "the plan"
-    label = f"Running {what}: {done} of {len(progress.statuses)} steps done"
+    # The lineage names a step by its note: the user's text, escaped (the label reads markdown).
+    label = f"Running {what}: {done} of {len(progress.statuses)} steps done" + (f" · {md_escape(lineage)}" if lineage else "")
     with st.status(label, expanded=True, state="running"):
         if progress.current is not None:
             st.write(md_escape(f"{_step_title(plan, progress.current)}: running"))
         if progress.answer:
             st.markdown(md_escape(progress.answer))
-    stop, note = st.columns([1, 5], vertical_alignment="center")
+    stop, cancel, note = st.columns([1, 1, 4], vertical_alignment="center")
     stop.button("Stop", key="plan.stop", on_click=actions.stop_run, disabled=progress.stopping,
                 icon=":material/stop:", width="stretch",
                 help="Stop after the step running now; the steps not started stay pending.")
+    cancel.button("Cancel", key="plan.cancel", on_click=actions.cancel_run, icon=":material/cancel:",
+                  width="stretch", help="End the run now: steps running are marked cancelled; what finished is kept.")
     note.caption("Stopping after the current step…" if progress.stopping else
-                 "You can save the plan meanwhile; the run is saved with it when it finishes.")
+                 "The run is stored as it goes: a restart of the studio loses nothing that finished.")
     if plan.steps:
         editor.editable_graph(plan, _progress_run(plan, progress), errors)
     ended = [e for e in progress.events if e.type == "plan_step_end"][-5:]
@@ -266,11 +281,12 @@ def _progress_run(plan: Plan, progress: RunProgress) -> Run:
                       for step_id, status in progress.statuses.items()})
 
 
-def _results(plan: Plan, run: Run) -> None:
+def _results(plan: Plan, run: Run, lineage: str | None) -> None:
     counts = ", ".join(f"{n} {s}" for s, n in run.counts().items())
     saved_note = " · saved with the plan" if bench().run_saved == run.id else ""
+    came = f" · {lineage}" if lineage else ""
     # Between "Run next step" clicks nothing runs: the run is paused, or interrupted if a step was cut off.
-    st.caption(f"Run {run.id} · {run.status} · {counts}{saved_note}")
+    st.caption(md_escape(f"Run {run.id} · {run.status} · {counts}{saved_note}{came}"))
     done = [s for s in (run.steps.get(step.id) for step in plan.steps)
             if s is not None and s.status != StepStatus.pending]
     if len(done) > _RESULTS_SHOWN and not st.toggle(f"Show all {len(done)} step results", key="plan.results_all"):
@@ -293,6 +309,8 @@ def _step_result(plan: Plan, state: StepRun) -> None:
     status = state.status.value
     duration = f" · {state.duration_ms:.1f} ms" if state.duration_ms is not None else ""
     st.markdown(f"**{md_escape(_step_title(plan, state.step_id))}** :{_STATUS_COLOUR[status]}-badge[{status}]{duration}")
+    if state.retried_note:
+        st.caption(md_escape(state.retried_note.capitalize()))
     if state.status == StepStatus.failed:
         st.error(md_escape(state.error or "failed"))
     elif state.status in EXPLAINED:  # not failed: skipped or cut off

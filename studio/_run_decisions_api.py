@@ -23,7 +23,7 @@ from core import ReviewRequestError
 
 from ._review_api import MAX_BODY_BYTES, _body, _error, _guarded, _TooLarge
 from ._services import Services
-from .workbench import decide_step, held_run, waiting_view
+from .workbench import decide_step, waiting_run, waiting_view
 
 __all__ = ["run_routes"]
 
@@ -34,7 +34,7 @@ def _no_run(run_id: str) -> Response:
 
 async def _waiting(request: Request, services: Services) -> Response:
     run_id = request.path_params["run_id"]
-    run = held_run(run_id)
+    run = await run_in_threadpool(waiting_run, services, run_id)  # held here, or stored (after a restart)
     if run is None:
         return _no_run(run_id)
 
@@ -58,7 +58,7 @@ async def _decision(request: Request, services: Services) -> Response:
     seen = body.get("arguments_hash")
     if seen is not None and not isinstance(seen, str):
         raise ReviewRequestError("arguments_hash", "must be the string GET .../waiting gave")
-    if held_run(run_id) is None:
+    if await run_in_threadpool(waiting_run, services, run_id) is None:
         return _no_run(run_id)
     out = await run_in_threadpool(lambda: decide_step(services, run_id, step_id, approve, seen_hash=seen, by="api"))
     body_out = {"decided": out.ok, "notices": [{"kind": n.kind, "text": n.text} for n in out.notices]}

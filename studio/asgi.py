@@ -19,7 +19,11 @@ if _PROJECT not in sys.path:
 from core import Settings  # noqa: E402
 from studio._origin_guard import origin_guard  # noqa: E402
 from studio._review_api import api_routes, make_token  # noqa: E402
+from studio._rerun_api import rerun_routes  # noqa: E402
+from studio._run_control_api import run_control_routes  # noqa: E402
 from studio._run_decisions_api import run_routes  # noqa: E402
 
-app = st.App(Path(__file__).resolve().parent / "app.py", routes=[*api_routes(), *run_routes()], lifespan=make_token,
+app = st.App(Path(__file__).resolve().parent / "app.py",
+             routes=[*api_routes(), *run_routes(), *run_control_routes(), *rerun_routes()],
+             lifespan=make_token,
              middleware=[origin_guard(Settings.from_env().allowed_origins)])

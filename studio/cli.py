@@ -204,6 +204,11 @@ def _cmd_validate(args: argparse.Namespace, services: Services) -> int:
 
 
 def _step_line(plan: Plan, state: StepRun) -> str:
+    line = _step_outcome(plan, state)
+    return f"{line} [{_one_line(state.retried_note)}]" if state.retried_note else line
+
+
+def _step_outcome(plan: Plan, state: StepRun) -> str:
     label = plan.label(state.step_id)
     status = state.status.value
     if state.status == StepStatus.succeeded:

@@ -110,6 +110,7 @@ class Studio:
     url: str
     data_dir: Path
     log: Path
+    pid: int = 0  # the studio's process (a test may kill it)
 
 
 def _free_port() -> int:
@@ -148,7 +149,7 @@ def start_studio(folder: Path, **env_vars: str) -> Iterator[Studio]:
             if process.poll() is not None or time.monotonic() > deadline:
                 pytest.fail(f"the studio did not start:\n{log.read_text(errors='replace')}")
             time.sleep(0.2)
-        yield Studio(url=url, data_dir=data_dir, log=log)
+        yield Studio(url=url, data_dir=data_dir, log=log, pid=process.pid)
     finally:
         process.terminate()
         try:

@@ -74,7 +74,7 @@ def test_reload_brings_everything_back_and_the_saved_plans_url_opens_it_elsewher
     expect(page.get_by_text(re.compile(r"^Run \w+ · succeeded · 2 succeeded"))).to_be_visible()
 
     click(page.get_by_role("button", name="Save", exact=True))
-    expect(page.get_by_text("Saved as version 1.")).to_be_visible()
+    expect(page.get_by_text("No changes since version 1.")).to_be_visible()  # running stored it
     expect(page).to_have_url(re.compile(r"[?&]run=\w+"))
     url = _params(page)
     assert url["draft"] == draft and url["version"] == "1"
@@ -102,7 +102,7 @@ def test_the_library_opens_a_saved_run_and_a_plans_latest_run(studio, new_tab) -
     click(page.get_by_role("button", name="Run next step"))
     graph(page, "succeeded pending")
     click(page.get_by_role("button", name="Save", exact=True))
-    expect(page.get_by_text("Saved as version 1.")).to_be_visible()
+    expect(page.get_by_text("No changes since version 1.")).to_be_visible()  # running stored it
     first_run = _params(page)["run"]
     click(page.get_by_role("button", name="Run all"))
     graph(page, "succeeded succeeded")
@@ -149,7 +149,7 @@ def test_a_reload_during_a_run_shows_it_live_again_and_it_is_saved(page: Page, g
     click(page.get_by_role("button", name="Run all"))
     expect(page.get_by_text("Step 1 · wait_for_gate: running")).to_be_visible()
     click(page.get_by_role("button", name="Save"))
-    expect(page.get_by_text("The run in progress is saved with this version when it finishes.")).to_be_visible()
+    expect(page.get_by_text("The run in progress is stored as it goes, with the version it runs.")).to_be_visible()
 
     reload(page)
     expect(page.get_by_text("Running the plan: 1 of 3 steps done")).to_be_visible()

@@ -55,6 +55,18 @@ def register(registry, settings):
 @pytest.fixture
 def gated_studio(tmp_path: Path) -> Iterator[tuple[Studio, Path]]:
     """The studio with the ``wait_for_gate`` tool, and the pipe that opens the gate."""
+    plugin, fifo = gate_plugin(tmp_path)
+    studio = start_studio(tmp_path, PYTHONPATH=str(plugin))
+    try:
+        yield next(studio), fifo
+    finally:
+        _open_gate(fifo, missing_ok=True)  # never leave the studio's worker waiting
+        studio.close()
+
+
+def gate_plugin(tmp_path: Path) -> tuple[Path, Path]:
+    """A tool group with ``wait_for_gate``, installed for one studio (its folder goes on
+    ``PYTHONPATH``), and the named pipe that opens its gate."""
     fifo = tmp_path / "gate"
     os.mkfifo(fifo)
     plugin = tmp_path / "plugin"
@@ -63,12 +75,7 @@ def gated_studio(tmp_path: Path) -> Iterator[tuple[Studio, Path]]:
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: gate-tools\nVersion: 0\n")
     (info / "entry_points.txt").write_text("[plan_studio.tools]\ngate = gate_tools:register\n")
     (plugin / "gate_tools.py").write_text(_GATE_GROUP.format(fifo=str(fifo)))
-    studio = start_studio(tmp_path, PYTHONPATH=str(plugin))
-    try:
-        yield next(studio), fifo
-    finally:
-        _open_gate(fifo, missing_ok=True)  # never leave the studio's worker waiting
-        studio.close()
+    return plugin, fifo
 
 
 def _open_gate(fifo: Path, *, missing_ok: bool = False) -> None:
@@ -122,10 +129,10 @@ def test_save_during_a_long_run_keeps_the_run_and_saves_it(page: Page, gated_stu
     expect(page.get_by_text(f"Step {GATE_AT} · wait_for_gate: running")).to_be_visible()
     expect(page.get_by_text(f"Running the plan: {GATE_AT} of {STEPS + 1} steps done")).to_be_visible()
 
-    # Save while it runs: the plan is stored, the run goes on.
+    # Save while it runs: running stored the plan (a run is stored with its version), the run goes on.
     click(page.get_by_role("button", name="Save"))
-    expect(page.get_by_text("Saved as version 1.")).to_be_visible()
-    expect(page.get_by_text("The run in progress is saved with this version when it finishes.")).to_be_visible()
+    expect(page.get_by_text("No changes since version 1.")).to_be_visible()
+    expect(page.get_by_text("The run in progress is stored as it goes, with the version it runs.")).to_be_visible()
     expect(page.get_by_text(f"Step {GATE_AT} · wait_for_gate: running")).to_be_visible()
 
     # Another Run all while it runs is refused, with a reason.

@@ -848,17 +848,25 @@ def test_ctrl_c_during_a_run_says_where_it_stopped_and_what_had_finished(
     if shipments_effects != "additive":  # a read-only step cut off mid-call simply runs again
         resumed = cli("resume", run_id)
         assert resumed.status == 0, resumed.err
-        assert resumed.out.splitlines()[1].startswith("step 1 (shipments_list): succeeded")
+        # First what runs again, then the run's lines.
+        assert resumed.out.splitlines()[:2] == ["reuse      step 0 (facilities_list)", "run again  step 1 (shipments_list)"]
+        assert resumed.out.splitlines()[3].startswith("step 1 (shipments_list): succeeded")
         assert called == ["shipments_list"]
         return
+    looked = cli("resume", run_id, "--dry-run")
+    assert looked.status == 0 and called == [], looked.err
+    assert looked.out.splitlines() == [
+        "reuse      step 0 (facilities_list)",
+        "run again  step 1 (shipments_list)  (cut off mid-call, may have had its effect: in doubt: give --again or --failed)"]
     undecided = cli("resume", run_id)
     assert undecided.status == 1 and "step 1 (shipments_list) may have had its effect" in undecided.err
     assert f"plan-studio resume {run_id} --again s2" in undecided.err and called == []
     resumed = cli("resume", run_id, "--again", "s2")  # s2 was cut off mid-call: the user says "again"
     assert resumed.status == 0, resumed.err
     lines = resumed.out.splitlines()
-    assert lines[0].startswith("step 0 (facilities_list): succeeded") and lines[0].endswith("(done before)")
-    assert lines[1].startswith("step 1 (shipments_list): succeeded") and lines[2] == "run succeeded: 2 succeeded"
+    assert lines[1].endswith("may have had its effect: called again (--again))")
+    assert lines[2].startswith("step 0 (facilities_list): succeeded") and lines[2].endswith("(done before)")
+    assert lines[3].startswith("step 1 (shipments_list): succeeded") and lines[4] == "run succeeded: 2 succeeded"
     assert called == ["shipments_list"]  # the finished step was not run again
     assert cli("runs").out.split()[:2] == [run_id, "succeeded"]
 

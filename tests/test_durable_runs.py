@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import durable_child
-from core import Plan, PlanStudioError, Step, ToolRegistry
+from core import Plan, PlanStudioError, RetryableError, RetryPolicy, Step, ToolRegistry
 from core.durable import IN_DOUBT, DurableRuns, StepsInDoubt
 from core.storage import PlanStore
 
@@ -54,6 +54,39 @@ def test_every_step_is_in_the_store_as_it_happens(store: PlanStore) -> None:
     assert all(s.started_at is not None and s.duration_ms is not None for s in stored.steps.values())
     listing = store.records.recent()
     assert [(r.id, r.status, r.goal) for r in listing] == [(run.id, "succeeded", "look")]
+
+
+def test_each_call_of_a_step_tried_again_is_in_the_store(store: PlanStore) -> None:
+    tools = ToolRegistry()
+    calls: list[int] = []
+
+    @tools.register(retry=RetryPolicy(max_attempts=3, backoff_seconds=0.01))
+    def flaky(label: str) -> str:
+        """Fail the first two calls.
+
+        Args:
+            label: Returned.
+        """
+        calls.append(1)
+        if len(calls) <= 2:
+            raise RetryableError(f"busy ({len(calls)})")
+        return label
+
+    plan = Plan(goal="flaky", steps=[Step(id="a", tool="flaky", params={"label": "done"})])
+    run = DurableRuns(store, tools).run(plan)
+    for kept in (store.load_run(run.id), _saved_whole_and_read_back(store, run)):
+        step = kept.steps["a"]
+        assert (step.status.value, step.result) == ("succeeded", "done")
+        assert [(a.number, a.error) for a in step.retried] == [(1, "flaky failed: busy (1)"), (2, "flaky failed: busy (2)")]
+        assert all(a.started_at is not None and a.duration_ms is not None for a in step.retried)
+
+
+def _saved_whole_and_read_back(store: PlanStore, run):
+    """The run written at once, as the studio saves a run with its plan version."""
+    copy = run.model_copy(update={"id": run.id + "-copy"}, deep=True)
+    saved = store.save_plan(run.plan, message="copy")
+    store.save_run(copy, plan_id=saved.plan_id, version=saved.version)
+    return store.load_run(copy.id)
 
 
 def _run_and_kill_after(line: str, location: str | Path, log: Path, out: Path, shape: str = "writes") -> str:

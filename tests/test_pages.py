@@ -115,9 +115,8 @@ def test_a_failing_tool_fails_its_step_skips_dependents_and_the_page_keeps_worki
     assert len(app.dataframe) == 1  # the rows of the step that succeeded
     assert graph_data(app.session_state[Keys.BENCH].plan, run)["statuses"] == ["failed", "skipped", "succeeded"]
 
-    # Still usable: a new goal plans as before (once the unsaved plan typed above is let go).
+    # Still usable: a new goal plans as before (running saved the plan typed above: nothing to ask).
     make_plan(app, "Get facilities in Munich")
-    app.button(key="plan.replace.discard").click().run()
     assert [s.tool for s in app.session_state[Keys.BENCH].plan.steps] == ["facilities_list"]
     assert app.session_state[Keys.BENCH].run is None
 
@@ -153,9 +152,7 @@ def test_an_unexpected_error_shows_a_short_message_not_a_traceback(app: AppTest,
 def test_save_makes_versions_and_the_library_opens_them(app: AppTest) -> None:
     first = make_plan(app)
     app.button(key="plan.approve").click().run()
-    run_plan(app, "all")
-    app.button(key="plan.save").click().run()
-    assert "Saved as version 1." in texts(app)
+    run_plan(app, "all")  # a run is stored with its version: running saved the plan first
     app.button(key="plan.save").click().run()
     assert "No changes since version 1." in texts(app)
 
@@ -168,7 +165,7 @@ def test_save_makes_versions_and_the_library_opens_them(app: AppTest) -> None:
     store = get_services().store
     [summary] = store.list_plans()
     assert (summary.goal, summary.latest_version, summary.run_count) == (GOAL, 2, 1)
-    assert [v.message for v in store.versions(summary.id)] == ["", "Leipzig instead"]
+    assert [v.message for v in store.versions(summary.id)] == ["saved to run it", "Leipzig instead"]
     [run] = store.list_runs(summary.id)
     assert (run.version, run.status) == (1, "succeeded")
 

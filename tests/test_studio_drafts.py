@@ -207,7 +207,7 @@ def test_the_library_opens_a_plan_with_its_latest_run_and_any_saved_run(app: App
     assert f"Opened run {paused.id} (succeeded) of version 1" in texts(app)
 
 
-def test_a_run_stored_mid_run_is_paused_in_the_library_and_opens_as_interrupted(app: AppTest) -> None:
+def test_a_run_stored_mid_run_is_interrupted_in_the_library_and_opens_as_interrupted(app: AppTest) -> None:
     plan = make_plan(app)
     app.button(key="plan.approve").click().run()
     run_plan(app, "next")
@@ -222,14 +222,14 @@ def test_a_run_stored_mid_run_is_paused_in_the_library_and_opens_as_interrupted(
     no_failures(app)
     said = texts(app)
     assert f"Run {run.id} · version 1" in said
-    assert "paused (1 of 2 steps done)" in said
+    assert "interrupted (1 of 2 steps done)" in said  # nothing runs it now: cut off, to resume
     assert "1 running" not in said and "**running**" not in said
     app.button(key=f"library.open_run.{run.id}").click().run()
     app.switch_page(PLAN).run()
     no_failures(app)
     opened = app.session_state[Keys.BENCH].run
     assert opened.steps[plan.steps[1].id].status == StepStatus.interrupted
-    assert "paused, 1 of 2 steps done" in texts(app)
+    assert "interrupted, 1 of 2 steps done" in texts(app)
 
 
 def test_a_reload_during_a_run_keeps_the_run(app: AppTest) -> None:
@@ -251,3 +251,20 @@ def test_a_reload_during_a_run_keeps_the_run(app: AppTest) -> None:
     assert back.session_state[Keys.BENCH].worker is None
     run = back.session_state[Keys.BENCH].run
     assert run.id == run_id and run.status == "succeeded"
+
+
+def test_a_tab_reloaded_after_its_durable_run_went_on_shows_the_run_as_stored(app: AppTest) -> None:
+    """The tab's draft keeps the run as it was when written; a durable run goes on after it
+    (the studio stopped mid-run and was resumed elsewhere, say): reloaded, the tab shows the
+    run as the store has it, not the draft's older copy."""
+    plan = make_plan(app)
+    app.button(key="plan.approve").click().run()
+    run_plan(app, "next")
+    run = app.session_state[Keys.BENCH].run
+    second = plan.steps[1].id
+    assert run.steps[second].status == StepStatus.pending
+    with _store() as store:  # the run went on: its second step recorded, as a durable run writes it
+        store.records.step_started(run.id, second, {"x": 1}, run.started_at)
+    back = _reload(_url(app))
+    shown = back.session_state[Keys.BENCH].run
+    assert shown.id == run.id and shown.steps[second].status == StepStatus.interrupted

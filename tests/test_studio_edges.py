@@ -201,8 +201,9 @@ def test_editing_the_plan_mid_run_says_the_run_was_cleared(app: AppTest) -> None
     run_plan(app, "next")
     edit_json(app, app.text_area(key=Keys.JSON).value.replace('"Berlin"', '"Hamburg"'))
     assert app.session_state[Keys.BENCH].run is None
-    assert [i.value for i in app.info] == [
-        "The plan changed, so its run was cleared\\. Approve the plan to run it again\\."]
+    assert [i.value for i in app.info] == [  # the run was stored with the version it ran
+        "The plan changed, so its run was cleared \\(it stays stored with the saved version\\)\\. "
+        "Approve the plan to run it again\\."]
     # Not said again when nothing was run.
     edit_json(app, app.text_area(key=Keys.JSON).value.replace('"Hamburg"', '"Munich"'))
     assert "run was cleared" not in texts(app)
@@ -281,6 +282,10 @@ def test_hostile_text_shows_as_written_in_the_browser(page: Page, studio) -> Non
     click(page.get_by_role("button", name="Import"))
     expect(page.get_by_text("Imported 2 steps")).to_be_visible()
     click(page.get_by_role("button", name="Approve"))
+    # Saved (a run is stored with its version), the note a version's message.
+    enter(page.get_by_placeholder("Version note (optional)"), HOSTILE_LINES[2])
+    click(page.get_by_role("button", name="Save"))
+    expect(page.get_by_text("Saved as version 1.")).to_be_visible()
     click(page.get_by_role("button", name="Run all"))
     expect(page.get_by_text(re.compile(r"^Run \w+ · succeeded"))).to_be_visible()
 
@@ -303,10 +308,7 @@ def test_hostile_text_shows_as_written_in_the_browser(page: Page, studio) -> Non
     expect(tooltip).to_contain_text("A long note.")
     assert tooltip.evaluate("t => t.scrollWidth <= t.clientWidth")
 
-    # Saved, the goal is a Library card's title and the note a version's message.
-    enter(page.get_by_placeholder("Version note (optional)"), HOSTILE_LINES[2])
-    click(page.get_by_role("button", name="Save"))
-    expect(page.get_by_text("Saved as version 1.")).to_be_visible()
+    # The goal is a Library card's title and the note a version's message.
     click(page.get_by_role("link", name="Library"))
     card = page.locator("[class*=st-key-library-card]")
     card.get_by_text("Versions and runs").click()  # no rerun

@@ -131,19 +131,21 @@ def test_an_edit_during_a_run_waits_in_the_json_and_the_run_goes_on_with_its_pla
     assert finish(app, gate).status == "succeeded"
 
 
-def test_save_during_a_run_stores_the_plan_and_then_the_run_when_it_ends(app: AppTest, gate: Gate) -> None:
+def test_a_run_saves_its_plan_first_and_is_stored_as_it_goes(app: AppTest, gate: Gate) -> None:
     start_gated_run(app, gate)
+    assert "Saved as version 1 to run it: a run is stored with the version it ran." in texts(app)
+    saved = app.session_state[Keys.BENCH].saved
+    store = get_services().store
+    [going] = store.list_runs(saved.plan_id)  # in the store from its first step, mid-run
+    assert going.status == "running" and going.counts == {"succeeded": 1, "running": 1, "pending": 2}
     app.button(key="plan.save").click().run()
     no_failures(app)
     page = texts(app)
-    assert "Saved as version 1." in page
-    assert "The run in progress is saved with this version when it finishes." in page
-    saved = app.session_state[Keys.BENCH].saved
-    store = get_services().store
-    assert store.list_runs(saved.plan_id) == []  # nothing half-done is stored
+    assert "No changes since version 1." in page
+    assert "The run in progress is stored as it goes, with the version it runs." in page
 
     run = finish(app, gate)
-    assert app.session_state[Keys.BENCH].run_saved == run.id
+    assert app.session_state[Keys.BENCH].run_saved == run.id == going.id
     [summary] = store.list_runs(saved.plan_id)
     assert summary.id == run.id and summary.status == "succeeded" and summary.counts == {"succeeded": 4}
     assert store.load_run(run.id) == run
@@ -190,8 +192,8 @@ def test_an_interrupted_step_shows_as_interrupted_and_runs_again(app: AppTest) -
     app.switch_page(LIBRARY).run()
     no_failures(app)
     app_text = texts(app)
-    # Stored unfinished, so listed as paused: nothing runs a stored run.
-    assert f"Run {run.id}" in app_text and "**paused (1 of 2 steps done)** · 1 succeeded, 1 interrupted" in app_text
+    # Stored cut off, and nothing runs it now: listed as interrupted (open it to resume).
+    assert f"Run {run.id}" in app_text and "**interrupted (1 of 2 steps done)** · 1 succeeded, 1 interrupted" in app_text
     assert "running" not in app_text
 
     app.switch_page(PLAN).run()

@@ -99,6 +99,31 @@ def test_a_file_of_plain_functions_becomes_tools_that_validate_and_run(tmp_path,
     assert result.status == 1 and "times" in result.out and "not the text '2'" in result.out
 
 
+def test_a_step_tried_again_says_so_in_the_run_output(tmp_path, cli):
+    tools_file = source(tmp_path, "flaky_tools.py", '''
+        from core import RetryableError, RetryPolicy
+
+        def register(registry, settings):
+            calls = []
+
+            def flaky(label: str) -> str:
+                """Fail the first two calls.
+
+                Args:
+                    label: Returned.
+                """
+                calls.append(label)
+                if len(calls) <= 2:
+                    raise RetryableError(f"busy <{len(calls)}>")
+                return label
+            registry.register(flaky, retry=RetryPolicy(max_attempts=3, backoff_seconds=0.01))
+        ''')
+    result = cli("run", plan_file(tmp_path, [{"tool": "flaky", "params": {"label": "x"}}]), "--tools", tools_file)
+    assert result.status == 0, result.err
+    assert result.out.splitlines()[0] == ("step 0 (flaky): succeeded, 1 result [called 3 times under its retry "
+                                          "policy (call 1: flaky failed: busy <1>; call 2: flaky failed: busy <2>)]")
+
+
 def test_which_functions_count(tmp_path):
     registry = build_registry(Settings(data_dir=tmp_path), groups=[])
     names = load_python_source(str(source(tmp_path, "my_text.py", GOOD)), registry, Settings(data_dir=tmp_path))

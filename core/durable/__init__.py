@@ -6,6 +6,6 @@ from ._durable_runs import DurableRuns, RunStillGoing, StepsInDoubt, executor_al
 from ._effects import may_repeat
 from ._rerun import RerunChoice, rerun_choice
 from ._worker import serve_queue
-from ._workflow import IN_DOUBT
+from ._workflow import IN_DOUBT, cut_off_steps
 
-__all__ = ["IN_DOUBT", "DurableRuns", "RerunChoice", "rerun_choice", "serve_queue", "RunStillGoing", "StepsInDoubt", "executor_alive", "may_repeat"]
+__all__ = ["IN_DOUBT", "cut_off_steps", "DurableRuns", "RerunChoice", "rerun_choice", "serve_queue", "RunStillGoing", "StepsInDoubt", "executor_alive", "may_repeat"]

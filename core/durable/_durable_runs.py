@@ -8,6 +8,9 @@ survive a kill of the process running them.
     runs.resume(run_id, decisions={"s3": "again"})  # a step in doubt: call its tool again
                                                # (without a decision: StepsInDoubt, nothing runs)
     runs.carry_on(run_id)                      # after a person decided on its waiting steps
+    runs.go_on(run_id, step_budget=1)          # a further part of it here (the studio's Run next
+                                               # step, Run all, Resume), any stopped part taken over
+    runs.cancel(run_id)                        # from any thread: running steps cancelled, recorded
     runs.enqueue(run_id)                       # a worker (``plan-studio worker``) runs it
 
 A run whose process is still alive is refused by ``resume`` (two processes would run it at
@@ -212,6 +215,59 @@ class DurableRuns:
             self._bound.listeners.pop(run_id, None)
             self._bound.stopped.pop(run_id, None)
         return self.store.load_run(run_id)
+
+    @_off_any_event_loop
+    def go_on(self, run_id: str, *, step_budget: int | None = None, decisions: Mapping[str, Decision] | None = None,
+              on_event: Callable[[Event], None] | None = None, should_stop: Callable[[], bool] | None = None) -> Run:
+        """Run ``run_id`` further in this thread, from the store: to its end, or ``step_budget``
+        steps; ``should_stop`` is asked before each step starts. The studio's Run next step, Run
+        all and Resume: each a workflow of its own (the run's first takes the run's id), so the run
+        stays resumable between them. Finished steps are not run again. A part of this run that a
+        dead process left pending is cancelled in DBOS and carried on here instead (nothing else
+        may replay it later). Raises ``RunStillGoing`` when a live process (or this one) drives
+        it, ``StepsInDoubt`` unless ``decisions`` answer every step in doubt."""
+        from dbos import DBOS, SetWorkflowID
+
+        decided = {step: decision for step, decision in (decisions or {}).items()}
+        if any(decision not in ("again", "failed") for decision in decided.values()):
+            raise PlanStudioError("a step in doubt is run 'again' or marked 'failed'")
+        if run_id in self._bound.active:
+            raise RunStillGoing(f"run {run_id!r} is being run in this process")
+        self._check_tools(run_id)
+        parts = [w for w in DBOS.list_workflows(workflow_id_prefix=run_id, status="PENDING", load_input=False,
+                                                load_output=False)
+                 if w.workflow_id == run_id or w.workflow_id.startswith(f"{run_id}-")]
+        for part in parts:
+            if part.executor_id != _runtime.executor_id() and executor_alive(part.executor_id):
+                raise RunStillGoing(f"run {run_id!r} is still being run by {part.executor_id}")
+        undecided = [step for step in self.in_doubt(run_id) if step not in decided]
+        if undecided:
+            run = self.store.load_run(run_id)
+            raise StepsInDoubt(run_id, undecided, [run.plan.label(step) for step in undecided])
+        for part in parts:
+            DBOS.cancel_workflow(part.workflow_id)
+        workflow_id = run_id if DBOS.get_workflow_status(run_id) is None else f"{run_id}-part-{uuid.uuid4().hex[:12]}"
+        if on_event is not None:
+            self._bound.listeners[run_id] = on_event
+        if should_stop is not None:
+            self._bound.should_stop[run_id] = should_stop
+        try:
+            with SetWorkflowID(workflow_id):
+                run_workflow(run_id, step_budget, decided)
+        finally:
+            self._bound.listeners.pop(run_id, None)
+            self._bound.should_stop.pop(run_id, None)
+        return self.store.load_run(run_id)
+
+    def cancel(self, run_id: str) -> bool:
+        """Cancel ``run_id`` when this process drives it now (from any thread): its running steps
+        are cancelled (``async def`` tools) or abandoned (threads) and recorded ``cancelled``;
+        everything recorded before stays. False when it is not being run here."""
+        engine = self._bound.engines.get(run_id)
+        return engine is not None and engine.cancel(run_id)
+
+    def being_run_here(self, run_id: str) -> bool:
+        return run_id in self._bound.active
 
     def _check_tools(self, run_id: str) -> None:
         """Refuse to carry on a run whose plan no longer fits the tools loaded now (a tool gone,

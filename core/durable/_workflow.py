@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from dbos import DBOS
 
@@ -67,6 +67,10 @@ class Bound:
     # Runs this process stopped because the database went away: a worker carries them on once
     # it is back (``_worker``); nobody else may, as this process is alive.
     cut_off_by_outage: set[str] = field(default_factory=set)
+    # Asked before each step of a run starts (a page's Stop); the engine driving each run here
+    # now (what cancels it).
+    should_stop: dict[str, Callable[[], bool]] = field(default_factory=dict)
+    engines: dict[str, Executor] = field(default_factory=dict)
 
     def signal(self, run_id: str) -> None:
         event = self.stopped.get(run_id)
@@ -126,15 +130,16 @@ def cut_off_steps(run: Run, registry: ToolRegistry) -> tuple[list[str], list[str
     return repeat, doubt
 
 
-def _settle_doubts(context: Bound, run: Run) -> None:
-    """Each step in doubt waits for the user's decision (sent with ``DurableRuns.decide``)."""
+def _settle_doubts(context: Bound, run: Run, decided: dict[str, str]) -> None:
+    """Each step in doubt takes the user's decision: given with the workflow (``decided``), or
+    waited for (sent with ``DurableRuns.decide``)."""
     _repeat, doubt = cut_off_steps(run, context.registry)
     for step_id in doubt:
         state, tool = run.steps[step_id], run.plan.step(step_id).tool
         if not (state.error or "").startswith(IN_DOUBT):
             context.store.records.step_marked(run.id, step_id, StepStatus.interrupted.value, in_doubt_note(tool),
                                               run_status=IN_DOUBT)
-        decision = DBOS.recv(doubt_topic(step_id), timeout_seconds=_DECISION_WAIT_SECONDS)
+        decision = decided.get(step_id) or DBOS.recv(doubt_topic(step_id), timeout_seconds=_DECISION_WAIT_SECONDS)
         if decision == "again":
             state.status, state.error, state.worker = StepStatus.interrupted, None, None
         else:
@@ -145,18 +150,21 @@ def _settle_doubts(context: Bound, run: Run) -> None:
 
 
 @DBOS.workflow(name="plan_studio_run")
-def run_workflow(run_id: str) -> str:
-    """Run the stored run ``run_id`` to its end from what is recorded; its final status."""
+def run_workflow(run_id: str, step_budget: int | None = None, decisions: dict[str, str] | None = None) -> str:
+    """Run the stored run ``run_id`` from what is recorded: to its end, or ``step_budget`` steps
+    (a page's "Run next step"; the run stays paused, to go on in a later workflow). ``decisions``
+    answer its steps in doubt (kept with the workflow's inputs). Its status."""
     context = bound()
     run = context.store.load_run(run_id)
     listener = context.listeners.get(run_id)
     context.active.add(run_id)
     try:
         record_tools(run.plan, context.registry)  # first, always: what a resume compares with
-        _settle_doubts(context, run)
+        _settle_doubts(context, run, decisions or {})
         executor = Executor(context.registry, context.synthesizer, limits=context.limits,
                             recorder=StoreRecorder(context.store))
-        for event in executor.resume(run):
+        context.engines[run_id] = executor
+        for event in _passes(executor, run, step_budget, context.should_stop.get(run_id)):
             if listener is not None:
                 listener(event)
         if run.finished:
@@ -167,6 +175,18 @@ def run_workflow(run_id: str) -> str:
             context.cut_off_by_outage.add(run_id)
         raise
     finally:
+        context.engines.pop(run_id, None)
         context.active.discard(run_id)
         context.signal(run_id)
     return run.status
+
+
+def _passes(executor: Executor, run: Run, step_budget: int | None,
+            should_stop: Callable[[], bool] | None) -> Iterator[Event]:
+    if step_budget is None:
+        yield from executor.run_all(run, should_stop=should_stop)
+        return
+    for _ in range(step_budget):
+        if run.finished or (should_stop is not None and should_stop()):
+            return
+        yield from executor.run_next(run)

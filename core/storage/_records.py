@@ -47,6 +47,11 @@ class RunSummary:
     finished_at: dt.datetime | None
     status: str
     counts: dict[str, int] = field(default_factory=dict)
+    # A retry or rerun: the run it came from, the step it started again from and that step's
+    # label (``core.step_label``, with the user's note: untrusted). None for a first run.
+    parent_id: str | None = None
+    rerun_from: str | None = None
+    rerun_from_label: str | None = None
 
     @property
     def paused(self) -> bool:

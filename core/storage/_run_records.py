@@ -47,7 +47,7 @@ class RunListing:
 _STEP_STARTED = text("UPDATE step_run SET status = 'running', arguments_json = :arguments, result_json = NULL, "
                      "error = NULL, started_at = :at, duration_ms = NULL WHERE run_id = :run AND step_id = :step")
 _STEP_ENDED = text("UPDATE step_run SET status = :status, arguments_json = :arguments, result_json = :result, "
-                   "error = :error, duration_ms = :duration, decision_json = :decision "
+                   "error = :error, duration_ms = :duration, decision_json = :decision, retried_json = :retried "
                    "WHERE run_id = :run AND step_id = :step")
 
 
@@ -92,11 +92,12 @@ class RunRecords:
         result_text = _text(state.result, "result", state.step_id)
         arguments_text = _text(state.arguments, "arguments", state.step_id)
         decision_text = _text(state.decision, "decision", state.step_id)
+        retried_text = _text(state.retried, "retried", state.step_id) if state.retried else None
         with self._db.transaction("record the step's end", write=True) as connection:
             connection.execute(_STEP_ENDED, {"run": run_id, "step": state.step_id, "status": state.status.value,
                                              "arguments": arguments_text, "result": result_text,
                                              "error": state.error, "duration": state.duration_ms,
-                                             "decision": decision_text})
+                                             "decision": decision_text, "retried": retried_text})
 
     def step_marked(self, run_id: str, step_id: str, status: str, error: str | None, *, run_status: str) -> None:
         """Set one step's status and note, and the run's status (a step found in doubt, say)."""

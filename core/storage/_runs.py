@@ -7,6 +7,7 @@ executor that makes one.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from pydantic import ValidationError
@@ -14,7 +15,9 @@ from sqlalchemy import delete, func, insert
 from sqlmodel import select
 
 from .._errors import NotFound, StorageError
+from .._plan import Step
 from .._run import Run, StepRun, StepStatus
+from .._step_label import step_label
 from ._engine import Database
 from ._plans import plan_row
 from ._records import PlanHistory, RunSummary, VersionSummary
@@ -91,7 +94,8 @@ class Runs:
             steps = {s.step_id: StepRun(step_id=s.step_id, status=StepStatus(s.status),
                                         arguments=json_value(s.arguments_json), result=json_value(s.result_json),
                                         error=s.error, started_at=s.started_at, duration_ms=s.duration_ms,
-                                        decision=json_value(s.decision_json))
+                                        decision=json_value(s.decision_json),
+                                        retried=json_value(s.retried_json) or [])
                      for s in step_rows}
             return Run(id=row.id, plan=plan, steps=steps, started_at=row.started_at,
                        finished_at=row.finished_at, answer=row.answer)
@@ -118,9 +122,13 @@ class Runs:
                 .where(PlanVersionRow.plan_id.in_(ids))  # type: ignore[attr-defined]
                 .order_by(PlanVersionRow.plan_id, PlanVersionRow.version)).all()
             runs = session.exec(select(RunRow.id, RunRow.plan_id, RunRow.version, RunRow.started_at,
-                                       RunRow.finished_at, RunRow.status)
+                                       RunRow.finished_at, RunRow.status, RunRow.parent_id, RunRow.rerun_from)
                                 .where(RunRow.plan_id.in_(ids))  # type: ignore[attr-defined]
                                 .order_by(RunRow.created_at.desc(), RunRow.id)).all()
+            reruns = [r[0] for r in runs if r[7] is not None]
+            # Only reruns' plans are read, for the label of the step each started again from.
+            rerun_plans = session.exec(select(RunRow.id, RunRow.plan_json).where(
+                RunRow.id.in_(reruns))).all() if reruns else []  # type: ignore[attr-defined]
             tallies = session.exec(
                 select(StepRunRow.run_id, StepRunRow.status, func.count())
                 .join(RunRow, RunRow.id == StepRunRow.run_id)
@@ -131,10 +139,35 @@ class Runs:
         for plan_id, number, created, message, steps in versions:
             found[plan_id].versions.append(VersionSummary(plan_id=plan_id, version=number, created_at=created,
                                                           message=message, step_count=steps or 0))
-        for run_id, plan_id, number, started, finished, status in runs:
+        plans = {run_id: text for run_id, text in rerun_plans}
+        labels = _StepLabels()
+        for run_id, plan_id, number, started, finished, status, parent_id, rerun_from in runs:
+            label = labels(plans[run_id], rerun_from) if rerun_from is not None else None
             found[plan_id].runs.append(RunSummary(id=run_id, plan_id=plan_id, version=number, started_at=started,
-                                                  finished_at=finished, status=status, counts=counts.get(run_id, {})))
+                                                  finished_at=finished, status=status, counts=counts.get(run_id, {}),
+                                                  parent_id=parent_id, rerun_from=rerun_from, rerun_from_label=label))
         return found
+
+
+class _StepLabels:
+    """Labels of steps of stored plans (``core.step_label``), each plan's JSON read once: a
+    plan's reruns mostly share one text, and a Library lists every run of its plans."""
+
+    def __init__(self) -> None:
+        self._steps: dict[str, dict[str, Any]] = {}
+
+    def __call__(self, plan_text: str, step_id: str) -> str:
+        steps = self._steps.get(plan_text)
+        if steps is None:
+            try:
+                listed = json.loads(plan_text).get("steps") or []
+            except (ValueError, AttributeError, RecursionError):
+                listed = []
+            steps = self._steps[plan_text] = {s.get("id"): s for s in listed if isinstance(s, dict)}
+        try:
+            return step_label(Step.model_validate(steps[step_id]))
+        except (KeyError, ValidationError):
+            return step_id  # a step its plan lacks (or one unreadable): named by its id
 
 
 def _counts(tallies: Any) -> dict[str, dict[str, int]]:
@@ -147,7 +180,7 @@ def _counts(tallies: Any) -> dict[str, dict[str, int]]:
 
 
 def _step_values(run_id: str, position: int, state: StepRun) -> dict[str, Any]:
-    data = state.model_dump(mode="json", include={"arguments", "result", "decision"})
+    data = state.model_dump(mode="json", include={"arguments", "result", "decision", "retried"})
     arguments, result = json_text(data["arguments"]), json_text(data["result"])
     for text in (arguments, result, state.error):
         if text is not None:
@@ -156,4 +189,5 @@ def _step_values(run_id: str, position: int, state: StepRun) -> dict[str, Any]:
                 status=state.status.value, arguments_json=arguments,
                 result_json=result, error=state.error,
                 started_at=state.started_at, duration_ms=state.duration_ms,
-                decision_json=json_text(data["decision"]))
+                decision_json=json_text(data["decision"]),
+                retried_json=json_text(data["retried"]) if data["retried"] else None)

@@ -91,7 +91,8 @@ class PlanStore:
         return self.plans.count(search)
 
     def histories(self, plan_ids: list[str]) -> dict[str, PlanHistory]:
-        """The versions and runs of each of ``plan_ids``, in three queries however many plans.
+        """The versions and runs of each of ``plan_ids``, in three queries however many plans (a
+        fourth when some runs are reruns, for the label of the step each started from).
 
         Versions come without their plans (``step_count`` says how long each was); a plan id
         that is not stored maps to an empty history.

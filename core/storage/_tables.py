@@ -104,6 +104,8 @@ class StepRunRow(SQLModel, table=True):
     started_at: dt.datetime | None = Field(default=None, sa_type=UTCDateTime)
     duration_ms: float | None = None
     decision_json: str | None = Field(default=None, description="A person's decision on a step that waited.")
+    retried_json: str | None = Field(default=None, description="The calls before the last, each failed and "
+                                     "tried again under the retry policy.")
 
 
 class RunWorkerRow(SQLModel, table=True):

@@ -9,7 +9,10 @@ Streamlit (``tests/test_application_*`` check it).
 
 Modules: ``_bench`` (the values), ``_editing`` (edits and approval), ``_planning`` (goal,
 re-plan, import), ``_saving`` (save, open, delete), ``_running`` (run, stop, collect),
-``_deciding`` (a person's decision on a step that waits), ``_run_handle`` (the one seam to what carries a run out), ``_reviewing`` and ``_intake``
+``_deciding`` (a person's decision on a step that waits), ``_rerunning`` (retry and rerun from a step),
+``_run_handle`` (the one seam to what carries a run out), ``_durable_handle`` (every run from the page
+durable), ``_resuming`` and ``_doubts`` (Resume of a run cut off), ``_run_control`` (resume and cancel
+for the review API), ``_reviewing`` and ``_intake``
 (agents' reviews), ``_unsaved`` (is the work saved?), ``_messages`` (how failures read).
 """
 
@@ -19,20 +22,30 @@ from ._editing import (PENDING_EDIT, RUN_IN_PROGRESS, apply_edit, apply_pending_
                        edit_json, edit_refused, execution_fingerprint, fingerprint, is_approved, json_blocker,
                        redo, refused_during_run, refused_for_json, run_in_progress, set_locks, show_plan,
                        start_empty_plan, take_edit, undo, write_panel)
-from ._deciding import WaitingStep, decide_step, set_ask_first, waiting_view
+from ._deciding import WaitingStep, decide_step, set_ask_first, waiting_run, waiting_view
 from ._held_runs import held_run, hold_if_waiting, let_go
 from ._intake import MAX_AGENT_NAME, registry_for, review_view, submit_review
 from ._messages import attempt, failure_message, log, plain_message
 from ._planning import GOAL_FIRST, import_plan, plan_for_goal, plan_goal, replan, replanned
 from ._reviewing import close_review, decide_review, open_review, services_with_tools, work_id
 from ._run_handle import RunHandle, start_run
-from ._running import NOT_APPROVED, cancel_new_run, collect_finished_run, confirm_new_run, request_run, stop_run
+from ._rerun_preview import RerunPreview, RerunStep
+from ._rerunning import (ask_rerun, cancel_rerun, confirm_rerun, join_rerun, preview_rerun,
+                         rerun_lineage, start_rerun)
+from ._resuming import ResumeLine, ResumeView, listed_status, resume_run, resume_view, run_again_lines
+from ._run_control import cancel_stored_run, resume_stored_run
+from ._running import (NOT_APPROVED, cancel_new_run, cancel_run, collect_finished_run, confirm_new_run, request_run,
+                       stop_run)
 from ._saving import (delete_saved_plan, hold_conflict, open_saved_plan, open_saved_run, save, save_on_top,
                       save_run_if_plan_saved, settled_run, store_current)
 from ._unsaved import not_saved
 
 __all__ = [
-    "WaitingStep", "decide_step", "set_ask_first", "held_run", "hold_if_waiting", "let_go", "waiting_view",
+    "RerunPreview", "RerunStep", "ask_rerun", "cancel_rerun", "confirm_rerun", "join_rerun", "preview_rerun",
+    "rerun_lineage", "start_rerun",
+    "ResumeLine", "ResumeView", "listed_status", "cancel_run", "cancel_stored_run", "resume_run", "resume_stored_run",
+    "resume_view", "run_again_lines",
+    "WaitingStep", "decide_step", "waiting_run", "set_ask_first", "held_run", "hold_if_waiting", "let_go", "waiting_view",
     "GOAL_FIRST", "MAX_AGENT_NAME", "NOT_APPROVED", "PENDING_EDIT", "RUN_IN_PROGRESS", "Conflict", "Notice",
     "NoticeKind", "Outcome", "Question", "RunHandle", "SavedRef", "Workbench", "apply_edit", "apply_pending_edit", "approval_problem",
     "approve", "attempt", "cancel_new_run", "close_review", "collect_finished_run", "confirm_new_run",

@@ -16,6 +16,7 @@ from typing import Any, Callable, Literal
 
 from core import EditHistory, Plan, PlanIdentity, Run, RunKind
 
+from ._rerun_preview import RerunPreview
 from ._run_handle import RunHandle
 
 __all__ = ["Conflict", "Notice", "NoticeKind", "Outcome", "Question", "SavedRef", "Workbench"]
@@ -108,6 +109,7 @@ class Workbench:
     run_saved: str | None = None  # the run's id once it is stored with its plan
     worker: RunHandle | None = None  # the run going on, until it is collected
     confirm_new_run: RunKind | None = None  # waits for "start a new run?" after a finished run
+    rerun: RerunPreview | None = None  # a retry or rerun of the run shown, waiting for the user's confirm
     question: Question | None = None  # another plan waits while the user says what of the edits
     notices: list[Notice] = field(default_factory=list)  # what the last action said
     # How the Plan JSON text is read: the plan, and a notice when it was read as another format.

@@ -19,11 +19,12 @@ from core import decide_step as record_decision
 from .._services import Services
 from ._bench import Outcome, Workbench
 from ._editing import refused_during_run, refused_for_json, take_edit, write_panel
-from ._held_runs import held_lock, held_runs
+from ._durable_handle import running_here
+from ._held_runs import held_lock, held_run, held_runs, hold_if_waiting
 from ._messages import attempt
 from ._running import request_run
 
-__all__ = ["WaitingStep", "decide_step", "set_ask_first", "waiting_view"]
+__all__ = ["WaitingStep", "decide_step", "set_ask_first", "waiting_run", "waiting_view"]
 
 @dataclass(frozen=True)
 class WaitingStep:
@@ -70,6 +71,22 @@ def waiting_view(run: Run, registry: ToolRegistry) -> list[WaitingStep]:
     return out
 
 
+def waiting_run(services: Services, run_id: str) -> Run | None:
+    """The run ``run_id`` if it waits for a person: held here, or, after a restart of the
+    studio, as stored (then held here for a decision)."""
+    run = held_run(run_id)
+    if run is not None or running_here(run_id):
+        return run
+    try:
+        stored = services.store.load_run(run_id)
+    except Exception:  # no such run, or a store away: nothing waits here
+        return None
+    if stored.finished or not waiting_steps(stored):
+        return None
+    hold_if_waiting(stored)
+    return held_run(run_id)
+
+
 def decide_step(services: Services, run_id: str, step_id: str, approve: bool, *, seen_hash: str | None = None,
                 by: str = "", bench: Workbench | None = None) -> Outcome:
     """Approve or reject a waiting step of run ``run_id``. ``seen_hash``: the hash of the
@@ -89,6 +106,9 @@ def decide_step(services: Services, run_id: str, step_id: str, approve: bool, *,
             return out.say("error", f"Could not decide: {exc}")
         if not waiting_steps(run):
             held_runs.pop(run_id, None)
+        # Kept with the stored run too: the decision outlives a restart of the studio.
+        with attempt(out, "keep the decision with the run"):
+            services.store.records.step_finished(run_id, run.steps[step_id])
     label = run.plan.label(step_id)
     out.done()
     if bench is not None and bench.run is run:

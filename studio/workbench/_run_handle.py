@@ -1,8 +1,9 @@
 """The one seam between the workbench and whatever carries a run out.
 
 A run is carried out off the caller's thread (a page script is stopped at the next click, which
-would cut a run off mid-step). Today ``core.BackgroundRun`` does it; ``start_run`` is the only
-place that names it, so a durable or parallel runner can take its place here alone.
+would cut a run off mid-step). The page's runs are durable (``_durable_handle``, a
+``core.BackgroundRun`` over ``core.durable``); ``start_run`` carries out a run in memory only,
+for runs that need no durability (mock and preview runs).
 """
 
 from __future__ import annotations
@@ -28,6 +29,10 @@ class RunHandle(Protocol):
 
     def stop(self) -> None: ...
 
+    def cancel(self) -> None:
+        """End the run now: running steps are cancelled (or abandoned) and marked so."""
+        ...
+
     def progress(self) -> RunProgress:
         """Where the run is now (each step's status, the step running), for a live view."""
         ...
@@ -38,5 +43,6 @@ class RunHandle(Protocol):
 
 
 def start_run(executor: Executor, run: Run, kind: RunKind) -> RunHandle:
-    """Carry out the next step (``kind="next"``) or the rest of ``run`` in the background."""
+    """Carry out the next step (``kind="next"``) or the rest of ``run`` in the background, in
+    memory only."""
     return BackgroundRun(executor, run, kind).start()

@@ -1,5 +1,6 @@
-"""Running the approved plan: the next step or the rest of it, stop, and collecting a run that
-finished (stored with the plan when the plan is saved).
+"""Running the approved plan: the next step or the rest of it, stop, cancel, and collecting a run
+that ended. Every run is durable (``_durable_handle``): in the store, with the plan version it
+runs, from its first step (a plan with edits not saved is saved as a new version first).
 
 While a run handle (``_run_handle``) is alive it owns the run (``bench.run`` is None); the
 workbench takes the run back when the handle is done. Clicks that would change the plan or
@@ -8,22 +9,24 @@ start another run meanwhile are refused.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Mapping
 
-from core import Plan, Run, RunKind
+from core import NotFound, Plan, Run, RunKind, VersionConflict, waiting_steps
 
 from .._services import Services
 from ._bench import Outcome, Workbench
 from ._held_runs import hold_if_waiting, let_go
 from ._editing import execution_fingerprint, fingerprint, is_approved, refused_during_run, refused_for_json
 from ._messages import attempt, failure_message
-from ._run_handle import start_run
-from ._saving import save_run_if_plan_saved
+from ._doubts import undecided_doubts
+from ._durable_handle import DurableRunHandle, durable_runs
+from ._saving import hold_conflict, save_run_if_plan_saved, settled_run, store_current
 
 if TYPE_CHECKING:  # SQLAlchemy is slow to import; the CLI starts without it
     from core.storage import PlanStore
 
-__all__ = ["NOT_APPROVED", "cancel_new_run", "collect_finished_run", "confirm_new_run", "request_run", "stop_run"]
+__all__ = ["NOT_APPROVED", "cancel_new_run", "cancel_run", "collect_finished_run", "confirm_new_run", "hand_over",
+           "request_run", "stop_run"]
 
 NOT_APPROVED = "Could not run the plan: approve this version of it first."
 
@@ -36,13 +39,61 @@ def _start(bench: Workbench, services: Services, plan: Plan, kind: RunKind, out:
     with attempt(out, "run the plan"):
         run = bench.run
         if run is None or run.finished or not _same_run(run, plan):
-            run = services.executor.start(plan)
-            bench.run_saved = None
-        let_go(run.id)  # no decision on it from elsewhere while a worker drives it
-        bench.run = None  # the handle's until collected
-        bench.worker = start_run(services.executor, run, kind)
+            run = _new_stored_run(bench, services, plan, out)
+            if run is None:
+                return out
+        else:
+            run = _stored_to_go_on(bench, services, run)
+            blocked = undecided_doubts(services, run)
+            if blocked:
+                return out.say("warning", f"Could not run the plan: {blocked} Choose for each under *Resume* below.")
+        hand_over(bench, services, run, kind)
         out.done()
     return out
+
+
+def hand_over(bench: Workbench, services: Services, run: Run, kind: RunKind,
+              decisions: Mapping[str, str] | None = None) -> None:
+    """Carry out ``run`` (stored) further on a durable run handle; the handle owns it until collected."""
+    let_go(run.id)  # no decision on it from elsewhere while a worker drives it
+    bench.run = None  # the handle's until collected
+    bench.run_saved = run.id
+    bench.worker = DurableRunHandle(durable_runs(services), run, kind, decisions).start()
+
+
+def _new_stored_run(bench: Workbench, services: Services, plan: Plan, out: Outcome) -> Run | None:
+    """A new durable run of ``plan``, in the store before its first step; the plan saved as a
+    version first when it has edits not saved (a run is stored with the version it ran)."""
+    before = bench.saved
+    try:
+        saved = store_current(bench, services.store, plan, message="saved to run it")
+    except VersionConflict as conflict:
+        hold_conflict(bench, services.store, conflict, save_message="saved to run it")
+        out.say("warning", "Could not run the plan: a run is stored with its version, and saving yours was refused "
+                           "(another tab saved a newer version first; see below).")
+        return None
+    if saved is not before:
+        out.say("info", f"Saved as version {saved.version} to run it: a run is stored with the version it ran.")
+    run_id = durable_runs(services).start(plan, plan_id=saved.plan_id, version=saved.version)
+    return services.store.load_run(run_id)
+
+
+def _stored_to_go_on(bench: Workbench, services: Services, run: Run) -> Run:
+    """The run to go on with, as stored. A person's decisions on waiting steps made on the page
+    (or over the review API) are written to it first; a run only in the page (kept in a tab's
+    draft by an older release) is stored with its version first."""
+    store = services.store
+    try:
+        stored = store.load_run(run.id)
+    except NotFound:
+        saved = store_current(bench, store, run.plan, message="saved to run it")
+        store.save_run(settled_run(run), plan_id=saved.plan_id, version=saved.version)
+        return store.load_run(run.id)
+    for step_id in waiting_steps(stored):
+        state = run.steps.get(step_id)
+        if state is not None and state.decision is not None:
+            store.records.step_finished(run.id, state)
+    return store.load_run(run.id)
 
 
 def request_run(bench: Workbench, services: Services, kind: RunKind) -> Outcome:
@@ -90,6 +141,16 @@ def stop_run(bench: Workbench) -> Outcome:
     return Outcome().done()
 
 
+def cancel_run(bench: Workbench) -> Outcome:
+    """End the run in progress now: its running steps are cancelled (or abandoned) and recorded
+    ``cancelled``; what finished stays, the rest stays pending."""
+    worker = bench.worker
+    if worker is None or not worker.alive:
+        return Outcome().say("info", "No run is going on.")
+    worker.cancel()
+    return Outcome().done()
+
+
 def collect_finished_run(bench: Workbench, store: Callable[[], PlanStore]) -> Outcome:
     """Take the run back from a handle that is done: it is the run shown, and it is stored with
     the plan when the plan is saved. ``ok`` when a run was collected. ``store`` is asked for
@@ -107,7 +168,8 @@ def collect_finished_run(bench: Workbench, store: Callable[[], PlanStore]) -> Ou
         out.say("error", failure_message("finish the run", worker.error))
     with attempt(out, "save the run"):
         saved = bench.saved
-        if saved is not None and saved.fingerprint == fingerprint(run.plan):
+        # A durable run is in the store already (bench.run_saved); only another kind is stored here.
+        if bench.run_saved != run.id and saved is not None and saved.fingerprint == fingerprint(run.plan):
             save_run_if_plan_saved(bench, store(), run)
     out.ok = True
     return out

@@ -14,6 +14,7 @@ from core import FINISHED, Plan, Run, StepStatus, VersionConflict
 
 from .._changes import describe_changes
 from ._bench import Conflict, Outcome, SavedRef, Workbench
+from ._doubts import cut_off
 from ._editing import fingerprint, refused_during_run, refused_for_json, run_in_progress, show_plan
 from ._messages import attempt, failure_message
 
@@ -75,7 +76,7 @@ def save(bench: Workbench, store: PlanStore, message: str = "") -> Outcome:
                 return out
             out.done().say("success", f"Saved as version {saved.version}.")
         if run_in_progress(bench):
-            out.say("info", "The run in progress is saved with this version when it finishes.")
+            out.say("info", "The run in progress is stored as it goes, with the version it runs.")
         elif bench.run is not None and bench.run.started_at is not None:
             save_run_if_plan_saved(bench, store, bench.run)
     return out
@@ -117,9 +118,12 @@ def _show_stored_run(bench: Workbench, run: Run) -> None:
     bench.run_saved = run.id
 
 
-def _run_state(run: Run) -> str:
+def _run_state(store: PlanStore, run: Run) -> str:
     done = sum(s.status in FINISHED for s in run.steps.values())
-    return run.status if run.finished else f"paused, {done} of {len(run.steps)} steps done"
+    if run.finished:
+        return run.status
+    status = run.status if run.status in ("cancelled", "waiting") else "interrupted" if cut_off(store, run) else "paused"
+    return f"{status}, {done} of {len(run.steps)} steps done"
 
 
 def open_saved_plan(bench: Workbench, store: PlanStore, plan_id: str, version: int | None = None) -> Outcome:
@@ -138,7 +142,7 @@ def open_saved_plan(bench: Workbench, store: PlanStore, plan_id: str, version: i
         said = f"Opened version {version} of this plan."
         if run is not None:
             _show_stored_run(bench, run)
-            said += f" Its latest run is shown below ({_run_state(run)})."
+            said += f" Its latest run is shown below ({_run_state(store, run)})."
         out.done().say("info", said)
     return out
 
@@ -153,8 +157,11 @@ def open_saved_run(bench: Workbench, store: PlanStore, plan_id: str, version: in
         run = store.load_run(run_id)
         show_plan(bench, plan, saved=SavedRef(plan_id, version, fingerprint(plan)))
         _show_stored_run(bench, run)
-        out.done().say("info", f"Opened run {run.id} ({_run_state(run)}) of version {version} of this plan. "
-                               "Approve the plan to run it again" + (" or carry on." if not run.finished else "."))
+        state = _run_state(store, run)
+        then = (" Resume (under Run) carries it on; approve the plan to run it again." if state.startswith(
+            ("interrupted", "cancelled")) else " Approve the plan to run it again" + (
+            " or carry on." if not run.finished else "."))
+        out.done().say("info", f"Opened run {run.id} ({state}) of version {version} of this plan.{then}")
     return out
 
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from core.storage.migrations._columns import add_missing_columns
+
 revision = "0004"
 down_revision = "0003"
 branch_labels = None
@@ -20,11 +22,8 @@ depends_on = None
 
 
 def upgrade() -> None:
-    present = {c["name"] for c in sa.inspect(op.get_bind()).get_columns("run")}
-    if "parent_id" not in present:
-        op.add_column("run", sa.Column("parent_id", sa.String, nullable=True))
-    if "rerun_from" not in present:
-        op.add_column("run", sa.Column("rerun_from", sa.String, nullable=True))
+    add_missing_columns("run", sa.Column("parent_id", sa.String, nullable=True),
+                        sa.Column("rerun_from", sa.String, nullable=True))
     if "run_worker" not in sa.inspect(op.get_bind()).get_table_names():
         op.create_table("run_worker",
                         sa.Column("id", sa.String, primary_key=True),

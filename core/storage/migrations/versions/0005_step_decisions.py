@@ -9,6 +9,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from core.storage.migrations._columns import add_missing_columns
+
 revision = "0005"
 down_revision = "0004"
 branch_labels = None
@@ -16,9 +18,7 @@ depends_on = None
 
 
 def upgrade() -> None:
-    present = {c["name"] for c in sa.inspect(op.get_bind()).get_columns("step_run")}
-    if "decision_json" not in present:
-        op.add_column("step_run", sa.Column("decision_json", sa.String, nullable=True))
+    add_missing_columns("step_run", sa.Column("decision_json", sa.String, nullable=True))
 
 
 def downgrade() -> None:

@@ -1,0 +1,17 @@
+"""What several revisions do: add nullable columns a file may already have."""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+__all__ = ["add_missing_columns"]
+
+
+def add_missing_columns(table: str, *columns: sa.Column) -> None:
+    """Add each of ``columns`` to ``table`` unless it is there already (a file a newer studio
+    touched, or an upgrade cut off after its first column)."""
+    present = {c["name"] for c in sa.inspect(op.get_bind()).get_columns(table)}
+    for column in columns:
+        if column.name not in present:
+            op.add_column(table, column)

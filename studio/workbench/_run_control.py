@@ -1,0 +1,90 @@
+"""Resume and cancel a stored run by its id, for the review API (``studio._run_control_api``):
+the same checks as the Plan page's Resume and Cancel, on a run no page holds.
+
+A resumed run goes on in this studio on a handle of its own, in the store as it goes; when it
+stops with steps waiting for a person, it is kept for a decision (``_held_runs``) like the page's.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from core import NotFound
+
+from .._services import Services
+from ._bench import Outcome
+from ._doubts import doubts, undecided_doubts
+from ._durable_handle import DurableRunHandle, durable_runs
+from ._held_runs import hold_if_waiting, let_go
+from ._messages import attempt
+from ._resuming import ResumeLine, run_again_lines
+
+__all__ = ["RunControl", "cancel_stored_run", "resume_stored_run"]
+
+_lock = threading.Lock()
+_going: dict[str, DurableRunHandle] = {}  # runs resumed over the API, until they end
+
+
+@dataclass
+class RunControl:
+    """What a resume or cancel did: ``outcome``, whether the run exists, what runs again."""
+
+    outcome: Outcome
+    found: bool = True
+    again: list[ResumeLine] = field(default_factory=list)
+
+
+def resume_stored_run(services: Services, run_id: str, decisions: Mapping[str, str]) -> RunControl:
+    """Carry on the stored run ``run_id`` here: finished steps are not run again; ``decisions``
+    answer its steps in doubt. Refused (saying why) for a finished run, one being run, or a step
+    in doubt without a decision."""
+    out = Outcome()
+    bad = {step: d for step, d in decisions.items() if d not in ("again", "failed")}
+    if bad:
+        return RunControl(out.say("error", f"A step in doubt is run 'again' or marked 'failed', not "
+                                           f"{next(iter(bad.values()))!r} (step {next(iter(bad))!r})."))
+    try:
+        run = services.store.load_run(run_id)
+    except NotFound:
+        return RunControl(out.say("error", f"No run {run_id!r} in this studio's store."), found=False)
+    if run.finished:
+        return RunControl(out.say("error", f"Run {run_id} has finished ({run.status}): nothing to resume."))
+    runs = durable_runs(services)
+    with _lock:
+        if runs.being_run_here(run_id) or run_id in _going:
+            return RunControl(out.say("error", f"Run {run_id} is being run now."))
+        again = run_again_lines(services, run)
+        blocked = undecided_doubts(services, run, decisions)
+        if blocked:
+            return RunControl(out.say("error", f"Could not resume: {blocked}"), again=again)
+        with attempt(out, "resume the run"):
+            let_go(run_id)
+            handle = DurableRunHandle(runs, run, "all", {s: d for s, d in decisions.items() if s in doubts(services, run)},
+                                      on_end=lambda ended: _ended(run_id, ended))
+            _going[run_id] = handle
+            handle.start()
+            out.done().say("success", f"Run {run_id} resumed: {len(again)} step{'s' if len(again) != 1 else ''} "
+                                      "to run; finished steps keep their results.")
+    return RunControl(out, again=again)
+
+
+def _ended(run_id: str, run: object) -> None:
+    with _lock:
+        _going.pop(run_id, None)
+    hold_if_waiting(run)  # type: ignore[arg-type]
+
+
+def cancel_stored_run(services: Services, run_id: str) -> RunControl:
+    """Cancel ``run_id`` if this studio runs it now (from the page or resumed over the API):
+    its running steps are recorded ``cancelled``, everything recorded before stays."""
+    out = Outcome()
+    try:
+        run = services.store.load_run(run_id)
+    except NotFound:
+        return RunControl(out.say("error", f"No run {run_id!r} in this studio's store."), found=False)
+    if durable_runs(services).cancel(run_id):
+        return RunControl(out.done().say("success", f"Run {run_id} cancelled: its running steps are marked "
+                                                    "cancelled; what finished is kept."))
+    return RunControl(out.say("error", f"Run {run_id} is not running here ({run.status}): nothing to cancel."))
