@@ -252,7 +252,7 @@ class DurableRuns:
         if should_stop is not None:
             self._bound.should_stop[run_id] = should_stop
         try:
-            with SetWorkflowID(workflow_id):
+            with stops_clearly(run_id, self.store.database.path), SetWorkflowID(workflow_id):
                 run_workflow(run_id, step_budget, decided)
         finally:
             self._bound.listeners.pop(run_id, None)
