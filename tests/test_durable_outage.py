@@ -244,3 +244,34 @@ def test_a_worker_whose_runs_stopped_for_an_outage_carries_them_on_once_the_data
         assert {k: s.result for k, s in store.load_run(run_id).steps.items()} == {f"c{n}": n + 1 for n in range(STEPS)}
         calls_logged = [line for line in lines() if line.startswith("call ")]
         assert calls_logged == [f"call c{n}" for n in range(4)] + [f"call c{n}" for n in range(3, STEPS)]
+
+
+def test_a_run_whose_workflow_ended_on_an_error_before_it_finished_is_carried_on_by_resume(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The database back before DBOS wrote the workflow's end: DBOS holds it as ended in error,
+    # the store as unfinished. Resume goes by the store.
+    from core import StorageError
+    from core.durable import _workflow
+
+    calls: list[str] = []
+    tools, plan = _chain(calls, lambda: None)
+    real_step_ended = _workflow.StoreRecorder.step_ended
+    failing = {"c3"}
+
+    def step_ended(self, run, step_id):
+        if step_id in failing:
+            failing.discard(step_id)
+            raise StorageError("cannot record the step's end: the disk is busy")
+        return real_step_ended(self, run, step_id)
+
+    monkeypatch.setattr(_workflow.StoreRecorder, "step_ended", step_ended)
+    with PlanStore(tmp_path / "studio.sqlite3") as store:
+        runs = DurableRuns(store, tools)
+        run_id = runs.start(plan)
+        with pytest.raises(StorageError):
+            runs.execute(run_id)
+        assert store.load_run(run_id).status != "succeeded"
+        resumed = runs.resume(run_id)
+        assert resumed.status == "succeeded"
+        assert {k: s.result for k, s in resumed.steps.items()} == {f"c{n}": n + 1 for n in range(STEPS)}
+        assert calls == [f"c{n}" for n in range(4)] + [f"c{n}" for n in range(3, STEPS)]

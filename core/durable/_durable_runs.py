@@ -205,12 +205,12 @@ class DurableRuns:
             # created only through its queue): it replays the run, finished steps from records.
             with stops_clearly(run_id, self.store.database.path):
                 DBOS.resume_workflow(run_id)
-            # Normally this process's queue takes it; another process on the same database may
-            # take it instead, and then only DBOS's status says when it ended.
-            while not stopped.wait(_STATUS_POLL_SECONDS):
-                now_status = DBOS.get_workflow_status(run_id)
-                if now_status is not None and now_status.status in ("SUCCESS", "ERROR", "CANCELLED"):
-                    break
+                # Normally this process's queue takes it; another process on the same database
+                # may take it instead, and then only DBOS's status says when it ended.
+                while not stopped.wait(_STATUS_POLL_SECONDS):
+                    now_status = DBOS.get_workflow_status(run_id)
+                    if now_status is not None and now_status.status in ("SUCCESS", "ERROR", "CANCELLED"):
+                        break
         finally:
             self._bound.listeners.pop(run_id, None)
             self._bound.stopped.pop(run_id, None)
