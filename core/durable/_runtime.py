@@ -64,7 +64,7 @@ def _sqlite_engine(path: Path) -> Any:
         # DBOS retries "database is locked" without end: a run would wait forever behind
         # another program's lock. After the busy timeout it is an outage (``_outage``).
         if "database is locked" in str(context.original_exception):
-            raise HeldByAnotherWriter(f"another program held the file's write lock for over {timeout:g} s")
+            raise HeldByAnotherWriter(f"its write lock held elsewhere for over {timeout:g} s")
 
     @event.listens_for(engine, "connect")
     def _configure(connection: sqlite3.Connection, _record: object) -> None:
@@ -102,7 +102,7 @@ def _not_an_outage(record: logging.LogRecord) -> bool:
     return not any(sign in text for sign in _OUTAGE_SIGNS)
 
 
-_OUTAGE_SIGNS = ("OperationalError", "connection failed", "HeldByAnotherWriter", "database is locked",
+_OUTAGE_SIGNS = ("OperationalError", "connection failed", "database is locked", "write lock held elsewhere",
                  "server closed the connection", "consuming input failed", "AdminShutdown",
                  "terminating connection", "the database system is", "Notifier flush error",
                  "Notification listener error")
