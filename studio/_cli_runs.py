@@ -106,6 +106,8 @@ def _live(plan: Plan, step_line: Callable[[Plan, StepRun], str],
             state = _event_state(event, plan)
             if state.status == StepStatus.waiting:  # not ended: its line comes once it is decided
                 return
+            if state.status == StepStatus.interrupted:  # cut off before (a kill, an outage): runs again now
+                return
             state.result = results.get(event.step_id)
             ended[event.step_id] = step_line(plan, state)
             flush()

@@ -60,12 +60,23 @@ class PostgresServer:
         subprocess.run(self._as_owner(str(self.binaries / "initdb"), "-D", str(data), "-A", "trust",
                                       "-U", _USER, "--no-sync", "-E", "UTF8", "--locale", "C"),
                        check=True, capture_output=True)
+        self.start_again()
+        return self
+
+    def start_again(self) -> None:
+        """Start the server (again, after ``halt``) on the same folder and port."""
         options = (f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 -c fsync=off "
                    "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200")
-        subprocess.run(self._as_owner(str(self.binaries / "pg_ctl"), "-D", str(data), "-o", options,
+        subprocess.run(self._as_owner(str(self.binaries / "pg_ctl"), "-D", str(self.folder / "data"), "-o", options,
                                       "-l", str(self.folder / "log"), "-w", "start"),
                        check=True, capture_output=True)
-        return self
+
+    def halt(self) -> None:
+        """Stop the server as an outage does: clients lose their connections at once, and the
+        server is gone until ``start_again``. (``fast``, not ``immediate``: this server does not
+        wait for its log to reach the disk at commit, so a crash would lose the last commits.)"""
+        subprocess.run(self._as_owner(str(self.binaries / "pg_ctl"), "-D", str(self.folder / "data"),
+                                      "-m", "fast", "-w", "stop"), check=True, capture_output=True)
 
     def stop(self) -> None:
         subprocess.run(self._as_owner(str(self.binaries / "pg_ctl"), "-D", str(self.folder / "data"),

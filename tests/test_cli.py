@@ -817,6 +817,8 @@ def test_ctrl_c_during_a_run_says_where_it_stopped_and_what_had_finished(
         # The second step's tool is where the user presses Ctrl-C.
         tool = services.registry.get("shipments_list")
         tool.runner = dataclasses.replace(tool.runner, func=pressed_ctrl_c)
+        if shipments_effects == "additive":  # the same tool as on resume: a changed one is refused
+            tool.definition = dataclasses.replace(tool.definition, effects=ADDITIVE)
         return services
 
     real_build_services = studio.cli.build_services

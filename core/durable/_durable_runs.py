@@ -36,6 +36,8 @@ from .._run import Run, StepRun
 from .._validation import Validator
 from . import _runtime
 from .._retry import RunLimits
+from ._outage import stops_clearly
+from ._started_with import what_changed
 from ._workflow import IN_DOUBT, Bound, bind, cut_off_steps, doubt_topic, in_doubt_note, run_workflow
 
 __all__ = ["DurableRuns", "RunStillGoing", "StepsInDoubt", "executor_alive"]
@@ -76,6 +78,10 @@ def executor_alive(executor: str | None) -> bool:
     return True
 
 
+def _first_few(problems: list[str]) -> str:
+    return "; ".join(problems[:3]) + (f"; and {len(problems) - 3} more" if len(problems) > 3 else "")
+
+
 _Method = TypeVar("_Method", bound=Callable[..., Any])
 
 
@@ -105,7 +111,8 @@ class DurableRuns:
         self.registry = registry
         self._bound = Bound(store=store, registry=registry, synthesizer=synthesizer, limits=limits)
         bind(self._bound)
-        _runtime.launch(store.database, queues=queues, worker_concurrency=worker_concurrency)
+        with stops_clearly(None, store.database.path):
+            _runtime.launch(store.database, queues=queues, worker_concurrency=worker_concurrency)
 
     # -- making runs -------------------------------------------------------------------------
     def start(self, plan: Plan, *, plan_id: str | None = None, version: int | None = None,
@@ -138,7 +145,7 @@ class DurableRuns:
         if on_event is not None:
             self._bound.listeners[run_id] = on_event
         try:
-            with SetWorkflowID(run_id):
+            with stops_clearly(run_id, self.store.database.path), SetWorkflowID(run_id):
                 run_workflow(run_id)
         finally:
             self._bound.listeners.pop(run_id, None)
@@ -155,7 +162,8 @@ class DurableRuns:
         if on_event is not None:
             self._bound.listeners[run_id] = on_event
         try:
-            with SetWorkflowID(f"{run_id}-decided-{uuid.uuid4().hex[:12]}"):
+            with stops_clearly(run_id, self.store.database.path), \
+                    SetWorkflowID(f"{run_id}-decided-{uuid.uuid4().hex[:12]}"):
                 run_workflow(run_id)
         finally:
             self._bound.listeners.pop(run_id, None)
@@ -176,7 +184,12 @@ class DurableRuns:
         if status.status == "PENDING" and (run_id in self._bound.active if mine else executor_alive(status.executor_id)):
             raise RunStillGoing(f"run {run_id!r} is still being run by {status.executor_id}")
         if status.status in ("SUCCESS", "ERROR"):
-            return self.store.load_run(run_id)
+            stored = self.store.load_run(run_id)
+            if status.status == "ERROR" and not stored.finished:
+                # Its workflow ended on an error (the database went away, and was back in time
+                # for DBOS to record it): a further workflow carries the run on from the store.
+                return self.carry_on(run_id, on_event=on_event)
+            return stored
         undecided = [step for step in self.in_doubt(run_id) if step not in (decisions or {})]
         if undecided:
             run = self.store.load_run(run_id)
@@ -190,13 +203,14 @@ class DurableRuns:
         try:
             # Re-enqueued for this process's queue thread (DBOS runs a workflow another process
             # created only through its queue): it replays the run, finished steps from records.
-            DBOS.resume_workflow(run_id)
-            # Normally this process's queue takes it; another process on the same database may
-            # take it instead, and then only DBOS's status says when it ended.
-            while not stopped.wait(_STATUS_POLL_SECONDS):
-                now_status = DBOS.get_workflow_status(run_id)
-                if now_status is not None and now_status.status in ("SUCCESS", "ERROR", "CANCELLED"):
-                    break
+            with stops_clearly(run_id, self.store.database.path):
+                DBOS.resume_workflow(run_id)
+                # Normally this process's queue takes it; another process on the same database
+                # may take it instead, and then only DBOS's status says when it ended.
+                while not stopped.wait(_STATUS_POLL_SECONDS):
+                    now_status = DBOS.get_workflow_status(run_id)
+                    if now_status is not None and now_status.status in ("SUCCESS", "ERROR", "CANCELLED"):
+                        break
         finally:
             self._bound.listeners.pop(run_id, None)
             self._bound.stopped.pop(run_id, None)
@@ -238,7 +252,7 @@ class DurableRuns:
         if should_stop is not None:
             self._bound.should_stop[run_id] = should_stop
         try:
-            with SetWorkflowID(workflow_id):
+            with stops_clearly(run_id, self.store.database.path), SetWorkflowID(workflow_id):
                 run_workflow(run_id, step_budget, decided)
         finally:
             self._bound.listeners.pop(run_id, None)
@@ -257,12 +271,16 @@ class DurableRuns:
 
     def _check_tools(self, run_id: str) -> None:
         """Refuse to carry on a run whose plan no longer fits the tools loaded now (a tool gone,
-        its parameters changed), saying what does not fit: its steps would run other code."""
+        its parameters changed), or whose plan or tools changed since it started
+        (``_started_with``), saying what: its steps would run other code."""
         run = self.store.load_run(run_id)
-        errors = [p for p in Validator(self.registry).validate(run.plan) if p.severity == "error"]
+        changes = what_changed(self.store, run_id, run.plan, self.registry)
+        if changes:
+            raise PlanStudioError(f"run {run_id!r} cannot go on: {_first_few(changes)}")
+        errors = [str(p) for p in Validator(self.registry).validate(run.plan) if p.severity == "error"]
         if errors:
-            shown = "; ".join(str(p) for p in errors[:3]) + (f"; and {len(errors) - 3} more" if len(errors) > 3 else "")
-            raise PlanStudioError(f"run {run_id!r} cannot go on: its plan no longer fits the tools loaded now: {shown}")
+            raise PlanStudioError(f"run {run_id!r} cannot go on: its plan no longer fits the tools loaded now: "
+                                  f"{_first_few(errors)}")
 
     @_off_any_event_loop
     def decide(self, run_id: str, step_id: str, decision: Decision) -> None:

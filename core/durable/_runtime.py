@@ -53,7 +53,18 @@ def launched_on() -> str | None:
 def _sqlite_engine(path: Path) -> Any:
     from sqlalchemy import create_engine, event
 
-    engine = create_engine(f"sqlite:///{path}", connect_args={"check_same_thread": False, "timeout": 30.0})
+    from ..storage import _sqlite
+    from ._outage import HeldByAnotherWriter
+
+    timeout = _sqlite._BUSY_TIMEOUT_SECONDS  # the store's: one wait for another writer's lock
+    engine = create_engine(f"sqlite:///{path}", connect_args={"check_same_thread": False, "timeout": timeout})
+
+    @event.listens_for(engine, "handle_error")
+    def _locked_too_long(context: Any) -> None:
+        # DBOS retries "database is locked" without end: a run would wait forever behind
+        # another program's lock. After the busy timeout it is an outage (``_outage``).
+        if "database is locked" in str(context.original_exception):
+            raise HeldByAnotherWriter(f"its write lock held elsewhere for over {timeout:g} s")
 
     @event.listens_for(engine, "connect")
     def _configure(connection: sqlite3.Connection, _record: object) -> None:
@@ -80,12 +91,30 @@ class _CurrentStderr(logging.StreamHandler):  # type: ignore[type-arg]
         pass
 
 
+def _not_an_outage(record: logging.LogRecord) -> bool:
+    """While the database is away, DBOS's threads say so at every poll, each with a traceback;
+    the run that stopped says it once (``_outage``), so these are left out."""
+    from ._outage import database_trouble
+
+    if record.exc_info and record.exc_info[1] is not None and database_trouble(record.exc_info[1]) is not None:
+        return False
+    text = record.getMessage()
+    return not any(sign in text for sign in _OUTAGE_SIGNS)
+
+
+_OUTAGE_SIGNS = ("OperationalError", "connection failed", "database is locked", "write lock held elsewhere",
+                 "server closed the connection", "consuming input failed", "AdminShutdown",
+                 "terminating connection", "the database system is", "Notifier flush error",
+                 "Notification listener error")
+
+
 def _log_to_current_stderr() -> None:
     from dbos._logger import dbos_logger
 
     for handler in list(dbos_logger.handlers):
         if type(handler) is logging.StreamHandler:
             replacement = _CurrentStderr()
+            replacement.addFilter(_not_an_outage)
             replacement.setFormatter(handler.formatter)
             replacement.setLevel(handler.level)
             dbos_logger.removeHandler(handler)
@@ -119,6 +148,9 @@ def launch(database: Any, *, queues: Sequence[str] = (), worker_concurrency: int
         dbos._registry.get_internal_queue()._polling_interval_sec = _POLL_SECONDS
         DBOS.listen_queues(list(queues))
         DBOS.launch()
+        # A lost connection is retried by DBOS until it comes back, so a run would wait without
+        # a word while the database is down: it stops instead, and is resumed (``_outage``).
+        dbos._sys_db._retry_connection_errors = False
         if queues:
             DBOS.register_queue(RUN_QUEUE, on_conflict="always_update", polling_interval_sec=_POLL_SECONDS,
                                 worker_concurrency=worker_concurrency)

@@ -21,8 +21,9 @@ from .._registry import ToolRegistry
 from .._retry import RunLimits
 from . import _runtime
 from ._durable_runs import DurableRuns, executor_alive
+from ._workflow import bound
 
-__all__ = ["serve_queue", "take_over_dead_workers"]
+__all__ = ["carry_on_after_outage", "serve_queue", "take_over_dead_workers"]
 
 log = logging.getLogger("core.durable.worker")
 
@@ -70,10 +71,32 @@ def serve_queue(store: Any, registry: ToolRegistry, synthesizer: Any = None, *, 
     me = _runtime.executor_id()
     silent_for = dt.timedelta(seconds=beat * _SILENT_BEATS)
     while True:
-        store.records.worker_seen(me, _now())
         try:
+            store.records.worker_seen(me, _now())
+            carry_on_after_outage()
             take_over_dead_workers(store, silent_for=silent_for)
         except Exception as exc:  # the database away for a moment: the next beat tries again
-            log.warning("could not look for stopped workers: %s", exc)
+            log.warning("the database cannot be used now; trying again in %g s: %s", beat, _one_line(exc))
         if stop.wait(beat):
             return
+
+
+def carry_on_after_outage() -> list[str]:
+    """Put back on the queue the runs this worker stopped when the database went away (it is
+    back: this beat was written); the run ids. Its own runs: no other worker takes them over
+    while this one is alive."""
+    from dbos import DBOS
+
+    stopped = bound().cut_off_by_outage
+    carried = []
+    for run_id in sorted(stopped):
+        DBOS.resume_workflow(run_id, queue_name=_runtime.RUN_QUEUE)
+        stopped.discard(run_id)
+        carried.append(run_id)
+    if carried:
+        log.warning("carrying on %d run(s) stopped while the database was away", len(carried))
+    return carried
+
+
+def _one_line(exc: Exception) -> str:
+    return " ".join(str(exc).split())[:300]

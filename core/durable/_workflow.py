@@ -30,6 +30,8 @@ from .._retry import RunLimits
 from .._run import Run, StepAttempt
 from .._step_status import CUT_OFF, StepStatus
 from ._effects import may_repeat
+from ._outage import database_trouble
+from ._started_with import record_tools
 
 __all__ = ["IN_DOUBT", "Bound", "StoreRecorder", "bind", "bound", "cut_off_steps", "doubt_topic", "in_doubt_note",
            "run_workflow"]
@@ -62,6 +64,9 @@ class Bound:
     # Set when a run ends: what a caller of resume waits on.
     stopped: dict[str, threading.Event] = field(default_factory=dict)
     active: set[str] = field(default_factory=set)  # runs being run in this process now
+    # Runs this process stopped because the database went away: a worker carries them on once
+    # it is back (``_worker``); nobody else may, as this process is alive.
+    cut_off_by_outage: set[str] = field(default_factory=set)
     # Asked before each step of a run starts (a page's Stop); the engine driving each run here
     # now (what cancels it).
     should_stop: dict[str, Callable[[], bool]] = field(default_factory=dict)
@@ -162,6 +167,7 @@ def run_workflow(run_id: str, step_budget: int | None = None, decisions: dict[st
     listener = context.listeners.get(run_id)
     context.active.add(run_id)
     try:
+        record_tools(run.plan, context.registry)  # first, always: what a resume compares with
         _settle_doubts(context, run, decisions or {})
         executor = Executor(context.registry, context.synthesizer, limits=context.limits,
                             recorder=StoreRecorder(context.store))
@@ -172,6 +178,10 @@ def run_workflow(run_id: str, step_budget: int | None = None, decisions: dict[st
         if run.finished:
             context.store.records.run_ended(run.id, status=run.status, finished_at=run.finished_at or now(),
                                             answer=run.answer)
+    except Exception as exc:
+        if database_trouble(exc) is not None:
+            context.cut_off_by_outage.add(run_id)
+        raise
     finally:
         context.engines.pop(run_id, None)
         context.active.discard(run_id)
