@@ -255,16 +255,16 @@ def test_a_run_whose_workflow_ended_on_an_error_before_it_finished_is_carried_on
 
     calls: list[str] = []
     tools, plan = _chain(calls, lambda: None)
-    real_step_ended = _workflow.StoreRecorder.step_ended
+    real_steps_ended = _workflow.StoreRecorder.steps_ended  # ends are written in batches
     failing = {"c3"}
 
-    def step_ended(self, run, step_id):
-        if step_id in failing:
-            failing.discard(step_id)
+    def steps_ended(self, run, step_ids):
+        if failing & set(step_ids):
+            failing.clear()
             raise StorageError("cannot record the step's end: the disk is busy")
-        return real_step_ended(self, run, step_id)
+        return real_steps_ended(self, run, step_ids)
 
-    monkeypatch.setattr(_workflow.StoreRecorder, "step_ended", step_ended)
+    monkeypatch.setattr(_workflow.StoreRecorder, "steps_ended", steps_ended)
     with PlanStore(tmp_path / "studio.sqlite3") as store:
         runs = DurableRuns(store, tools)
         run_id = runs.start(plan)
