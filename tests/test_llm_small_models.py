@@ -128,3 +128,35 @@ def test_a_model_repeating_itself_gets_different_requests_each_time(registry, se
         LLMPlanner(registry, settings).plan("lost shipments", today=TODAY)
     temperatures = [r["temperature"] for r in llm_server.requests]
     assert temperatures == sorted(temperatures, reverse=True) and len(set(temperatures)) == 3
+
+
+# -- a schema grammar converters take ----------------------------------------------------------------
+def _patterns(schema):
+    if isinstance(schema, dict):
+        if isinstance(schema.get("pattern"), str):
+            yield schema["pattern"]
+        for value in schema.values():
+            yield from _patterns(value)
+    elif isinstance(schema, list):
+        for value in schema:
+            yield from _patterns(value)
+
+
+def test_the_schema_patterns_use_only_regex_that_grammar_converters_take(registry):
+    """llama.cpp's schema-to-grammar converters take groups, classes, alternatives and
+    quantifiers, but no ``(?:...)`` and no escaped ``.`` or ``$`` (they copy ``\\.`` into the
+    grammar, which refuses it); on a schema they cannot convert llama-cpp-python's server
+    falls back, silently, to any JSON at all. So a pattern escapes only what they unescape."""
+    import re
+
+    patterns = list(_patterns(plan_json_schema(registry)))
+    assert patterns
+    for pattern in patterns:
+        assert "(?" not in pattern, pattern
+        escaped = set(re.findall(r"\\(.)", pattern))
+        assert escaped <= set("[](){}|*+?"), (pattern, escaped - set("[](){}|*+?"))
+    references = [p for p in patterns if "step" in p]
+    assert any(re.search(p, "${step[0].data.*.id}") for p in references)
+    assert any(re.search(p, "${step[12].data[0].id}") for p in references)
+    for bad in ("${step[0].dataX*Xid}", "${step[0]Xdata[0]Xid}", "${today}", "$Xstep[0].data[0].id}"):
+        assert not any(re.search(p, bad) for p in references), bad

@@ -108,6 +108,14 @@ def _reference_schema(registry: ToolRegistry, param: dict[str, Any]) -> dict[str
         return None
     # Lists of ids first (what joins steps), then single ids, then the rest.
     paths.sort(key=lambda p: ("*" not in p, not p.endswith("id"), len(p)))
-    alternatives = "|".join(re.escape(f".{p}" if p else "") for p in paths[:_PATHS_OFFERED])
-    return {"type": "string", "pattern": rf"^\$\{{step\[[0-9]+\](?:{alternatives})\}}$",
+    alternatives = "|".join(_literal(f".{p}" if p else "") for p in paths[:_PATHS_OFFERED])
+    return {"type": "string", "pattern": rf"^[$]\{{step\[[0-9]+\]({alternatives})\}}$",
             "description": "A reference to an earlier step's output: ${step[N].path}"}
+
+
+def _literal(text: str) -> str:
+    """``text`` as a regex in the subset grammar converters read: ``.`` and ``$`` in a class
+    (llama.cpp's converters copy ``\\.`` into the grammar, which refuses the escape, and
+    llama-cpp-python's server then drops the whole schema without a word), the other
+    special characters escaped, which the converters turn back into literals."""
+    return "".join(f"[{c}]" if c in ".$^" else f"\\{c}" if c in "[](){}|*+?\\" else c for c in text)
