@@ -160,3 +160,24 @@ def test_the_schema_patterns_use_only_regex_that_grammar_converters_take(registr
     assert any(re.search(p, "${step[12].data[0].id}") for p in references)
     for bad in ("${step[0].dataX*Xid}", "${step[0]Xdata[0]Xid}", "${today}", "$Xstep[0].data[0].id}"):
         assert not any(re.search(p, bad) for p in references), bad
+
+
+def test_a_date_param_is_offered_only_references_to_dates(registry):
+    """Told never to work out dates, a small model put a reference to "today" in a date param
+    instead (``${step[0].data[0].date}`` in step 0); a date param takes a reference only to an
+    output declared a date, while an id param is still offered its ids."""
+    import jsonschema
+
+    schema = plan_json_schema(registry)
+
+    def fits(params: dict) -> bool:
+        try:
+            jsonschema.validate({"steps": [{"tool": "contaminants_list", "params": params, "depends_on": [0],
+                                            "parallel": False}]}, schema)
+        except jsonschema.ValidationError:
+            return False
+        return True
+
+    assert fits({"date_from": "today", "facility_id": "${step[0].data.*.id}"})
+    assert not fits({"date_from": "${step[0].data[0].date}"})   # the outputs' "date" is only text
+    assert not fits({"date_to": "${step[0].data[0].id}"})

@@ -25,7 +25,7 @@ import re
 from typing import Any, Iterable
 
 from .._outputs import output_paths
-from .._registry import Tool, ToolRegistry
+from .._registry import Tool, ToolRegistry, schema_alternatives
 
 __all__ = ["plan_json_schema", "DATE_HINT"]
 
@@ -100,9 +100,12 @@ def _loosen_dates(schema: Any) -> Any:
 def _reference_schema(registry: ToolRegistry, param: dict[str, Any]) -> dict[str, Any] | None:
     """A string that is a reference to a path of some tool's output fitting ``param``."""
     paths: list[str] = []
+    dated = _is_date(param)
     for name in registry.names():
         for path in output_paths(registry, name, fits=param):
-            if path.path not in paths:
+            # A date param takes text, so any text output "fits"; offered those, a model told
+            # not to work dates out wrote a reference to some row's field in step 0 instead.
+            if path.path not in paths and (not dated or _is_date(path.schema)):
                 paths.append(path.path)
     if not paths:
         return None
@@ -111,6 +114,10 @@ def _reference_schema(registry: ToolRegistry, param: dict[str, Any]) -> dict[str
     alternatives = "|".join(_literal(f".{p}" if p else "") for p in paths[:_PATHS_OFFERED])
     return {"type": "string", "pattern": rf"^[$]\{{step\[[0-9]+\]({alternatives})\}}$",
             "description": "A reference to an earlier step's output: ${step[N].path}"}
+
+
+def _is_date(schema: dict[str, Any]) -> bool:
+    return any(o.get("format") == "date" for o in schema_alternatives(schema, schema.get("$defs", {})))
 
 
 def _literal(text: str) -> str:
