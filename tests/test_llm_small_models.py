@@ -181,3 +181,18 @@ def test_a_date_param_is_offered_only_references_to_dates(registry):
     assert fits({"date_from": "today", "facility_id": "${step[0].data.*.id}"})
     assert not fits({"date_from": "${step[0].data[0].date}"})   # the outputs' "date" is only text
     assert not fits({"date_to": "${step[0].data[0].id}"})
+
+
+def test_parallel_marks_follow_the_graph_not_the_model(registry, settings, llm_server):
+    """``parallel`` follows from the dependencies (steps that need none, when more than one
+    does): the studio marks it, as it resolves dates, rather than reject a plan over it."""
+    three = [{"tool": t, "params": {}, "depends_on": [], "parallel": p}
+             for t, p in (("shipments_list", False), ("facilities_list", True), ("inspections_list", True))]
+    chain = [{"tool": "facilities_list", "params": {"location": "Berlin"}, "depends_on": [], "parallel": True},
+             {"tool": "shipments_list", "params": {"facility_id": "${step[0].data.*.id}"}, "depends_on": [],
+              "parallel": True}]
+    llm_server.reply(json.dumps({"steps": three}))
+    llm_server.reply(json.dumps({"steps": chain}))
+    planner = LLMPlanner(registry, settings)
+    assert [s.parallel for s in planner.plan("all three lists", today=TODAY).steps] == [True, True, True]
+    assert [s.parallel for s in planner.plan("Berlin's and their shipments", today=TODAY).steps] == [False, False]

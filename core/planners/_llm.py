@@ -32,6 +32,7 @@ from .._validation import Validator
 from ..formats import plan_from_seed, plan_to_seed
 from ..llm import Message, ModelClient
 from ._base import PlanContext, no_step_left
+from ._embedded_build import mark_parallel
 from ._llm_dates import resolve_date_phrases
 from ._llm_schema import plan_json_schema
 from ._manual import render_manual
@@ -172,6 +173,9 @@ class LLMPlanner:
             record.update(_cost(self.client), reply=_clip(reply, _LOG_REPLY_CHARS), reply_chars=len(reply),
                           problems=problems[:_LOG_PROBLEMS], problem_count=len(problems))
             if plan is not None and not problems:
+                # Like dates, parallel marks follow from what the model wrote (the graph), so
+                # the studio sets them rather than trust a small model's copy of the rule.
+                mark_parallel(plan, keep={s.id for s in plan.steps if s.locked})
                 meta = {**plan.metadata.model_dump(exclude={"planner", "today", "created_at"}),
                         "planner": self.name, "model": self.client.model, "attempts": attempts,
                         "today": today, **extra, LOG_KEY: log}
