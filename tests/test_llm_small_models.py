@@ -196,3 +196,37 @@ def test_parallel_marks_follow_the_graph_not_the_model(registry, settings, llm_s
     planner = LLMPlanner(registry, settings)
     assert [s.parallel for s in planner.plan("all three lists", today=TODAY).steps] == [True, True, True]
     assert [s.parallel for s in planner.plan("Berlin's and their shipments", today=TODAY).steps] == [False, False]
+
+
+# -- dates the goal does not say ---------------------------------------------------------------------
+def _one_step(tool: str, params: dict) -> str:
+    return json.dumps({"steps": [{"tool": tool, "params": params, "depends_on": [], "parallel": False}]})
+
+
+def test_a_date_the_goal_never_names_is_left_out(registry, settings, llm_server):
+    """Small models copied the prompt's own example ("last week") into goals with no date."""
+    llm_server.reply(_one_step("facilities_list", {"location": "Berlin"}))  # the other tool, to be sure
+    llm_server.reply(_one_step("inspections_list", {"date_from": "last week", "date_to": "2025-10-12",
+                                                    "result": "failed"}))
+    planner = LLMPlanner(registry, settings)
+    planner.plan("Berlin facilities", today=TODAY)
+    plan = planner.plan("failed inspections", today=TODAY)
+    assert plan.steps[0].params == {"result": "failed"}
+    dates = plan.metadata.model_dump()["planner_log"][0]["dates"]
+    assert any("last week" in line and "names no date" in line for line in dates)
+    assert len(llm_server.requests) == 2
+
+
+@pytest.mark.parametrize("written, said, expected", [
+    (("last week", "last week"), "inspections of this week", ("2025-10-06", "2025-10-12")),
+    (("this month", "this month"), "today's failed inspections", ("2025-10-12", "2025-10-12")),
+    (("2025-10-05", "2025-10-11"), "inspections from yesterday", ("2025-10-11", "2025-10-11")),
+    (("2025-09-01", "2025-09-30"), "inspections from 2025-09-01 to 2025-09-30", ("2025-09-01", "2025-09-30")),
+    (("March 3", "March 9"), "inspections from March 3 to March 9", ("2025-03-03", "2025-03-09")),
+])
+def test_a_date_unlike_the_goals_one_date_is_the_goals(written, said, expected, registry, settings, llm_server):
+    """The studio's date table reads the goal too: when the goal names one date or range and
+    the model wrote some other one, the goal's is used (and the log says so)."""
+    llm_server.reply(_one_step("inspections_list", {"date_from": written[0], "date_to": written[1]}))
+    plan = LLMPlanner(registry, settings).plan(said, today=TODAY)
+    assert (plan.steps[0].params["date_from"], plan.steps[0].params["date_to"]) == expected

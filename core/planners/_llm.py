@@ -116,7 +116,8 @@ class LLMPlanner:
                     raw.pop("locked", None)  # locks are the user's decision, never the model's
             return plan_from_seed(data, goal=goal), []
 
-        return self._converse(messages, build, today, extra)
+        said = goal if context is None else f"{context.previous_goal}\n{goal}"
+        return self._converse(messages, build, today, extra, said)
 
     def replan(self, plan: Plan, feedback: str, *, today: dt.date) -> Plan:
         messages: list[Message] = [self._system(today), {"role": "user", "content": (
@@ -138,12 +139,12 @@ class LLMPlanner:
             new = plan_from_seed(data, goal=plan.goal)
             return _restore_locked(plan, new)
 
-        return self._converse(messages, build, today, {"feedback": feedback})
+        return self._converse(messages, build, today, {"feedback": feedback}, f"{plan.goal}\n{feedback}")
 
     # -- the repair loop --------------------------------------------------------------------
     def _converse(self, messages: list[Message],
                   build: Callable[[dict[str, Any]], tuple[Plan, list[str]]],
-                  today: dt.date, extra: dict[str, Any]) -> Plan:
+                  today: dt.date, extra: dict[str, Any], said: str) -> Plan:
         """Ask, read, and repair: each repair is a new request made of the first messages,
         the last reply (cut short) and its problems, at a lower temperature, with the schema
         narrowed to the tools that reply used; every attempt goes into the planner log."""
@@ -169,7 +170,7 @@ class LLMPlanner:
                 exc.planner_log = log  # type: ignore[attr-defined]
                 raise
             else:
-                plan, problems, used = self._read(reply, build, today, record)
+                plan, problems, used = self._read(reply, build, today, record, said)
             record.update(_cost(self.client), reply=_clip(reply, _LOG_REPLY_CHARS), reply_chars=len(reply),
                           problems=problems[:_LOG_PROBLEMS], problem_count=len(problems))
             if plan is not None and not problems:
@@ -201,9 +202,10 @@ class LLMPlanner:
         return names or None
 
     def _read(self, reply: str, build: Callable[[dict[str, Any]], tuple[Plan, list[str]]],
-              today: dt.date, record: dict[str, Any]) -> tuple[Plan | None, list[str], list[str]]:
+              today: dt.date, record: dict[str, Any], said: str) -> tuple[Plan | None, list[str], list[str]]:
         """The plan in ``reply``, its problems and the tool names it used; (None, [why], used)
-        when it cannot be read. Date phrases are resolved first, and noted in ``record``."""
+        when it cannot be read. Date phrases are resolved first, against ``said`` (the user's
+        words) too, and noted in ``record``."""
         used: list[str] = []
         try:
             data = extract_plan_json(reply)
@@ -212,7 +214,7 @@ class LLMPlanner:
                                       f"{_kind(data)}")
             steps = [_without_numbers(s) for s in data["steps"]]
             used = [s["tool"] for s in steps if isinstance(s, dict) and isinstance(s.get("tool"), str)]
-            dates = resolve_date_phrases(steps, self.registry, today)
+            dates = resolve_date_phrases(steps, self.registry, today, said)
             if dates:
                 record["dates"] = dates
             plan, extra_problems = build({"steps": steps})  # the model's metadata is not trusted

@@ -7,6 +7,12 @@ value into the ISO date ``core._dates`` gives for it: the start of the range for
 that starts one (``date_from``, ``start``, ``since``...), the end for one that ends it
 (``date_to``, ``end``, ``until``...), the start for a single date. A value that is no phrase
 the table knows is left as it is, for the validator to name.
+
+The table reads what the user said too (the goal, and a re-plan's feedback): small models copy
+the prompt's example phrase ("last week") into goals that name no date, turn "this week" into
+"last week", or do the arithmetic anyway. So a date value that is not in the user's words is
+the user's one date when they named exactly one (date or range), and is left out when they
+named none; with two or more, the model's value stands (which one it meant is its call).
 """
 
 from __future__ import annotations
@@ -24,12 +30,17 @@ __all__ = ["resolve_date_phrases"]
 _ISO = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _ENDS = re.compile(r"(?:^|_)(?:to|end|until|till|before|through|last)(?:_|$)", re.IGNORECASE)
 _MAX_PHRASE = 200  # a date phrase is a few words; longer text is not read as one
+_MAX_SAID = 4_000   # of the user's words read for dates: goals are short, and the table is regex
 
 
-def resolve_date_phrases(steps: list[Any], registry: ToolRegistry, today: dt.date) -> list[str]:
+def resolve_date_phrases(steps: list[Any], registry: ToolRegistry, today: dt.date,
+                         said: str | None = None) -> list[str]:
     """Replace date phrases in ``steps`` (raw seed steps, changed in place) by ISO dates;
-    returns one line per value replaced, ``step N · param: "phrase" → date``."""
+    returns one line per value replaced, ``step N · param: "phrase" → date``. With ``said``
+    (the user's words), a date not in them is checked against them first (module docstring)."""
     done: list[str] = []
+    named = _dates_named(said, today) if said is not None else None
+    words = _words(said or "")
     for n, raw in enumerate(steps):
         if not isinstance(raw, dict) or raw.get("tool") not in registry or not isinstance(raw.get("params"), dict):
             continue
@@ -37,7 +48,19 @@ def resolve_date_phrases(steps: list[Any], registry: ToolRegistry, today: dt.dat
         defs = tool.parameters.get("$defs", {})
         for name, schema in (tool.parameters.get("properties") or {}).items():
             value = raw["params"].get(name)
-            if not _is_phrase(value) or not _takes_a_date(schema, defs):
+            if not _takes_a_date(schema, defs) or not isinstance(value, str) or "${" in value:
+                continue
+            if named is not None and len(named) < 2 and _words(value) not in words:
+                if not named:
+                    del raw["params"][name]
+                    done.append(f'step {n} · {name}: "{_short(value)}" left out: the goal names no date')
+                    continue
+                chosen = named[0].date_to if _ENDS.search(name) else named[0].date_from
+                raw["params"][name] = chosen.isoformat()
+                done.append(f'step {n} · {name}: "{_short(value)}" is not in the goal; its date is '
+                            f'{chosen.isoformat()}')
+                continue
+            if not _is_phrase(value):
                 continue
             try:
                 found = find_dates(value, today)
@@ -49,6 +72,21 @@ def resolve_date_phrases(steps: list[Any], registry: ToolRegistry, today: dt.dat
             raw["params"][name] = chosen.isoformat()
             done.append(f'step {n} · {name}: "{value}" → {chosen.isoformat()}')
     return done
+
+
+def _dates_named(said: str, today: dt.date) -> list[Any]:
+    try:
+        return find_dates(said[:_MAX_SAID], today)
+    except PlannerError:
+        return [None, None]  # a phrase past the calendar: two "dates", so the model's values stand
+
+
+def _words(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 60 else text[:59] + "…"
 
 
 def _is_phrase(value: Any) -> bool:
