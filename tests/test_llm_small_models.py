@@ -230,3 +230,18 @@ def test_a_date_unlike_the_goals_one_date_is_the_goals(written, said, expected, 
     llm_server.reply(_one_step("inspections_list", {"date_from": written[0], "date_to": written[1]}))
     plan = LLMPlanner(registry, settings).plan(said, today=TODAY)
     assert (plan.steps[0].params["date_from"], plan.steps[0].params["date_to"]) == expected
+
+
+def test_a_step_listed_among_its_own_dependencies_is_not_a_repair(registry, settings, llm_server):
+    """A small model repeated ``depends_on: [1, 2]`` for step 2 word for word through every
+    repair; a step needing itself says nothing, so the studio drops it and notes it."""
+    llm_server.reply(json.dumps({"steps": [
+        {"tool": "facilities_list", "params": {"location": "Berlin"}, "depends_on": [], "parallel": False},
+        {"tool": "shipments_list", "params": {"facility_id": "${step[0].data.*.id}"}, "depends_on": [0, 1],
+         "parallel": False}]}))
+    plan = LLMPlanner(registry, settings).plan("Berlin facilities and their shipments", today=TODAY)
+    assert plan_to_seed(plan)["steps"][1]["depends_on"] == [0]
+    assert len(llm_server.requests) == 1
+    assert any("itself" in line for line in plan.metadata.model_dump()["planner_log"][0]["fixed"])
+    from core.planners._planner_log import log_lines, planner_log
+    assert any(line.startswith("  fixed: step 1") for line in log_lines(planner_log(plan)))  # what `-v` prints

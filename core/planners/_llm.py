@@ -213,6 +213,9 @@ class LLMPlanner:
                 raise PlanFormatError("seed", 'expected a JSON object with a "steps" list, got '
                                       f"{_kind(data)}")
             steps = [_without_numbers(s) for s in data["steps"]]
+            fixed = _without_self_dependencies(steps)
+            if fixed:
+                record["fixed"] = fixed
             used = [s["tool"] for s in steps if isinstance(s, dict) and isinstance(s.get("tool"), str)]
             dates = resolve_date_phrases(steps, self.registry, today, said)
             if dates:
@@ -309,6 +312,18 @@ def _without_numbers(raw: Any) -> Any:
     if isinstance(raw, dict) and isinstance(raw.get("step"), int):
         return {k: v for k, v in raw.items() if k != "step"}
     return raw
+
+
+def _without_self_dependencies(steps: list[Any]) -> list[str]:
+    """Drop each step's own number from its ``depends_on`` (changed in place): it says nothing,
+    and small models repeat it through every repair. One line per step fixed."""
+    fixed = []
+    for n, raw in enumerate(steps):
+        needs = raw.get("depends_on") if isinstance(raw, dict) else None
+        if isinstance(needs, list) and any(d == n and not isinstance(d, bool) for d in needs):
+            raw["depends_on"] = [d for d in needs if isinstance(d, bool) or d != n]
+            fixed.append(f"step {n} · depends_on: listed the step itself; left out")
+    return fixed
 
 
 # -- re-plan: ids and locks -------------------------------------------------------------------
