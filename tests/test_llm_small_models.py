@@ -245,3 +245,35 @@ def test_a_step_listed_among_its_own_dependencies_is_not_a_repair(registry, sett
     assert any("itself" in line for line in plan.metadata.model_dump()["planner_log"][0]["fixed"])
     from core.planners._planner_log import log_lines, planner_log
     assert any(line.startswith("  fixed: step 1") for line in log_lines(planner_log(plan)))  # what `-v` prints
+
+
+@pytest.mark.parametrize("goal, written, kept", [
+    ("contaminated shipments", {"status": "delivered", "has_contaminants": True}, {"has_contaminants": True}),
+    ("rejected high-risk shipments", {"status": "rejected", "risk_level": "high"},
+     {"status": "rejected", "risk_level": "high"}),
+    ("shipments still in transit", {"status": "in_transit", "risk_level": "low"}, {"status": "in_transit"}),
+    ("shipments that were delivered", {"status": "delivered"}, {"status": "delivered"}),
+])
+def test_a_listed_value_the_user_never_said_is_left_out(goal, written, kept, registry, settings, llm_server):
+    """Small models add enum filters nobody asked for ("status": "delivered"); a value from a
+    param's list whose words the user did not say is left out, and the log says so."""
+    llm_server.reply(_one_step("shipments_list", written))
+    plan = LLMPlanner(registry, settings).plan(goal, today=TODAY)
+    assert plan.steps[0].params == kept
+    fixed = plan.metadata.model_dump()["planner_log"][0].get("fixed", [])
+    assert len(fixed) == len(written) - len(kept)
+
+
+def test_a_re_plan_keeps_the_listed_values_the_plan_already_had(registry, settings, llm_server):
+    """What the current plan holds (maybe set by hand) counts as said: only values new to the
+    re-plan must come from the feedback."""
+    from core.formats import plan_from_seed
+
+    old = plan_from_seed({"steps": [{"tool": "shipments_list", "params": {"status": "pending"}, "depends_on": [],
+                                     "parallel": False}]}, goal="shipments")
+    llm_server.reply(json.dumps({"steps": [
+        {"tool": "shipments_list", "params": {"status": "pending", "risk_level": "medium"}, "depends_on": [],
+         "parallel": True},
+        {"tool": "inspections_list", "params": {"result": "failed"}, "depends_on": [], "parallel": True}]}))
+    new = LLMPlanner(registry, settings).replan(old, "also the inspections", today=TODAY)
+    assert [s.params for s in new.steps] == [{"status": "pending"}, {}]

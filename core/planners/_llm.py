@@ -35,6 +35,7 @@ from ._base import PlanContext, no_step_left
 from ._embedded_build import mark_parallel
 from ._llm_dates import resolve_date_phrases
 from ._llm_schema import plan_json_schema
+from ._llm_unsaid import drop_unsaid_choices
 from ._manual import render_manual
 from ._parse import extract_plan_json
 from ._planner_log import LOG_KEY
@@ -117,7 +118,8 @@ class LLMPlanner:
             return plan_from_seed(data, goal=goal), []
 
         said = goal if context is None else f"{context.previous_goal}\n{goal}"
-        return self._converse(messages, build, today, extra, said)
+        shown = "" if context is None else _seed_json(context.previous_plan)
+        return self._converse(messages, build, today, extra, said, shown)
 
     def replan(self, plan: Plan, feedback: str, *, today: dt.date) -> Plan:
         messages: list[Message] = [self._system(today), {"role": "user", "content": (
@@ -139,15 +141,18 @@ class LLMPlanner:
             new = plan_from_seed(data, goal=plan.goal)
             return _restore_locked(plan, new)
 
-        return self._converse(messages, build, today, {"feedback": feedback}, f"{plan.goal}\n{feedback}")
+        return self._converse(messages, build, today, {"feedback": feedback}, f"{plan.goal}\n{feedback}",
+                              _seed_json(plan))
 
     # -- the repair loop --------------------------------------------------------------------
     def _converse(self, messages: list[Message],
                   build: Callable[[dict[str, Any]], tuple[Plan, list[str]]],
-                  today: dt.date, extra: dict[str, Any], said: str) -> Plan:
+                  today: dt.date, extra: dict[str, Any], said: str, shown: str = "") -> Plan:
         """Ask, read, and repair: each repair is a new request made of the first messages,
         the last reply (cut short) and its problems, at a lower temperature, with the schema
-        narrowed to the tools that reply used; every attempt goes into the planner log."""
+        narrowed to the tools that reply used; every attempt goes into the planner log.
+        ``said`` is the user's words, ``shown`` the plan already before them (its values count
+        as said for the listed values a reply may keep, ``_llm_unsaid``)."""
         problems: list[str] = []
         log: list[dict[str, Any]] = []
         attempts = 0
@@ -170,7 +175,7 @@ class LLMPlanner:
                 exc.planner_log = log  # type: ignore[attr-defined]
                 raise
             else:
-                plan, problems, used = self._read(reply, build, today, record, said)
+                plan, problems, used = self._read(reply, build, today, record, said, shown)
             record.update(_cost(self.client), reply=_clip(reply, _LOG_REPLY_CHARS), reply_chars=len(reply),
                           problems=problems[:_LOG_PROBLEMS], problem_count=len(problems))
             if plan is not None and not problems:
@@ -202,7 +207,8 @@ class LLMPlanner:
         return names or None
 
     def _read(self, reply: str, build: Callable[[dict[str, Any]], tuple[Plan, list[str]]],
-              today: dt.date, record: dict[str, Any], said: str) -> tuple[Plan | None, list[str], list[str]]:
+              today: dt.date, record: dict[str, Any], said: str,
+              shown: str) -> tuple[Plan | None, list[str], list[str]]:
         """The plan in ``reply``, its problems and the tool names it used; (None, [why], used)
         when it cannot be read. Date phrases are resolved first, against ``said`` (the user's
         words) too, and noted in ``record``."""
@@ -213,7 +219,7 @@ class LLMPlanner:
                 raise PlanFormatError("seed", 'expected a JSON object with a "steps" list, got '
                                       f"{_kind(data)}")
             steps = [_without_numbers(s) for s in data["steps"]]
-            fixed = _without_self_dependencies(steps)
+            fixed = _without_self_dependencies(steps) + drop_unsaid_choices(steps, self.registry, f"{said}\n{shown}")
             if fixed:
                 record["fixed"] = fixed
             used = [s["tool"] for s in steps if isinstance(s, dict) and isinstance(s.get("tool"), str)]

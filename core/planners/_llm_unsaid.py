@@ -1,0 +1,47 @@
+"""Filters the user never asked for, left out of a model's plan.
+
+Small models add a value from a param's list that nothing in the goal asks for ("status":
+"delivered" for "contaminated shipments"): the grammar makes it a valid value, and the plan
+then quietly shows fewer rows. A listed (enum) text value whose words the user did not say
+(the goal, a re-plan's feedback) is left out, and the planner log says so. Words are compared
+by their first five letters, so "rejected" answers "rejects" and "in_transit" "in transit";
+words under three letters ("in") are not asked for. Booleans and free text are not touched:
+"contaminated" may well mean ``has_contaminants: true``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .._registry import ToolRegistry, schema_alternatives
+
+__all__ = ["drop_unsaid_choices"]
+
+_PREFIX = 5
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def drop_unsaid_choices(steps: list[Any], registry: ToolRegistry, said: str) -> list[str]:
+    """Leave out of ``steps`` (raw seed steps, changed in place) each enum value the user did
+    not say; one line per value left out."""
+    heard = {w[:_PREFIX] for w in _WORD.findall(said.lower())}
+    done: list[str] = []
+    for n, raw in enumerate(steps):
+        if not isinstance(raw, dict) or raw.get("tool") not in registry or not isinstance(raw.get("params"), dict):
+            continue
+        tool = registry.get(raw["tool"])
+        defs = tool.parameters.get("$defs", {})
+        for name, schema in (tool.parameters.get("properties") or {}).items():
+            value = raw["params"].get(name)
+            if not isinstance(value, str) or "${" in value or not _listed(schema, defs, value):
+                continue
+            words = [w[:_PREFIX] for w in _WORD.findall(value.lower()) if len(w) >= 3]
+            if words and not all(w in heard for w in words):
+                del raw["params"][name]
+                done.append(f'step {n} · {name}: "{value}" left out: the goal does not ask for it')
+    return done
+
+
+def _listed(schema: dict[str, Any], defs: dict[str, Any], value: str) -> bool:
+    return any(value in (o.get("enum") or []) for o in schema_alternatives(schema, defs))
