@@ -21,7 +21,6 @@ bounded depth.
 
 from __future__ import annotations
 
-import re
 from typing import Any, Iterable
 
 from .._outputs import output_paths
