@@ -277,3 +277,36 @@ def test_a_re_plan_keeps_the_listed_values_the_plan_already_had(registry, settin
         {"tool": "inspections_list", "params": {"result": "failed"}, "depends_on": [], "parallel": True}]}))
     new = LLMPlanner(registry, settings).replan(old, "also the inspections", today=TODAY)
     assert [s.params for s in new.steps] == [{"status": "pending"}, {}]
+
+
+def test_a_range_phrase_written_into_its_start_only_fills_the_end_too(registry, settings, llm_server):
+    """A 0.5B model wrote "last week" into ``date_from`` and stopped: the phrase is a range,
+    and the studio knows both its ends."""
+    llm_server.reply(_one_step("shipments_list", {"date_from": "last week"}))
+    plan = LLMPlanner(registry, settings).plan("shipments of last week", today=TODAY)
+    assert plan.steps[0].params == {"date_from": "2025-10-05", "date_to": "2025-10-12"}
+
+
+def test_an_id_the_user_never_gave_is_left_out(registry, settings, llm_server):
+    """Ids come from earlier steps or from the user; a small model made some up."""
+    llm_server.reply(_one_step("contaminants_list", {"shipment_ids": ["1234567890"], "facility_id": "F-7",
+                                                     "category": "plastic"}))
+    plan = LLMPlanner(registry, settings).plan("plastic contaminants at facility F-7", today=TODAY)
+    assert plan.steps[0].params == {"facility_id": "F-7", "category": "plastic"}
+
+
+def test_a_reference_to_itself_is_repaired_with_every_tool_offered(registry, settings, llm_server):
+    """A step that uses its own output needs an earlier step, of another tool: the repair
+    offers every tool (not only the ones the reply used) and says to add that step."""
+    alone = _one_step("contaminants_list", {"facility_id": "${step[0].data.*.id}"})
+    fixed = json.dumps({"steps": [
+        {"tool": "facilities_list", "params": {"location": "Hannover"}, "depends_on": [], "parallel": False},
+        {"tool": "contaminants_list", "params": {"facility_id": "${step[0].data.*.id}"}, "depends_on": [0],
+         "parallel": False}]})
+    llm_server.reply(alone)
+    llm_server.reply(fixed)
+    LLMPlanner(registry, settings).plan("contaminants in Hannover", today=TODAY)
+    second = llm_server.requests[1]
+    offered = second["response_format"]["json_schema"]["schema"]["properties"]["steps"]["items"]["anyOf"]
+    assert len(offered) == len(registry.names())
+    assert "add" in second["messages"][-1]["content"] and "earlier step" in second["messages"][-1]["content"]

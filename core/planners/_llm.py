@@ -187,11 +187,15 @@ class LLMPlanner:
                         "today": today, **extra, LOG_KEY: log}
                 return plan.model_copy(update={"metadata": PlanMetadata.model_validate(meta)})
             repair = _repair_request(problems, parsed=plan is not None)
+            needs_earlier = plan is not None and _uses_no_earlier_step(plan)
+            if needs_earlier:
+                repair += _ADD_EARLIER_STEP
             record["repair"] = repair
             asked = [*messages, {"role": "assistant", "content": _echo(reply)}, {"role": "user", "content": repair}]
-            # Asking the same question again gets the same answer: vary it.
+            # Asking the same question again gets the same answer: vary it. Fewer tools, unless
+            # the fix is a step of a tool the reply did not use.
             temperature = round(temperature / 2, 3)
-            tools = self._narrowed(used) or tools
+            tools = None if needs_earlier else self._narrowed(used) or tools
         failure = RepairLimitReached(attempts, problems)
         failure.planner_log = log  # type: ignore[attr-defined]
         raise failure
@@ -289,6 +293,18 @@ def _repair_request(problems: list[str], *, parsed: bool) -> str:
         head = "Your reply could not be read as a plan:"
     return (f"{head}\n{listed}\n\nAnswer again with the whole corrected plan as one JSON object "
             "in the same format, and nothing else.")
+
+
+_ADD_EARLIER_STEP = ("\nA step can only use the output of an earlier step: add a step with the tool that gives "
+                     "those values before it, and refer to that earlier step's number.")
+
+
+def _uses_no_earlier_step(plan: Plan) -> bool:
+    """Whether a step refers to itself, a later step or none at all (small models write one
+    step that refers to "step[0]", its own number, and repeat it)."""
+    order = {s.id: n for n, s in enumerate(plan.steps)}
+    return any(order.get(ref.step, n) >= n for n, step in enumerate(plan.steps)
+               for _name, ref in step.readable_references())
 
 
 def _echo(reply: str) -> str:

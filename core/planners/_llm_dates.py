@@ -29,6 +29,7 @@ __all__ = ["resolve_date_phrases"]
 
 _ISO = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _ENDS = re.compile(r"(?:^|_)(?:to|end|until|till|before|through|last)(?:_|$)", re.IGNORECASE)
+_PAIRS = (("from", "to"), ("start", "end"), ("since", "until"), ("after", "before"))
 _MAX_PHRASE = 200  # a date phrase is a few words; longer text is not read as one
 _MAX_SAID = 4_000   # of the user's words read for dates: goals are short, and the table is regex
 
@@ -71,7 +72,22 @@ def resolve_date_phrases(steps: list[Any], registry: ToolRegistry, today: dt.dat
             chosen = found[0].date_to if _ENDS.search(name) else found[0].date_from
             raw["params"][name] = chosen.isoformat()
             done.append(f'step {n} · {name}: "{value}" → {chosen.isoformat()}')
+            end = _end_of(name, tool.parameters.get("properties") or {})
+            if end is not None and end not in raw["params"]:
+                # A range phrase written into its start only (small models stop there): the
+                # phrase has an end, and the goal meant it.
+                raw["params"][end] = found[0].date_to.isoformat()
+                done.append(f'step {n} · {end}: the end of "{value}" → {found[0].date_to.isoformat()}')
     return done
+
+
+def _end_of(name: str, properties: dict[str, Any]) -> str | None:
+    """The param that ends the range ``name`` starts (``date_from`` -> ``date_to``), if any."""
+    for start, end in _PAIRS:
+        other, changed = re.subn(rf"(^|_){start}(_|$)", rf"\g<1>{end}\g<2>", name, flags=re.IGNORECASE)
+        if changed and other in properties:
+            return other
+    return None
 
 
 def _dates_named(said: str, today: dt.date) -> list[Any]:
