@@ -24,6 +24,7 @@ from typing import Any
 from .._dates import find_dates
 from .._errors import PlannerError
 from .._registry import ToolRegistry, schema_alternatives
+from ._llm_params import step_params
 
 __all__ = ["resolve_date_phrases"]
 
@@ -42,42 +43,37 @@ def resolve_date_phrases(steps: list[Any], registry: ToolRegistry, today: dt.dat
     done: list[str] = []
     named = _dates_named(said, today) if said is not None else None
     words = _words(said or "")
-    for n, raw in enumerate(steps):
-        if not isinstance(raw, dict) or raw.get("tool") not in registry or not isinstance(raw.get("params"), dict):
+    for n, raw, tool, name, schema, defs in step_params(steps, registry):
+        value = raw["params"].get(name)
+        if not _takes_a_date(schema, defs) or not isinstance(value, str) or "${" in value:
             continue
-        tool = registry.get(raw["tool"])
-        defs = tool.parameters.get("$defs", {})
-        for name, schema in (tool.parameters.get("properties") or {}).items():
-            value = raw["params"].get(name)
-            if not _takes_a_date(schema, defs) or not isinstance(value, str) or "${" in value:
+        if named is not None and len(named) < 2 and _words(value) not in words:
+            if not named:
+                del raw["params"][name]
+                done.append(f'step {n} · {name}: "{_short(value)}" left out: the goal names no date')
                 continue
-            if named is not None and len(named) < 2 and _words(value) not in words:
-                if not named:
-                    del raw["params"][name]
-                    done.append(f'step {n} · {name}: "{_short(value)}" left out: the goal names no date')
-                    continue
-                chosen = named[0].date_to if _ENDS.search(name) else named[0].date_from
-                raw["params"][name] = chosen.isoformat()
-                done.append(f'step {n} · {name}: "{_short(value)}" is not in the goal; its date is '
-                            f'{chosen.isoformat()}')
-                continue
-            if not _is_phrase(value):
-                continue
-            try:
-                found = find_dates(value, today)
-            except PlannerError:
-                continue  # "the last 99999999 days": left for the validator
-            if not found:
-                continue
-            chosen = found[0].date_to if _ENDS.search(name) else found[0].date_from
+            chosen = named[0].date_to if _ENDS.search(name) else named[0].date_from
             raw["params"][name] = chosen.isoformat()
-            done.append(f'step {n} · {name}: "{value}" → {chosen.isoformat()}')
-            end = _end_of(name, tool.parameters.get("properties") or {})
-            if end is not None and end not in raw["params"]:
-                # A range phrase written into its start only (small models stop there): the
-                # phrase has an end, and the goal meant it.
-                raw["params"][end] = found[0].date_to.isoformat()
-                done.append(f'step {n} · {end}: the end of "{value}" → {found[0].date_to.isoformat()}')
+            done.append(f'step {n} · {name}: "{_short(value)}" is not in the goal; its date is '
+                        f'{chosen.isoformat()}')
+            continue
+        if not _is_phrase(value):
+            continue
+        try:
+            found = find_dates(value, today)
+        except PlannerError:
+            continue  # "the last 99999999 days": left for the validator
+        if not found:
+            continue
+        chosen = found[0].date_to if _ENDS.search(name) else found[0].date_from
+        raw["params"][name] = chosen.isoformat()
+        done.append(f'step {n} · {name}: "{value}" → {chosen.isoformat()}')
+        end = _end_of(name, tool.parameters.get("properties") or {})
+        if end is not None and end not in raw["params"]:
+            # A range phrase written into its start only (small models stop there): the
+            # phrase has an end, and the goal meant it.
+            raw["params"][end] = found[0].date_to.isoformat()
+            done.append(f'step {n} · {end}: the end of "{value}" → {found[0].date_to.isoformat()}')
     return done
 
 

@@ -18,6 +18,7 @@ import re
 from typing import Any
 
 from .._registry import ToolRegistry, schema_alternatives
+from ._llm_params import step_params
 
 __all__ = ["drop_unsaid_choices"]
 
@@ -31,24 +32,19 @@ def drop_unsaid_choices(steps: list[Any], registry: ToolRegistry, said: str) -> 
     not say; one line per value left out."""
     heard = {w[:_PREFIX] for w in _WORD.findall(said.lower())}
     done: list[str] = []
-    for n, raw in enumerate(steps):
-        if not isinstance(raw, dict) or raw.get("tool") not in registry or not isinstance(raw.get("params"), dict):
+    for n, raw, _tool, name, schema, defs in step_params(steps, registry):
+        value = raw["params"].get(name)
+        if _IDS.search(name) and _made_up_ids(value, said.lower()):
+            del raw["params"][name]
+            done.append(f"step {n} · {name}: left out: ids come from an earlier step or the goal, "
+                        "and the goal gives none of these")
             continue
-        tool = registry.get(raw["tool"])
-        defs = tool.parameters.get("$defs", {})
-        for name, schema in (tool.parameters.get("properties") or {}).items():
-            value = raw["params"].get(name)
-            if _IDS.search(name) and _made_up_ids(value, said.lower()):
-                del raw["params"][name]
-                done.append(f"step {n} · {name}: left out: ids come from an earlier step or the goal, "
-                            "and the goal gives none of these")
-                continue
-            if not isinstance(value, str) or "${" in value or not _listed(schema, defs, value):
-                continue
-            words = [w[:_PREFIX] for w in _WORD.findall(value.lower()) if len(w) >= 3]
-            if words and not all(w in heard for w in words):
-                del raw["params"][name]
-                done.append(f'step {n} · {name}: "{value}" left out: the goal does not ask for it')
+        if not isinstance(value, str) or "${" in value or not _listed(schema, defs, value):
+            continue
+        words = [w[:_PREFIX] for w in _WORD.findall(value.lower()) if len(w) >= 3]
+        if words and not all(w in heard for w in words):
+            del raw["params"][name]
+            done.append(f'step {n} · {name}: "{value}" left out: the goal does not ask for it')
     return done
 
 
