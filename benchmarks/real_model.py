@@ -55,16 +55,21 @@ def start_llama_cpp(python: str, gguf: Path, n_ctx: int, threads: int) -> tuple[
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base_url = f"http://127.0.0.1:{port}/v1"
     deadline = time.monotonic() + 300
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise SystemExit(f"llama_cpp.server exited with {server.returncode}; is llama-cpp-python[server] installed?")
-        try:
-            urllib.request.urlopen(f"{base_url}/models", timeout=2).close()
-            return server, base_url
-        except OSError:
-            time.sleep(1)
-    server.terminate()
-    raise SystemExit("llama_cpp.server did not answer within 300 s")
+    try:
+        while time.monotonic() < deadline:
+            if server.poll() is not None:
+                raise SystemExit(f"llama_cpp.server exited with {server.returncode}; "
+                                 "is llama-cpp-python[server] installed in --server-python?")
+            try:
+                urllib.request.urlopen(f"{base_url}/models", timeout=2).close()
+                return server, base_url
+            except OSError:
+                time.sleep(1)
+        raise SystemExit("llama_cpp.server did not answer within 300 s")
+    except BaseException:  # Ctrl-C while the model loads included
+        server.kill()
+        server.wait()
+        raise
 
 
 def main() -> int:
@@ -86,11 +91,11 @@ def main() -> int:
 
     server = None
     base_url = args.base_url
-    if args.gguf is not None:
-        server, base_url = start_llama_cpp(args.server_python, args.gguf, args.n_ctx, args.threads)
-    os.environ["OPENAI_BASE_URL"] = base_url
-    os.environ.setdefault("OPENAI_API_KEY", "sk-no-key-required")
     try:
+        if args.gguf is not None:
+            server, base_url = start_llama_cpp(args.server_python, args.gguf, args.n_ctx, args.threads)
+        os.environ["OPENAI_BASE_URL"] = base_url
+        os.environ.setdefault("OPENAI_API_KEY", "sk-no-key-required")
         settings = Settings(planner="llm", model=args.model_name, temperature=args.temperature,
                             max_retries=args.retries, today=TODAY)
         registry = build_registry(settings, groups=["waste"])
@@ -125,10 +130,13 @@ def main() -> int:
         print(f"\n{exact}/{len(cases)} exact, {valid}/{len(cases)} valid, {refused} refused with a reason; "
               f"first goal {times[0]:.1f} s, after it median {warm[len(warm) // 2]:.1f} s, max {warm[-1]:.1f} s; "
               f"structured output: {planner.client.response_format}")
-    finally:
+    finally:  # also on Ctrl-C while the model loads: never leave a server behind
         if server is not None:
             server.terminate()
-            server.wait(timeout=30)
+            try:
+                server.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                server.kill()
     return 0
 
 

@@ -310,3 +310,18 @@ def test_a_reference_to_itself_is_repaired_with_every_tool_offered(registry, set
     offered = second["response_format"]["json_schema"]["schema"]["properties"]["steps"]["items"]["anyOf"]
     assert len(offered) == len(registry.names())
     assert "add" in second["messages"][-1]["content"] and "earlier step" in second["messages"][-1]["content"]
+
+
+def test_the_goals_one_date_goes_to_the_one_step_that_takes_dates_when_no_step_has_one(
+        registry, settings, llm_server):
+    """A 0.5B model filled the tool's first params and no date; the goal named one, and only
+    one step can take it."""
+    llm_server.reply(_one_step("contaminants_list", {"risk_level": "high"}))
+    llm_server.reply(json.dumps({"steps": [
+        {"tool": "shipments_list", "params": {}, "depends_on": [], "parallel": True},
+        {"tool": "inspections_list", "params": {}, "depends_on": [], "parallel": True}]}))
+    planner = LLMPlanner(registry, settings)
+    plan = planner.plan("high-risk contaminants detected yesterday", today=TODAY)
+    assert plan.steps[0].params == {"risk_level": "high", "date_from": "2025-10-11", "date_to": "2025-10-11"}
+    both = planner.plan("shipments and inspections from yesterday", today=TODAY)
+    assert [s.params for s in both.steps] == [{}, {}]  # two steps could take it: which is the model's call

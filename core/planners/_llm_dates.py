@@ -74,7 +74,29 @@ def resolve_date_phrases(steps: list[Any], registry: ToolRegistry, today: dt.dat
             # phrase has an end, and the goal meant it.
             raw["params"][end] = found[0].date_to.isoformat()
             done.append(f'step {n} · {end}: the end of "{value}" → {found[0].date_to.isoformat()}')
+    if named is not None and len(named) == 1:
+        done += _date_nobody_wrote(steps, registry, named[0])
     return done
+
+
+def _date_nobody_wrote(steps: list[Any], registry: ToolRegistry, named: Any) -> list[str]:
+    """The user's one date, put in the one step that can take it, when no step has a date
+    (small models fill a tool's first params and stop); two such steps, and it is left alone."""
+    takers: list[tuple[int, dict[str, Any], str, str | None]] = []
+    for n, raw, tool, name, schema, defs in step_params(steps, registry):
+        if not _takes_a_date(schema, defs):
+            continue
+        if name in raw["params"]:
+            return []  # the model dated a step: what it meant stands
+        end = _end_of(name, tool.parameters.get("properties") or {})
+        if end is not None and not any(t[0] == n for t in takers):
+            takers.append((n, raw, name, end))
+    if len(takers) != 1:
+        return []
+    n, raw, start, end = takers[0]
+    raw["params"][start], raw["params"][end] = named.date_from.isoformat(), named.date_to.isoformat()
+    return [f"step {n} · {start}, {end}: the goal's date, which no step had → "
+            f"{named.date_from.isoformat()} to {named.date_to.isoformat()}"]
 
 
 def _end_of(name: str, properties: dict[str, Any]) -> str | None:
