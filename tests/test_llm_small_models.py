@@ -325,3 +325,23 @@ def test_the_goals_one_date_goes_to_the_one_step_that_takes_dates_when_no_step_h
     assert plan.steps[0].params == {"risk_level": "high", "date_from": "2025-10-11", "date_to": "2025-10-11"}
     both = planner.plan("shipments and inspections from yesterday", today=TODAY)
     assert [s.params for s in both.steps] == [{}, {}]  # two steps could take it: which is the model's call
+
+
+def test_the_schema_bounds_the_steps_a_looping_model_can_write(registry, settings, llm_server):
+    """SmolLM2 wrote steps until ``max_tokens`` ran out (and a server that keeps decoding for a
+    client that gave up delays every later goal): the schema caps the list, so a grammar closes
+    it; a re-plan may still grow the current plan."""
+    from core.formats import plan_from_seed
+
+    llm_server.reply(_one_step("facilities_list", {"location": "Berlin"}))
+    planner = LLMPlanner(registry, settings)
+    planner.plan("Berlin facilities", today=TODAY)
+    steps = lambda n: llm_server.requests[n]["response_format"]["json_schema"]["schema"]["properties"]["steps"]  # noqa: E731
+    first_cap = steps(0)["maxItems"]
+    assert 5 <= first_cap <= 50
+    big = plan_from_seed({"steps": [{"tool": "facilities_list", "params": {}, "depends_on": [], "parallel": False}]
+                          * (first_cap + 10)}, goal="many")
+    llm_server.reply(json.dumps({"steps": [{"tool": "facilities_list", "params": {}, "depends_on": [],
+                                            "parallel": False}] * (first_cap + 11)}))
+    planner.replan(big, "one more", today=TODAY)
+    assert steps(1)["maxItems"] > first_cap + 10

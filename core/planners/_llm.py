@@ -52,6 +52,10 @@ _PROBLEM_CHARS = 400        # characters of any one problem
 _ECHO_CHARS = 1_500
 _LOG_REPLY_CHARS = 4_000    # characters of each reply kept in the planner log
 _LOG_PROBLEMS = 20          # problems kept in the planner log for each attempt
+# Steps a model may write for a new goal (a re-plan: that plus twice the current plan's), sent
+# as the schema's maxItems: a small model looping in steps is stopped by the grammar, not by
+# max_tokens after minutes (a local server goes on decoding for a client that gave up).
+_MAX_NEW_STEPS = 30
 
 
 _FORMAT_RULES = """\
@@ -119,7 +123,7 @@ class LLMPlanner:
 
         said = goal if context is None else f"{context.previous_goal}\n{goal}"
         shown = "" if context is None else _seed_json(context.previous_plan)
-        return self._converse(messages, build, today, extra, said, shown)
+        return self._converse(messages, build, today, extra, said, shown, _MAX_NEW_STEPS)
 
     def replan(self, plan: Plan, feedback: str, *, today: dt.date) -> Plan:
         messages: list[Message] = [self._system(today), {"role": "user", "content": (
@@ -142,12 +146,12 @@ class LLMPlanner:
             return _restore_locked(plan, new)
 
         return self._converse(messages, build, today, {"feedback": feedback}, f"{plan.goal}\n{feedback}",
-                              _seed_json(plan))
+                              _seed_json(plan), _MAX_NEW_STEPS + 2 * len(plan.steps))
 
     # -- the repair loop --------------------------------------------------------------------
     def _converse(self, messages: list[Message],
                   build: Callable[[dict[str, Any]], tuple[Plan, list[str]]],
-                  today: dt.date, extra: dict[str, Any], said: str, shown: str = "") -> Plan:
+                  today: dt.date, extra: dict[str, Any], said: str, shown: str, max_steps: int) -> Plan:
         """Ask, read, and repair: each repair is a new request made of the first messages,
         the last reply (cut short) and its problems, at a lower temperature, with the schema
         narrowed to the tools that reply used; every attempt goes into the planner log.
@@ -164,7 +168,7 @@ class LLMPlanner:
                                       "tools": tools if tools is not None else "all"}
             log.append(record)
             try:
-                reply = self.client.chat(asked, json_schema=plan_json_schema(self.registry, tools),
+                reply = self.client.chat(asked, json_schema=plan_json_schema(self.registry, tools, max_steps),
                                          temperature=temperature)
             except ReplyCut as cut:
                 reply, plan, problems, used = cut.text, None, [

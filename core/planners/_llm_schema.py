@@ -33,13 +33,17 @@ _INLINE_DEPTH = 8
 _PATHS_OFFERED = 12  # reference paths in one param's pattern: enough for the tools' outputs
 
 
-def plan_json_schema(registry: ToolRegistry, tools: Iterable[str] | None = None) -> dict[str, Any]:
-    """The seed format as a JSON schema, one ``anyOf`` branch per tool (all, or ``tools``)."""
+def plan_json_schema(registry: ToolRegistry, tools: Iterable[str] | None = None,
+                     max_steps: int | None = None) -> dict[str, Any]:
+    """The seed format as a JSON schema, one ``anyOf`` branch per tool (all, or ``tools``);
+    with ``max_steps``, a grammar closes the list there (a looping model cannot go on)."""
     names = [n for n in (tools if tools is not None else registry.names()) if n in registry]
     branches = [_step_schema(registry, registry.get(name)) for name in names]
     step: dict[str, Any] = {"anyOf": branches} if branches else {"type": "object"}
-    return {"type": "object", "properties": {"steps": {"type": "array", "items": step}},
-            "required": ["steps"], "additionalProperties": False}
+    steps: dict[str, Any] = {"type": "array", "items": step}
+    if max_steps is not None:
+        steps["maxItems"] = max_steps
+    return {"type": "object", "properties": {"steps": steps}, "required": ["steps"], "additionalProperties": False}
 
 
 def _step_schema(registry: ToolRegistry, tool: Tool) -> dict[str, Any]:
