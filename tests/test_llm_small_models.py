@@ -285,6 +285,7 @@ def test_a_range_phrase_written_into_its_start_only_fills_the_end_too(registry, 
     llm_server.reply(_one_step("shipments_list", {"date_from": "last week"}))
     plan = LLMPlanner(registry, settings).plan("shipments of last week", today=TODAY)
     assert plan.steps[0].params == {"date_from": "2025-10-05", "date_to": "2025-10-12"}
+    assert len(plan.metadata.model_dump()["planner_log"][0]["dates"]) == 2  # one line per param
 
 
 def test_an_id_the_user_never_gave_is_left_out(registry, settings, llm_server):
@@ -345,3 +346,15 @@ def test_the_schema_bounds_the_steps_a_looping_model_can_write(registry, setting
                                             "parallel": False}] * (first_cap + 11)}))
     planner.replan(big, "one more", today=TODAY)
     assert steps(1)["maxItems"] > first_cap + 10
+
+
+def test_every_pattern_sent_is_anchored_as_llama_cpp_s_converter_requires(settings):
+    """llama-cpp-python's converter takes only ``^...$`` patterns; one tool's own ``\\S`` (not
+    anchored) made the server drop the schema for every tool, so the demo tools' full set
+    planned without a grammar. A tool's own patterns stay with the validator."""
+    schema = plan_json_schema(build_registry(settings))
+    patterns = list(_patterns(schema))
+    assert patterns
+    for pattern in patterns:
+        assert pattern.startswith("^") and pattern.endswith("$"), pattern
+        assert "||" not in pattern and "(|" not in pattern and "|)" not in pattern, pattern

@@ -43,9 +43,10 @@ def resolve_date_phrases(steps: list[Any], registry: ToolRegistry, today: dt.dat
     done: list[str] = []
     named = _dates_named(said, today) if said is not None else None
     words = _words(said or "")
+    filled: set[tuple[int, str]] = set()  # ends this function set: not read again
     for n, raw, tool, name, schema, defs in step_params(steps, registry):
         value = raw["params"].get(name)
-        if not _takes_a_date(schema, defs) or not isinstance(value, str) or "${" in value:
+        if (n, name) in filled or not _takes_a_date(schema, defs) or not isinstance(value, str) or "${" in value:
             continue
         if named is not None and len(named) < 2 and _words(value) not in words:
             if not named:
@@ -73,6 +74,7 @@ def resolve_date_phrases(steps: list[Any], registry: ToolRegistry, today: dt.dat
             # A range phrase written into its start only (small models stop there): the
             # phrase has an end, and the goal meant it.
             raw["params"][end] = found[0].date_to.isoformat()
+            filled.add((n, end))
             done.append(f'step {n} · {end}: the end of "{value}" → {found[0].date_to.isoformat()}')
     if named is not None and len(named) == 1:
         done += _date_nobody_wrote(steps, registry, named[0])

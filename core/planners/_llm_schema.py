@@ -85,7 +85,11 @@ def _inline(schema: Any, defs: dict[str, Any], depth: int) -> Any:
             return {}  # a recursive or dangling type: any value here, the validator checks it
         rest = {k: v for k, v in schema.items() if k != "$ref"}
         return _inline({**target, **rest}, defs, depth + 1)
-    return {k: _inline(v, defs, depth) for k, v in schema.items() if k not in ("$defs", "title", "default")}
+    # A tool's own "pattern" stays with the validator: llama-cpp-python's converter takes only
+    # anchored patterns in a small regex subset, and drops the schema of every tool for one it
+    # cannot read (an unanchored "\\S" did).
+    return {k: _inline(v, defs, depth) for k, v in schema.items()
+            if k not in ("$defs", "title", "default", "pattern")}
 
 
 def _loosen_dates(schema: Any) -> Any:
@@ -114,8 +118,11 @@ def _reference_schema(registry: ToolRegistry, param: dict[str, Any]) -> dict[str
         return None
     # Lists of ids first (what joins steps), then single ids, then the rest.
     paths.sort(key=lambda p: ("*" not in p, not p.endswith("id"), len(p)))
-    alternatives = "|".join(_literal(f".{p}" if p else "") for p in paths[:_PATHS_OFFERED])
-    return {"type": "string", "pattern": rf"^[$]\{{step\[[0-9]+\]({alternatives})\}}$",
+    offered = paths[:_PATHS_OFFERED]
+    # The whole result ("") makes the group optional: an empty alternative is not portable.
+    alternatives = "|".join(_literal(f".{p}") for p in offered if p)
+    group = "" if not alternatives else f"({alternatives})?" if "" in offered else f"({alternatives})"
+    return {"type": "string", "pattern": rf"^[$]\{{step\[[0-9]+\]{group}\}}$",
             "description": "A reference to an earlier step's output: ${step[N].path}"}
 
 
