@@ -32,8 +32,10 @@ from .._validation import Validator
 from ..formats import plan_from_seed, plan_to_seed
 from ..llm import Message, ModelClient
 from ._base import PlanContext, no_step_left
+from ._embedded_build import mark_parallel
 from ._llm_dates import resolve_date_phrases
 from ._llm_schema import plan_json_schema
+from ._llm_unsaid import drop_unsaid_choices
 from ._manual import render_manual
 from ._parse import extract_plan_json
 from ._planner_log import LOG_KEY
@@ -50,6 +52,10 @@ _PROBLEM_CHARS = 400        # characters of any one problem
 _ECHO_CHARS = 1_500
 _LOG_REPLY_CHARS = 4_000    # characters of each reply kept in the planner log
 _LOG_PROBLEMS = 20          # problems kept in the planner log for each attempt
+# Steps a model may write for a new goal (a re-plan: that plus twice the current plan's), sent
+# as the schema's maxItems: a small model looping in steps is stopped by the grammar, not by
+# max_tokens after minutes (a local server goes on decoding for a client that gave up).
+_MAX_NEW_STEPS = 30
 
 
 _FORMAT_RULES = """\
@@ -115,7 +121,9 @@ class LLMPlanner:
                     raw.pop("locked", None)  # locks are the user's decision, never the model's
             return plan_from_seed(data, goal=goal), []
 
-        return self._converse(messages, build, today, extra)
+        said = goal if context is None else f"{context.previous_goal}\n{goal}"
+        shown = "" if context is None else _seed_json(context.previous_plan)
+        return self._converse(messages, build, today, extra, said, shown, _MAX_NEW_STEPS)
 
     def replan(self, plan: Plan, feedback: str, *, today: dt.date) -> Plan:
         messages: list[Message] = [self._system(today), {"role": "user", "content": (
@@ -137,15 +145,18 @@ class LLMPlanner:
             new = plan_from_seed(data, goal=plan.goal)
             return _restore_locked(plan, new)
 
-        return self._converse(messages, build, today, {"feedback": feedback})
+        return self._converse(messages, build, today, {"feedback": feedback}, f"{plan.goal}\n{feedback}",
+                              _seed_json(plan), _MAX_NEW_STEPS + 2 * len(plan.steps))
 
     # -- the repair loop --------------------------------------------------------------------
     def _converse(self, messages: list[Message],
                   build: Callable[[dict[str, Any]], tuple[Plan, list[str]]],
-                  today: dt.date, extra: dict[str, Any]) -> Plan:
+                  today: dt.date, extra: dict[str, Any], said: str, shown: str, max_steps: int) -> Plan:
         """Ask, read, and repair: each repair is a new request made of the first messages,
         the last reply (cut short) and its problems, at a lower temperature, with the schema
-        narrowed to the tools that reply used; every attempt goes into the planner log."""
+        narrowed to the tools that reply used; every attempt goes into the planner log.
+        ``said`` is the user's words, ``shown`` the plan already before them (its values count
+        as said for the listed values a reply may keep, ``_llm_unsaid``)."""
         problems: list[str] = []
         log: list[dict[str, Any]] = []
         attempts = 0
@@ -157,7 +168,7 @@ class LLMPlanner:
                                       "tools": tools if tools is not None else "all"}
             log.append(record)
             try:
-                reply = self.client.chat(asked, json_schema=plan_json_schema(self.registry, tools),
+                reply = self.client.chat(asked, json_schema=plan_json_schema(self.registry, tools, max_steps),
                                          temperature=temperature)
             except ReplyCut as cut:
                 reply, plan, problems, used = cut.text, None, [
@@ -168,20 +179,27 @@ class LLMPlanner:
                 exc.planner_log = log  # type: ignore[attr-defined]
                 raise
             else:
-                plan, problems, used = self._read(reply, build, today, record)
+                plan, problems, used = self._read(reply, build, today, record, said, shown)
             record.update(_cost(self.client), reply=_clip(reply, _LOG_REPLY_CHARS), reply_chars=len(reply),
                           problems=problems[:_LOG_PROBLEMS], problem_count=len(problems))
             if plan is not None and not problems:
+                # Like dates, parallel marks follow from what the model wrote (the graph), so
+                # the studio sets them rather than trust a small model's copy of the rule.
+                mark_parallel(plan, keep={s.id for s in plan.steps if s.locked})
                 meta = {**plan.metadata.model_dump(exclude={"planner", "today", "created_at"}),
                         "planner": self.name, "model": self.client.model, "attempts": attempts,
                         "today": today, **extra, LOG_KEY: log}
                 return plan.model_copy(update={"metadata": PlanMetadata.model_validate(meta)})
             repair = _repair_request(problems, parsed=plan is not None)
+            needs_earlier = plan is not None and _uses_no_earlier_step(plan)
+            if needs_earlier:
+                repair += _ADD_EARLIER_STEP
             record["repair"] = repair
             asked = [*messages, {"role": "assistant", "content": _echo(reply)}, {"role": "user", "content": repair}]
-            # Asking the same question again gets the same answer: vary it.
+            # Asking the same question again gets the same answer: vary it. Fewer tools, unless
+            # the fix is a step of a tool the reply did not use.
             temperature = round(temperature / 2, 3)
-            tools = self._narrowed(used) or tools
+            tools = None if needs_earlier else self._narrowed(used) or tools
         failure = RepairLimitReached(attempts, problems)
         failure.planner_log = log  # type: ignore[attr-defined]
         raise failure
@@ -197,9 +215,11 @@ class LLMPlanner:
         return names or None
 
     def _read(self, reply: str, build: Callable[[dict[str, Any]], tuple[Plan, list[str]]],
-              today: dt.date, record: dict[str, Any]) -> tuple[Plan | None, list[str], list[str]]:
+              today: dt.date, record: dict[str, Any], said: str,
+              shown: str) -> tuple[Plan | None, list[str], list[str]]:
         """The plan in ``reply``, its problems and the tool names it used; (None, [why], used)
-        when it cannot be read. Date phrases are resolved first, and noted in ``record``."""
+        when it cannot be read. Date phrases are resolved first, against ``said`` (the user's
+        words) too, and noted in ``record``."""
         used: list[str] = []
         try:
             data = extract_plan_json(reply)
@@ -207,8 +227,11 @@ class LLMPlanner:
                 raise PlanFormatError("seed", 'expected a JSON object with a "steps" list, got '
                                       f"{_kind(data)}")
             steps = [_without_numbers(s) for s in data["steps"]]
+            fixed = _without_self_dependencies(steps) + drop_unsaid_choices(steps, self.registry, f"{said}\n{shown}")
+            if fixed:
+                record["fixed"] = fixed
             used = [s["tool"] for s in steps if isinstance(s, dict) and isinstance(s.get("tool"), str)]
-            dates = resolve_date_phrases(steps, self.registry, today)
+            dates = resolve_date_phrases(steps, self.registry, today, said)
             if dates:
                 record["dates"] = dates
             plan, extra_problems = build({"steps": steps})  # the model's metadata is not trusted
@@ -276,6 +299,18 @@ def _repair_request(problems: list[str], *, parsed: bool) -> str:
             "in the same format, and nothing else.")
 
 
+_ADD_EARLIER_STEP = ("\nA step can only use the output of an earlier step: add a step with the tool that gives "
+                     "those values before it, and refer to that earlier step's number.")
+
+
+def _uses_no_earlier_step(plan: Plan) -> bool:
+    """Whether a step refers to itself, a later step or none at all (small models write one
+    step that refers to "step[0]", its own number, and repeat it)."""
+    order = {s.id: n for n, s in enumerate(plan.steps)}
+    return any(order.get(ref.step, n) >= n for n, step in enumerate(plan.steps)
+               for _name, ref in step.readable_references())
+
+
 def _echo(reply: str) -> str:
     """The model's reply as it goes back to the model: whole, unless it is huge."""
     if len(reply) <= _ECHO_CHARS:
@@ -303,6 +338,18 @@ def _without_numbers(raw: Any) -> Any:
     if isinstance(raw, dict) and isinstance(raw.get("step"), int):
         return {k: v for k, v in raw.items() if k != "step"}
     return raw
+
+
+def _without_self_dependencies(steps: list[Any]) -> list[str]:
+    """Drop each step's own number from its ``depends_on`` (changed in place): it says nothing,
+    and small models repeat it through every repair. One line per step fixed."""
+    fixed = []
+    for n, raw in enumerate(steps):
+        needs = raw.get("depends_on") if isinstance(raw, dict) else None
+        if isinstance(needs, list) and any(d == n and not isinstance(d, bool) for d in needs):
+            raw["depends_on"] = [d for d in needs if isinstance(d, bool) or d != n]
+            fixed.append(f"step {n} · depends_on: listed the step itself; left out")
+    return fixed
 
 
 # -- re-plan: ids and locks -------------------------------------------------------------------

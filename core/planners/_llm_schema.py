@@ -21,11 +21,10 @@ bounded depth.
 
 from __future__ import annotations
 
-import re
 from typing import Any, Iterable
 
 from .._outputs import output_paths
-from .._registry import Tool, ToolRegistry
+from .._registry import Tool, ToolRegistry, schema_alternatives
 
 __all__ = ["plan_json_schema", "DATE_HINT"]
 
@@ -34,13 +33,17 @@ _INLINE_DEPTH = 8
 _PATHS_OFFERED = 12  # reference paths in one param's pattern: enough for the tools' outputs
 
 
-def plan_json_schema(registry: ToolRegistry, tools: Iterable[str] | None = None) -> dict[str, Any]:
-    """The seed format as a JSON schema, one ``anyOf`` branch per tool (all, or ``tools``)."""
+def plan_json_schema(registry: ToolRegistry, tools: Iterable[str] | None = None,
+                     max_steps: int | None = None) -> dict[str, Any]:
+    """The seed format as a JSON schema, one ``anyOf`` branch per tool (all, or ``tools``);
+    with ``max_steps``, a grammar closes the list there (a looping model cannot go on)."""
     names = [n for n in (tools if tools is not None else registry.names()) if n in registry]
     branches = [_step_schema(registry, registry.get(name)) for name in names]
     step: dict[str, Any] = {"anyOf": branches} if branches else {"type": "object"}
-    return {"type": "object", "properties": {"steps": {"type": "array", "items": step}},
-            "required": ["steps"], "additionalProperties": False}
+    steps: dict[str, Any] = {"type": "array", "items": step}
+    if max_steps is not None:
+        steps["maxItems"] = max_steps
+    return {"type": "object", "properties": {"steps": steps}, "required": ["steps"], "additionalProperties": False}
 
 
 def _step_schema(registry: ToolRegistry, tool: Tool) -> dict[str, Any]:
@@ -82,7 +85,11 @@ def _inline(schema: Any, defs: dict[str, Any], depth: int) -> Any:
             return {}  # a recursive or dangling type: any value here, the validator checks it
         rest = {k: v for k, v in schema.items() if k != "$ref"}
         return _inline({**target, **rest}, defs, depth + 1)
-    return {k: _inline(v, defs, depth) for k, v in schema.items() if k not in ("$defs", "title", "default")}
+    # A tool's own "pattern" stays with the validator: llama-cpp-python's converter takes only
+    # anchored patterns in a small regex subset, and drops the schema of every tool for one it
+    # cannot read (an unanchored "\\S" did).
+    return {k: _inline(v, defs, depth) for k, v in schema.items()
+            if k not in ("$defs", "title", "default", "pattern")}
 
 
 def _loosen_dates(schema: Any) -> Any:
@@ -100,14 +107,32 @@ def _loosen_dates(schema: Any) -> Any:
 def _reference_schema(registry: ToolRegistry, param: dict[str, Any]) -> dict[str, Any] | None:
     """A string that is a reference to a path of some tool's output fitting ``param``."""
     paths: list[str] = []
+    dated = _is_date(param)
     for name in registry.names():
         for path in output_paths(registry, name, fits=param):
-            if path.path not in paths:
+            # A date param takes text, so any text output "fits"; offered those, a model told
+            # not to work dates out wrote a reference to some row's field in step 0 instead.
+            if path.path not in paths and (not dated or _is_date(path.schema)):
                 paths.append(path.path)
     if not paths:
         return None
     # Lists of ids first (what joins steps), then single ids, then the rest.
     paths.sort(key=lambda p: ("*" not in p, not p.endswith("id"), len(p)))
-    alternatives = "|".join(re.escape(f".{p}" if p else "") for p in paths[:_PATHS_OFFERED])
-    return {"type": "string", "pattern": rf"^\$\{{step\[[0-9]+\](?:{alternatives})\}}$",
+    offered = paths[:_PATHS_OFFERED]
+    # The whole result ("") makes the group optional: an empty alternative is not portable.
+    alternatives = "|".join(_literal(f".{p}") for p in offered if p)
+    group = "" if not alternatives else f"({alternatives})?" if "" in offered else f"({alternatives})"
+    return {"type": "string", "pattern": rf"^[$]\{{step\[[0-9]+\]{group}\}}$",
             "description": "A reference to an earlier step's output: ${step[N].path}"}
+
+
+def _is_date(schema: dict[str, Any]) -> bool:
+    return any(o.get("format") == "date" for o in schema_alternatives(schema, schema.get("$defs", {})))
+
+
+def _literal(text: str) -> str:
+    """``text`` as a regex in the subset grammar converters read: ``.`` and ``$`` in a class
+    (llama.cpp's converters copy ``\\.`` into the grammar, which refuses the escape, and
+    llama-cpp-python's server then drops the whole schema without a word), the other
+    special characters escaped, which the converters turn back into literals."""
+    return "".join(f"[{c}]" if c in ".$^" else f"\\{c}" if c in "[](){}|*+?\\" else c for c in text)

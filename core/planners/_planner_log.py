@@ -36,6 +36,8 @@ def log_lines(log: list[dict[str, Any]]) -> list[str]:
             lines.append(f"  {words_line(words)}")
         for date in entry.get("dates") or []:
             lines.append(f"  date: {date}")
+        for fix in entry.get("fixed") or []:
+            lines.append(f"  fixed: {fix}")
         if entry.get("error"):
             lines.append(f"  error: {entry['error']}")
         if "reply" in entry:
