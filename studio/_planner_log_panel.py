@@ -2,7 +2,8 @@
 
 For the LLM planner: each request's figures (time, tokens, temperature, the tools the schema
 offered), the model's raw reply, the validator's problems, the date phrases resolved and the
-repair message sent back. For the embedded planner: which words chose which tool and filter.
+repair message sent back, and what the studio set right in a reply itself (a date the goal
+never named, a value the user never said). For the embedded planner: which words chose which tool and filter.
 The model's text is untrusted: replies and repairs are drawn as code (never read as
 Markdown or HTML), everything else through ``md_escape``.
 """
@@ -39,6 +40,8 @@ def planner_log_panel(plan: Plan) -> None:
                 st.code(str(entry["reply"]), language=None, wrap_lines=True)
             for problem in entry.get("problems") or []:
                 st.markdown("- " + md_escape(f"problem: {problem}"))
+            for fix in entry.get("fixed") or []:  # what the studio set right in the reply itself
+                st.markdown("- " + md_escape(f"fixed: {fix}"))
             if entry.get("repair"):
                 st.caption("Repair message sent back")
                 st.code(str(entry["repair"]), language=None, wrap_lines=True)

@@ -137,6 +137,18 @@ def test_the_plan_page_shows_the_planner_log_escaped(llm_app: AppTest, llm_serve
     assert "Attempt 1" in markdown and "Attempt 2" in markdown
 
 
+def test_the_plan_page_shows_what_the_studio_set_right_in_a_reply(llm_app: AppTest, llm_server) -> None:
+    """A value the user never said, which the studio leaves out of the model's plan, is listed
+    as fixed in the log the page shows, as ``plan -v`` lists it."""
+    llm_server.reply(json.dumps({"steps": [
+        {"tool": "shipments_list", "params": {"status": "delivered"}, "depends_on": [], "parallel": False}]}))
+    make_plan(llm_app, "all shipments")
+    no_failures(llm_app)
+    [panel] = [e for e in llm_app.expander if e.label.startswith("Planner log")]
+    fixed = [m.value for m in panel.markdown if m.value.startswith("- fixed\\:")]  # as md_escape draws it
+    assert len(fixed) == 1 and "delivered" in fixed[0], [m.value for m in panel.markdown]
+
+
 @pytest.mark.browser
 def test_the_planner_log_in_the_browser(page, llm_studio, llm_server) -> None:
     from browser_helpers import click, enter, open_studio, screenshot
