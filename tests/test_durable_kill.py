@@ -12,6 +12,7 @@ import random
 import signal
 import time
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -56,11 +57,16 @@ class Pace:
             pass  # the pipe is full: more than enough bytes wait for the calls left
 
 
-def _child(argv: list[str], out: Path, pace: Pace | None = None) -> int:
+def fork_child(argv: list[str], out: Path, pace: Pace | None = None, *,
+               main: Callable[[list[str]], int] = durable_child.main, env: dict[str, str] | None = None) -> int:
+    """Fork a child that runs ``main(argv)`` with its output in ``out`` (``env`` added to its
+    environment, its ``add`` calls paced by ``pace``), then leaves without running this
+    process's cleanup."""
     pid = os.fork()
-    if pid == 0:  # the child: run or resume, then leave without running this process's cleanup
+    if pid == 0:
         code = 1
         try:
+            os.environ.update(env or {})
             if pace is not None:
                 durable_child.PACE_FD = pace.read_fd
             fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -69,7 +75,7 @@ def _child(argv: list[str], out: Path, pace: Pace | None = None) -> int:
             import sys
 
             sys.stdout = sys.stderr = open(fd, "w", buffering=1, closefd=False)  # not pytest's capture
-            code = durable_child.main(argv)
+            code = main(argv)
         finally:
             os._exit(code)
     return pid
@@ -99,7 +105,7 @@ def test_kill_9_at_random_points_then_resume_reruns_no_finished_step(
     rng = random.Random(f"{shape}-{store_location}")
     log, out = tmp_path / "calls.log", tmp_path / "child.out"
     pace = Pace()
-    pid = _child(["run", str(store_location), shape, str(log)], out, pace)
+    pid = fork_child(["run", str(store_location), shape, str(log)], out, pace)
     assert _wait_for(lambda: out.exists() and out.read_text().strip() != "", pid)
     run_id = out.read_text().split()[0]
     kills = 0
@@ -119,7 +125,7 @@ def test_kill_9_at_random_points_then_resume_reruns_no_finished_step(
         assert finished_before.items() <= finished.items()  # nothing recorded was lost or changed
         finished_before = finished
         checkpoints.append((len(_lines(log)), set(finished)))
-        pid = _child(["resume", str(store_location), run_id, str(log)], out, pace)
+        pid = fork_child(["resume", str(store_location), run_id, str(log)], out, pace)
     if pid:
         pace.free()
         os.waitpid(pid, 0)

@@ -17,33 +17,13 @@ import pytest
 
 import durable_child
 import page_run_child
-from test_durable_kill import Pace, _lines, _wait_for
+from test_durable_kill import Pace, _lines, _wait_for, fork_child
 from core import Settings
 from core.storage import PlanStore
 from studio import workbench as wb
 from workbench_helpers import texts
 
 _WAIT_SECONDS = 60
-
-
-def _child(argv: list[str], out: Path, env: dict[str, str] | None = None, pace: Pace | None = None) -> int:
-    pid = os.fork()
-    if pid == 0:  # the child: run, then leave without running this process's cleanup
-        code = 1
-        try:
-            if pace is not None:
-                durable_child.PACE_FD = pace.read_fd
-            os.environ.update(env or {})
-            fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            os.dup2(fd, 1)
-            os.dup2(fd, 2)
-            import sys
-
-            sys.stdout = sys.stderr = open(fd, "w", buffering=1, closefd=False)  # not pytest's capture
-            code = page_run_child.main(argv)
-        finally:
-            os._exit(code)
-    return pid
 
 
 def _resume_in_a_new_studio(tmp_path: Path, log: Path, run_id: str, decisions: dict[str, str]) -> wb.Workbench:
@@ -69,7 +49,7 @@ def test_kill_9_of_the_page_run_path_then_resume_from_the_page_reruns_no_finishe
     shape = ("chain", "fanout")[seed % 2]
     log, out = tmp_path / "calls.log", tmp_path / "child.out"
     pace = Pace()
-    pid = _child([str(tmp_path / "data"), shape, str(log)], out, pace=pace)
+    pid = fork_child([str(tmp_path / "data"), shape, str(log)], out, pace=pace, main=page_run_child.main)
     assert _wait_for(lambda: out.exists() and out.read_text().strip() != "", pid)
     run_id = out.read_text().split()[0]
     target = rng.randint(2, 2 * len(durable_child.expected(shape)) - 4)
@@ -96,7 +76,8 @@ def test_kill_9_of_the_page_run_path_then_resume_from_the_page_reruns_no_finishe
 def test_a_writing_step_killed_mid_call_is_asked_about_and_marked_failed_is_not_called_again(
         tmp_path: Path) -> None:
     log, out = tmp_path / "calls.log", tmp_path / "child.out"
-    pid = _child([str(tmp_path / "data"), "writes", str(log)], out, env={durable_child.HOLD: "c3"})
+    pid = fork_child([str(tmp_path / "data"), "writes", str(log)], out, env={durable_child.HOLD: "c3"},
+                     main=page_run_child.main)
     assert _wait_for(lambda: "start c3" in _lines(log), pid)
     os.kill(pid, signal.SIGKILL)
     os.waitpid(pid, 0)
