@@ -101,15 +101,19 @@ def test_the_library_opens_a_saved_run_and_a_plans_latest_run(studio, new_tab) -
     click(page.get_by_role("button", name="Approve"))
     click(page.get_by_role("button", name="Run next step"))
     graph(page, "succeeded pending")
+    # The graph turns green from the run's progress; the run is over once its line is shown.
+    expect(page.get_by_text(re.compile(r"^Run \w+ · paused · 1 succeeded, 1 pending"))).to_be_visible()
     click(page.get_by_role("button", name="Save", exact=True))
     expect(page.get_by_text("No changes since version 1.")).to_be_visible()  # running stored it
     first_run = _params(page)["run"]
     click(page.get_by_role("button", name="Run all"))
     graph(page, "succeeded succeeded")
+    expect(page.get_by_text(re.compile(rf"^Run {first_run} · succeeded · 2 succeeded"))).to_be_visible()
     # Run all after the paused run carried it on: one run, now finished. Start a second one.
     click(page.get_by_role("button", name="Run next step"))
     click(page.get_by_role("button", name="Start a new run"))
     graph(page, "succeeded pending")
+    expect(page.get_by_text(re.compile(r"^Run \w+ · paused · 1 succeeded, 1 pending"))).to_be_visible()
     expect(page).not_to_have_url(re.compile(rf"run={first_run}"))
     second_run = _params(page)["run"]
 
