@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Callable, TextIO
+from typing import Callable, Collection, TextIO
 
 from core import Plan, Run, RunLimits, ToolRegistry, approval_reason, decide_step, waiting_steps
 
@@ -21,11 +21,13 @@ __all__ = ["approve_on_terminal", "approved_up_front", "nobody_to_ask", "steps_t
 _SHOWN_CHARS = 2000
 
 
-def steps_that_ask(plan: Plan, registry: ToolRegistry, approve_writes: bool) -> list[str]:
-    """Labels of the steps of ``plan`` that will wait for a person, each with why."""
+def steps_that_ask(plan: Plan, registry: ToolRegistry, approve_writes: bool,
+                   among: Collection[str] | None = None) -> list[str]:
+    """Labels of the steps of ``plan`` (those of ``among``, when given) that will wait for a
+    person, each with why."""
     out = []
     for step in plan.steps:
-        if step.tool not in registry:
+        if step.tool not in registry or (among is not None and step.id not in among):
             continue  # the plan's check says so, naming the step
         reason = approval_reason(step, registry.get(step.tool), approve_writes)
         if reason is not None:
@@ -56,6 +58,15 @@ def nobody_to_ask(plan: Plan, registry: ToolRegistry, limits: RunLimits) -> bool
 def _shown(arguments: object) -> str:
     text = json.dumps(arguments, ensure_ascii=True, sort_keys=True, default=repr)
     return text if len(text) <= _SHOWN_CHARS else text[:_SHOWN_CHARS] + f"... ({len(text)} characters)"
+
+
+def approve_all(run: Run) -> bool:
+    """``--approve-writes`` for a run already going: approve each waiting step of ``run`` for the
+    arguments it waits with (True when there were any)."""
+    waiting = waiting_steps(run)
+    for step_id in waiting:
+        decide_step(run, step_id, True, by="cli")
+    return bool(waiting)
 
 
 def approve_on_terminal(run: Run, registry: ToolRegistry, *, ask: Callable[[str], str] = input,

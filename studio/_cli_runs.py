@@ -10,15 +10,20 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any, Callable
+from typing import Any, Callable, Collection
 
 from core import FINISHED, Event, Plan, Run, RunLimits, StepRun, StepStatus, waiting_steps
 
+from ._cli_approval import approve_all, approve_on_terminal, refusal, steps_that_ask
 from ._services import Services
 
 __all__ = ["add_commands", "run_recorded"]
 
 _EXIT_FAILED = 1
+
+
+_APPROVE_WRITES = "approve every step that runs again and would wait for a person (tools that may write, " \
+                  "steps marked ask-first), for the arguments it waits with"
 
 
 def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -32,6 +37,7 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     resume.add_argument("--failed", action="append", default=[], metavar="STEP",
                         help="a step in doubt: mark it failed without calling it (repeatable)")
     resume.add_argument("--dry-run", action="store_true", help="only say which steps would run again")
+    resume.add_argument("--approve-writes", action="store_true", help=_APPROVE_WRITES)
     rerun = commands.add_parser("rerun", parents=[common],
                                 help="a new run of a run's plan, reusing the results of the steps that "
                                      "do not depend on the chosen one")
@@ -40,6 +46,7 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     which.add_argument("--from", dest="from_step", metavar="STEP", help="run this step and all that depend on it again")
     which.add_argument("--retry", action="store_true", help="run the failed steps again (and what depends on them)")
     rerun.add_argument("--dry-run", action="store_true", help="only say which steps would run again")
+    rerun.add_argument("--approve-writes", action="store_true", help=_APPROVE_WRITES)
     worker = commands.add_parser("worker", parents=[common],
                                  help="take runs from the shared queue (PLAN_STUDIO_DB on PostgreSQL) until stopped")
     worker.add_argument("--concurrency", type=int, default=4, help="runs at once in this worker (default 4)")
@@ -64,18 +71,38 @@ def run_recorded(services: Services, plan: Plan, *, message: str, synthesizer: A
     run_id = runs.start(plan, message=message)
     on_event = _live(plan, step_line)
     try:
-        run = runs.execute(run_id, on_event=on_event)
-        while decide is not None and not run.finished and (waiting := waiting_steps(run)) and decide(run):
-            for step_id in waiting:
-                state = run.steps[step_id]
-                services.store.records.step_finished(run_id, state)
-                if state.status == StepStatus.rejected:  # ends here, not in the run: its line is due now
-                    on_event(Event(type="plan_step_end", run_id=run_id, step_id=step_id,
-                                   data={"status": state.status.value, "error": state.error}))
-            run = runs.carry_on(run_id, on_event=on_event)
-        return run
+        return _decided(services, runs, runs.execute(run_id, on_event=on_event), on_event, decide)
     except KeyboardInterrupt:
         raise interrupted(plan, runs.store.load_run(run_id)) from None
+
+
+def _decided(services: Services, runs: Any, run: Run, on_event: Callable[[Event], None],
+             decide: Callable[[Run], bool] | None) -> Run:
+    """``run`` carried on for as long as it stops held and ``decide`` decides on its waiting
+    steps; the decisions are stored with the run's steps first."""
+    while decide is not None and not run.finished and (waiting := waiting_steps(run)) and decide(run):
+        for step_id in waiting:
+            state = run.steps[step_id]
+            services.store.records.step_finished(run.id, state)
+            if state.status == StepStatus.rejected:  # ends here, not in the run: its line is due now
+                on_event(Event(type="plan_step_end", run_id=run.id, step_id=step_id,
+                               data={"status": state.status.value, "error": state.error}))
+        run = runs.carry_on(run.id, on_event=on_event)
+    return run
+
+
+def _decider(args: argparse.Namespace, services: Services, plan: Plan, again: Collection[str]) -> \
+        Callable[[Run], bool] | None:
+    """Who decides on the steps of ``again`` that will wait for a person: ``--approve-writes``
+    (each approved for the arguments it waits with), the person at the terminal, or nobody
+    (the refusal said on stderr; None)."""
+    if args.approve_writes:
+        return approve_all
+    asking = steps_that_ask(plan, services.registry, services.executor.limits.approve_writes, among=again)
+    if asking and not sys.stdin.isatty():
+        print(refusal(asking), file=sys.stderr)
+        return None
+    return lambda held: approve_on_terminal(held, services.registry) > 0
 
 
 def _event_state(event: Event, plan: Plan) -> StepRun:
@@ -139,9 +166,14 @@ def cmd_resume(args: argparse.Namespace, services: Services, step_line: Callable
         print(line)
     if args.dry_run:
         return 0
+    decide = _decider(args, services, before.plan, [s.id for s in before.plan.steps if s.id not in done])
+    if decide is None:
+        return _EXIT_FAILED
     runs = _durable(services, services.executor.synthesizer)
     try:
-        run = runs.resume(args.run_id, decisions=decisions, on_event=_live(before.plan, step_line, done))
+        on_event = _live(before.plan, step_line, done)
+        run = _decided(services, runs, runs.resume(args.run_id, decisions=decisions, on_event=on_event), on_event,
+                       decide)
     except StepsInDoubt as exc:
         print(f"plan-studio: {_one_line(exc)}", file=sys.stderr)
         for step in exc.steps:
@@ -183,12 +215,16 @@ def cmd_rerun(args: argparse.Namespace, services: Services, step_line: Callable[
         print(line)
     if args.dry_run:
         return 0
+    decide = _decider(args, services, parent.plan, [s.id for s in parent.plan.steps if s.id not in choice.reused])
+    if decide is None:
+        return _EXIT_FAILED
     runs = _durable(services, services.executor.synthesizer)
     plan_id, version = services.store.records.where(args.run_id)
     run_id = runs.start(parent.plan, plan_id=plan_id, version=version, parent_id=parent.id,
                         rerun_from=choice.start, seeded=choice.reused)
     print(f"run {run_id} (from {parent.id})", flush=True)
-    run = runs.execute(run_id, on_event=_live(parent.plan, step_line, dict(choice.reused)))
+    on_event = _live(parent.plan, step_line, dict(choice.reused))
+    run = _decided(services, runs, runs.execute(run_id, on_event=on_event), on_event, decide)
     print(summary(run))
     return _EXIT_FAILED if run.status == "failed" else 0
 

@@ -136,3 +136,35 @@ def test_on_a_terminal_an_approved_step_runs_in_the_recorded_run_which_keeps_the
     assert run.status == "succeeded"
     save = run.steps[run.plan.steps[1].id]
     assert save.decision is not None and save.decision.approved and save.decision.by == "cli"
+
+
+def test_a_rerun_of_a_writing_step_asks_as_run_does(writing_plan, tmp_path, capsys, monkeypatch):
+    """Without a terminal a rerun whose writing step would wait is refused before any run is
+    made; with ``--approve-writes`` it runs; a run left waiting is finished by ``resume``."""
+    from core.storage import PlanStore
+
+    plan, options = writing_plan
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr("sys.stdin", Terminal("n\n"))  # the first run: its note rejected
+    assert main(["run", str(plan), *options]) == 1
+    capsys.readouterr()
+    with PlanStore(tmp_path / "data" / "studio.sqlite3") as store:
+        [first] = store.records.recent()
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    assert main(["rerun", first.id, "--from", "1", *options]) == 1
+    said = capsys.readouterr()
+    assert "run again  step 1 (save_note)  (writes: its effect happens again)" in said.out
+    assert "step 1 (save_note): save_note is not read-only (writes, additive)" in said.err
+    with PlanStore(tmp_path / "data" / "studio.sqlite3") as store:
+        assert [r.id for r in store.records.recent()] == [first.id]  # nothing made
+    assert main(["rerun", first.id, "--from", "1", "--approve-writes", *options]) == 0
+    assert "step 1 (save_note): succeeded" in capsys.readouterr().out
+    assert (tmp_path / "notes.txt").read_text() == "hi ANN\n"
+    with PlanStore(tmp_path / "data" / "studio.sqlite3") as store:
+        rerun = store.load_run(store.records.recent()[0].id)
+    save = rerun.steps[rerun.plan.steps[1].id]
+    assert save.decision is not None and save.decision.approved and save.decision.by == "cli"
