@@ -45,15 +45,18 @@ def test_approving_on_the_page_goes_on_with_the_run(services: Services) -> None:
     assert bench.run.steps[marked].decision.by == "page"
 
 
-def test_a_decision_by_run_id_is_kept_and_the_run_goes_on_at_run_all(services: Services) -> None:
+def test_a_decision_by_run_id_is_kept_and_carries_the_run_on(services: Services) -> None:
+    """Decided from elsewhere (the review API, MCP), with nothing else waiting, the stored run
+    goes on in the studio: nobody has to press Run all."""
     bench, marked = run_until_a_marked_step_waits(services, position=0)
     out = wb.decide_step(services, bench.run.id, marked, False, by="api")
-    assert out.ok and "Run all" in texts(out)[-1]
-    assert bench.run.steps[marked].status == StepStatus.rejected
-    assert wb.request_run(bench, services, "all").ok
-    _finish(bench, services)
-    after = bench.run.steps[bench.plan.steps[1].id]
-    assert bench.run.finished and after.status == StepStatus.skipped
+    assert out.ok and "the run goes on in the studio" in texts(out)[-1], texts(out)
+    assert wb.join_stored_run(bench.run.id, timeout=60)
+    stored = services.store.load_run(bench.run.id)
+    after = stored.steps[bench.plan.steps[1].id]
+    assert stored.finished and stored.steps[marked].status == StepStatus.rejected
+    assert stored.steps[marked].decision is not None and stored.steps[marked].decision.by == "api"
+    assert after.status == StepStatus.skipped
     assert "depends on step 0 (facilities_list), which did not succeed" in after.error
 
 

@@ -19,6 +19,7 @@ from studio import _review_api
 from studio._mcp_server import make_mcp_server
 from studio._run_decisions_api import run_routes
 from studio._services import build_services
+from studio.workbench import join_stored_run
 from workbench_helpers import TODAY, run_until_a_marked_step_waits
 
 
@@ -66,3 +67,5 @@ def test_an_agent_sees_the_waiting_step_and_approves_exactly_its_arguments(studi
                         "arguments_hash": waiting["arguments_hash"]})))
     assert decided["decided"] is True
     assert bench.run.steps[marked].status == StepStatus.rejected and bench.run.steps[marked].decision.by == "api"
+    assert join_stored_run(bench.run.id, timeout=60)  # nothing else waits: the run went on, and ends
+    assert _review_api._services().store.load_run(bench.run.id).finished

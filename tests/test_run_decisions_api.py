@@ -16,6 +16,7 @@ from studio._api_token import ensure_token
 from studio._origin_guard import origin_guard
 from studio._run_decisions_api import run_routes
 from studio._services import build_services
+from studio.workbench import join_stored_run
 from workbench_helpers import TODAY, run_until_a_marked_step_waits
 
 
@@ -50,6 +51,12 @@ def test_a_decision_with_the_hash_shown_is_kept_on_the_run(held) -> None:
     assert answer.status_code == 200 and answer.json()["decided"] is True
     decision = bench.run.steps[marked].decision
     assert decision.approved and decision.by == "api" and decision.arguments_hash == shown["arguments_hash"]
+    # Nothing else waits: the run went on in the studio, the approved step run with those arguments.
+    assert "the run goes on in the studio" in answer.json()["notices"][-1]["text"]
+    assert join_stored_run(bench.run.id, timeout=60)
+    stored = _review_api._services().store.load_run(bench.run.id)
+    assert stored.finished and stored.steps[marked].status == StepStatus.succeeded
+    assert stored.steps[marked].arguments == shown["arguments"]
 
 
 def test_bad_requests_say_what_is_wrong_and_strangers_get_nothing(held) -> None:

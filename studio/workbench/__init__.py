@@ -33,7 +33,7 @@ from ._rerun_preview import RerunPreview, RerunStep
 from ._rerunning import (ask_rerun, cancel_rerun, confirm_rerun, join_rerun, preview_rerun,
                          rerun_lineage, start_rerun)
 from ._resuming import ResumeLine, ResumeView, listed_status, resume_run, resume_view, run_again_lines
-from ._run_control import cancel_stored_run, resume_stored_run
+from ._run_control import cancel_stored_run, join_stored_run, resume_stored_run
 from ._running import (NOT_APPROVED, cancel_new_run, cancel_run, collect_finished_run, confirm_new_run, request_run,
                        stop_run)
 from ._saving import (delete_saved_plan, hold_conflict, open_saved_plan, open_saved_run, save, save_on_top,
@@ -43,7 +43,8 @@ from ._unsaved import not_saved
 __all__ = [
     "RerunPreview", "RerunStep", "ask_rerun", "cancel_rerun", "confirm_rerun", "join_rerun", "preview_rerun",
     "rerun_lineage", "start_rerun",
-    "ResumeLine", "ResumeView", "listed_status", "cancel_run", "cancel_stored_run", "resume_run", "resume_stored_run",
+    "ResumeLine", "ResumeView", "listed_status", "cancel_run", "cancel_stored_run", "join_stored_run", "resume_run",
+    "resume_stored_run",
     "resume_view", "run_again_lines",
     "WaitingStep", "decide_step", "waiting_run", "set_ask_first", "held_run", "hold_if_waiting", "let_go", "waiting_view",
     "GOAL_FIRST", "MAX_AGENT_NAME", "NOT_APPROVED", "PENDING_EDIT", "RUN_IN_PROGRESS", "Conflict", "Notice",

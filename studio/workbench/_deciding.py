@@ -5,7 +5,8 @@ A run stops its pass "held" when steps wait (``core._approval``). Once the page'
 has it back (``collect_finished_run``) the run is kept by id (``_held_runs``), so the review API
 and the MCP server, in the same process, can show and decide its waiting steps; a run handed to
 a worker leaves (nobody may decide on a run being driven). A decision from the page goes on with
-the run at once; one from elsewhere is kept on the run, which goes on at the page's Run all.
+the run at once; one from elsewhere that leaves no step waiting carries the stored run on in the
+studio in the background (``_run_control``), as a resume over the API does.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from ._editing import refused_during_run, refused_for_json, take_edit, write_pan
 from ._durable_handle import running_here
 from ._held_runs import held_lock, held_run, held_runs, hold_if_waiting
 from ._messages import attempt
+from ._run_control import resume_stored_run
 from ._running import request_run
 
 __all__ = ["WaitingStep", "decide_step", "set_ask_first", "waiting_run", "waiting_view"]
@@ -116,7 +118,12 @@ def decide_step(services: Services, run_id: str, step_id: str, approve: bool, *,
             going = request_run(bench, services, "all")
             out.notices.extend(going.notices)
         out.say("success", f"{'Approved' if approve else 'Rejected'} {label}; the run goes on.")
-    else:
-        out.say("success", f"{'Approved' if approve else 'Rejected'} {label}; the run goes on when it is "
-                           "run again (Run all on the Plan page).")
+    elif any(run.steps[s].decision is None for s in waiting_steps(run)):  # approved ones wait until run
+        out.say("success", f"{'Approved' if approve else 'Rejected'} {label}; the run goes on once its other "
+                           "waiting steps are decided.")
+    else:  # decided from elsewhere (the review API, MCP): nobody else would carry it on
+        going = resume_stored_run(services, run_id, {}).outcome
+        out.notices.extend(going.notices)
+        if going.ok:
+            out.say("success", f"{'Approved' if approve else 'Rejected'} {label}; the run goes on in the studio.")
     return out

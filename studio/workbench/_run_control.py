@@ -21,7 +21,7 @@ from ._held_runs import hold_if_waiting, let_go
 from ._messages import attempt
 from ._resuming import ResumeLine, run_again_lines
 
-__all__ = ["RunControl", "cancel_stored_run", "resume_stored_run"]
+__all__ = ["RunControl", "cancel_stored_run", "join_stored_run", "resume_stored_run"]
 
 _lock = threading.Lock()
 _going: dict[str, DurableRunHandle] = {}  # runs resumed over the API, until they end
@@ -68,6 +68,14 @@ def resume_stored_run(services: Services, run_id: str, decisions: Mapping[str, s
             out.done().say("success", f"Run {run_id} resumed: {len(again)} step{'s' if len(again) != 1 else ''} "
                                       "to run; finished steps keep their results.")
     return RunControl(out, again=again)
+
+
+def join_stored_run(run_id: str, timeout: float | None = None) -> bool:
+    """Wait (at most ``timeout`` seconds) until run ``run_id``, carried on here by id (a resume
+    or a decision over the API), has stopped; True when it has, or none goes on."""
+    with _lock:
+        handle = _going.get(run_id)
+    return handle is None or handle.join(timeout)
 
 
 def _ended(run_id: str, run: object) -> None:
