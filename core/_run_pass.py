@@ -297,7 +297,7 @@ class RunPass:
         for flight in flights:
             flight.attempt += 1
             flight.attempts.append(StepAttempt(number=flight.attempt, started_at=now()))
-            self.run.steps[flight.step_id].retried = flight.attempts[:-1]
+            _write(self.run.steps[flight.step_id], retried=flight.attempts[:-1])
         starts = [(f.step_id, f.attempts[-1], f.arguments) for f in flights]
         batch = getattr(self._recorder, "steps_started", None)
         if batch is not None:
@@ -351,8 +351,7 @@ class RunPass:
         if flight is None or flight.call is None or flight.attempt != outcome.attempt:
             return []  # a call given up on (timed out, cancelled) that answered late
         flight.call = None
-        attempt = flight.attempts[-1]
-        attempt.duration_ms, attempt.error = outcome.duration_ms, outcome.error
+        _write(flight.attempts[-1], duration_ms=outcome.duration_ms, error=outcome.error)
         if outcome.kind is not None and flight.policy.retries(outcome.kind, flight.attempt):  # type: ignore[arg-type]
             flight.retry_at = time.monotonic() + flight.policy.pause(flight.attempt)
             return []
@@ -403,10 +402,11 @@ class RunPass:
             pass
 
 
-def _write(state: StepRun, **fields: Any) -> None:
-    """Set fields of a step's state at once, as pydantic's own ``__setattr__`` sets each (its
-    value in the instance's dict, its name among the fields set; StepRun validates no
-    assignment): a run of short steps wrote a dozen fields a step, each through pydantic."""
+def _write(state: StepRun | StepAttempt, **fields: Any) -> None:
+    """Set fields of a step's state (or of one of its attempts) at once, as pydantic's own
+    ``__setattr__`` sets each (its value in the instance's dict, its name among the fields set;
+    neither model validates assignment): a run of short steps wrote a dozen fields a step, each
+    through pydantic."""
     state.__dict__.update(fields)
     state.__pydantic_fields_set__.update(fields)
 
