@@ -179,6 +179,30 @@ def _named(where: Any) -> Any:
     return _StepField(where[0], where[1].tool, where[2]) if isinstance(where, tuple) else where
 
 
+def _flat_chars(fields: Any) -> int | None:
+    """The characters of text in a holder of fields (params) whose every key and value is
+    ASCII text, a bool, None or an integer within bounds, or None when one is not: most params
+    are, and they pass as ``_walk`` would pass them, without its stack."""
+    if type(fields) is not dict:
+        return None
+    chars = 0
+    for key, item in fields.items():
+        if type(key) is not str or not key.isascii():
+            return None
+        chars += len(key)
+        kind = type(item)
+        if kind is str:
+            if not item.isascii():
+                return None
+            chars += len(item)
+        elif kind is int:
+            if not -_INTEGER_BOUND < item < _INTEGER_BOUND:
+                return None
+        elif item is not None and kind is not bool:
+            return None
+    return chars
+
+
 def check_plan(plan: Any) -> None:  # a core.Plan; not imported, as _plan imports this module
     """Raise ``PlanError`` naming the step and field of the first thing over a bound."""
     if len(plan.steps) > MAX_STEPS:
@@ -189,6 +213,8 @@ def check_plan(plan: Any) -> None:  # a core.Plan; not imported, as _plan import
             continue
         if type(value) is str and value.isascii():  # most fields: nothing to walk (checked as _walk would)
             total += len(value)
+        elif depth == -1 and (flat := _flat_chars(value)) is not None:
+            total += flat
         else:
             found, chars = _walk(value, nesting, depth)
             if found is not None:

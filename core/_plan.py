@@ -179,9 +179,20 @@ class Plan(BaseModel):
         return self._dependencies(self.step(step_id), {s.id: n for n, s in enumerate(self.steps)})
 
     def _dependencies(self, step: Step, order: dict[str, int]) -> list[str]:
+        # The references read as ``readable_references`` reads them, without its generator: a
+        # run asks this of every step twice before the first starts (cycles, scheduling).
         ids = set(step.depends_on)
-        ids.update(ref.step for _name, ref in step.readable_references() if ref.step in order)
+        for value in step.params.values():
+            try:
+                found = find_references(value)
+            except ReferenceSyntaxError:
+                continue
+            for ref in found:
+                if ref.step in order:
+                    ids.add(ref.step)
         ids.discard(step.id)
+        if len(ids) < 2:
+            return list(ids)
         return sorted(ids, key=lambda i: order.get(i, len(order)))
 
     def edges(self) -> list[tuple[str, str]]:

@@ -139,6 +139,17 @@ class PythonRunner:
     def __call__(self, name: str, args: dict[str, Any]) -> Any:
         return self.json_result(name, call_tool_function(name, self.func, self.keyword_arguments(name, args)))
 
+    def call_admitted(self, name: str, args: dict[str, Any]) -> tuple[bool, Any]:
+        """(True, what ``self(name, args)`` returns) when pydantic takes ``args`` as they are;
+        (False, None) without calling the function when it does not. Converts once what
+        ``admits`` and then ``keyword_arguments`` each converted: a short step paid it twice."""
+        try:
+            model = self.arguments_model.model_validate_json(to_json(args), strict=True)
+        except (ValidationError, ValueError):
+            return False, None
+        kwargs = {pname: getattr(model, pname) for pname in model.model_fields_set}
+        return True, self.json_result(name, call_tool_function(name, self.func, kwargs))
+
     def keyword_arguments(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
         """``args`` converted by the function's model, as its keyword arguments."""
         try:

@@ -103,6 +103,11 @@ class Tool:
 
     def call(self, args: dict[str, Any]) -> Any:
         """Check ``args``, run the tool, and return its result as JSON-ready data."""
+        call_admitted = getattr(self.runner, "call_admitted", None)
+        if call_admitted is not None:
+            admitted, result = call_admitted(self.name, args)
+            if admitted:
+                return result
         self.refuse_bad_arguments(args)
         return self.runner(self.name, args)
 

@@ -254,11 +254,8 @@ class RunPass:
         step = run.plan.steps[index]
         state = run.steps[step_id]
         token = workers.claim()
-        state.status = StepStatus.running
-        state.worker = token
-        state.started_at = now()
-        state.arguments = state.result = state.error = state.duration_ms = None
-        state.retried = []
+        _write(state, status=StepStatus.running, worker=token, started_at=now(), arguments=None, result=None,
+               error=None, duration_ms=None, retried=[])
         began = time.perf_counter()
         try:
             yield Event(type="plan_step_start", run_id=run.id, step_id=step_id,
@@ -300,7 +297,7 @@ class RunPass:
         for flight in flights:
             flight.attempt += 1
             flight.attempts.append(StepAttempt(number=flight.attempt, started_at=now()))
-            self.run.steps[flight.step_id].retried = flight.attempts[:-1]
+            _write(self.run.steps[flight.step_id], retried=flight.attempts[:-1])
         starts = [(f.step_id, f.attempts[-1], f.arguments) for f in flights]
         batch = getattr(self._recorder, "steps_started", None)
         if batch is not None:
@@ -323,10 +320,8 @@ class RunPass:
         while item is not None:
             if isinstance(item, Outcome):
                 ended += self._outcome(item)
-            try:
-                item = self._outcomes.get_nowait()
-            except queue.Empty:
-                item = None
+            # Asked first, not caught: an exception raised and caught after every step cost more.
+            item = self._outcomes.get_nowait() if not self._outcomes.empty() else None
         clock = time.monotonic()
         for flight in list(self._flights.values()):
             if flight.call is not None and clock >= flight.deadline:
@@ -356,8 +351,7 @@ class RunPass:
         if flight is None or flight.call is None or flight.attempt != outcome.attempt:
             return []  # a call given up on (timed out, cancelled) that answered late
         flight.call = None
-        attempt = flight.attempts[-1]
-        attempt.duration_ms, attempt.error = outcome.duration_ms, outcome.error
+        _write(flight.attempts[-1], duration_ms=outcome.duration_ms, error=outcome.error)
         if outcome.kind is not None and flight.policy.retries(outcome.kind, flight.attempt):  # type: ignore[arg-type]
             flight.retry_at = time.monotonic() + flight.policy.pause(flight.attempt)
             return []
@@ -374,14 +368,11 @@ class RunPass:
 
     def _settle(self, step_id: str, token: str, began: float, arguments: dict[str, Any] | None, result: Any,
                 error: str | None, attempts: list[StepAttempt]) -> None:
-        state = self.run.steps[step_id]
         workers.release(token)
         # Recorded together, only now: a step cut off before leaves no partial result.
-        state.arguments, state.result, state.error = arguments, result, error
-        state.duration_ms = round((time.perf_counter() - began) * 1000, 3)
-        state.retried = attempts[:-1]
-        state.status = StepStatus.failed if error is not None else StepStatus.succeeded
-        state.worker = None
+        _write(self.run.steps[step_id], arguments=arguments, result=result, error=error,
+               duration_ms=round((time.perf_counter() - began) * 1000, 3), retried=attempts[:-1],
+               status=StepStatus.failed if error is not None else StepStatus.succeeded, worker=None)
 
     def _give_up(self, status: StepStatus, note: str) -> Iterator[Event]:
         """Every step in flight ends as ``status``: its call cancelled or abandoned."""
@@ -409,6 +400,15 @@ class RunPass:
             self._recorder.step_ended(self.run, flight.step_id)
         except Exception:  # already on the way out with another error: that one is told
             pass
+
+
+def _write(state: StepRun | StepAttempt, **fields: Any) -> None:
+    """Set fields of a step's state (or of one of its attempts) at once, as pydantic's own
+    ``__setattr__`` sets each (its value in the instance's dict, its name among the fields set;
+    neither model validates assignment): a run of short steps wrote a dozen fields a step, each
+    through pydantic."""
+    state.__dict__.update(fields)
+    state.__pydantic_fields_set__.update(fields)
 
 
 def _cut(state: StepRun, status: StepStatus, note: str) -> None:

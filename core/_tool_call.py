@@ -40,6 +40,14 @@ def _interrupted_by_user(signum: int, frame: object) -> None:
 def call_tool_function(name: str, func: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
     """``func(**kwargs)``, awaited if it gives an awaitable. Anything it raises becomes
     ``ToolExecutionError`` ("NAME failed: ...") except the user's Ctrl-C, which goes on."""
+    if threading.current_thread() is not threading.main_thread():
+        # No signal reaches this thread (a run's pool thread): whatever the tool raises is its
+        # own, as ``_users_ctrl_c`` would say, without a context manager around every call.
+        try:
+            result = func(**kwargs)
+            return _wait_for(result) if inspect.isawaitable(result) else result
+        except BaseException as exc:
+            raise tool_failure(name, exc) from (exc if isinstance(exc, Exception) else None)
     with _users_ctrl_c() as ours:
         try:
             result = func(**kwargs)

@@ -95,8 +95,9 @@ class Validator:
                     registered.setdefault(found.step_index, []).append(found)
         # Positions by id once, not looked up per reference: a long plan paid its square.
         ids = {s.id: n for n, s in enumerate(plan.steps)}
+        fits: dict[tuple, bool] = {}  # see _check_fit
         for index, step in enumerate(plan.steps):
-            problems.extend(self._check_step(plan, index, step, ids))
+            problems.extend(self._check_step(plan, index, step, ids, fits))
             problems.extend(registered.pop(index, []))
         problems.extend(p for found in registered.values() for p in found)
         problems.extend(self._check_cycles(plan))
@@ -118,7 +119,8 @@ class Validator:
         if errors:
             raise PlanInvalid(errors)
 
-    def _check_step(self, plan: Plan, index: int, step: Step, ids: dict[str, int]) -> list[Problem]:
+    def _check_step(self, plan: Plan, index: int, step: Step, ids: dict[str, int],
+                    fits: dict[tuple, bool] | None = None) -> list[Problem]:
         out: list[Problem] = []
 
         def problem(field: str, message: str, severity: Literal["error", "warning"] = "error") -> None:
@@ -144,7 +146,8 @@ class Validator:
             sound = [self._check_reference(plan, index, ids, ref, lambda m: problem(f"params.{name}", m))
                      for ref in refs]
             if all(sound) and tool is not None:
-                self._check_fit(plan, ids, tool, name, value, lambda m: problem(f"params.{name}", m))
+                self._check_fit(plan, ids, tool, name, value, lambda m: problem(f"params.{name}", m),
+                                {} if fits is None else fits)
 
         if tool is not None:
             for field, message in tool.check_arguments(step.params, skip=with_refs):
@@ -181,8 +184,12 @@ class Validator:
         return True
 
     def _check_fit(self, plan: Plan, ids: dict[str, int], tool: Tool, name: str, value: Any,
-                   problem: Callable[[str], None]) -> None:
-        """Report a param whose references yield a value that cannot fit its schema."""
+                   problem: Callable[[str], None], fits: dict[tuple, bool]) -> None:
+        """Report a param whose references yield a value that cannot fit its schema.
+
+        ``fits`` keeps, for one check of a plan, whether a text param of a tool fits when its
+        references come from given tools and paths: a chain's steps each ask the same question
+        of the same schemas (a tenth of what starting a run of short steps cost)."""
         schema = tool.parameters.get("properties", {}).get(name)
         if schema is None:
             return  # not a parameter: check_arguments says so
@@ -191,9 +198,19 @@ class Validator:
             source = plan.steps[ids[ref.step]].tool
             return schema_at_path(self.registry.get(source).returns, ref.path) if source in self.registry else {}
 
+        key = None
+        if isinstance(value, str):
+            refs = find_references(value)
+            whole = len(refs) == 1 and value.strip() == refs[0].text  # else filled in as text
+            key = (tool.name, name, whole, tuple((plan.steps[ids[r.step]].tool, r.path) for r in refs))
+            if fits.get(key):
+                return
         got = value_schema(value, schema_of)
         defs = tool.parameters.get("$defs", {})
-        if may_fit(got, schema, param_defs=defs):
+        fit = may_fit(got, schema, param_defs=defs)
+        if key is not None:
+            fits[key] = fit
+        if fit:
             return
         wanted = describe_schema(schema, defs)
         if isinstance(value, str) and got.get("x-interpolated"):
