@@ -1,9 +1,12 @@
 """Schemas from outside (an agent's declared tools, an MCP server's tools) are checked in bounded
 time and depth: a backtracking pattern, a pattern RE2 cannot run, a schema nested 100 levels.
 
-Each check runs in a forked child awaited with a generous liveness bound, so a regression
+Each check runs in a child process awaited with a generous liveness bound, so a regression
 fails the test instead of hanging it: the patterns below take hours with Python's ``re``, which
-holds the GIL all along (a thread could not even be timed out)."""
+holds the GIL all along (a thread could not even be timed out). The children are forked from a
+fork server, a process of their own with no other threads: a child forked from the test process
+itself could inherit a lock one of its many threads (durable runs, tool pools) held at that
+moment, and wait on it forever."""
 
 from __future__ import annotations
 
@@ -22,31 +25,43 @@ HOSTILE_LOOKAHEAD = "^(?=(a|aa)+$)"  # RE2 refuses lookaround: the fallback's ti
 VALUE = "a" * 40 + "!"
 
 
-def within_bound(work: Callable[[], Any]) -> Any:
-    """``work()``'s value, computed in a forked child that must answer within the bound."""
-    receive, send = multiprocessing.get_context("fork").Pipe(duplex=False)
-
-    def run() -> None:
-        send.send(work())
-    child = multiprocessing.get_context("fork").Process(target=run, daemon=True)
-    child.start()
+def within_bound(work: Callable[..., Any], *args: Any) -> Any:
+    """``work(*args)``'s value (``work`` a function of this module, ``args`` plain data),
+    computed in a child process that must answer within the bound."""
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload([__name__])
+    pool = context.Pool(1)
     try:
-        assert receive.poll(LIVENESS_SECONDS), f"still checking after {LIVENESS_SECONDS} s"
-        return receive.recv()
-    finally:
-        child.kill()
-        child.join()
-
-
-def refusal(work: Callable[[], Any]) -> Callable[[], tuple[str, str | None, str]]:
-    """``work`` as a function answering the error it raised: its type, field and message."""
-    def refused() -> tuple[str, str | None, str]:
+        answer = pool.apply_async(work, args)
         try:
-            work()
-        except PlanStudioError as exc:
-            return type(exc).__name__, getattr(exc, "field", None), str(exc)
-        return "nothing raised", None, ""
-    return refused
+            return answer.get(LIVENESS_SECONDS)
+        except multiprocessing.TimeoutError:
+            raise AssertionError(f"still checking after {LIVENESS_SECONDS} s") from None
+    finally:
+        pool.terminate()
+        pool.join()
+
+
+def refusal(work: Callable[..., Any], *args: Any) -> tuple[str, str | None, str]:
+    """The error ``work(*args)`` raised: its type, field and message."""
+    try:
+        work(*args)
+    except PlanStudioError as exc:
+        return type(exc).__name__, getattr(exc, "field", None), str(exc)
+    return "nothing raised", None, ""
+
+
+def validated(registry_schema: dict[str, Any], plan: Plan) -> list[Any]:
+    return Validator(declared(registry_schema)).validate(plan)
+
+
+def mcp_tool(schema: dict[str, Any]) -> Any:
+    connection = SimpleNamespace(spec=SimpleNamespace(label="srv"), call=lambda *a: None)
+    return _make_tool(_listed(schema), "srv", connection)
+
+
+def mcp_tool_checks(schema: dict[str, Any], arguments: dict[str, Any]) -> Any:
+    return mcp_tool(schema).check_arguments(arguments)
 
 
 def declared(schema: dict[str, Any]) -> ToolRegistry:
@@ -55,7 +70,7 @@ def declared(schema: dict[str, Any]) -> ToolRegistry:
 
 def problems_for(schema: dict[str, Any], params: dict[str, Any]) -> list[Any]:
     plan = Plan.model_validate({"goal": "g", "steps": [{"id": "s", "tool": "echo", "params": params}]})
-    return within_bound(lambda: Validator(declared(schema)).validate(plan))
+    return within_bound(validated, schema, plan)
 
 
 def text_schema(pattern: str) -> dict[str, Any]:
@@ -83,9 +98,8 @@ def test_a_pattern_re2_cannot_run_is_checked_with_a_timeout_or_matched_when_quic
 def test_many_slow_patterns_share_one_budget_per_plan() -> None:
     plan = Plan.model_validate({"goal": "g", "steps": [
         {"id": f"s{n}", "tool": "echo", "params": {"text": VALUE}} for n in range(200)]})
-    registry = declared(text_schema(HOSTILE_LOOKAHEAD))
     started = time.monotonic()
-    problems = within_bound(lambda: Validator(registry).validate(plan))
+    problems = within_bound(validated, text_schema(HOSTILE_LOOKAHEAD), plan)
     # Once the budget is spent, a step is not checked at all: its whole arguments are named.
     assert len(problems) == 200 and all(p.field in ("params.text", "params.(arguments)") for p in problems)
     assert [p.step_index for p in problems] == list(range(200))
@@ -111,8 +125,8 @@ def test_unevaluated_properties_beside_pattern_properties_is_not_checked_rather_
 
 def test_a_literal_beside_references_is_fitted_in_bounded_time() -> None:
     param = {"type": "array", "items": {"type": "string", "pattern": HOSTILE}}
-    assert within_bound(lambda: may_fit({"const": VALUE}, param["items"])) is False
-    assert within_bound(lambda: may_fit({"const": "aaa"}, param["items"])) is True
+    assert within_bound(may_fit, {"const": VALUE}, param["items"]) is False
+    assert within_bound(may_fit, {"const": "aaa"}, param["items"]) is True
 
 
 def test_an_exponential_schema_is_cut_off_by_the_budget() -> None:
@@ -142,8 +156,8 @@ def nested(levels: int) -> dict[str, Any]:
 
 
 def test_a_schema_nested_100_levels_is_refused_naming_the_field() -> None:
-    kind, field, message = within_bound(refusal(lambda: parse_tool_definitions(
-        [{"name": "ok", "inputSchema": nested(3)}, {"name": "deep", "inputSchema": nested(100)}])))
+    kind, field, message = within_bound(refusal, parse_tool_definitions,
+                                        [{"name": "ok", "inputSchema": nested(3)}, {"name": "deep", "inputSchema": nested(100)}])
     assert (kind, field) == ("ReviewRequestError", "tools[1].inputSchema")
     assert "nested" in message and "levels" in message
 
@@ -154,11 +168,8 @@ def _listed(schema: dict[str, Any]) -> Any:
 
 
 def test_an_mcp_tool_schema_goes_through_the_same_checks() -> None:
-    connection = SimpleNamespace(spec=SimpleNamespace(label="srv"), call=lambda *a: None)
-    tool = _make_tool(_listed(text_schema(HOSTILE_LOOKAHEAD)), "srv", connection)
-    problems = within_bound(lambda: tool.check_arguments({"text": VALUE}))
+    problems = within_bound(mcp_tool_checks, text_schema(HOSTILE_LOOKAHEAD), {"text": VALUE})
     assert [f for f, _ in problems] == ["text"] and "not checked" in problems[0][1]
-    tool = _make_tool(_listed(text_schema(HOSTILE)), "srv", connection)
-    assert [f for f, _ in within_bound(lambda: tool.check_arguments({"text": VALUE}))] == ["text"]
-    kind, _, message = within_bound(refusal(lambda: _make_tool(_listed(nested(100)), "srv", connection)))
+    assert [f for f, _ in within_bound(mcp_tool_checks, text_schema(HOSTILE), {"text": VALUE})] == ["text"]
+    kind, _, message = within_bound(refusal, mcp_tool, nested(100))
     assert kind == "McpServerError" and "nested" in message
