@@ -22,7 +22,7 @@ from starlette.routing import Route
 
 from core import ReviewRequestError
 
-from ._review_api import MAX_BODY_BYTES, _body, _error, _guarded, _TooLarge
+from ._review_api import _body, _guarded
 from ._services import Services
 from .workbench import preview_rerun, start_rerun
 
@@ -50,10 +50,7 @@ def _asked(body: Any) -> tuple[str | None, bool, bool]:
 
 async def _rerun(request: Request, services: Services) -> Response:
     run_id = request.path_params["run_id"]
-    try:
-        body = await _body(request)
-    except _TooLarge:
-        return _error(413, f"the request body is over {MAX_BODY_BYTES} bytes")
+    body = await _body(request)  # over the limit: 413 (``_guarded``)
     from_step, retry, dry_run = _asked(body)
     await run_in_threadpool(services.store.records.where, run_id)  # NotFound: 404
     use_case = preview_rerun if dry_run else start_rerun

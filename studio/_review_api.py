@@ -72,6 +72,8 @@ def _guarded(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
             return _error(401, _UNAUTHORIZED, **{"WWW-Authenticate": "Bearer"})
         try:
             return await handler(request, services)
+        except _TooLarge:
+            return _error(413, f"the request body is over {MAX_BODY_BYTES} bytes")
         except ReviewRequestError as exc:
             return _error(400, str(exc), exc.field)
         except NotFound as exc:
@@ -109,10 +111,7 @@ def _link(request: Request, review_id: str) -> str:
 
 
 async def _submit(request: Request, services: Services) -> Response:
-    try:
-        body = await _body(request)
-    except _TooLarge:
-        return _error(413, f"the request body is over {MAX_BODY_BYTES} bytes")
+    body = await _body(request)  # over the limit: 413 (``_guarded``)
     review = await run_in_threadpool(submit_review, services, body)
     return JSONResponse({"id": review.id, "status": review.status, "url": _link(request, review.id)},
                         status_code=201)

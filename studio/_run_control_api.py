@@ -22,7 +22,7 @@ from starlette.routing import Route
 
 from core import ReviewRequestError
 
-from ._review_api import MAX_BODY_BYTES, _body, _error, _guarded, _TooLarge
+from ._review_api import _body, _error, _guarded
 from ._services import Services
 from .workbench import cancel_stored_run, resume_stored_run
 from .workbench._run_control import RunControl
@@ -58,10 +58,7 @@ async def _decisions(request: Request) -> dict[str, str]:
 
 async def _resume(request: Request, services: Services) -> Response:
     run_id = request.path_params["run_id"]
-    try:
-        decisions = await _decisions(request)
-    except _TooLarge:
-        return _error(413, f"the request body is over {MAX_BODY_BYTES} bytes")
+    decisions = await _decisions(request)  # over the limit: 413 (``_guarded``)
     control = await run_in_threadpool(resume_stored_run, services, run_id, decisions)
     return _answer(run_id, control, "resumed", 202)
 

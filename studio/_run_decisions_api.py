@@ -21,7 +21,7 @@ from starlette.routing import Route
 
 from core import ReviewRequestError
 
-from ._review_api import MAX_BODY_BYTES, _body, _error, _guarded, _TooLarge
+from ._review_api import _body, _error, _guarded
 from ._services import Services
 from .workbench import decide_step, waiting_run, waiting_view
 
@@ -46,10 +46,7 @@ async def _waiting(request: Request, services: Services) -> Response:
 
 async def _decision(request: Request, services: Services) -> Response:
     run_id, step_id = request.path_params["run_id"], request.path_params["step_id"]
-    try:
-        body = await _body(request)
-    except _TooLarge:
-        return _error(413, f"the request body is over {MAX_BODY_BYTES} bytes")
+    body = await _body(request)  # over the limit: 413 (``_guarded``)
     if not isinstance(body, dict):
         raise ReviewRequestError("body", "must be a JSON object like {\"approve\": true, \"arguments_hash\": \"...\"}")
     approve = body.get("approve")
