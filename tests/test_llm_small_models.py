@@ -296,6 +296,34 @@ def test_an_id_the_user_never_gave_is_left_out(registry, settings, llm_server):
     assert plan.steps[0].params == {"facility_id": "F-7", "category": "plastic"}
 
 
+def test_a_list_of_literal_ids_is_no_longer_than_the_users_words(registry, settings, llm_server):
+    """Qwen 0.5B wrote 19 dates as shipment ids for "the last 30 days" (14 s of decoding, all of
+    it then left out): a grammar closes a list of literal ids at the goal's word count."""
+    goal = "Contaminants in SHP-1 SHP-2 SHP-3 SHP-4 and SHP-5"
+
+    def fits(schema: dict, ids: object) -> bool:
+        try:
+            jsonschema.validate({"steps": [{"tool": "contaminants_list", "params": {"shipment_ids": ids},
+                                            "depends_on": [], "parallel": False}]}, schema)
+        except jsonschema.ValidationError:
+            return False
+        return True
+
+    made_up = [f"2025-10-{d:02}" for d in range(12, 31)]
+    bounded = plan_json_schema(registry, said=goal)
+    assert fits(bounded, [f"SHP-{n}" for n in range(1, 6)])     # every id the user named
+    assert fits(bounded, "${step[0].data.*.id}")               # a reference is no list of literals
+    assert not fits(bounded, made_up)
+    assert fits(plan_json_schema(registry), made_up)           # without the user's words: no bound
+    assert not fits(plan_json_schema(registry, said="ids"), made_up[:4])  # a few, however short the goal
+
+    llm_server.reply(_one_step("contaminants_list", {"shipment_ids": ["SHP-1"]}))
+    LLMPlanner(registry, settings).plan(goal, today=TODAY)
+    sent = llm_server.requests[0]["response_format"]["json_schema"]["schema"]
+    words = len(goal.split())  # 8: an id is a word at least
+    assert fits(sent, made_up[:words]) and not fits(sent, made_up[:words + 1])
+
+
 def test_a_reference_to_itself_is_repaired_with_every_tool_offered(registry, settings, llm_server):
     """A step that uses its own output needs an earlier step, of another tool: the repair
     offers every tool (not only the ones the reply used) and says to add that step."""

@@ -168,7 +168,7 @@ class LLMPlanner:
                                       "tools": tools if tools is not None else "all"}
             log.append(record)
             try:
-                reply = self.client.chat(asked, json_schema=plan_json_schema(self.registry, tools, max_steps),
+                reply = self.client.chat(asked, json_schema=plan_json_schema(self.registry, tools, max_steps, said),
                                          temperature=temperature)
             except ReplyCut as cut:
                 reply, plan, problems, used = cut.text, None, [

@@ -3,11 +3,16 @@ checks and fixes in a reply before reading it as a plan (``_llm_dates``, ``_llm_
 
 from __future__ import annotations
 
+import re
 from typing import Any, Iterator
 
 from .._registry import Tool, ToolRegistry
 
-__all__ = ["step_params"]
+__all__ = ["ID_PARAM", "step_params"]
+
+# A param that takes ids (``id``, ``ids``, ``..._id(s)``): they come from an earlier step's
+# output or from the user's words, never from the model's head.
+ID_PARAM = re.compile(r"(?:^|_)ids?$", re.IGNORECASE)
 
 
 def step_params(steps: list[Any], registry: ToolRegistry) -> Iterator[tuple[int, dict[str, Any], Tool, str,

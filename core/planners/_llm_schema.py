@@ -15,6 +15,11 @@ Two things are loosened on purpose, because the studio resolves them itself:
   paths offered are those the tools' declared output schemas give and that fit the param
   (``core._outputs.output_paths``).
 
+And one thing is bounded, given the user's words (``said``): a list of literal ids (a param
+named ``..._ids``) holds at most as many as the words of ``said`` (at least a few). Ids come
+from an earlier step or from the user; a small model wrote 19 made-up ones (14 s of
+decoding), which the studio then left out anyway (``_llm_unsaid``).
+
 ``$ref``s are inlined (each tool's ``$defs`` are its own, and the schema nests them), to a
 bounded depth.
 """
@@ -25,20 +30,24 @@ from typing import Any, Iterable
 
 from .._outputs import output_paths
 from .._registry import Tool, ToolRegistry, schema_alternatives
+from ._llm_params import ID_PARAM
 
 __all__ = ["plan_json_schema", "DATE_HINT"]
 
 DATE_HINT = 'An ISO date (YYYY-MM-DD) or the goal\'s own words for it, e.g. "last week", "yesterday".'
 _INLINE_DEPTH = 8
 _PATHS_OFFERED = 12  # reference paths in one param's pattern: enough for the tools' outputs
+_FEWEST_IDS = 3  # the bound of a list of literal ids, however short the user's words
 
 
 def plan_json_schema(registry: ToolRegistry, tools: Iterable[str] | None = None,
-                     max_steps: int | None = None) -> dict[str, Any]:
+                     max_steps: int | None = None, said: str | None = None) -> dict[str, Any]:
     """The seed format as a JSON schema, one ``anyOf`` branch per tool (all, or ``tools``);
-    with ``max_steps``, a grammar closes the list there (a looping model cannot go on)."""
+    with ``max_steps``, a grammar closes the list there (a looping model cannot go on); with
+    ``said`` (the user's words), a list of literal ids is as long as its words at most."""
     names = [n for n in (tools if tools is not None else registry.names()) if n in registry]
-    branches = [_step_schema(registry, registry.get(name)) for name in names]
+    most_ids = None if said is None else max(_FEWEST_IDS, len(said.split()))
+    branches = [_step_schema(registry, registry.get(name), most_ids) for name in names]
     step: dict[str, Any] = {"anyOf": branches} if branches else {"type": "object"}
     steps: dict[str, Any] = {"type": "array", "items": step}
     if max_steps is not None:
@@ -46,12 +55,12 @@ def plan_json_schema(registry: ToolRegistry, tools: Iterable[str] | None = None,
     return {"type": "object", "properties": {"steps": steps}, "required": ["steps"], "additionalProperties": False}
 
 
-def _step_schema(registry: ToolRegistry, tool: Tool) -> dict[str, Any]:
+def _step_schema(registry: ToolRegistry, tool: Tool, most_ids: int | None) -> dict[str, Any]:
     return {
         "type": "object",
         "properties": {
             "tool": {"const": tool.name},
-            "params": _params_schema(registry, tool),
+            "params": _params_schema(registry, tool, most_ids),
             "depends_on": {"type": "array", "items": {"type": "integer", "minimum": 0},
                            "description": "Numbers of the earlier steps this step needs."},
             "parallel": {"type": "boolean"},
@@ -62,11 +71,13 @@ def _step_schema(registry: ToolRegistry, tool: Tool) -> dict[str, Any]:
     }
 
 
-def _params_schema(registry: ToolRegistry, tool: Tool) -> dict[str, Any]:
+def _params_schema(registry: ToolRegistry, tool: Tool, most_ids: int | None) -> dict[str, Any]:
     defs = tool.parameters.get("$defs", {})
     properties: dict[str, Any] = {}
     for name, schema in (tool.parameters.get("properties") or {}).items():
         own = _loosen_dates(_inline(schema, defs, 0))
+        if most_ids is not None and ID_PARAM.search(name):
+            own = _bounded_lists(own, most_ids)
         reference = _reference_schema(registry, {**schema, "$defs": defs})
         properties[name] = {"anyOf": [own, reference]} if reference else own
     return {"type": "object", "properties": properties, "required": list(tool.required),
@@ -102,6 +113,17 @@ def _loosen_dates(schema: Any) -> Any:
         return {**{k: v for k, v in schema.items() if k != "format"}, "pattern": "^[^$]*$",
                 "description": DATE_HINT}
     return {k: _loosen_dates(v) for k, v in schema.items()}
+
+
+def _bounded_lists(schema: Any, most: int) -> Any:
+    """``schema`` with each list in it (not nested in another) holding at most ``most`` items."""
+    if isinstance(schema, list):
+        return [_bounded_lists(s, most) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    if schema.get("type") == "array":
+        return {**schema, "maxItems": min(most, schema.get("maxItems", most))}
+    return {k: _bounded_lists(v, most) if k in ("anyOf", "oneOf") else v for k, v in schema.items()}
 
 
 def _reference_schema(registry: ToolRegistry, param: dict[str, Any]) -> dict[str, Any] | None:

@@ -18,13 +18,12 @@ import re
 from typing import Any
 
 from .._registry import ToolRegistry, schema_alternatives
-from ._llm_params import step_params
+from ._llm_params import ID_PARAM, step_params
 
 __all__ = ["drop_unsaid_choices"]
 
 _PREFIX = 5
 _WORD = re.compile(r"[a-z0-9]+")
-_IDS = re.compile(r"(?:^|_)ids?$", re.IGNORECASE)
 
 
 def drop_unsaid_choices(steps: list[Any], registry: ToolRegistry, said: str) -> list[str]:
@@ -34,7 +33,7 @@ def drop_unsaid_choices(steps: list[Any], registry: ToolRegistry, said: str) -> 
     done: list[str] = []
     for n, raw, _tool, name, schema, defs in step_params(steps, registry):
         value = raw["params"].get(name)
-        if _IDS.search(name) and _made_up_ids(value, said.lower()):
+        if ID_PARAM.search(name) and _made_up_ids(value, said.lower()):
             del raw["params"][name]
             done.append(f"step {n} · {name}: left out: ids come from an earlier step or the goal, "
                         "and the goal gives none of these")
