@@ -198,13 +198,13 @@ def test_steps_that_start_together_are_written_in_one_transaction(store: PlanSto
         return step
 
     writes: list[str] = []
-    transaction = store.database.transaction
+    write = store.database.driver_writes.write
 
-    def counted(action: str, **options):
+    def counted(action: str, statement, rows):
         writes.append(action)
-        return transaction(action, **options)
+        return write(action, statement, rows)
 
-    monkeypatch.setattr(store.database, "transaction", counted)
+    monkeypatch.setattr(store.database.driver_writes, "write", counted)
     plan = Plan(goal="wave", steps=[Step(id=f"s{n}", tool="look", params={"step": f"s{n}"}) for n in range(20)])
     run = DurableRuns(store, tools).run(plan)
     assert run.status == "succeeded"

@@ -21,6 +21,7 @@ from sqlmodel import Session
 from .._errors import StorageError
 from .._settings import is_database_url
 from . import _schema, _sqlite
+from ._driver_writes import DriverWrites
 from ._values import reason
 
 __all__ = ["Database"]
@@ -47,6 +48,7 @@ class Database:
             except OSError as exc:
                 raise StorageError(f"cannot create the plan store at {self.path}: {exc}") from exc
         self._open()
+        self.driver_writes = DriverWrites(self.engine, self.dialect, self.path)
 
     def _open_server(self, text: str) -> None:
         from sqlalchemy.engine import make_url
@@ -84,6 +86,7 @@ class Database:
             raise
 
     def close(self) -> None:
+        self.driver_writes.close()
         self.engine.dispose()
 
     @contextmanager

@@ -31,7 +31,7 @@ from sqlmodel import create_engine
 # Recording a goal for search is the same upsert in both dialects' SQL.
 from ._sqlite import index_goal  # noqa: F401  (part of this module's functions)
 
-__all__ = ["ERRORS", "count_matching", "draft_owner", "index_goal", "make_engine",
+__all__ = ["ERRORS", "begin_write", "count_matching", "draft_owner", "index_goal", "make_engine",
            "matching_ids", "refresh_search", "schema_names", "search_params", "step_count", "upsert", "uses_index"]
 
 
@@ -61,6 +61,12 @@ def make_engine(url: URL, *, write_option: str) -> Engine:
             connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_WRITE_LOCK})")
 
     return engine
+
+
+def begin_write(cursor: Any) -> None:
+    """Take the write lock on a driver's cursor (``_driver_writes``), as ``_begin`` does; psycopg
+    begins the transaction with this first statement."""
+    cursor.execute(f"SELECT pg_advisory_xact_lock({_WRITE_LOCK})")
 
 
 # -- statements ------------------------------------------------------------------------------

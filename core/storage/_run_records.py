@@ -50,6 +50,11 @@ _STEP_ENDED = text("UPDATE step_run SET status = :status, arguments_json = :argu
                    "error = :error, duration_ms = :duration, decision_json = :decision, retried_json = :retried "
                    "WHERE run_id = :run AND step_id = :step")
 
+# A run's start and end are written as its steps are (``Database.driver_writes``).
+_RUN_STATE = text("UPDATE run SET status = :status, started_at = COALESCE(:started, started_at), "
+                  "finished_at = COALESCE(:finished, finished_at) WHERE id = :run")
+_RUN_ENDED = text("UPDATE run SET status = :status, finished_at = :finished, answer = :answer WHERE id = :run")
+
 
 def _stamp(at: dt.datetime) -> dt.datetime:
     """As ``UTCDateTime`` stores it: UTC, without the offset."""
@@ -87,8 +92,7 @@ class RunRecords:
         """The tools of these steps (id, arguments, when) are about to be called: one transaction."""
         rows = [{"run": run_id, "step": step_id, "arguments": _text(arguments, "arguments", step_id),
                  "at": _stamp(started_at)} for step_id, arguments, started_at in starts]
-        with self._db.transaction("record the step's start", write=True) as connection:
-            connection.execute(_STEP_STARTED, rows)
+        self._db.driver_writes.write("record the step's start", _STEP_STARTED, rows)
 
     def step_finished(self, run_id: str, state: StepRun) -> None:
         """The step ended (or waits, or a person decided on it): its status, result or error, how
@@ -103,8 +107,7 @@ class RunRecords:
                  "duration": state.duration_ms, "decision": _text(state.decision, "decision", state.step_id),
                  "retried": _text(state.retried, "retried", state.step_id) if state.retried else None}
                 for state in states]
-        with self._db.transaction("record the step's end", write=True) as connection:
-            connection.execute(_STEP_ENDED, rows)
+        self._db.driver_writes.write("record the step's end", _STEP_ENDED, rows)
 
     def step_marked(self, run_id: str, step_id: str, status: str, error: str | None, *, run_status: str) -> None:
         """Set one step's status and note, and the run's status (a step found in doubt, say)."""
@@ -116,19 +119,14 @@ class RunRecords:
     def run_state(self, run_id: str, *, status: str, started_at: dt.datetime | None = None,
                   finished_at: dt.datetime | None = None) -> None:
         """The run's status now (and when it started or finished, when given)."""
-        values: dict[str, Any] = {"status": status}
-        if started_at is not None:
-            values["started_at"] = started_at
-        if finished_at is not None:
-            values["finished_at"] = finished_at
-        with self._db.session("record the run's state", write=True) as session:
-            session.execute(update(RunRow).where(RunRow.id == run_id).values(**values))  # type: ignore[arg-type]
+        self._db.driver_writes.write("record the run's state", _RUN_STATE, [
+            {"run": run_id, "status": status, "started": None if started_at is None else _stamp(started_at),
+             "finished": None if finished_at is None else _stamp(finished_at)}])
 
     def run_ended(self, run_id: str, *, status: str, finished_at: dt.datetime, answer: str | None) -> None:
         """The run is over: its final status, when it ended, its answer."""
-        with self._db.session("record the run's end", write=True) as session:
-            session.execute(update(RunRow).where(RunRow.id == run_id)  # type: ignore[arg-type]
-                            .values(status=status, finished_at=finished_at, answer=answer))
+        self._db.driver_writes.write("record the run's end", _RUN_ENDED, [
+            {"run": run_id, "status": status, "finished": _stamp(finished_at), "answer": answer}])
 
     def step_state(self, run_id: str, step_id: str) -> tuple[str, str | None]:
         """The step's recorded status and note."""

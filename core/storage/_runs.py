@@ -14,8 +14,8 @@ from pydantic import ValidationError
 from sqlalchemy import delete, func, insert
 from sqlmodel import select
 
-from .._errors import NotFound, StorageError
-from .._plan import Step
+from .._errors import NotFound, PlanError, StorageError
+from .._plan import Plan, Step
 from .._run import Run, StepRun, StepStatus
 from .._step_label import step_label
 from ._engine import Database
@@ -27,6 +27,11 @@ from ._values import found, json_text, json_value, now, parse_plan, plan_json, r
 __all__ = ["Runs"]
 
 
+_STEP_COLUMNS = (StepRunRow.step_id, StepRunRow.status, StepRunRow.arguments_json, StepRunRow.result_json,
+                 StepRunRow.error, StepRunRow.started_at, StepRunRow.duration_ms, StepRunRow.decision_json,
+                 StepRunRow.retried_json)
+
+
 class Runs:
     """The runs of one store file's plans."""
 
@@ -35,7 +40,7 @@ class Runs:
 
     def save(self, run: Run, *, plan_id: str, version: int) -> None:
         """See ``PlanStore.save_run``."""
-        text, _stored = plan_json(run.plan)
+        text = _dumped(run.plan)
         try:
             step_rows = [_step_values(run.id, position, state)
                          for position, state in enumerate(run.steps.values())]
@@ -44,10 +49,14 @@ class Runs:
                                f"{reason(exc)}") from exc
         with self._db.session("save the run", write=True) as session:
             plan_row(session, plan_id)
-            exists = session.exec(select(PlanVersionRow.id).where(
+            versioned = session.exec(select(PlanVersionRow.plan_json).where(
                 PlanVersionRow.plan_id == plan_id, PlanVersionRow.version == version)).first()
-            if exists is None:
+            if versioned is None:
                 raise NotFound(f"plan {plan_id!r} has no version {version}")
+            if versioned != text:
+                # Not the version's plan as it was stored (and read back then): made and read
+                # back now, so a plan that cannot be stored is refused before anything is.
+                text, _stored = plan_json(run.plan)
             row = session.get(RunRow, run.id)
             if row is None:
                 row = RunRow(id=run.id, plan_id=plan_id, version=version, created_at=now(),
@@ -86,8 +95,9 @@ class Runs:
         """The run as last saved, with every step's status, arguments, result and error."""
         with self._db.session("load the run") as session:
             row = found(session.get(RunRow, run_id), f"no run with id {run_id!r}")
-            step_rows = session.exec(select(StepRunRow).where(StepRunRow.run_id == run_id)
-                                     .order_by(StepRunRow.position)).all()
+            # Columns, not ORM objects: an object per step was most of loading a long run.
+            step_rows = session.execute(select(*_STEP_COLUMNS).where(StepRunRow.run_id == run_id)  # type: ignore[call-overload]
+                                        .order_by(StepRunRow.position)).all()
         where = f"run {run_id!r}"
         plan = parse_plan(row.plan_json, where, self._db.path)
         try:
@@ -97,8 +107,10 @@ class Runs:
                                         decision=json_value(s.decision_json),
                                         retried=json_value(s.retried_json) or [])
                      for s in step_rows}
-            return Run(id=row.id, plan=plan, steps=steps, started_at=row.started_at,
-                       finished_at=row.finished_at, answer=row.answer)
+            # Built, not validated: pydantic would run the plan's own checks once more, on a plan
+            # just read and checked.
+            return Run.model_construct(id=row.id, plan=plan, steps=steps, started_at=row.started_at,
+                                       finished_at=row.finished_at, answer=row.answer)
         except (ValueError, ValidationError) as exc:
             raise StorageError(f"{where} in {self._db.path} is unreadable: {exc}") from exc
 
@@ -191,3 +203,10 @@ def _step_values(run_id: str, position: int, state: StepRun) -> dict[str, Any]:
                 started_at=state.started_at, duration_ms=state.duration_ms,
                 decision_json=json_text(data["decision"]),
                 retried_json=json_text(data["retried"]) if data["retried"] else None)
+
+
+def _dumped(plan: Plan) -> str:
+    try:
+        return plan.model_dump_json()
+    except (ValueError, TypeError, RecursionError) as exc:
+        raise PlanError(f"the plan cannot be stored: {reason(exc)}") from exc

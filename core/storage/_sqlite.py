@@ -53,7 +53,7 @@ from sqlmodel import create_engine
 
 from .._private_files import private_sqlite
 
-__all__ = ["ERRORS", "count_matching", "draft_owner", "index_goal", "make_engine",
+__all__ = ["ERRORS", "begin_write", "count_matching", "draft_owner", "index_goal", "make_engine",
            "matching_ids", "refresh_search", "schema_names", "search_params", "step_count", "upsert", "uses_index"]
 
 # The driver's own errors, beside SQLAlchemy's, that a store action reports as StorageError.
@@ -98,6 +98,11 @@ def make_engine(path: Path, *, write_option: str) -> Engine:
         connection.exec_driver_sql("BEGIN IMMEDIATE" if writing else "BEGIN")
 
     return engine
+
+
+def begin_write(cursor: Any) -> None:
+    """Begin a writing transaction on a driver's cursor (``_driver_writes``), as ``_begin`` does."""
+    cursor.execute("BEGIN IMMEDIATE")
 
 
 # -- statements ------------------------------------------------------------------------------
