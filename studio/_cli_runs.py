@@ -33,7 +33,7 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
                                  help="carry on a run whose process stopped; finished steps keep their results")
     resume.add_argument("run_id", metavar="RUN_ID")
     resume.add_argument("--again", action="append", default=[], metavar="STEP",
-                        help="a step in doubt (cut off mid-call): call its tool again (repeatable)")
+                        help="a step in doubt (cut off mid-call), by its id or number: call its tool again (repeatable)")
     resume.add_argument("--failed", action="append", default=[], metavar="STEP",
                         help="a step in doubt: mark it failed without calling it (repeatable)")
     resume.add_argument("--dry-run", action="store_true", help="only say which steps would run again")
@@ -43,7 +43,8 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
                                      "do not depend on the chosen one")
     rerun.add_argument("run_id", metavar="RUN_ID")
     which = rerun.add_mutually_exclusive_group(required=True)
-    which.add_argument("--from", dest="from_step", metavar="STEP", help="run this step and all that depend on it again")
+    which.add_argument("--from", dest="from_step", metavar="STEP",
+                       help="run this step (its id or number) and all that depend on it again")
     which.add_argument("--retry", action="store_true", help="run the failed steps again (and what depends on them)")
     rerun.add_argument("--dry-run", action="store_true", help="only say which steps would run again")
     rerun.add_argument("--approve-writes", action="store_true", help=_APPROVE_WRITES)
@@ -157,10 +158,11 @@ def cmd_runs(args: argparse.Namespace, services: Services) -> int:
 
 def cmd_resume(args: argparse.Namespace, services: Services, step_line: Callable[[Plan, StepRun], str],
                summary: Callable[[Run], str]) -> int:
-    from core.durable import StepsInDoubt
+    from core.durable import StepsInDoubt, named_step
 
-    decisions = {**{step: "again" for step in args.again}, **{step: "failed" for step in args.failed}}
     before = services.store.load_run(args.run_id)
+    decisions = {**{named_step(before, step): "again" for step in args.again},
+                 **{named_step(before, step): "failed" for step in args.failed}}
     done = {s.step_id: s for s in before.steps.values() if s.status in FINISHED}
     for line in _resume_lines(services, before, decisions):
         print(line)
@@ -187,6 +189,8 @@ def cmd_resume(args: argparse.Namespace, services: Services, step_line: Callable
 def _resume_lines(services: Services, run: Run, decisions: dict[str, str]) -> list[str]:
     """One line per step before a resume, as ``rerun`` shows them: kept, or run again (a writing
     tool's effect happens again; a step in doubt needs ``--again`` or ``--failed``)."""
+    from core.durable import step_line_label
+
     from .workbench import run_again_lines
 
     again = {line.step_id: line for line in run_again_lines(services, run)}
@@ -194,14 +198,15 @@ def _resume_lines(services: Services, run: Run, decisions: dict[str, str]) -> li
     for step in run.plan.steps:
         line = again.get(step.id)
         if line is None:
-            lines.append(f"reuse      {run.plan.label(step.id)}")
+            lines.append(f"reuse      {step_line_label(run.plan, step.id)}")
         elif line.in_doubt:
             choice = {"again": "called again (--again)", "failed": "marked failed (--failed)"}.get(
                 decisions.get(step.id, ""), "in doubt: give --again or --failed")
-            lines.append(f"run again  {run.plan.label(step.id)}  (cut off mid-call, may have had its effect: {choice})")
+            lines.append(f"run again  {step_line_label(run.plan, step.id)}  "
+                         f"(cut off mid-call, may have had its effect: {choice})")
         else:
             mark = "  (writes: its effect happens again)" if line.writes else ""
-            lines.append(f"run again  {run.plan.label(step.id)}{mark}")
+            lines.append(f"run again  {step_line_label(run.plan, step.id)}{mark}")
     return lines
 
 

@@ -849,19 +849,24 @@ def test_ctrl_c_during_a_run_says_where_it_stopped_and_what_had_finished(
         resumed = cli("resume", run_id)
         assert resumed.status == 0, resumed.err
         # First what runs again, then the run's lines.
-        assert resumed.out.splitlines()[:2] == ["reuse      step 0 (facilities_list)", "run again  step 1 (shipments_list)"]
+        assert resumed.out.splitlines()[:2] == ["reuse      step 0 (facilities_list) [s1]",
+                                                "run again  step 1 (shipments_list) [s2]"]
         assert resumed.out.splitlines()[3].startswith("step 1 (shipments_list): succeeded")
         assert called == ["shipments_list"]
         return
     looked = cli("resume", run_id, "--dry-run")
     assert looked.status == 0 and called == [], looked.err
     assert looked.out.splitlines() == [
-        "reuse      step 0 (facilities_list)",
-        "run again  step 1 (shipments_list)  (cut off mid-call, may have had its effect: in doubt: give --again or --failed)"]
+        "reuse      step 0 (facilities_list) [s1]",
+        "run again  step 1 (shipments_list) [s2]  (cut off mid-call, may have had its effect: in doubt: give --again or "
+        "--failed)"]
     undecided = cli("resume", run_id)
     assert undecided.status == 1 and "step 1 (shipments_list) may have had its effect" in undecided.err
     assert f"plan-studio resume {run_id} --again s2" in undecided.err and called == []
-    resumed = cli("resume", run_id, "--again", "s2")  # s2 was cut off mid-call: the user says "again"
+    unknown = cli("resume", run_id, "--again", "s9")
+    assert unknown.status == 2 and "has no step 's9' (give a step id or its number, 0 to 1)" in unknown.err
+    # s2 was cut off mid-call: the user says "again", by its number as the lines show it
+    resumed = cli("resume", run_id, "--again", "1")
     assert resumed.status == 0, resumed.err
     lines = resumed.out.splitlines()
     assert lines[1].endswith("may have had its effect: called again (--again))")

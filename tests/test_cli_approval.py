@@ -157,7 +157,7 @@ def test_a_rerun_of_a_writing_step_asks_as_run_does(writing_plan, tmp_path, caps
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
     assert main(["rerun", first.id, "--from", "1", *options]) == 1
     said = capsys.readouterr()
-    assert "run again  step 1 (save_note)  (writes: its effect happens again)" in said.out
+    assert "run again  step 1 (save_note) [s2]  (writes: its effect happens again)" in said.out
     assert "step 1 (save_note): save_note is not read-only (writes, additive)" in said.err
     with PlanStore(tmp_path / "data" / "studio.sqlite3") as store:
         assert [r.id for r in store.records.recent()] == [first.id]  # nothing made

@@ -57,11 +57,11 @@ def test_rerun_from_a_step_runs_it_and_its_dependants_only_and_links_the_new_run
     calls.clear()
     choice = rerun_choice(parent, from_step="b", registry=runs.registry)
     assert choice.again == ["b", "d"] and sorted(choice.reused) == ["a", "c", "e"]  # c and e come after b
-    assert choice.describe() == ["reuse      step 0 (work)",
-                                 "run again  step 1 (work)  (writes: its effect happens again)",
-                                 "reuse      step 2 (work)",
-                                 "run again  step 3 (work)  (writes: its effect happens again)",
-                                 "reuse      step 4 (work)"]
+    assert choice.describe() == ["reuse      step 0 (work) [a]",
+                                 "run again  step 1 (work) [b]  (writes: its effect happens again)",
+                                 "reuse      step 2 (work) [c]",
+                                 "run again  step 3 (work) [d]  (writes: its effect happens again)",
+                                 "reuse      step 4 (work) [e]"]
     plan_id, version = store.records.where(parent.id)
     child_id = runs.start(parent.plan, plan_id=plan_id, version=version, parent_id=parent.id,
                           rerun_from=choice.start, seeded=choice.reused)

@@ -4,8 +4,8 @@ behind ``DurableRuns`` (``_durable_runs``)."""
 
 from ._durable_runs import DurableRuns, RunStillGoing, StepsInDoubt, executor_alive
 from ._effects import may_repeat
-from ._rerun import RerunChoice, rerun_choice
+from ._rerun import RerunChoice, named_step, rerun_choice, step_line_label
 from ._worker import serve_queue
 from ._workflow import IN_DOUBT, cut_off_steps
 
-__all__ = ["IN_DOUBT", "cut_off_steps", "DurableRuns", "RerunChoice", "rerun_choice", "serve_queue", "RunStillGoing", "StepsInDoubt", "executor_alive", "may_repeat"]
+__all__ = ["IN_DOUBT", "cut_off_steps", "DurableRuns", "RerunChoice", "named_step", "rerun_choice", "step_line_label", "serve_queue", "RunStillGoing", "StepsInDoubt", "executor_alive", "may_repeat"]

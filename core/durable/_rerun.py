@@ -15,12 +15,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .._errors import PlanStudioError
+from .._plan import Plan
 from .._registry import ToolRegistry
 from .._run import Run, StepRun
 from .._step_status import CUT_OFF, StepStatus
 from ._effects import may_repeat
 
-__all__ = ["RerunChoice", "rerun_choice"]
+__all__ = ["RerunChoice", "named_step", "rerun_choice", "step_line_label"]
 
 
 @dataclass(frozen=True)
@@ -40,14 +41,21 @@ class RerunChoice:
         lines = []
         for step in plan.steps:
             if step.id in self.reused:
-                lines.append(f"reuse      {plan.label(step.id)}")
+                lines.append(f"reuse      {step_line_label(plan, step.id)}")
             else:
                 mark = "  (writes: its effect happens again)" if step.id in self.writes else ""
-                lines.append(f"run again  {plan.label(step.id)}{mark}")
+                lines.append(f"run again  {step_line_label(plan, step.id)}{mark}")
         return lines
 
 
-def _step_id(run: Run, given: str) -> str:
+def step_line_label(plan: Plan, step_id: str) -> str:
+    """A step as a line before a resume or rerun names it: its number and tool, and its id,
+    which ``--from``, ``--again`` and ``--failed`` take as well as the number."""
+    return f"{plan.label(step_id)} [{step_id}]"
+
+
+def named_step(run: Run, given: str) -> str:
+    """The id of the step of ``run`` that ``given`` names: its id, or its number from 0."""
     ids = [s.id for s in run.plan.steps]
     if given in ids:
         return given
@@ -67,7 +75,7 @@ def rerun_choice(parent: Run, *, from_step: str | None = None, retry: bool = Fal
         if not chosen:
             raise PlanStudioError(f"run {parent.id!r} has no failed step to retry")
     elif from_step is not None:
-        chosen = [_step_id(parent, from_step)]
+        chosen = [named_step(parent, from_step)]
     else:
         raise PlanStudioError("choose a step to rerun from, or retry the failed steps")
     dependants: dict[str, list[str]] = {}
