@@ -318,10 +318,15 @@ def test_a_list_of_literal_ids_is_no_longer_than_the_users_words(registry, setti
     assert not fits(plan_json_schema(registry, said="ids"), made_up[:4])  # a few, however short the goal
 
     llm_server.reply(_one_step("contaminants_list", {"shipment_ids": ["SHP-1"]}))
-    LLMPlanner(registry, settings).plan(goal, today=TODAY)
+    planner = LLMPlanner(registry, settings)
+    planner.plan(goal, today=TODAY)
     sent = llm_server.requests[0]["response_format"]["json_schema"]["schema"]
     words = len(goal.split())  # 8: an id is a word at least
     assert fits(sent, made_up[:words]) and not fits(sent, made_up[:words + 1])
+    # A list as long as the bound may have been cut there ("SHP-1 to SHP-40"): the log says so.
+    llm_server.reply(_one_step("contaminants_list", {"shipment_ids": [f"SHP-{n}" for n in range(1, words + 1)]}))
+    [attempt] = planner.plan(goal, today=TODAY).metadata.model_dump()["planner_log"]
+    assert any("shipment_ids: 8 ids" in line and "check that none is missing" in line for line in attempt["fixed"])
 
 
 def test_a_reference_to_itself_is_repaired_with_every_tool_offered(registry, settings, llm_server):

@@ -34,8 +34,8 @@ from ..llm import Message, ModelClient
 from ._base import PlanContext, no_step_left
 from ._embedded_build import mark_parallel
 from ._llm_dates import resolve_date_phrases
-from ._llm_schema import plan_json_schema
-from ._llm_unsaid import drop_unsaid_choices
+from ._llm_schema import ids_bound, plan_json_schema
+from ._llm_unsaid import drop_unsaid_choices, ids_at_bound
 from ._manual import render_manual
 from ._parse import extract_plan_json
 from ._planner_log import LOG_KEY
@@ -227,7 +227,8 @@ class LLMPlanner:
                 raise PlanFormatError("seed", 'expected a JSON object with a "steps" list, got '
                                       f"{_kind(data)}")
             steps = [_without_numbers(s) for s in data["steps"]]
-            fixed = _without_self_dependencies(steps) + drop_unsaid_choices(steps, self.registry, f"{said}\n{shown}")
+            fixed = _without_self_dependencies(steps) + drop_unsaid_choices(steps, self.registry, f"{said}\n{shown}") \
+                + ids_at_bound(steps, self.registry, ids_bound(said))
             if fixed:
                 record["fixed"] = fixed
             used = [s["tool"] for s in steps if isinstance(s, dict) and isinstance(s.get("tool"), str)]

@@ -32,7 +32,7 @@ from .._outputs import output_paths
 from .._registry import Tool, ToolRegistry, schema_alternatives
 from ._llm_params import ID_PARAM
 
-__all__ = ["plan_json_schema", "DATE_HINT"]
+__all__ = ["plan_json_schema", "DATE_HINT", "ids_bound"]
 
 DATE_HINT = 'An ISO date (YYYY-MM-DD) or the goal\'s own words for it, e.g. "last week", "yesterday".'
 _INLINE_DEPTH = 8
@@ -46,13 +46,18 @@ def plan_json_schema(registry: ToolRegistry, tools: Iterable[str] | None = None,
     with ``max_steps``, a grammar closes the list there (a looping model cannot go on); with
     ``said`` (the user's words), a list of literal ids is as long as its words at most."""
     names = [n for n in (tools if tools is not None else registry.names()) if n in registry]
-    most_ids = None if said is None else max(_FEWEST_IDS, len(said.split()))
+    most_ids = None if said is None else ids_bound(said)
     branches = [_step_schema(registry, registry.get(name), most_ids) for name in names]
     step: dict[str, Any] = {"anyOf": branches} if branches else {"type": "object"}
     steps: dict[str, Any] = {"type": "array", "items": step}
     if max_steps is not None:
         steps["maxItems"] = max_steps
     return {"type": "object", "properties": {"steps": steps}, "required": ["steps"], "additionalProperties": False}
+
+
+def ids_bound(said: str) -> int:
+    """How many literal ids a list may hold, given the user's words: one a word, a few at least."""
+    return max(_FEWEST_IDS, len(said.split()))
 
 
 def _step_schema(registry: ToolRegistry, tool: Tool, most_ids: int | None) -> dict[str, Any]:

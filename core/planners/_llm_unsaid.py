@@ -20,7 +20,7 @@ from typing import Any
 from .._registry import ToolRegistry, schema_alternatives
 from ._llm_params import ID_PARAM, step_params
 
-__all__ = ["drop_unsaid_choices"]
+__all__ = ["drop_unsaid_choices", "ids_at_bound"]
 
 _PREFIX = 5
 _WORD = re.compile(r"[a-z0-9]+")
@@ -45,6 +45,18 @@ def drop_unsaid_choices(steps: list[Any], registry: ToolRegistry, said: str) -> 
             del raw["params"][name]
             done.append(f'step {n} · {name}: "{value}" left out: the goal does not ask for it')
     return done
+
+
+def ids_at_bound(steps: list[Any], registry: ToolRegistry, bound: int) -> list[str]:
+    """A line for each list of literal ids in ``steps`` as long as the schema let it be: the
+    model may have had more to write (a range the user gave, say), and the reviewer is told."""
+    lines = []
+    for n, raw, _tool, name, _schema, _defs in step_params(steps, registry):
+        value = raw["params"].get(name)
+        if ID_PARAM.search(name) and isinstance(value, list) and len(value) >= bound:
+            lines.append(f"step {n} · {name}: {len(value)} ids, as many as the request lets a list hold "
+                         "(one a word of the goal): check that none is missing")
+    return lines
 
 
 def _made_up_ids(value: Any, said: str) -> bool:
