@@ -35,7 +35,7 @@ from ._registry import Tool, ToolRegistry
 from ._retry import RetryPolicy, RunLimits
 from ._run import Run, StepAttempt, StepRun
 from ._scheduler import ReadySteps
-from ._step_call import Call, Outcome, call_tool
+from ._step_call import Call, Outcome, call_tool, may_call_here
 from ._step_status import BLOCKING, FINISHED, RUNNABLE, StepStatus
 from ._templates import resolve_params
 
@@ -305,9 +305,12 @@ class RunPass:
         else:
             for step_id, attempt, arguments in starts:
                 self._recorder.step_started(self.run, step_id, attempt, arguments)
+        # The one step to call, of a sync tool with no time limit, is called on this thread.
+        here = len(flights) == 1 == len(self._flights) and may_call_here(flights[0].tool, flights[0].timeout)
         for flight in flights:
             flight.deadline = time.monotonic() + flight.timeout
-            flight.call = call_tool(flight.tool, flight.arguments, flight.step_id, flight.attempt, self._outcomes)
+            flight.call = call_tool(flight.tool, flight.arguments, flight.step_id, flight.attempt, self._outcomes,
+                                    here=here)
 
     def _wait(self) -> Iterator[Event]:
         """Wait for an outcome, a timeout or a retry that is due; act on each there is."""

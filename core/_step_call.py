@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import math
 import os
 import queue
 import signal
@@ -34,7 +35,7 @@ from ._registry import Tool
 from ._retry import FailureKind
 from ._tool_call import await_tool_function
 
-__all__ = ["Call", "Outcome", "call_tool"]
+__all__ = ["Call", "Outcome", "call_tool", "may_call_here"]
 
 
 @dataclass
@@ -75,12 +76,14 @@ def _failed(exc: BaseException, tool: str) -> tuple[str, str]:
     return f"{tool} failed: {type(exc).__name__}: {exc}", "error"
 
 
-def _sync_call(tool: Tool, arguments: dict[str, Any], step_id: str, attempt: int) -> Outcome:
+def _sync_call(tool: Tool, arguments: dict[str, Any], step_id: str, attempt: int, *, here: bool = False) -> Outcome:
     began = time.perf_counter()
     try:
         result = tool.call(arguments)
         outcome = Outcome(step_id, attempt, result=result)
     except BaseException as exc:  # on a pool thread: whatever the tool raised is its step's failure
+        if here and isinstance(exc, KeyboardInterrupt):
+            raise  # Ctrl-C on the thread driving the run: the run is cancelled, as between steps
         error, kind = _failed(exc, tool.name)
         outcome = Outcome(step_id, attempt, error=error, kind=kind)
     outcome.duration_ms = round((time.perf_counter() - began) * 1000, 3)
@@ -111,8 +114,12 @@ def _is_async(tool: Tool) -> bool:
 
 
 def call_tool(tool: Tool, arguments: dict[str, Any], step_id: str, attempt: int,
-              outcomes: "queue.SimpleQueue[Any]") -> Call:
-    """Start calling ``tool``; its ``Outcome`` is put on ``outcomes`` when it ends."""
+              outcomes: "queue.SimpleQueue[Any]", *, here: bool = False) -> Call:
+    """Start calling ``tool``; its ``Outcome`` is put on ``outcomes`` when it ends. ``here``:
+    a sync tool is called on this thread, and has ended when this returns (see ``may_call_here``)."""
+    if here and not _is_async(tool):
+        outcomes.put(_sync_call(tool, arguments, step_id, attempt, here=True))
+        return Call()
     if _is_async(tool):
         future = asyncio.run_coroutine_threadsafe(_async_call(tool, arguments, step_id, attempt), _loop())
 
@@ -124,6 +131,14 @@ def call_tool(tool: Tool, arguments: dict[str, Any], step_id: str, attempt: int,
         return Call(future.cancel)
     _POOL.submit(lambda: outcomes.put(_sync_call(tool, arguments, step_id, attempt)))
     return Call()
+
+
+def may_call_here(tool: Tool, timeout: float) -> bool:
+    """Whether ``tool`` may be called on the thread that drives the run, when it is the only
+    step to call: a sync tool that has no time limit. Nothing then needs to cut it off, and
+    handing a short call to another thread and back costs more than the call (34 µs of CPU on
+    an idle two-core machine, most of a no-op step); LangGraph runs a lone step so too."""
+    return timeout == math.inf and not _is_async(tool)
 
 
 class _DaemonPool:
