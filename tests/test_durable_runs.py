@@ -214,3 +214,62 @@ def test_steps_that_start_together_are_written_in_one_transaction(store: PlanSto
     stored = store.load_run(run.id)
     assert [(s.status.value, s.result) for s in stored.steps.values()] == [("succeeded", f"s{n}") for n in range(20)]
 
+
+
+def test_the_run_returned_is_the_run_as_stored(store: PlanStore) -> None:
+    """``run`` and ``execute`` give back the run as their workflow left it, without reading it
+    back: every change of it was written as it happened, so it must equal the stored run, in a
+    run with retries, a failure, a skipped step, an ``async def`` tool and a rerun's seeds."""
+    tools = ToolRegistry()
+    calls: list[str] = []
+
+    @tools.register(effects="idempotent", retry=RetryPolicy(max_attempts=3, backoff_seconds=0.01))
+    def shaky(value: int) -> dict:
+        """Fail twice as retryable, then give a nested result.
+
+        Args:
+            value: A number.
+        """
+        calls.append("shaky")
+        if calls.count("shaky") < 3:
+            raise RetryableError("busy")
+        return {"rows": [(value, "ünï"), None], "n": 1.5}
+
+    @tools.register(effects="idempotent")
+    def broken(value: int) -> int:
+        """Fail.
+
+        Args:
+            value: A number.
+        """
+        raise ValueError(f"no {value}")
+
+    @tools.register(effects="idempotent")
+    async def later(value: int) -> list:
+        """Await, then answer.
+
+        Args:
+            value: A number.
+        """
+        return [value, value]
+
+    plan = Plan(goal="mixed", steps=[
+        Step(id="a", tool="shaky", params={"value": 1}, note="<b>first</b>"),
+        Step(id="b", tool="broken", params={"value": 2}),
+        Step(id="c", tool="later", params={"value": "${steps.b}"}),
+        Step(id="d", tool="later", params={"value": 4}),
+    ])
+    runs = DurableRuns(store, tools)
+    returned = runs.run(plan)
+    assert [returned.steps[s].status.value for s in "abcd"] == ["succeeded", "failed", "skipped", "succeeded"]
+    assert len(returned.steps["a"].retried) == 2
+    assert returned.model_dump() == store.load_run(returned.id).model_dump()
+
+    from core.durable import rerun_choice
+
+    choice = rerun_choice(returned, from_step="b", registry=tools)
+    plan_id, version = store.records.where(returned.id)
+    child = runs.execute(runs.start(returned.plan, plan_id=plan_id, version=version, parent_id=returned.id,
+                                    rerun_from=choice.start, seeded=choice.reused))
+    assert child.steps["a"].result == returned.steps["a"].result  # reused, not called
+    assert child.model_dump() == store.load_run(child.id).model_dump()

@@ -8,4 +8,5 @@ from ._rerun import RerunChoice, named_step, rerun_choice, step_line_label
 from ._worker import serve_queue
 from ._workflow import IN_DOUBT, cut_off_steps
 
-__all__ = ["IN_DOUBT", "cut_off_steps", "DurableRuns", "RerunChoice", "named_step", "rerun_choice", "step_line_label", "serve_queue", "RunStillGoing", "StepsInDoubt", "executor_alive", "may_repeat"]
+__all__ = ["IN_DOUBT", "cut_off_steps", "DurableRuns", "RerunChoice", "named_step", "rerun_choice", "step_line_label",
+           "serve_queue", "RunStillGoing", "StepsInDoubt", "executor_alive", "may_repeat"]

@@ -38,7 +38,8 @@ from . import _runtime
 from .._retry import RunLimits
 from ._outage import stops_clearly
 from ._started_with import what_changed
-from ._workflow import IN_DOUBT, Bound, bind, cut_off_steps, doubt_topic, in_doubt_note, run_workflow
+from ._workflow import (IN_DOUBT, Bound, bind, cut_off_steps, doubt_topic, in_doubt_note, in_this_thread,
+                        run_workflow)
 
 __all__ = ["DurableRuns", "RunStillGoing", "StepsInDoubt", "executor_alive"]
 
@@ -120,6 +121,12 @@ class DurableRuns:
               seeded: Mapping[str, StepRun] | None = None) -> str:
         """Put a new run of ``plan`` in the store (saving the plan as a version first when no
         ``plan_id`` is given) and return its id; nothing runs yet. Raises ``PlanInvalid``."""
+        return self._stored(plan, plan_id=plan_id, version=version, message=message, parent_id=parent_id,
+                            rerun_from=rerun_from, seeded=seeded).id
+
+    def _stored(self, plan: Plan, *, plan_id: str | None = None, version: int | None = None,
+                message: str = "", parent_id: str | None = None, rerun_from: str | None = None,
+                seeded: Mapping[str, StepRun] | None = None) -> Run:
         run = Executor(self.registry).start(plan)
         if plan_id is None or version is None:
             saved = self.store.save_plan(plan, plan_id=plan_id, message=message)
@@ -129,27 +136,37 @@ class DurableRuns:
         self.store.save_run(run, plan_id=plan_id, version=version)
         if parent_id is not None:
             self.store.records.link(run.id, parent_id=parent_id, rerun_from=rerun_from)
-        return run.id
+        return run
 
     def run(self, plan: Plan, *, on_event: Callable[[Event], None] | None = None, **start: Any) -> Run:
         """Start a run of ``plan`` and run it to its end in this thread."""
-        return self.execute(self.start(plan, **start), on_event=on_event)
+        fresh = self._stored(plan, **start)
+        return self._execute(fresh.id, on_event, fresh)
 
     # -- running them ------------------------------------------------------------------------
-    @_off_any_event_loop
     def execute(self, run_id: str, *, on_event: Callable[[Event], None] | None = None) -> Run:
         """Run ``run_id`` in this thread until it ends (or waits on a step in doubt, forever:
         see ``resume``); the run as stored."""
+        return self._execute(run_id, on_event, None)
+
+    @_off_any_event_loop
+    def _execute(self, run_id: str, on_event: Callable[[Event], None] | None, given: Run | None) -> Run:
+        """``execute``; ``given``: the run as ``_stored`` just put it in the store (not read back)."""
         from dbos import SetWorkflowID
 
         if on_event is not None:
             self._bound.listeners[run_id] = on_event
+        in_this_thread.given, in_this_thread.wanted, in_this_thread.ran = given, run_id, None
         try:
             with stops_clearly(run_id, self.store.database.path), SetWorkflowID(run_id):
                 run_workflow(run_id)
         finally:
             self._bound.listeners.pop(run_id, None)
-        return self.store.load_run(run_id)
+            ran = in_this_thread.ran
+            in_this_thread.given = in_this_thread.wanted = in_this_thread.ran = None
+        # The run as its workflow left it here, every change written; else (a workflow DBOS
+        # had run before, or one that ran elsewhere) as stored.
+        return ran if ran is not None and ran.id == run_id else self.store.load_run(run_id)
 
     @_off_any_event_loop
     def carry_on(self, run_id: str, *, on_event: Callable[[Event], None] | None = None) -> Run:

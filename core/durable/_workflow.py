@@ -34,7 +34,7 @@ from ._outage import database_trouble
 from ._started_with import record_tools
 
 __all__ = ["IN_DOUBT", "Bound", "StoreRecorder", "bind", "bound", "cut_off_steps", "doubt_topic", "in_doubt_note",
-           "run_workflow"]
+           "in_this_thread", "run_workflow"]
 
 # The note of a step that may have had its effect before a crash, and is not run again alone.
 IN_DOUBT = "in doubt"
@@ -78,6 +78,18 @@ class Bound:
             event.set()
 
 
+class _InThisThread(threading.local):
+    """A run handed between ``DurableRuns`` and the workflow it runs in the same thread (DBOS runs
+    a workflow called directly in its caller's thread), so neither reads back what the other
+    just wrote: ``given``, a run just put in the store; ``ran``, the run as the workflow left it,
+    every change of it written. A workflow replayed or recovered finds neither, and loads."""
+
+    given: Run | None = None
+    wanted: str | None = None  # the id of the run whose ``ran`` the caller takes
+    ran: Run | None = None
+
+
+in_this_thread = _InThisThread()
 _bound: list[Bound] = []
 _bind_lock = threading.Lock()
 
@@ -107,8 +119,9 @@ class StoreRecorder:
         self.steps_started(run, [(step_id, attempt, arguments)])
 
     def steps_started(self, run: Run, starts: list[tuple[str, StepAttempt, dict[str, Any]]]) -> None:
-        # The steps of a wave, in one transaction: a write each was most of a fan-out's cost.
-        self._records.steps_started(run.id, [(step_id, arguments, attempt.started_at)
+        # The steps of a wave, in one transaction: a write each was most of a fan-out's cost. A
+        # step started when its first call did (each call is in its ``retried`` when it ends).
+        self._records.steps_started(run.id, [(step_id, arguments, run.steps[step_id].started_at or attempt.started_at)
                                              for step_id, attempt, arguments in starts])
 
     def step_ended(self, run: Run, step_id: str) -> None:
@@ -163,7 +176,8 @@ def run_workflow(run_id: str, step_budget: int | None = None, decisions: dict[st
     (a page's "Run next step"; the run stays paused, to go on in a later workflow). ``decisions``
     answer its steps in doubt (kept with the workflow's inputs). Its status."""
     context = bound()
-    run = context.store.load_run(run_id)
+    given, in_this_thread.given = in_this_thread.given, None
+    run = given if given is not None and given.id == run_id else context.store.load_run(run_id)
     listener = context.listeners.get(run_id)
     context.active.add(run_id)
     try:
@@ -178,6 +192,8 @@ def run_workflow(run_id: str, step_budget: int | None = None, decisions: dict[st
         if run.finished:
             context.store.records.run_ended(run.id, status=run.status, finished_at=run.finished_at or now(),
                                             answer=run.answer)
+        if in_this_thread.wanted == run_id:
+            in_this_thread.ran = run
     except Exception as exc:
         if database_trouble(exc) is not None:
             context.cut_off_by_outage.add(run_id)
