@@ -8,11 +8,13 @@ import copy
 import datetime as dt
 import json
 from pathlib import Path
+from typing import Annotated
 
 import jsonschema
 import pytest
+from pydantic import Field
 
-from core import RepairLimitReached, Settings
+from core import RepairLimitReached, Settings, ToolRegistry
 from core.formats import plan_to_seed
 from core.planners import LLMPlanner
 from core.planners._llm_schema import plan_json_schema
@@ -391,3 +393,25 @@ def test_every_pattern_sent_is_anchored_as_llama_cpp_s_converter_requires(settin
     for pattern in patterns:
         assert pattern.startswith("^") and pattern.endswith("$"), pattern
         assert "||" not in pattern and "(|" not in pattern and "|)" not in pattern, pattern
+
+
+def test_the_bound_on_literal_ids_never_goes_below_what_the_tool_itself_needs():
+    """A tool that needs at least 5 ids gets at least 5, however short the goal."""
+    tools = ToolRegistry()
+
+    @tools.register
+    def compare(shipment_ids: Annotated[list[str], Field(min_length=5)]) -> int:
+        """Compare shipments.
+
+        Args:
+            shipment_ids: The shipments to compare.
+        """
+        return len(shipment_ids)
+
+    schema = plan_json_schema(tools, said="compare them")
+    five = {"steps": [{"tool": "compare", "params": {"shipment_ids": ["a", "b", "c", "d", "e"]},
+                       "depends_on": [], "parallel": False}]}
+    jsonschema.validate(five, schema)  # 5 ids fit although the goal has 2 words
+    five["steps"][0]["params"]["shipment_ids"].append("f")
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(five, schema)

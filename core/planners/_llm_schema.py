@@ -127,7 +127,8 @@ def _bounded_lists(schema: Any, most: int) -> Any:
     if not isinstance(schema, dict):
         return schema
     if schema.get("type") == "array":
-        return {**schema, "maxItems": min(most, schema.get("maxItems", most))}
+        bound = max(most, schema.get("minItems", 0))  # never below the tool's own least: nothing would fit
+        return {**schema, "maxItems": min(bound, schema["maxItems"]) if "maxItems" in schema else bound}
     return {k: _bounded_lists(v, most) if k in ("anyOf", "oneOf") else v for k, v in schema.items()}
 
 
