@@ -16,7 +16,7 @@ Two things are loosened on purpose, because the studio resolves them itself:
   (``core._outputs.output_paths``).
 
 And one thing is bounded, given the user's words (``said``): a list of literal ids (a param
-named ``..._ids``) holds at most as many as the words of ``said`` (at least a few). Ids come
+named ``..._id(s)``) holds at most as many as the words of ``said`` (at least a few). Ids come
 from an earlier step or from the user; a small model wrote 19 made-up ones (14 s of
 decoding), which the studio then left out anyway (``_llm_unsaid``).
 
