@@ -5,12 +5,13 @@ SQLAlchemy's ``Connection`` that cost about 68 µs of CPU a write (the connectio
 options, its ``begin`` event, compiling and processing each parameter, its commit), most of a
 short step's cost; the driver's own connection does it in about 13 µs. The statement is
 compiled once for the dialect (its parameter style), datetimes are bound as the dialect's
-``DateTime`` binds them (SQLite keeps text), and the dialect takes its write lock as
-``Database.transaction(write=True)`` does (``begin_write``).
+``DateTime`` binds them (SQLite keeps text), and the dialect takes its write lock as a writing
+session does (``begin_write``).
 
-A SQLite file's connections are kept here for the next write (taking one from the pool and
-giving it back cost 19 µs more, a write); a server's come from the pool each time, which pings
-them, so a write after the server restarted gets a live one.
+A dialect that says so (``KEEPS_DRIVER_CONNECTIONS``: SQLite's file) has its connections kept
+here for the next write (taking one from the pool and giving it back cost 19 µs more, a
+write); a server's come from the pool each time, which pings them, so a write after the server
+restarted gets a live one.
 """
 
 from __future__ import annotations
@@ -36,8 +37,8 @@ class DriverWrites:
         self._compiled: dict[TextClause, tuple[str, tuple[str, ...] | None]] = {}
         self._stamp: Callable[[Any], Any] | None = \
             DateTime().dialect_impl(engine.dialect).bind_processor(engine.dialect)
-        self._keeps = engine.dialect.name == "sqlite"
-        self._spare: deque[Any] = deque()  # SQLite's connections between writes, each used by one at a time
+        self._keeps: bool = dialect.KEEPS_DRIVER_CONNECTIONS
+        self._spare: deque[Any] = deque()  # kept connections between writes, each used by one at a time
 
     def close(self) -> None:
         while self._spare:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Iterator
+from typing import Iterator
 
 from sqlalchemy import Engine
 from sqlalchemy.exc import SQLAlchemyError
@@ -88,19 +88,6 @@ class Database:
     def close(self) -> None:
         self.driver_writes.close()
         self.engine.dispose()
-
-    @contextmanager
-    def transaction(self, action: str, *, write: bool = False) -> Iterator[Any]:
-        """A plain connection in one transaction (no ORM session: the small writes a run makes
-        per step cost less this way); failures as ``StorageError`` like ``session``."""
-        try:
-            with self.engine.connect() as connection:
-                if write:
-                    connection = connection.execution_options(**{_WRITE_OPTION: True})
-                with connection.begin():
-                    yield connection
-        except (SQLAlchemyError, *self.dialect.ERRORS) as exc:
-            raise StorageError(f"cannot {action} in {self.path}: {reason(exc)}") from exc
 
     @contextmanager
     def session(self, action: str, *, write: bool = False) -> Iterator[Session]:

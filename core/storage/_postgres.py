@@ -31,8 +31,9 @@ from sqlmodel import create_engine
 # Recording a goal for search is the same upsert in both dialects' SQL.
 from ._sqlite import index_goal  # noqa: F401  (part of this module's functions)
 
-__all__ = ["ERRORS", "begin_write", "count_matching", "draft_owner", "index_goal", "make_engine",
-           "matching_ids", "refresh_search", "schema_names", "search_params", "step_count", "upsert", "uses_index"]
+__all__ = ["ERRORS", "KEEPS_DRIVER_CONNECTIONS", "begin_write", "count_matching", "draft_owner", "index_goal",
+           "make_engine", "matching_ids", "refresh_search", "schema_names", "search_params", "step_count", "upsert",
+           "uses_index"]
 
 
 def _driver_errors() -> tuple[type[Exception], ...]:
@@ -67,6 +68,11 @@ def begin_write(cursor: Any) -> None:
     """Take the write lock on a driver's cursor (``_driver_writes``), as ``_begin`` does; psycopg
     begins the transaction with this first statement."""
     cursor.execute(f"SELECT pg_advisory_xact_lock({_WRITE_LOCK})")
+
+
+# A server's connections can go stale (a restart): ``_driver_writes`` takes each from the pool,
+# which pings it first.
+KEEPS_DRIVER_CONNECTIONS = False
 
 
 # -- statements ------------------------------------------------------------------------------

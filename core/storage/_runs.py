@@ -14,15 +14,15 @@ from pydantic import ValidationError
 from sqlalchemy import delete, func, insert
 from sqlmodel import select
 
-from .._errors import NotFound, PlanError, StorageError
-from .._plan import Plan, Step
+from .._errors import NotFound, StorageError
+from .._plan import Step
 from .._run import Run, StepRun, StepStatus
 from .._step_label import step_label
 from ._engine import Database
 from ._plans import plan_row
 from ._records import PlanHistory, RunSummary, VersionSummary
 from ._tables import PlanVersionRow, RunRow, StepRunRow
-from ._values import found, json_text, json_value, now, parse_plan, plan_json, reason
+from ._values import found, json_text, json_value, now, parse_plan, plan_json, plan_text, reason
 
 __all__ = ["Runs"]
 
@@ -40,7 +40,7 @@ class Runs:
 
     def save(self, run: Run, *, plan_id: str, version: int) -> None:
         """See ``PlanStore.save_run``."""
-        text = _dumped(run.plan)
+        text = plan_text(run.plan)
         try:
             step_rows = [_step_values(run.id, position, state)
                          for position, state in enumerate(run.steps.values())]
@@ -203,10 +203,3 @@ def _step_values(run_id: str, position: int, state: StepRun) -> dict[str, Any]:
                 started_at=state.started_at, duration_ms=state.duration_ms,
                 decision_json=json_text(data["decision"]),
                 retried_json=json_text(data["retried"]) if data["retried"] else None)
-
-
-def _dumped(plan: Plan) -> str:
-    try:
-        return plan.model_dump_json()
-    except (ValueError, TypeError, RecursionError) as exc:
-        raise PlanError(f"the plan cannot be stored: {reason(exc)}") from exc

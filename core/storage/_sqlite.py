@@ -53,8 +53,9 @@ from sqlmodel import create_engine
 
 from .._private_files import private_sqlite
 
-__all__ = ["ERRORS", "begin_write", "count_matching", "draft_owner", "index_goal", "make_engine",
-           "matching_ids", "refresh_search", "schema_names", "search_params", "step_count", "upsert", "uses_index"]
+__all__ = ["ERRORS", "KEEPS_DRIVER_CONNECTIONS", "begin_write", "count_matching", "draft_owner", "index_goal",
+           "make_engine", "matching_ids", "refresh_search", "schema_names", "search_params", "step_count", "upsert",
+           "uses_index"]
 
 # The driver's own errors, beside SQLAlchemy's, that a store action reports as StorageError.
 ERRORS: tuple[type[Exception], ...] = (sqlite3.Error,)
@@ -103,6 +104,10 @@ def make_engine(path: Path, *, write_option: str) -> Engine:
 def begin_write(cursor: Any) -> None:
     """Begin a writing transaction on a driver's cursor (``_driver_writes``), as ``_begin`` does."""
     cursor.execute("BEGIN IMMEDIATE")
+
+
+# A file's connections cannot go stale: ``_driver_writes`` keeps them between writes.
+KEEPS_DRIVER_CONNECTIONS = True
 
 
 # -- statements ------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from .._errors import NotFound, PlanError, StorageError
 from .._limits import check_plan
 from .._plan import Plan
 
-__all__ = ["found", "json_text", "json_value", "now", "parse_plan", "plan_json", "reason"]
+__all__ = ["found", "json_text", "json_value", "now", "parse_plan", "plan_json", "plan_text", "reason"]
 
 _Row = TypeVar("_Row")
 
@@ -60,9 +60,17 @@ def plan_json(plan: Plan) -> tuple[str, Plan]:
     half-written version behind.
     """
     check_plan(plan)
+    text = plan_text(plan)
     try:
-        text = plan.model_dump_json()
         return text, Plan.model_validate_json(text)
+    except (ValueError, TypeError, RecursionError) as exc:
+        raise PlanError(f"the plan cannot be stored: {reason(exc)}") from exc
+
+
+def plan_text(plan: Plan) -> str:
+    """The JSON the store keeps for ``plan``, not checked nor read back (``plan_json`` does both)."""
+    try:
+        return plan.model_dump_json()
     except (ValueError, TypeError, RecursionError) as exc:
         raise PlanError(f"the plan cannot be stored: {reason(exc)}") from exc
 
