@@ -117,9 +117,6 @@ def call_tool(tool: Tool, arguments: dict[str, Any], step_id: str, attempt: int,
               outcomes: "queue.SimpleQueue[Any]", *, here: bool = False) -> Call:
     """Start calling ``tool``; its ``Outcome`` is put on ``outcomes`` when it ends. ``here``:
     a sync tool is called on this thread, and has ended when this returns (see ``may_call_here``)."""
-    if here and not _is_async(tool):
-        outcomes.put(_sync_call(tool, arguments, step_id, attempt, here=True))
-        return Call()
     if _is_async(tool):
         future = asyncio.run_coroutine_threadsafe(_async_call(tool, arguments, step_id, attempt), _loop())
 
@@ -129,7 +126,10 @@ def call_tool(tool: Tool, arguments: dict[str, Any], step_id: str, attempt: int,
 
         future.add_done_callback(told)
         return Call(future.cancel)
-    _POOL.submit(lambda: outcomes.put(_sync_call(tool, arguments, step_id, attempt)))
+    if here:
+        outcomes.put(_sync_call(tool, arguments, step_id, attempt, here=True))
+    else:
+        _POOL.submit(lambda: outcomes.put(_sync_call(tool, arguments, step_id, attempt)))
     return Call()
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import enum
 from typing import NamedTuple
 
-__all__ = ["BLOCKING", "CUT_OFF", "EXPLAINED", "FINISHED", "GOING", "RAN", "RESUMABLE", "REPORT_ORDER", "RUNNABLE", "STATUS_TABLE",
-           "StatusTraits", "StepStatus"]
+__all__ = ["BLOCKING", "CUT_OFF", "EXPLAINED", "FINISHED", "GOING", "RAN", "RESUMABLE", "REPORT_ORDER", "RUNNABLE",
+           "STATUS_TABLE", "StatusTraits", "StepStatus"]
 
 
 class StepStatus(str, enum.Enum):
