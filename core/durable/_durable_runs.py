@@ -245,7 +245,7 @@ class DurableRuns:
         it, ``StepsInDoubt`` unless ``decisions`` answer every step in doubt."""
         from dbos import DBOS, SetWorkflowID
 
-        decided = {step: decision for step, decision in (decisions or {}).items()}
+        decided = dict(decisions or {})
         if any(decision not in ("again", "failed") for decision in decided.values()):
             raise PlanStudioError("a step in doubt is run 'again' or marked 'failed'")
         if run_id in self._bound.active:

@@ -23,8 +23,8 @@ from typing import Any
 
 from .._dates import find_dates
 from .._errors import PlannerError
-from .._registry import ToolRegistry, schema_alternatives
-from ._llm_params import step_params
+from .._registry import ToolRegistry
+from ._llm_params import step_params, takes_a_date
 
 __all__ = ["resolve_date_phrases"]
 
@@ -46,7 +46,7 @@ def resolve_date_phrases(steps: list[Any], registry: ToolRegistry, today: dt.dat
     filled: set[tuple[int, str]] = set()  # ends this function set: not read again
     for n, raw, tool, name, schema, defs in step_params(steps, registry):
         value = raw["params"].get(name)
-        if (n, name) in filled or not _takes_a_date(schema, defs) or not isinstance(value, str) or "${" in value:
+        if (n, name) in filled or not takes_a_date(schema, defs) or not isinstance(value, str) or "${" in value:
             continue
         if named is not None and len(named) < 2 and _words(value) not in words:
             if not named:
@@ -86,7 +86,7 @@ def _date_nobody_wrote(steps: list[Any], registry: ToolRegistry, named: Any) -> 
     (small models fill a tool's first params and stop); two such steps, and it is left alone."""
     takers: list[tuple[int, dict[str, Any], str, str | None]] = []
     for n, raw, tool, name, schema, defs in step_params(steps, registry):
-        if not _takes_a_date(schema, defs):
+        if not takes_a_date(schema, defs):
             continue
         if name in raw["params"]:
             return []  # the model dated a step: what it meant stands
@@ -128,7 +128,3 @@ def _short(text: str) -> str:
 def _is_phrase(value: Any) -> bool:
     return isinstance(value, str) and len(value) <= _MAX_PHRASE and not _ISO.match(value.strip()) \
         and "${" not in value
-
-
-def _takes_a_date(schema: dict[str, Any], defs: dict[str, Any]) -> bool:
-    return any(o.get("format") == "date" for o in schema_alternatives(schema, defs))

@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator
 
-from .._registry import Tool, ToolRegistry
+from .._registry import Tool, ToolRegistry, schema_alternatives
 
-__all__ = ["ID_PARAM", "step_params"]
+__all__ = ["ID_PARAM", "step_params", "takes_a_date"]
 
 # A param that takes ids (``id``, ``ids``, ``..._id(s)``): they come from an earlier step's
 # output or from the user's words, never from the model's head.
@@ -27,3 +27,10 @@ def step_params(steps: list[Any], registry: ToolRegistry) -> Iterator[tuple[int,
         defs = tool.parameters.get("$defs", {})
         for name, schema in list((tool.parameters.get("properties") or {}).items()):
             yield n, raw, tool, name, schema, defs
+
+
+def takes_a_date(schema: dict[str, Any], defs: dict[str, Any] | None = None) -> bool:
+    """Whether a param (or an output) of ``schema`` is a date, in any of its alternatives;
+    ``defs``: the tool's ``$defs`` (default: the schema's own)."""
+    return any(o.get("format") == "date"
+               for o in schema_alternatives(schema, schema.get("$defs", {}) if defs is None else defs))

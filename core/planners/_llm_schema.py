@@ -29,8 +29,8 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from .._outputs import output_paths
-from .._registry import Tool, ToolRegistry, schema_alternatives
-from ._llm_params import ID_PARAM
+from .._registry import Tool, ToolRegistry
+from ._llm_params import ID_PARAM, takes_a_date
 
 __all__ = ["plan_json_schema", "DATE_HINT", "ids_bound"]
 
@@ -135,12 +135,12 @@ def _bounded_lists(schema: Any, most: int) -> Any:
 def _reference_schema(registry: ToolRegistry, param: dict[str, Any]) -> dict[str, Any] | None:
     """A string that is a reference to a path of some tool's output fitting ``param``."""
     paths: list[str] = []
-    dated = _is_date(param)
+    dated = takes_a_date(param)
     for name in registry.names():
         for path in output_paths(registry, name, fits=param):
             # A date param takes text, so any text output "fits"; offered those, a model told
             # not to work dates out wrote a reference to some row's field in step 0 instead.
-            if path.path not in paths and (not dated or _is_date(path.schema)):
+            if path.path not in paths and (not dated or takes_a_date(path.schema)):
                 paths.append(path.path)
     if not paths:
         return None
@@ -152,10 +152,6 @@ def _reference_schema(registry: ToolRegistry, param: dict[str, Any]) -> dict[str
     group = "" if not alternatives else f"({alternatives})?" if "" in offered else f"({alternatives})"
     return {"type": "string", "pattern": rf"^[$]\{{step\[[0-9]+\]{group}\}}$",
             "description": "A reference to an earlier step's output: ${step[N].path}"}
-
-
-def _is_date(schema: dict[str, Any]) -> bool:
-    return any(o.get("format") == "date" for o in schema_alternatives(schema, schema.get("$defs", {})))
 
 
 def _literal(text: str) -> str:
