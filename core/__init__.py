@@ -99,7 +99,7 @@ from ._private_files import private_file, private_folder, private_sqlite, tighte
 
 __all__ += ["private_file", "private_folder", "private_sqlite", "tighten_file"]
 # What each step status means, one table (kept apart to merge cleanly).
-__all__ += ["STATUS_TABLE", "StatusTraits", "FINISHED", "RUNNABLE", "BLOCKING", "RAN", "EXPLAINED", "CUT_OFF", "GOING", "RESUMABLE",
-            "REPORT_ORDER"]
+__all__ += ["STATUS_TABLE", "StatusTraits", "FINISHED", "RUNNABLE", "BLOCKING", "RAN", "EXPLAINED", "CUT_OFF", "GOING",
+            "RESUMABLE", "REPORT_ORDER"]
 # A plan's content identity: what runs, and its review notes (kept apart to merge cleanly).
 __all__ += ["PlanIdentity", "plan_identity"]

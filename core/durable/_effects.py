@@ -9,12 +9,18 @@ the user.
 
 from __future__ import annotations
 
-from .._registry import Tool
+from .._registry import Tool, ToolRegistry
 
-__all__ = ["may_repeat"]
+__all__ = ["may_repeat", "may_repeat_named"]
 
 
 def may_repeat(tool: Tool) -> bool:
     """True when calling ``tool`` again for a step cut off mid-call cannot do harm."""
     effects = tool.effects
     return effects.read_only is True or effects.idempotent is True
+
+
+def may_repeat_named(registry: ToolRegistry | None, name: str) -> bool:
+    """``may_repeat`` of the tool ``registry`` has as ``name``; False for a tool it lacks (or no
+    registry): nothing says such a tool's call is harmless."""
+    return registry is not None and name in registry and may_repeat(registry.get(name))

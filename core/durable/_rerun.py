@@ -19,7 +19,7 @@ from .._plan import Plan
 from .._registry import ToolRegistry
 from .._run import Run, StepRun
 from .._step_status import CUT_OFF, StepStatus
-from ._effects import may_repeat
+from ._effects import may_repeat_named
 
 __all__ = ["RerunChoice", "named_step", "rerun_choice", "step_line_label"]
 
@@ -92,5 +92,5 @@ def rerun_choice(parent: Run, *, from_step: str | None = None, retry: bool = Fal
               if s.id not in again and parent.steps[s.id].status == StepStatus.succeeded}
     runs_again = [s.id for s in plan.steps if s.id not in reused]
     writes = frozenset(s.id for s in plan.steps if s.id in runs_again
-                       and not (registry is not None and s.tool in registry and may_repeat(registry.get(s.tool))))
+                       and not may_repeat_named(registry, s.tool))
     return RerunChoice(parent=parent, start=chosen[0], again=runs_again, reused=reused, writes=writes)

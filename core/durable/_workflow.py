@@ -29,7 +29,7 @@ from .._registry import ToolRegistry
 from .._retry import RunLimits
 from .._run import Run, StepAttempt
 from .._step_status import CUT_OFF, StepStatus
-from ._effects import may_repeat
+from ._effects import may_repeat_named
 from ._outage import database_trouble
 from ._started_with import record_tools
 
@@ -146,7 +146,7 @@ def cut_off_steps(run: Run, registry: ToolRegistry) -> tuple[list[str], list[str
         if state.status not in CUT_OFF or (state.started_at is None and state.arguments is None):
             continue
         marked = (state.error or "").startswith(IN_DOUBT)
-        safe = step.tool in registry and may_repeat(registry.get(step.tool))
+        safe = may_repeat_named(registry, step.tool)
         (doubt if marked or not safe else repeat).append(step.id)
     return repeat, doubt
 

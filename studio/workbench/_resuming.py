@@ -58,12 +58,11 @@ class ResumeView:
 
 def run_again_lines(services: Services, run: Run) -> list[ResumeLine]:
     """The steps of ``run`` that a Resume runs, in plan order."""
-    from core.durable import may_repeat  # DBOS is slow to import; the CLI starts without it
+    from core.durable import may_repeat_named  # DBOS is slow to import; the CLI starts without it
 
     doubt = set(doubts(services, run))
-    registry = services.registry
-    return [ResumeLine(step.id, run.plan.label(step.id), step.tool,
-                       not (step.tool in registry and may_repeat(registry.get(step.tool))), step.id in doubt)
+    return [ResumeLine(step.id, run.plan.label(step.id), step.tool, not may_repeat_named(services.registry, step.tool),
+                       step.id in doubt)
             for step in run.plan.steps if run.steps[step.id].status not in FINISHED]
 
 
