@@ -34,7 +34,7 @@ from ._templates import Reference, check_path, find_references, schema_at_path
 from ._time_budget import time_budget
 from ._untrusted_schema import PLAN_CHECK_SECONDS
 
-__all__ = ["Problem", "Validator", "PlanCheck", "register_plan_checks"]
+__all__ = ["Problem", "Validator", "PlanCheck", "first_few", "register_plan_checks"]
 
 
 @dataclass(frozen=True)
@@ -112,6 +112,12 @@ class Validator:
 
     def errors(self, plan: Plan) -> list[Problem]:
         return [p for p in self.validate(plan) if p.severity == "error"]
+
+    def misfit(self, plan: Plan) -> str | None:
+        """Why ``plan`` does not fit the tools loaded now, naming its first few errors; None
+        when it fits (what a resume or rerun of a stored run is refused with)."""
+        errors = [str(p) for p in self.errors(plan)]
+        return f"its plan no longer fits the tools loaded now: {first_few(errors)}" if errors else None
 
     def ensure_valid(self, plan: Plan) -> None:
         """Raise ``PlanInvalid`` listing the errors, if there are any."""
@@ -249,6 +255,12 @@ class Validator:
             first = position[component[0]]
             out.append(Problem(message, "depends_on", component[0], first, plan.steps[first].tool))
         return out
+
+
+def first_few(texts: list[str], shown: int = 3) -> str:
+    """The first ``shown`` of ``texts`` joined, and how many more there are."""
+    more = f"; and {len(texts) - shown} more" if len(texts) > shown else ""
+    return "; ".join(texts[:shown]) + more
 
 
 def _shortest_cycle(graph: Any, component: list[str], position: dict[str, int]) -> list[str]:

@@ -33,7 +33,7 @@ from .._executor import Event, Executor
 from .._plan import Plan
 from .._registry import ToolRegistry
 from .._run import Run, StepRun
-from .._validation import Validator
+from .._validation import Validator, first_few
 from . import _runtime
 from .._retry import RunLimits
 from ._outage import stops_clearly
@@ -77,10 +77,6 @@ def executor_alive(executor: str | None) -> bool:
     except PermissionError:
         return True
     return True
-
-
-def _first_few(problems: list[str]) -> str:
-    return "; ".join(problems[:3]) + (f"; and {len(problems) - 3} more" if len(problems) > 3 else "")
 
 
 _Method = TypeVar("_Method", bound=Callable[..., Any])
@@ -293,11 +289,10 @@ class DurableRuns:
         run = self.store.load_run(run_id)
         changes = what_changed(self.store, run_id, run.plan, self.registry)
         if changes:
-            raise PlanStudioError(f"run {run_id!r} cannot go on: {_first_few(changes)}")
-        errors = [str(p) for p in Validator(self.registry).validate(run.plan) if p.severity == "error"]
-        if errors:
-            raise PlanStudioError(f"run {run_id!r} cannot go on: its plan no longer fits the tools loaded now: "
-                                  f"{_first_few(errors)}")
+            raise PlanStudioError(f"run {run_id!r} cannot go on: {first_few(changes)}")
+        misfit = Validator(self.registry).misfit(run.plan)
+        if misfit is not None:
+            raise PlanStudioError(f"run {run_id!r} cannot go on: {misfit}")
 
     @_off_any_event_loop
     def decide(self, run_id: str, step_id: str, decision: Decision) -> None:

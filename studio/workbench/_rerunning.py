@@ -52,14 +52,6 @@ def _still_going(run: Run) -> str | None:
             "running or waiting for a person): let it end, stop it, or resume it first")
 
 
-def _misfits(services: Services, plan: Plan) -> str | None:
-    errors = services.validator.errors(plan)
-    if not errors:
-        return None
-    shown = "; ".join(str(p) for p in errors[:3]) + (f"; and {len(errors) - 3} more" if len(errors) > 3 else "")
-    return f"its plan no longer fits the tools loaded now: {shown}"
-
-
 def _choice(services: Services, parent: Run, from_step: str | None, retry: bool) -> RerunChoice:
     from core.durable import rerun_choice
 
@@ -138,7 +130,7 @@ def confirm_rerun(bench: Workbench, services: Services) -> Outcome:
 def _carry_out(bench: Workbench, services: Services, parent: Run, shown: RerunPreview, out: Outcome) -> None:
     """Store the new run linked to ``parent`` (the run ``bench`` shows) and run it with run-all."""
     what = _what(shown.retry)
-    misfit = _misfits(services, parent.plan)
+    misfit = services.validator.misfit(parent.plan)
     if misfit is not None:
         out.say("error", f"Could not {what}: {misfit}.")
         return
