@@ -189,7 +189,7 @@ def cmd_resume(args: argparse.Namespace, services: Services, step_line: Callable
 def _resume_lines(services: Services, run: Run, decisions: dict[str, str]) -> list[str]:
     """One line per step before a resume, as ``rerun`` shows them: kept, or run again (a writing
     tool's effect happens again; a step in doubt needs ``--again`` or ``--failed``)."""
-    from core.durable import step_line_label
+    from core.durable import WRITES_AGAIN, step_line
 
     from .workbench import run_again_lines
 
@@ -197,16 +197,14 @@ def _resume_lines(services: Services, run: Run, decisions: dict[str, str]) -> li
     lines = []
     for step in run.plan.steps:
         line = again.get(step.id)
-        if line is None:
-            lines.append(f"reuse      {step_line_label(run.plan, step.id)}")
-        elif line.in_doubt:
+        note = None
+        if line is not None and line.in_doubt:
             choice = {"again": "called again (--again)", "failed": "marked failed (--failed)"}.get(
                 decisions.get(step.id, ""), "in doubt: give --again or --failed")
-            lines.append(f"run again  {step_line_label(run.plan, step.id)}  "
-                         f"(cut off mid-call, may have had its effect: {choice})")
-        else:
-            mark = "  (writes: its effect happens again)" if line.writes else ""
-            lines.append(f"run again  {step_line_label(run.plan, step.id)}{mark}")
+            note = f"cut off mid-call, may have had its effect: {choice}"
+        elif line is not None and line.writes:
+            note = WRITES_AGAIN
+        lines.append(step_line(run.plan, step.id, again=line is not None, note=note))
     return lines
 
 

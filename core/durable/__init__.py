@@ -4,10 +4,10 @@ behind ``DurableRuns`` (``_durable_runs``)."""
 
 from ._durable_runs import DurableRuns, RunStillGoing, StepsInDoubt, executor_alive
 from ._effects import may_repeat, may_repeat_named
-from ._rerun import RerunChoice, named_step, rerun_choice, step_line_label
+from ._rerun import WRITES_AGAIN, RerunChoice, named_step, rerun_choice, step_line
 from ._worker import serve_queue
 from ._workflow import IN_DOUBT, cut_off_steps
 
-__all__ = ["IN_DOUBT", "cut_off_steps", "DurableRuns", "RerunChoice", "named_step", "rerun_choice", "step_line_label",
-           "serve_queue", "RunStillGoing", "StepsInDoubt", "executor_alive", "may_repeat",
+__all__ = ["IN_DOUBT", "WRITES_AGAIN", "cut_off_steps", "DurableRuns", "RerunChoice", "named_step", "rerun_choice",
+           "step_line", "serve_queue", "RunStillGoing", "StepsInDoubt", "executor_alive", "may_repeat",
            "may_repeat_named"]

@@ -21,7 +21,7 @@ from .._run import Run, StepRun
 from .._step_status import CUT_OFF, StepStatus
 from ._effects import may_repeat_named
 
-__all__ = ["RerunChoice", "named_step", "rerun_choice", "step_line_label"]
+__all__ = ["WRITES_AGAIN", "RerunChoice", "named_step", "rerun_choice", "step_line"]
 
 
 @dataclass(frozen=True)
@@ -38,20 +38,19 @@ class RerunChoice:
     def describe(self) -> list[str]:
         """One line per step, as the CLI and the page show them before the rerun."""
         plan = self.parent.plan
-        lines = []
-        for step in plan.steps:
-            if step.id in self.reused:
-                lines.append(f"reuse      {step_line_label(plan, step.id)}")
-            else:
-                mark = "  (writes: its effect happens again)" if step.id in self.writes else ""
-                lines.append(f"run again  {step_line_label(plan, step.id)}{mark}")
-        return lines
+        return [step_line(plan, step.id, again=step.id not in self.reused,
+                          note=WRITES_AGAIN if step.id in self.writes else None) for step in plan.steps]
 
 
-def step_line_label(plan: Plan, step_id: str) -> str:
-    """A step as a line before a resume or rerun names it: its number and tool, and its id,
-    which ``--from``, ``--again`` and ``--failed`` take as well as the number."""
-    return f"{plan.label(step_id)} [{step_id}]"
+# What a line says of a step that runs again and whose tool may write.
+WRITES_AGAIN = "writes: its effect happens again"
+
+
+def step_line(plan: Plan, step_id: str, *, again: bool, note: str | None = None) -> str:
+    """A step as a line before a resume or rerun shows it: whether it runs again, its number
+    and tool, its id (``--from``, ``--again`` and ``--failed`` take either), and ``note``."""
+    line = f"{'run again' if again else 'reuse':<9}  {plan.label(step_id)} [{step_id}]"
+    return f"{line}  ({note})" if note else line
 
 
 def named_step(run: Run, given: str) -> str:
