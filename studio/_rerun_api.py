@@ -55,7 +55,7 @@ async def _rerun(request: Request, services: Services) -> Response:
     await run_in_threadpool(services.store.records.where, run_id)  # NotFound: 404
     use_case = preview_rerun if dry_run else start_rerun
     out, preview = await run_in_threadpool(lambda: use_case(services, run_id, from_step=from_step, retry=retry))
-    notices = [{"kind": n.kind, "text": n.text} for n in out.notices]
+    notices = out.notices_json()
     if preview is None:
         errors = [n.text for n in out.notices if n.kind == "error"] or ["the rerun could not start"]
         return JSONResponse({"error": errors[0], "notices": notices}, status_code=409)

@@ -33,7 +33,7 @@ _MAX_DECISIONS = 1000  # a plan has at most 1,000 steps
 
 
 def _answer(run_id: str, control: RunControl, done: str, ok_status: int) -> Response:
-    notices = [{"kind": n.kind, "text": n.text} for n in control.outcome.notices]
+    notices = control.outcome.notices_json()
     if not control.found:
         return _error(404, notices[0]["text"] if notices else f"no run {run_id!r}")
     body: dict[str, Any] = {"run_id": run_id, done: control.outcome.ok, "notices": notices}

@@ -58,7 +58,7 @@ async def _decision(request: Request, services: Services) -> Response:
     if await run_in_threadpool(waiting_run, services, run_id) is None:
         return _no_run(run_id)
     out = await run_in_threadpool(lambda: decide_step(services, run_id, step_id, approve, seen_hash=seen, by="api"))
-    body_out = {"decided": out.ok, "notices": [{"kind": n.kind, "text": n.text} for n in out.notices]}
+    body_out = {"decided": out.ok, "notices": out.notices_json()}
     return JSONResponse(body_out, status_code=200 if out.ok else 409)
 
 

@@ -48,6 +48,10 @@ class Outcome:
         self.ok = True
         return self
 
+    def notices_json(self) -> list[dict[str, str]]:
+        """The notices as an API answers with them."""
+        return [{"kind": n.kind, "text": n.text} for n in self.notices]
+
 
 @dataclass(frozen=True)
 class SavedRef:
