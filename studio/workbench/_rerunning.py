@@ -25,6 +25,7 @@ from core import GOING, Effects, NotFound, Plan, Run, VersionConflict, step_labe
 from .._changes import describe_changes
 from .._services import Services
 from ._bench import Outcome, Workbench
+from ._durable_handle import durable_runs
 from ._editing import approve, execution_fingerprint, fingerprint, refused_during_run, refused_for_json
 from ._messages import attempt
 from ._rerun_preview import RerunPreview, RerunStep
@@ -146,11 +147,11 @@ def _carry_out(bench: Workbench, services: Services, parent: Run, shown: RerunPr
         saved = _parent_stored(bench, store, parent, out)
         if saved is None:
             return
-        run = services.executor.start(bench.plan)  # what the editor holds: the parent's plan, its notes as now
-        for step_id, state in choice.reused.items():
-            run.steps[step_id] = state.model_copy()
-        store.save_run(run, plan_id=saved[0], version=saved[1])
-        store.records.link(run.id, parent_id=parent.id, rerun_from=choice.start)
+        # What the editor holds: the parent's plan, its notes as now; stored, seeded and linked
+        # as every durable rerun is.
+        run_id = durable_runs(services).start(bench.plan, plan_id=saved[0], version=saved[1], parent_id=parent.id,
+                                              rerun_from=choice.start, seeded=choice.reused)
+        run = store.load_run(run_id)
         bench.run, bench.run_saved, bench.rerun = run, run.id, None
         # Confirming a preview of exactly what runs is approving it.
         out.notices.extend(approve(bench, services.validator).notices)
