@@ -123,7 +123,7 @@ def _came_from(run: RunSummary, reruns: list[RunSummary]) -> str:
     """``rerun of run X from <step>`` and ``reruns: Y (from <step>)``, as far as they apply."""
     parts = []
     if run.parent_id is not None:
-        parts.append(f"rerun of run {run.parent_id}" + (f" from {run.rerun_from_label}" if run.rerun_from_label else ""))
+        parts.append(wb.rerun_of(run.parent_id, run.rerun_from_label))
     if reruns:
         parts.append("reruns: " + ", ".join(f"{r.id} (from {r.rerun_from_label})" if r.rerun_from_label else r.id
                                             for r in reruns))

@@ -31,7 +31,7 @@ from ._reviewing import close_review, decide_review, open_review, services_with_
 from ._run_handle import RunHandle, start_run
 from ._rerun_preview import RerunPreview, RerunStep
 from ._rerunning import (ask_rerun, cancel_rerun, confirm_rerun, join_rerun, preview_rerun,
-                         rerun_lineage, start_rerun)
+                         rerun_lineage, rerun_of, start_rerun)
 from ._resuming import ResumeLine, ResumeView, listed_status, resume_run, resume_view, run_again_lines
 from ._run_control import cancel_stored_run, join_stored_run, resume_stored_run
 from ._running import (NOT_APPROVED, cancel_new_run, cancel_run, collect_finished_run, confirm_new_run, request_run,
@@ -42,7 +42,7 @@ from ._unsaved import not_saved
 
 __all__ = [
     "RerunPreview", "RerunStep", "ask_rerun", "cancel_rerun", "confirm_rerun", "join_rerun", "preview_rerun",
-    "rerun_lineage", "start_rerun",
+    "rerun_lineage", "rerun_of", "start_rerun",
     "ResumeLine", "ResumeView", "listed_status", "cancel_run", "cancel_stored_run", "join_stored_run", "resume_run",
     "resume_stored_run",
     "resume_view", "run_again_lines",

@@ -37,7 +37,7 @@ if TYPE_CHECKING:  # SQLAlchemy and DBOS are slow to import; the CLI starts with
     from core.storage import PlanStore
 
 __all__ = ["RerunPreview", "RerunStep", "ask_rerun", "cancel_rerun", "confirm_rerun", "join_rerun",
-           "preview_rerun", "rerun_lineage", "start_rerun"]
+           "preview_rerun", "rerun_lineage", "rerun_of", "start_rerun"]
 
 
 
@@ -246,5 +246,9 @@ def rerun_lineage(store: PlanStore, run_id: str, plan: Plan) -> str | None:
     if parent_id is None:
         return None
     ids = {s.id for s in plan.steps}
-    label = step_label(plan.step(start)) if start in ids else start
-    return f"rerun of run {parent_id}" + (f" from {label}" if label else "")
+    return rerun_of(parent_id, step_label(plan.step(start)) if start in ids else start)
+
+
+def rerun_of(parent_id: str, start_label: str | None) -> str:
+    """How a rerun names where it came from: ``rerun of run X from <step label>``."""
+    return f"rerun of run {parent_id}" + (f" from {start_label}" if start_label else "")
