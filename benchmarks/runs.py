@@ -7,13 +7,16 @@
 
 In memory: chains (each step reads the one before) and fan-outs (no step needs another) of 100,
 1,000 and 10,000 no-op steps; the chains again with a tool that has no time limit
-(``timeout=math.inf``: the engine calls a lone step of such a tool on its own thread, as
-LangGraph does a lone step without a timeout; with a limit, a call goes to a pool thread that
-can be abandoned, and back); 50 independent steps of 100 ms (sync ``time.sleep`` tools, and
-``async def`` tools awaiting ``asyncio.sleep``); 10 waves of 5 steps of 100 ms (each wave needs
-every step of the one before). Timed: ``Executor.start(plan)`` (validation) and ``run_all`` to
-the end, no recorder, no store; LangGraph's ``graph.invoke`` of a compiled ``StateGraph`` with one
-node per step, no checkpointer (building either is not timed).
+(``timeout=math.inf``), and streamed (``run_all``, below); 50 independent steps of 100 ms (sync
+``time.sleep`` tools, and ``async def`` tools awaiting ``asyncio.sleep``); 10 waves of 5 steps of
+100 ms (each wave needs every step of the one before). Timed: ``Executor.execute(plan)``
+(validation, then the run driven to its end on a thread of its own, which calls a lone step's
+sync tool itself and has it given up when it overruns its limit), no recorder, no store;
+LangGraph's ``graph.invoke`` of a compiled ``StateGraph`` with one node per step, no checkpointer
+(building either is not timed). "streamed": ``Executor.start(plan)`` and ``run_all`` to the end,
+its events yielded to the caller's thread, which therefore cannot call a tool held to a time
+limit itself (one left in an overrunning call would be lost to its caller): each call of the
+default chain goes to a pool thread and back.
 
 Durable: the same chains and fan-outs, ``DurableRuns.run(plan)`` on a SQLite store file (WAL)
 made for the workload: the plan saved as a version, the run put in the store before its first
@@ -67,12 +70,14 @@ RESUME_CHAIN, RESUME_KILL_AFTER = 200, 50
 
 Workload = tuple[str, str, int]  # (name, shape, size)
 UNBOUNDED_CHAIN = "chain-no-limit"  # a chain of a tool with no time limit
+STREAMED_CHAIN = "chain-streamed"  # the default chain, its events yielded to the caller (run_all)
 Figures = tuple[float, float]  # (CPU seconds, wall seconds)
 
 
 def memory_workloads(sizes: tuple[int, ...]) -> list[Workload]:
     """(name, shape, size) of the in-memory section, in the order printed."""
-    out = [(_named(shape, size), shape, size) for shape in ("chain", UNBOUNDED_CHAIN, "fan-out") for size in sizes]
+    out = [(_named(shape, size), shape, size) for shape in ("chain", UNBOUNDED_CHAIN, STREAMED_CHAIN, "fan-out")
+           for size in sizes]
     out += [("50 x 100 ms, sync", "sleep-sync", 50), ("50 x 100 ms, async", "sleep-async", 50),
             ("10 waves of 5 x 100 ms", "waves", 50)]
     return out
@@ -83,12 +88,13 @@ def durable_workloads(sizes: tuple[int, ...]) -> list[Workload]:
 
 
 def _named(shape: str, size: int) -> str:
-    return f"chain {size:,}, no limit" if shape == UNBOUNDED_CHAIN else f"{shape} {size:,}"
+    extra = {UNBOUNDED_CHAIN: ", no limit", STREAMED_CHAIN: ", streamed"}.get(shape)
+    return f"chain {size:,}{extra}" if extra else f"{shape} {size:,}"
 
 
 def their_shape(shape: str) -> str:
     """The graph LangGraph runs for ``shape``: a chain is a chain, whatever our tool's limit."""
-    return "chain" if shape == UNBOUNDED_CHAIN else shape
+    return "chain" if shape in (UNBOUNDED_CHAIN, STREAMED_CHAIN) else shape
 
 
 def _median_of(repeat: int, once: Callable[..., Any], before: Callable[[], Any] | None = None, *,
@@ -173,8 +179,8 @@ def _plan(shape: str, size: int) -> Any:
     from core import Plan, Step, _limits
 
     _limits.MAX_STEPS = max(_limits.MAX_STEPS, size)
-    if shape in ("chain", UNBOUNDED_CHAIN):
-        tool = "noop" if shape == "chain" else "noop_no_limit"
+    if shape in ("chain", UNBOUNDED_CHAIN, STREAMED_CHAIN):
+        tool = "noop_no_limit" if shape == UNBOUNDED_CHAIN else "noop"
         steps = [Step(id=f"s{n}", tool=tool, params={"n": 0} if n == 0 else {"n": f"${{steps.s{n - 1}}}"})
                  for n in range(size)]
     elif shape == "fan-out":
@@ -199,9 +205,12 @@ def in_memory(shape: str, size: int, repeat: int) -> Figures:
     plan, executor = _plan(shape, size), Executor(_registry())
 
     def once() -> None:
-        run = executor.start(plan)
-        for _ in executor.run_all(run):
-            pass
+        if shape == STREAMED_CHAIN:
+            run = executor.start(plan)
+            for _ in executor.run_all(run):
+                pass
+        else:
+            run = executor.execute(plan)
         _succeeded(run)
 
     return _median_of(repeat, once, warm=True)

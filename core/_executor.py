@@ -22,6 +22,10 @@ the next ``run_next``/``run_all``, and the steps that depend on it wait for it. 
 always ends: when nothing more can start (a step the rest need is held by another live
 worker), it returns with the run unfinished. ``cancel(run_id)`` ends a run being driven, from
 any thread: its running steps become ``cancelled`` and it returns unfinished.
+
+``execute(plan)`` runs a plan to its end on a thread of its own while the caller waits
+(``_driven_run``): that thread calls a lone step's sync tool itself, time limit and all, where
+``run_all``, whose events are the caller's, hands each such call to a pool thread and back.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from __future__ import annotations
 import threading
 from typing import Callable, Iterator
 
+from ._driven_run import DrivenRun
 from ._engine import NO_RECORDER, RunRecorder
 from ._events import Event, EventType, Synthesizer, now
 from ._limits import check_plan
@@ -40,6 +45,7 @@ from ._run_order import run_order
 from ._run_pass import INTERRUPTED_NOTE, RunPass
 from ._step_status import StepStatus
 from ._validation import Validator
+from ._watchdog import HandedOver
 
 __all__ = ["Event", "EventType", "Executor", "INTERRUPTED_NOTE", "Run", "StepRun", "StepStatus", "Synthesizer"]
 
@@ -101,26 +107,52 @@ class Executor:
             run_pass.cancel()
         return bool(passes)
 
-    def execute(self, plan: Plan) -> Run:
-        """Validate and run the whole plan; return the finished run."""
+    def execute(self, plan: Plan, *, on_event: Callable[[Event], object] | None = None) -> Run:
+        """Validate and run the whole plan, on a thread of its own (``_driven_run``) while this
+        one waits; return the finished run. ``on_event`` is told each event, on that thread."""
         run = self.start(plan)
-        for _ in self.run_all(run):
-            pass
+        driven = DrivenRun(on_event)
+        run_pass = self._pass(run, limit=None, should_stop=None, hand_over=driven.hand_over)
+        driven.drive(self._begun(run_pass), carry_on=lambda: self._through(run_pass, run_pass.carry_on()),
+                     cancel=run_pass.cancel)
         return run
 
     def _drive(self, run: Run, *, limit: int | None, should_stop: Callable[[], bool] | None) -> Iterator[Event]:
         if run.finished:
             return
+        yield from self._begin(run)
+        run_pass = self._pass(run, limit=limit, should_stop=should_stop)
+        yield from self._through(run_pass, run_pass.events())
+
+    def _begin(self, run: Run) -> Iterator[Event]:
         if run.started_at is None:
             run.started_at = now()
             self.recorder.run_started(run)
             yield Event(type="turn_start", run_id=run.id, data={"goal": run.plan.goal})
             yield Event(type="plan_created", run_id=run.id, data={"plan": run.plan.model_dump(mode="json")})
-        run_pass = RunPass(run, self.registry, self.limits, self.recorder, limit=limit, should_stop=should_stop)
+
+    def _begun(self, run_pass: RunPass) -> Iterator[Event]:
+        yield from self._begin(run_pass.run)
+        yield from self._through(run_pass, run_pass.events())
+
+    def _pass(self, run: Run, *, limit: int | None, should_stop: Callable[[], bool] | None,
+              hand_over: Callable[[], None] | None = None) -> RunPass:
+        """A pass over ``run``, known to ``cancel`` until it stops."""
+        run_pass = RunPass(run, self.registry, self.limits, self.recorder, limit=limit, should_stop=should_stop,
+                           hand_over=hand_over)
         with self._lock:
             self._passes.setdefault(run.id, []).append(run_pass)
+        return run_pass
+
+    def _through(self, run_pass: RunPass, events: Iterator[Event]) -> Iterator[Event]:
+        """``events`` of ``run_pass``, then the run's end or why it stopped."""
+        run = run_pass.run
+        handed_over = False
         try:
-            yield from run_pass.events()
+            yield from events
+        except HandedOver:
+            handed_over = True  # the pass goes on from another thread, still known to cancel
+            raise
         except KeyboardInterrupt:
             self.recorder.run_stopped(run, "cancel")
             raise
@@ -128,12 +160,13 @@ class Executor:
             self.recorder.run_stopped(run, "abandoned")
             raise
         finally:
-            with self._lock:
-                passes = self._passes.get(run.id, [])
-                if run_pass in passes:
-                    passes.remove(run_pass)
-                if not passes:
-                    self._passes.pop(run.id, None)
+            if not handed_over:
+                with self._lock:
+                    passes = self._passes.get(run.id, [])
+                    if run_pass in passes:
+                        passes.remove(run_pass)
+                    if not passes:
+                        self._passes.pop(run.id, None)
         if run_pass.reason is None:
             yield from self._finish(run)
         else:

@@ -2,7 +2,11 @@
 whichever ends first, start the steps it released, until nothing more can start.
 
 Only the thread driving the pass (the consumer of its events) touches the run; tools run on
-other threads (``_step_call``) and tell their outcomes on the pass's queue. A step is
+other threads (``_step_call``) and tell their outcomes on the pass's queue, but for a lone step's
+sync tool, called on the driving thread itself when it has no time limit, or when the pass is
+driven on a thread of its own (``hand_over``, ``_driven_run``): a call there that overruns its
+limit or is cancelled is given up, its thread left in the tool, and the pass carries on from a
+new thread (``carry_on``), which from then on is the one driving it. A step is
 ``running`` from its ``plan_step_start`` until its ``plan_step_end``; its arguments, result
 and error are written together when it ends, so a step cut off leaves no partial result.
 
@@ -20,7 +24,6 @@ How a pass ends, and what it does to the steps it started:
 
 from __future__ import annotations
 
-import itertools
 import queue
 import threading
 import time
@@ -35,9 +38,12 @@ from ._registry import Tool, ToolRegistry
 from ._retry import RetryPolicy, RunLimits
 from ._run import Run, StepAttempt, StepRun
 from ._scheduler import ReadySteps
-from ._step_call import Call, Outcome, call_tool, may_call_here
+from ._signals import CTRL_C_WAIT
+from ._step_call import Call, Outcome, call_inline, call_tool, is_sync, may_call_here
 from ._step_status import BLOCKING, FINISHED, RUNNABLE, StepStatus
 from ._templates import resolve_params
+from ._watchdog import HandedOver, InlineCall
+from ._workers import workers
 
 __all__ = ["CANCELLED_NOTE", "INTERRUPTED_NOTE", "RunPass"]
 
@@ -45,39 +51,6 @@ INTERRUPTED_NOTE = "interrupted: the run stopped while this step was running; it
 CANCELLED_NOTE = "cancelled: the run was cancelled while this step was running; it runs again on the next run"
 
 
-
-# The longest the thread driving a run sleeps in one wait. A Ctrl-C the kernel hands to another
-# thread (any that does not block SIGINT: a tool's own, a library's) does not wake a thread asleep
-# on a lock, and Python runs the handler only once that wait ends; a bounded wait keeps Ctrl-C
-# under this delay whichever thread caught it, for about five wake-ups a second while tools run.
-_MAIN_THREAD_WAIT = 0.2
-
-class _Workers:
-    """Tokens of the steps being run right now in this process, one per step started."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._live: set[str] = set()
-        # Unique in this process, which is all a token must be: uuid4 read the OS's random
-        # source for every step (~60 µs here, more than the rest of a no-op step).
-        self._numbers = itertools.count(1)
-
-    def claim(self) -> str:
-        token = f"w{next(self._numbers)}"
-        with self._lock:
-            self._live.add(token)
-        return token
-
-    def release(self, token: str) -> None:
-        with self._lock:
-            self._live.discard(token)
-
-    def alive(self, token: str | None) -> bool:
-        with self._lock:
-            return token is not None and token in self._live
-
-
-workers = _Workers()
 
 
 class _Results(Mapping[str, Any]):
@@ -133,7 +106,11 @@ _WAKE = object()  # put on the queue by cancel(): the driving thread looks at th
 
 class RunPass:
     def __init__(self, run: Run, registry: ToolRegistry, limits: RunLimits, recorder: RunRecorder, *,
-                 limit: int | None, should_stop: Callable[[], bool] | None) -> None:
+                 limit: int | None, should_stop: Callable[[], bool] | None,
+                 hand_over: Callable[[], None] | None = None) -> None:
+        """``hand_over``: this pass is driven on a thread of its own (``_driven_run``), which
+        calls a lone step's sync tool itself; when such a call is given up, ``hand_over()``
+        carries the run on from a new thread (``carry_on``)."""
         self.run = run
         self._registry = registry
         self._limits = limits
@@ -147,11 +124,17 @@ class RunPass:
         self._flights: dict[str, _Flight] = {}
         self._unsent: list[_Flight] = []  # started (events told), their tools not called yet
         self._results = _Results(run)
+        self._hand_over = hand_over
+        self._inline: InlineCall | None = None  # the latest call made on the driving thread
+        self._started, self._stopping = 0, False
 
     def cancel(self) -> None:
         """Cancel from any thread; the driving thread acts on it at once."""
         self._cancelled.set()
         self._outcomes.put(_WAKE)
+        inline = self._inline
+        if inline is not None:
+            inline.give_up()  # a call on the driving thread: the run is cancelled from a new one
 
     # -- the pass --------------------------------------------------------------------------------
 
@@ -159,16 +142,42 @@ class RunPass:
         """The pass's events; afterwards ``reason`` says why it stopped (None: nothing left)."""
         self.reason: StopReason | None = None
         yield from self._reclaim()
-        ready = ReadySteps(self.run)
-        self._ready = ready
-        started, stopping = 0, False
+        self._ready = ReadySteps(self.run)
+        yield from self._guarded(self._loop())
+
+    def carry_on(self) -> Iterator[Event]:
+        """The rest of the pass's events, on a new thread, once the thread driving it was left in
+        a call given up (``hand_over``): from the wait for that call, which has overrun or was
+        cancelled."""
+        yield from self._guarded(self._loop(waiting=True))
+
+    def _guarded(self, loop: Iterator[Event]) -> Iterator[Event]:
         try:
-            while True:
-                while ready and not stopping and len(self._flights) < self._limits.max_parallel \
+            yield from loop
+        except HandedOver:
+            raise  # the run is another thread's now: nothing here is this thread's to touch
+        except KeyboardInterrupt:
+            self._give_up_quietly(StepStatus.cancelled, CANCELLED_NOTE)
+            raise
+        except BaseException:  # closed by its consumer (GeneratorExit), or a recorder that failed
+            self._give_up_quietly(StepStatus.interrupted, INTERRUPTED_NOTE)
+            raise
+        if self.reason is not None:  # cancelled
+            return
+        if self._stopping:
+            self.reason = "paused"
+        elif not all(s.status in FINISHED for s in self.run.steps.values()):
+            self.reason = "held"
+
+    def _loop(self, *, waiting: bool = False) -> Iterator[Event]:
+        ready = self._ready
+        while True:
+            if not waiting:
+                while ready and not self._stopping and len(self._flights) < self._limits.max_parallel \
                         and not self._cancelled.is_set():
-                    if (self._limit is not None and started >= self._limit) or \
+                    if (self._limit is not None and self._started >= self._limit) or \
                             (self._should_stop is not None and self._should_stop()):
-                        stopping = True
+                        self._stopping = True
                         break
                     step_id = ready.pop()
                     if self.run.steps[step_id].status not in RUNNABLE:
@@ -181,7 +190,7 @@ class RunPass:
                     if held is not None:
                         yield held
                         continue
-                    started += 1
+                    self._started += 1
                     yield from self._start(step_id)
                 if not self._cancelled.is_set():
                     self._send()
@@ -190,18 +199,9 @@ class RunPass:
                     self.reason = "cancel"
                     return
                 if not self._flights:
-                    break
-                yield from self._wait()
-        except KeyboardInterrupt:
-            self._give_up_quietly(StepStatus.cancelled, CANCELLED_NOTE)
-            raise
-        except BaseException:  # closed by its consumer (GeneratorExit), or a recorder that failed
-            self._give_up_quietly(StepStatus.interrupted, INTERRUPTED_NOTE)
-            raise
-        if stopping:
-            self.reason = "paused"
-        elif not all(s.status in FINISHED for s in self.run.steps.values()):
-            self.reason = "held"
+                    return
+            waiting = False
+            yield from self._wait()
 
     def _reclaim(self) -> Iterator[Event]:
         """Steps left ``running`` by a worker that is gone become ``interrupted``."""
@@ -305,18 +305,33 @@ class RunPass:
         else:
             for step_id, attempt, arguments in starts:
                 self._recorder.step_started(self.run, step_id, attempt, arguments)
+        lone = len(flights) == 1 == len(self._flights) and is_sync(flights[0].tool)
+        if lone and self._hand_over is not None:
+            self._call_inline(flights[0])
+            return
         # The one step to call, of a sync tool with no time limit, is called on this thread.
-        here = len(flights) == 1 == len(self._flights) and may_call_here(flights[0].tool, flights[0].timeout)
+        here = lone and may_call_here(flights[0].tool, flights[0].timeout)
         for flight in flights:
             flight.deadline = time.monotonic() + flight.timeout
             flight.call = call_tool(flight.tool, flight.arguments, flight.step_id, flight.attempt, self._outcomes,
                                     here=here)
 
+    def _call_inline(self, flight: _Flight) -> None:
+        """Call the lone step's tool on this thread, the pass's own (see ``__init__``)."""
+        flight.deadline = time.monotonic() + flight.timeout
+        # In flight before the call: a thread carrying on after a hand-over finds it so.
+        flight.call = Call()
+        self._inline = inline = InlineCall(self._hand_over)  # type: ignore[arg-type]
+        if self._cancelled.is_set() and inline.finish():
+            return  # cancelled before the call: the loop gives the step up
+        call_inline(flight.tool, flight.arguments, flight.step_id, flight.attempt, self._outcomes, inline,
+                    flight.deadline)
+
     def _wait(self) -> Iterator[Event]:
         """Wait for an outcome, a timeout or a retry that is due; act on each there is."""
         due = min((f.deadline if f.call is not None else f.retry_at) for f in self._flights.values())
         try:
-            item = self._outcomes.get(timeout=min(max(0.0, due - time.monotonic()), _MAIN_THREAD_WAIT))
+            item = self._outcomes.get(timeout=min(max(0.0, due - time.monotonic()), CTRL_C_WAIT))
         except queue.Empty:
             item = None
         ended: list[_Flight] = []  # told to the recorder together, then to the consumer
@@ -332,8 +347,10 @@ class RunPass:
                 ended += self._outcome(Outcome(flight.step_id, flight.attempt, kind="timeout",
                                                error=f"{flight.tool.name} timed out after {flight.timeout:g} s",
                                                duration_ms=round(flight.timeout * 1000, 3)))
-            elif flight.call is None and clock >= flight.retry_at and not self._cancelled.is_set():
-                self._call(flight)
+            elif flight.call is None and clock >= flight.retry_at:
+                # Called by the loop after the steps that ended here are told (a call made here and
+                # given up would leave them untold).
+                self._unsent.append(flight)
         if not ended:
             return
         batch = getattr(self._recorder, "steps_ended", None)

@@ -23,7 +23,6 @@ import inspect
 import math
 import os
 import queue
-import signal
 import threading
 import time
 from dataclasses import dataclass
@@ -33,9 +32,11 @@ from ._errors import RetryableError, ToolCallError, ToolExecutionError
 from ._python_tool import PythonRunner
 from ._registry import Tool
 from ._retry import FailureKind
+from ._signals import leave_ctrl_c_to_the_main_thread
 from ._tool_call import await_tool_function
+from ._watchdog import HandedOver, InlineCall, watchdog
 
-__all__ = ["Call", "Outcome", "call_tool", "may_call_here"]
+__all__ = ["Call", "Outcome", "call_inline", "call_tool", "is_sync", "may_call_here", "submit"]
 
 
 @dataclass
@@ -107,6 +108,11 @@ async def _async_call(tool: Tool, arguments: dict[str, Any], step_id: str, attem
     return outcome
 
 
+def is_sync(tool: Tool) -> bool:
+    """Whether ``tool`` is called on a thread (not awaited on the loop of ``async def`` tools)."""
+    return not _is_async(tool)
+
+
 def _is_async(tool: Tool) -> bool:
     # Only a Python tool's own ``async def`` is awaited here; other runners (an MCP server's)
     # are called as they say, on a thread.
@@ -131,6 +137,30 @@ def call_tool(tool: Tool, arguments: dict[str, Any], step_id: str, attempt: int,
     else:
         _POOL.submit(lambda: outcomes.put(_sync_call(tool, arguments, step_id, attempt)))
     return Call()
+
+
+def call_inline(tool: Tool, arguments: dict[str, Any], step_id: str, attempt: int,
+                outcomes: "queue.SimpleQueue[Any]", call: InlineCall, deadline: float) -> None:
+    """Call a sync tool on this thread, a run's own driving thread (``_driven_run``), its outcome
+    put on ``outcomes`` when it returns; the watchdog gives it up at ``deadline`` (monotonic;
+    ``math.inf``: never). Raises ``HandedOver`` if it was given up before it returned."""
+    if deadline != math.inf:
+        watchdog.watch(call, deadline)
+    try:
+        # As on a pool thread: whatever the tool raises (a KeyboardInterrupt of its own
+        # included: the user's Ctrl-C goes to the main thread) fails its step.
+        outcome = _sync_call(tool, arguments, step_id, attempt)
+    finally:
+        if deadline != math.inf:
+            watchdog.forget(call)
+    if not call.finish():
+        raise HandedOver
+    outcomes.put(outcome)
+
+
+def submit(task: Callable[[], None]) -> None:
+    """Run ``task`` on a thread of the pool sync tools are called on."""
+    _POOL.submit(task)
 
 
 def may_call_here(tool: Tool, timeout: float) -> bool:
@@ -167,7 +197,7 @@ class _DaemonPool:
         threading.Thread(target=self._work, name="plan-step", daemon=True).start()
 
     def _work(self) -> None:
-        _leave_ctrl_c_to_the_main_thread()
+        leave_ctrl_c_to_the_main_thread()
         while True:
             try:
                 task = self._tasks.get(timeout=self._idle_seconds)
@@ -187,17 +217,8 @@ _loop_lock = threading.Lock()
 _event_loop: asyncio.AbstractEventLoop | None = None
 
 
-def _leave_ctrl_c_to_the_main_thread() -> None:
-    """Block SIGINT on this worker thread. The kernel hands a process-wide signal (a Ctrl-C, or
-    a tool's ``os.kill(os.getpid(), SIGINT)``) to any thread that does not block it; one that
-    lands on a worker leaves the main thread asleep in its wait, and Python runs the handler
-    only when that wait ends, which may be when the tool does."""
-    if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-
-
 def _serve_forever(loop: asyncio.AbstractEventLoop) -> None:
-    _leave_ctrl_c_to_the_main_thread()
+    leave_ctrl_c_to_the_main_thread()
     loop.run_forever()
 
 
