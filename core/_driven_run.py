@@ -18,7 +18,7 @@ raised to the caller, the steps running then marked ``interrupted``, as ``run_al
 from __future__ import annotations
 
 import threading
-from typing import Callable, Iterator
+from typing import Callable, Generator
 
 from ._events import Event
 from ._signals import CTRL_C_WAIT, leave_ctrl_c_to_the_main_thread
@@ -27,6 +27,9 @@ from ._watchdog import HandedOver
 
 __all__ = ["DrivenRun"]
 
+Events = Generator[Event, None, None]
+
+
 class DrivenRun:
     """One run driven on pool threads: ``drive`` starts it and waits for its end."""
 
@@ -34,10 +37,9 @@ class DrivenRun:
         self._on_event = on_event
         self._ended = threading.Event()
         self._error: BaseException | None = None
-        self._carry_on: Callable[[], Iterator[Event]] | None = None
+        self._carry_on: Callable[[], Events] | None = None
 
-    def drive(self, events: Iterator[Event], *, carry_on: Callable[[], Iterator[Event]],
-              cancel: Callable[[], object]) -> None:
+    def drive(self, events: Events, *, carry_on: Callable[[], Events], cancel: Callable[[], object]) -> None:
         """Consume ``events`` on a pool thread until the run stops; ``carry_on()``: the rest of
         the run's events after a hand-over; ``cancel()``: cancel the run (from any thread)."""
         self._carry_on = carry_on
@@ -59,7 +61,7 @@ class DrivenRun:
         events = self._carry_on()
         submit(lambda: self._consume(events))
 
-    def _consume(self, events: Iterator[Event]) -> None:
+    def _consume(self, events: Events) -> None:
         leave_ctrl_c_to_the_main_thread()
         try:
             for event in events:
@@ -69,6 +71,8 @@ class DrivenRun:
             return  # another thread has the run; the one that ends it says so
         except BaseException as exc:  # told to the caller, which raises it
             self._error = exc
-            if hasattr(events, "close"):
+            try:
                 events.close()  # raised by on_event: the steps running are interrupted
+            except BaseException:  # noqa: BLE001 - already on the way out with the error told
+                pass
         self._ended.set()

@@ -18,7 +18,7 @@ from core import Event, Executor, Plan, RetryPolicy, Step, StepStatus, ToolRegis
 from core._driven_run import DrivenRun
 from core._watchdog import InlineCall, watchdog
 
-LIVENESS = 30  # seconds: far above any of these runs, short of a hung test run
+LIVENESS = 3  # seconds: far above any of these runs, short of a hung test run
 
 
 class Calls:
@@ -215,6 +215,53 @@ def test_an_error_telling_an_event_is_raised_to_the_caller_the_running_step_inte
         executor.execute(_chain(3), on_event=told)
     assert calls.returned == [0]  # s1's tool was never called
     assert not executor.cancel(run_ids.pop())  # no longer running
+
+
+class FailingRecorder:
+    def __init__(self, *failing: str) -> None:
+        self.failing = failing
+
+    def _tell(self, name: str) -> None:
+        if name in self.failing:
+            raise OSError(f"the disk is full ({name})")
+
+    def run_started(self, run: Any) -> None:
+        self._tell("run_started")
+
+    def step_started(self, run: Any, step_id: str, attempt: Any, arguments: Any) -> None:
+        self._tell("step_started")
+
+    def step_ended(self, run: Any, step_id: str) -> None:
+        self._tell("step_ended")
+
+    def run_stopped(self, run: Any, reason: str) -> None:
+        self._tell("run_stopped")
+
+    def run_finished(self, run: Any) -> None:
+        self._tell("run_finished")
+
+
+@pytest.mark.parametrize(("failing", "on_event_fails", "raised"), [
+    (("step_ended", "run_stopped"), False, "the disk is full (step_ended)"),
+    (("run_stopped",), True, "the screen went away"),  # closing the run, after on_event raised, fails too
+])
+def test_an_error_on_the_driving_thread_is_raised_to_the_caller_not_waited_for_forever(
+        failing: tuple[str, ...], on_event_fails: bool, raised: str) -> None:
+    def told(event: Event) -> None:
+        if on_event_fails and event.type == "tool_call":
+            raise RuntimeError("the screen went away")
+
+    ran: list[Any] = []
+    failed: list[BaseException] = []
+
+    def execute() -> None:
+        try:
+            ran.append(Executor(_tools(Calls()), recorder=FailingRecorder(*failing)).execute(_chain(2), on_event=told))
+        except BaseException as exc:
+            failed.append(exc)
+
+    _in_thread(execute).join(LIVENESS)
+    assert not ran and [str(exc) for exc in failed] == [raised]
 
 
 def test_events_are_those_of_run_all_in_the_same_order() -> None:
