@@ -147,3 +147,12 @@ def test_the_kept_work_section_matches_the_drafts_code() -> None:
     assert f"`?{_drafts.DRAFT_PARAM}=…`" in kept
     for name in (_drafts.PLAN_PARAM, _drafts.VERSION_PARAM, _drafts.RUN_PARAM):
         assert f"`{name}`" in kept
+
+
+def test_the_python_example_runs_as_its_comment_says(capsys) -> None:
+    tools_section = section(README, "Your own tools")
+    example = tools_section[tools_section.index("**From Python**"):]
+    (code,) = re.findall(r"^```python\n(.*?)^```", example, re.M | re.S)[:1]
+    expected = re.search(r"# (.+)$", code.rstrip().splitlines()[-1]).group(1)  # type: ignore[union-attr]
+    exec(compile(code, "README.md", "exec"), {"__name__": "readme_example"})
+    assert capsys.readouterr().out.splitlines()[-1] == expected
