@@ -106,6 +106,32 @@ def test_a_lone_step_that_overruns_its_limit_fails_and_the_run_goes_on_from_a_ne
     assert run.model_dump() == before
 
 
+def test_each_overrun_hands_the_run_to_a_new_thread_which_calls_the_next_lone_step_itself() -> None:
+    calls = Calls()
+    calls.hung = True  # ``hang`` plays no part here: these two never return until released
+    tools = _tools(calls, timeout=0.2)
+
+    @tools.register(timeout=0.2)
+    def stuck(value: int) -> int:
+        """Hang until released.
+
+        Args:
+            value: Returned.
+        """
+        calls.threads.append(threading.get_ident())
+        calls.release.wait()
+        return value
+
+    plan = Plan(goal="g", steps=[Step(id="a", tool="stuck", params={"value": 1}),
+                                 Step(id="b", tool="stuck", params={"value": 2}),
+                                 Step(id="c", tool="add", params={"value": 3})])
+    run = Executor(tools, max_parallel=1).execute(plan)
+    assert _statuses(run) == ["failed", "failed", "succeeded"]
+    assert run.steps["b"].error == "stuck timed out after 0.2 s" and run.steps["c"].result == 4
+    assert len(set(calls.threads)) == 3  # a, b and c each called by the thread driving the run then
+    calls.release.set()
+
+
 def test_an_overrun_is_tried_again_when_the_policy_says_so_each_attempt_recorded() -> None:
     calls = Calls()
     policy = RetryPolicy(max_attempts=2, backoff_seconds=0, retry_on=frozenset({"timeout"}))
