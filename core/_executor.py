@@ -23,9 +23,10 @@ always ends: when nothing more can start (a step the rest need is held by anothe
 worker), it returns with the run unfinished. ``cancel(run_id)`` ends a run being driven, from
 any thread: its running steps become ``cancelled`` and it returns unfinished.
 
-``execute(plan)`` runs a plan to its end on a thread of its own while the caller waits
-(``_driven_run``): that thread calls a lone step's sync tool itself, time limit and all, where
-``run_all``, whose events are the caller's, hands each such call to a pool thread and back.
+``drive(run)`` (and ``execute(plan)``, which starts the run first) runs as ``run_all`` does, on
+a thread of its own while the caller waits (``_driven_run``): that thread calls a lone step's
+sync tool itself, time limit and all, where ``run_all``, whose events are the caller's, hands
+each such call to a pool thread and back.
 """
 
 from __future__ import annotations
@@ -108,14 +109,21 @@ class Executor:
         return bool(passes)
 
     def execute(self, plan: Plan, *, on_event: Callable[[Event], object] | None = None) -> Run:
-        """Validate and run the whole plan, on a thread of its own (``_driven_run``) while this
-        one waits; return the finished run. ``on_event`` is told each event, on that thread."""
+        """Validate and run the whole plan (``drive``); return the finished run."""
         run = self.start(plan)
+        self.drive(run, on_event=on_event)
+        return run
+
+    def drive(self, run: Run, *, on_event: Callable[[Event], object] | None = None,
+              should_stop: Callable[[], bool] | None = None) -> None:
+        """Run every step that can run, as ``run_all`` does, on a thread of its own while this
+        one waits (``_driven_run``); ``on_event`` is told each event, on that thread."""
+        if run.finished:
+            return
         driven = DrivenRun(on_event)
-        run_pass = self._pass(run, limit=None, should_stop=None, hand_over=driven.hand_over)
+        run_pass = self._pass(run, limit=None, should_stop=should_stop, hand_over=driven.hand_over)
         driven.drive(self._begun(run_pass), carry_on=lambda: self._through(run_pass, run_pass.carry_on()),
                      cancel=run_pass.cancel)
-        return run
 
     def _drive(self, run: Run, *, limit: int | None, should_stop: Callable[[], bool] | None) -> Iterator[Event]:
         if run.finished:

@@ -186,9 +186,13 @@ def run_workflow(run_id: str, step_budget: int | None = None, decisions: dict[st
         executor = Executor(context.registry, context.synthesizer, limits=context.limits,
                             recorder=StoreRecorder(context.store))
         context.engines[run_id] = executor
-        for event in _passes(executor, run, step_budget, context.should_stop.get(run_id)):
-            if listener is not None:
-                listener(event)
+        should_stop = context.should_stop.get(run_id)
+        if step_budget is None:
+            executor.drive(run, on_event=listener, should_stop=should_stop)
+        else:
+            for event in _steps(executor, run, step_budget, should_stop):
+                if listener is not None:
+                    listener(event)
         if run.finished:
             context.store.records.run_ended(run.id, status=run.status, finished_at=run.finished_at or now(),
                                             answer=run.answer)
@@ -205,11 +209,7 @@ def run_workflow(run_id: str, step_budget: int | None = None, decisions: dict[st
     return run.status
 
 
-def _passes(executor: Executor, run: Run, step_budget: int | None,
-            should_stop: Callable[[], bool] | None) -> Iterator[Event]:
-    if step_budget is None:
-        yield from executor.run_all(run, should_stop=should_stop)
-        return
+def _steps(executor: Executor, run: Run, step_budget: int, should_stop: Callable[[], bool] | None) -> Iterator[Event]:
     for _ in range(step_budget):
         if run.finished or (should_stop is not None and should_stop()):
             return
