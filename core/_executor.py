@@ -84,7 +84,7 @@ class Executor:
 
     def run_next(self, run: Run) -> Iterator[Event]:
         """Run the next step that can run (skipping those whose dependencies did not succeed)."""
-        return self._drive(run, limit=1, should_stop=None)
+        return self._streamed(run, limit=1, should_stop=None)
 
     def run_all(self, run: Run, *, should_stop: Callable[[], bool] | None = None) -> Iterator[Event]:
         """Run every step that can run, those ready at once in parallel; ``should_stop`` is asked
@@ -94,7 +94,7 @@ class Executor:
         when the run is cancelled, or when nothing more can start (another worker holds a step
         the rest wait for).
         """
-        return self._drive(run, limit=None, should_stop=should_stop)
+        return self._streamed(run, limit=None, should_stop=should_stop)
 
     def resume(self, run: Run) -> Iterator[Event]:
         """Go on with a stopped, cut-off or loaded run: finished steps stay as they are."""
@@ -125,7 +125,8 @@ class Executor:
         driven.drive(self._begun(run_pass), carry_on=lambda: self._through(run_pass, run_pass.carry_on()),
                      cancel=run_pass.cancel)
 
-    def _drive(self, run: Run, *, limit: int | None, should_stop: Callable[[], bool] | None) -> Iterator[Event]:
+    def _streamed(self, run: Run, *, limit: int | None, should_stop: Callable[[], bool] | None) -> Iterator[Event]:
+        """The run's events, yielded to the caller's thread, which drives the run as it takes them."""
         if run.finished:
             return
         yield from self._begin(run)
