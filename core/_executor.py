@@ -141,8 +141,14 @@ class Executor:
             yield Event(type="plan_created", run_id=run.id, data={"plan": run.plan.model_dump(mode="json")})
 
     def _begun(self, run_pass: RunPass) -> Iterator[Event]:
-        yield from self._begin(run_pass.run)
-        yield from self._through(run_pass, run_pass.events())
+        """The run's first events, then its pass's, all through ``_through``: the pass is known to
+        ``cancel`` before they start, so it is forgotten however they end."""
+
+        def begun_then_passed() -> Iterator[Event]:
+            yield from self._begin(run_pass.run)
+            yield from run_pass.events()
+
+        return self._through(run_pass, begun_then_passed())
 
     def _pass(self, run: Run, *, limit: int | None, should_stop: Callable[[], bool] | None,
               hand_over: Callable[[], None] | None = None) -> RunPass:

@@ -246,28 +246,31 @@ def test_an_error_telling_an_event_is_raised_to_the_caller_the_running_step_inte
 class FailingRecorder:
     def __init__(self, *failing: str) -> None:
         self.failing = failing
+        self.run_ids: set[str] = set()
 
-    def _tell(self, name: str) -> None:
+    def _tell(self, name: str, run: Any) -> None:
+        self.run_ids.add(run.id)
         if name in self.failing:
             raise OSError(f"the disk is full ({name})")
 
     def run_started(self, run: Any) -> None:
-        self._tell("run_started")
+        self._tell("run_started", run)
 
     def step_started(self, run: Any, step_id: str, attempt: Any, arguments: Any) -> None:
-        self._tell("step_started")
+        self._tell("step_started", run)
 
     def step_ended(self, run: Any, step_id: str) -> None:
-        self._tell("step_ended")
+        self._tell("step_ended", run)
 
     def run_stopped(self, run: Any, reason: str) -> None:
-        self._tell("run_stopped")
+        self._tell("run_stopped", run)
 
     def run_finished(self, run: Any) -> None:
-        self._tell("run_finished")
+        self._tell("run_finished", run)
 
 
 @pytest.mark.parametrize(("failing", "on_event_fails", "raised"), [
+    (("run_started",), False, "the disk is full (run_started)"),  # before the first step
     (("step_ended", "run_stopped"), False, "the disk is full (step_ended)"),
     (("run_stopped",), True, "the screen went away"),  # closing the run, after on_event raised, fails too
 ])
@@ -279,15 +282,19 @@ def test_an_error_on_the_driving_thread_is_raised_to_the_caller_not_waited_for_f
 
     ran: list[Any] = []
     failed: list[BaseException] = []
+    recorder = FailingRecorder(*failing)
+    executor = Executor(_tools(Calls()), recorder=recorder)
 
     def execute() -> None:
         try:
-            ran.append(Executor(_tools(Calls()), recorder=FailingRecorder(*failing)).execute(_chain(2), on_event=told))
+            ran.append(executor.execute(_chain(2), on_event=told))
         except BaseException as exc:
             failed.append(exc)
 
     _in_thread(execute).join(LIVENESS)
     assert not ran and [str(exc) for exc in failed] == [raised]
+    (run_id,) = recorder.run_ids
+    assert not executor.cancel(run_id)  # no longer known as a run being driven
 
 
 def test_events_are_those_of_run_all_in_the_same_order() -> None:
