@@ -36,7 +36,7 @@ from ._signals import leave_ctrl_c_to_the_main_thread
 from ._tool_call import await_tool_function
 from ._watchdog import HandedOver, InlineCall, watchdog
 
-__all__ = ["Call", "Outcome", "call_inline", "call_tool", "is_sync", "may_call_here", "submit"]
+__all__ = ["Call", "Outcome", "call_inline", "call_tool", "is_sync", "submit"]
 
 
 @dataclass
@@ -122,7 +122,8 @@ def _is_async(tool: Tool) -> bool:
 def call_tool(tool: Tool, arguments: dict[str, Any], step_id: str, attempt: int,
               outcomes: "queue.SimpleQueue[Any]", *, here: bool = False) -> Call:
     """Start calling ``tool``; its ``Outcome`` is put on ``outcomes`` when it ends. ``here``:
-    a sync tool is called on this thread, and has ended when this returns (see ``may_call_here``)."""
+    a sync tool is called on this thread, and has ended when this returns (``RunPass._call``
+    says when)."""
     if _is_async(tool):
         future = asyncio.run_coroutine_threadsafe(_async_call(tool, arguments, step_id, attempt), _loop())
 
@@ -161,14 +162,6 @@ def call_inline(tool: Tool, arguments: dict[str, Any], step_id: str, attempt: in
 def submit(task: Callable[[], None]) -> None:
     """Run ``task`` on a thread of the pool sync tools are called on."""
     _POOL.submit(task)
-
-
-def may_call_here(tool: Tool, timeout: float) -> bool:
-    """Whether ``tool`` may be called on the thread that drives the run, when it is the only
-    step to call: a sync tool that has no time limit. Nothing then needs to cut it off, and
-    handing a short call to another thread and back costs more than the call (34 µs of CPU on
-    an idle two-core machine, most of a no-op step); LangGraph runs a lone step so too."""
-    return timeout == math.inf and not _is_async(tool)
 
 
 class _DaemonPool:
