@@ -20,7 +20,7 @@ from typing import Callable
 from core import Executor, Plan, PlanFormatError, Run, Settings, Step, Validator
 from core.formats import plan_from_seed
 from core.planners import EmbeddedPlanner
-from core.planners._parse import MAX_REPLY_CHARS, extract_plan_json
+from core.planners.llm._reply import MAX_REPLY_CHARS, extract_plan_json
 from core.storage import PlanStore
 from tools import build_registry
 

@@ -103,7 +103,7 @@ def store_figures(tmp: Path, repeat: int) -> None:
                                                                     version=1), repeat)
     timed("load_plan (200 steps)", lambda: store.load_plan(saved.plan_id), repeat)
     timed("load_run (200 steps)", lambda: store.load_run(run.id), repeat)
-    # What the studio writes when a tab's state changed (studio/_drafts.py): plan and run as JSON.
+    # What the studio writes when a tab's state changed (studio/ui/_drafts.py): plan and run as JSON.
     timed("draft: dump + save_draft (200 steps + run)", lambda: store.save_draft("0" * 16, json.dumps(
         {"plan": plan.model_dump(mode="json"), "run": run.model_dump(mode="json")}, separators=(",", ":"))), repeat)
     store.close()

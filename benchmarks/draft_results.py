@@ -7,7 +7,7 @@ result of about ``--mb`` megabytes (a list of small records, as a big query answ
 all; then the goal is edited ``--edits`` times, each edit one change of the tab's state and so
 one draft write. For the write that follows the run and for each edit after it, prints the
 bytes handed to the store (``PlanStore.save_draft``, every row written) and the time the write
-took (``studio._drafts.keep_draft``: building the content and writing it; wall and CPU time).
+took (``studio.ui._drafts.keep_draft``: building the content and writing it; wall and CPU time).
 Figures, not assertions: compare them across commits on the same machine.
 """
 
@@ -58,7 +58,7 @@ def main() -> None:
     os.environ["PLAN_STUDIO_DATA_DIR"] = str(folder / "data")
     os.environ["PLAN_STUDIO_TODAY"] = "2025-10-12"
 
-    import studio._drafts as drafts
+    import studio.ui._drafts as drafts
     from studio import Keys, get_services
 
     written: list[int] = []

@@ -26,7 +26,7 @@ sys.path.insert(0, str(_ROOT))
 
 from core import Plan, Settings, Step  # noqa: E402
 from studio import workbench as wb  # noqa: E402
-from studio._services import build_services  # noqa: E402
+from studio.workbench._services import build_services  # noqa: E402
 
 
 def main() -> None:

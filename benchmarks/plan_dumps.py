@@ -1,5 +1,5 @@
 """Counts how many times a JSON-panel edit of an approved plan dumps whole plans to JSON: what
-approval and "saved?" cost per edit (they compare plans' content identities, core._identity).
+approval and "saved?" cost per edit (they compare plans' content identities, core.plan._identity).
 
     .venv/bin/python benchmarks/plan_dumps.py
 

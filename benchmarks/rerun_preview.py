@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from core import READ_ONLY, Plan, Run, Settings, Step, StepStatus, ToolRegistry  # noqa: E402
 from studio import workbench as wb  # noqa: E402
-from studio._services import build_services  # noqa: E402
+from studio.workbench._services import build_services  # noqa: E402
 
 
 def _median_ms(action: Callable[[], object], times: int = 5) -> float:

@@ -1,4 +1,4 @@
-"""Prints what checking a tool's result as JSON costs (``core._json_result``), beside pydantic's
+"""Prints what checking a tool's result as JSON costs (``core.tooling._json_result``), beside pydantic's
 own dump alone (what a result cost before it was checked), and what awaiting an ``async def``
 tool adds to a call.
 
@@ -18,7 +18,7 @@ from typing import Any, Callable
 from pydantic import TypeAdapter
 
 from core import ToolRegistry
-from core._json_result import json_result
+from core.tooling._json_result import json_result
 
 ROWS = 10_000
 

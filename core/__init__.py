@@ -2,9 +2,9 @@
 plan formats and storage. Nothing here imports the UI.
 """
 
-from ._diff import EdgeChange, FieldChange, ParamChange, PlanDiff, StepChange, diff_plans
-from ._step_label import step_label
-from ._edits import (Dependent, add_dependency, add_step, delete_step, dependents_of, duplicate_step,
+from .plan._diff import EdgeChange, FieldChange, ParamChange, PlanDiff, StepChange, diff_plans
+from .plan._labels import step_label
+from .editing._edits import (Dependent, add_dependency, add_step, delete_step, dependents_of, duplicate_step,
                      edge_between, move_step, remove_dependency, steps_deleted_with)
 from ._errors import (
     EditRefused,
@@ -33,29 +33,29 @@ from ._errors import (
     ToolTimedOut,
     VersionConflict,
 )
-from ._declared_tools import declared_tool, parse_tool_definitions, with_declared_tools
-from ._engine import NO_RECORDER, NoRecorder, RunEngine, RunRecorder, StopReason
-from ._executor import Event, EventType, Executor, Run, StepRun, StepStatus, Synthesizer
-from ._retry import FailureKind, RetryPolicy, RunLimits
-from ._run import StepAttempt, StepDecision
-from ._approval import DecisionRefused, approval_reason, arguments_hash, decide_step, waiting_steps
-from ._step_status import (BLOCKING, CUT_OFF, EXPLAINED, FINISHED, GOING, RAN, REPORT_ORDER, RESUMABLE, RUNNABLE,
+from .tooling._declared import declared_tool, parse_tool_definitions, with_declared_tools
+from .run._engine import NO_RECORDER, NoRecorder, RunEngine, RunRecorder, StopReason
+from .run._executor import Event, EventType, Executor, Run, StepRun, StepStatus, Synthesizer
+from .tooling._retry import FailureKind, RetryPolicy, RunLimits
+from .run._model import StepAttempt, StepDecision
+from .run._approval import DecisionRefused, approval_reason, arguments_hash, decide_step, waiting_steps
+from .run._status import (BLOCKING, CUT_OFF, EXPLAINED, FINISHED, GOING, RAN, REPORT_ORDER, RESUMABLE, RUNNABLE,
                            STATUS_TABLE, StatusTraits)
-from ._runner import BackgroundRun, RunKind, RunProgress
-from ._outputs import OutputPath, Preview, flow_preview, output_paths, path_text, preview_reference
-from ._param_edits import (check_param, param_schema, reference_text, remove_param, set_ask_first, set_locked, set_note,
+from .run._background import BackgroundRun, RunKind, RunProgress
+from .editing._previews import OutputPath, Preview, flow_preview, output_paths, path_text, preview_reference
+from .editing._param_edits import (check_param, param_schema, reference_text, remove_param, set_ask_first, set_locked, set_note,
                            set_param, set_reference)
-from ._history import DEFAULT_HISTORY_LEVELS, EditHistory
-from ._identity import PlanIdentity, plan_identity
-from ._plan import Plan, PlanMetadata, Step, new_step_id
-from ._registry import NonBlank, Tool, ToolRegistry, describe_bounds, schema_alternatives
-from ._tool_definition import ADDITIVE, DESTRUCTIVE, IDEMPOTENT, READ_ONLY, UNKNOWN, Effects, ToolDefinition
-from ._tool_overrides import ToolOverride, overrides_from_json
-from ._tool_words import ToolWords
+from .editing._history import DEFAULT_HISTORY_LEVELS, EditHistory
+from .plan._identity import PlanIdentity, plan_identity
+from .plan._model import Plan, PlanMetadata, Step, new_step_id
+from .tooling._registry import NonBlank, Tool, ToolRegistry, describe_bounds, schema_alternatives
+from .tooling._definition import ADDITIVE, DESTRUCTIVE, IDEMPOTENT, READ_ONLY, UNKNOWN, Effects, ToolDefinition
+from .tooling._overrides import ToolOverride, overrides_from_json
+from .tooling._words import ToolWords
 from ._settings import FROM_OPTIONS_VARIABLE, PlannerName, Settings
-from ._synthesis import ModelSynthesizer, make_synthesizer, offline_summary
-from ._templates import Reference, find_references, parse_reference, resolve_params
-from ._validation import Problem, Validator
+from .run._synthesis import ModelSynthesizer, make_synthesizer, offline_summary
+from .plan._references import Reference, find_references, parse_reference, resolve_params
+from .validation._validator import Problem, Validator
 from .formats import FORMATS, PlanFormat, dump_plan, load_plan
 
 __all__ = [

@@ -21,7 +21,7 @@ from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, EnvSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
 from pydantic_settings.sources.utils import parse_env_vars
 
-from ._retry import RetryPolicy
+from .tooling._retry import RetryPolicy
 
 __all__ = ["Settings", "PlannerName", "FROM_OPTIONS_VARIABLE", "split_tool_sources", "split_mcp_servers", "api_key",
            "is_database_url"]

@@ -22,23 +22,23 @@ __all__ = ["Keys", "Review", "ReviewClient", "SavedRef", "Services", "build_serv
            "init_state", "lab_page", "library_page", "plan_page", "reviews_page", "settings_page", "tools_page"]
 
 _HOME = {
-    "Keys": "._state", "SavedRef": ".workbench", "init_state": "._state",
-    "Services": "._services", "build_services": "._services", "get_services": "._session",
-    "library_page": "._library_page", "plan_page": "._plan_page",
-    "settings_page": "._settings_page", "tools_page": "._tools_page",
-    "reviews_page": "._reviews_page", "lab_page": "._lab_page", "Review": ".client", "ReviewClient": ".client",
+    "Keys": ".ui._state", "SavedRef": ".workbench", "init_state": ".ui._state",
+    "Services": ".workbench._services", "build_services": ".workbench._services", "get_services": ".ui._session",
+    "library_page": ".ui._library_page", "plan_page": ".ui.plan._plan_page",
+    "settings_page": ".ui._settings_page", "tools_page": ".ui._tools_page",
+    "reviews_page": ".ui._reviews_page", "lab_page": ".ui.lab._lab_page", "Review": ".client", "ReviewClient": ".client",
 }
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._lab_page import lab_page
-    from ._library_page import library_page
-    from ._plan_page import plan_page
-    from ._services import Services, build_services
-    from ._session import get_services
-    from ._settings_page import settings_page
-    from ._state import Keys, init_state
-    from ._tools_page import tools_page
-    from ._reviews_page import reviews_page
+    from .ui.lab._lab_page import lab_page
+    from .ui._library_page import library_page
+    from .ui.plan._plan_page import plan_page
+    from .workbench._services import Services, build_services
+    from .ui._session import get_services
+    from .ui._settings_page import settings_page
+    from .ui._state import Keys, init_state
+    from .ui._tools_page import tools_page
+    from .ui._reviews_page import reviews_page
     from .client import Review, ReviewClient
     from .workbench import SavedRef
 

@@ -10,13 +10,15 @@ import streamlit as st
 # `streamlit run studio/app.py` in a source checkout puts studio/ itself on sys.path, not the
 # project folder that holds the packages.
 _PROJECT = str(Path(__file__).resolve().parent.parent)
-if _PROJECT not in sys.path:
-    sys.path.insert(0, _PROJECT)
+# ... and studio/ itself off it: its rooms (studio/mcp, studio/api, ...) would hide the libraries
+# of those names (`import mcp` would find studio/mcp, not the MCP SDK).
+_HERE = Path(__file__).resolve().parent
+sys.path[:] = [_PROJECT] + [p for p in sys.path if p != _PROJECT and Path(p or ".").resolve() != _HERE]
 
 from studio import init_state  # noqa: E402
-from studio._actions import collect_finished_run  # noqa: E402
-from studio._drafts import keep_draft, restore_draft, sync_url  # noqa: E402
-from studio._navigation import NAVIGATION, page  # noqa: E402
+from studio.ui._actions import collect_finished_run  # noqa: E402
+from studio.ui._drafts import keep_draft, restore_draft, sync_url  # noqa: E402
+from studio.ui._navigation import NAVIGATION, page  # noqa: E402
 
 # A file, not a ":material/…:" icon: Streamlit fetches those favicons from Google's servers.
 st.set_page_config(page_title="Plan Studio", page_icon=str(Path(__file__).resolve().parent / "assets" / "icon.png"),

@@ -13,15 +13,17 @@ import streamlit as st
 
 # Run as a script, this file's folder is on sys.path, not the project folder holding the packages.
 _PROJECT = str(Path(__file__).resolve().parent.parent)
-if _PROJECT not in sys.path:
-    sys.path.insert(0, _PROJECT)
+# ... and studio/ itself off it: its rooms (studio/mcp, studio/api, ...) would hide the libraries
+# of those names (`import mcp` would find studio/mcp, not the MCP SDK).
+_HERE = Path(__file__).resolve().parent
+sys.path[:] = [_PROJECT] + [p for p in sys.path if p != _PROJECT and Path(p or ".").resolve() != _HERE]
 
 from core import Settings  # noqa: E402
-from studio._origin_guard import origin_guard  # noqa: E402
-from studio._review_api import api_routes, make_token  # noqa: E402
-from studio._rerun_api import rerun_routes  # noqa: E402
-from studio._run_control_api import run_control_routes  # noqa: E402
-from studio._run_decisions_api import run_routes  # noqa: E402
+from studio.api._origin_guard import origin_guard  # noqa: E402
+from studio.api._review_api import api_routes, make_token  # noqa: E402
+from studio.api._rerun_api import rerun_routes  # noqa: E402
+from studio.api._run_control_api import run_control_routes  # noqa: E402
+from studio.api._run_decisions_api import run_routes  # noqa: E402
 
 app = st.App(Path(__file__).resolve().parent / "app.py",
              routes=[*api_routes(), *run_routes(), *run_control_routes(), *rerun_routes()],

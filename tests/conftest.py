@@ -137,7 +137,7 @@ def start_studio(folder: Path, **env_vars: str) -> Iterator[Studio]:
     env.update(PLAN_STUDIO_DATA_DIR=str(data_dir), PLAN_STUDIO_TODAY=STUDIO_TODAY, **env_vars)
     env.setdefault("PLAN_STUDIO_APPROVE_WRITES", "false")  # as _writes_run_without_asking says
     command = Path(sys.executable).with_name("plan-studio")
-    argv = [str(command)] if command.exists() else [sys.executable, "-m", "studio.cli"]
+    argv = [str(command)] if command.exists() else [sys.executable, "-m", "studio.cli._main"]
     # Started outside the project folder, so the command's own flags must be enough.
     with log.open("wb") as out:
         process = subprocess.Popen([*argv, "--port", str(port)], cwd=folder, env=env,

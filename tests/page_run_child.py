@@ -14,7 +14,7 @@ from pathlib import Path
 import durable_child
 from core import Settings
 from studio import workbench as wb
-from studio._services import Services, build_services
+from studio.workbench._services import Services, build_services
 from workbench_helpers import TODAY
 
 

@@ -9,7 +9,7 @@ from workbench_helpers import TODAY
 
 from core import ADDITIVE, READ_ONLY, Plan, Settings, Step, ToolRegistry
 from studio import workbench as wb
-from studio._services import Services, build_services
+from studio.workbench._services import Services, build_services
 
 
 class Tools:

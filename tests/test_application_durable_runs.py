@@ -13,7 +13,7 @@ import pytest
 from core import Plan, Settings, StepStatus
 from durable_page_helpers import PLAN, WAIT, Gate, cut_off_at_b, tools_for
 from studio import workbench as wb
-from studio._services import Services, build_services
+from studio.workbench._services import Services, build_services
 from workbench_helpers import GOAL, TODAY, demo_services, texts
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import pytest
 
 from core import Settings, StepStatus
 from studio import workbench as wb
-from studio._services import Services, build_services
+from studio.workbench._services import Services, build_services
 from studio.workbench import Workbench
 from workbench_helpers import TODAY, run_until_a_marked_step_waits, texts
 

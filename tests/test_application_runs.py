@@ -8,7 +8,7 @@ import pytest
 
 from core import StepStatus, load_plan
 from studio import workbench as wb
-from studio._services import Services
+from studio.workbench._services import Services
 from studio.workbench import Workbench
 from workbench_helpers import GOAL, demo_services, texts
 

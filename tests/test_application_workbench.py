@@ -1,7 +1,7 @@
 """The workbench's use cases on their own: a real store in tmp_path, the demo tools, no Streamlit.
 
 Each test drives ``studio.workbench`` as a front end would (the CLI, a test, the pages through
-``studio._actions``) and checks what happened and what the user is told.
+``studio.ui._actions``) and checks what happened and what the user is told.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from core import FORMATS, Plan, Step, dump_plan, load_plan
-from studio._services import Services
+from studio.workbench._services import Services
 from studio import workbench as wb
 from studio.workbench import Workbench
 from workbench_helpers import GOAL, TODAY, demo_services, texts
@@ -34,7 +34,7 @@ def _planned(services: Services) -> Workbench:
 
 
 def test_the_workbench_and_its_front_ends_but_the_pages_import_no_streamlit() -> None:
-    code = ("import sys, studio.workbench, studio.cli, studio._review_api, studio._mcp_server; "
+    code = ("import sys, studio.workbench, studio.cli._main, studio.api._review_api, studio.mcp._mcp_server; "
             "print('streamlit' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
@@ -158,14 +158,20 @@ def test_an_import_puts_the_plan_in_the_editor_and_bad_text_says_why(services: S
 def test_every_studio_package_ships_in_the_wheel() -> None:
     import tomllib
 
-    packages = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
-    folders = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "studio").rglob("__init__.py")}
-    assert "studio.workbench" in folders and folders <= set(packages)
+    from fnmatch import fnmatch
+
+    # setuptools' find: a folder with __init__.py ships when its dotted name matches a pattern
+    include = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]["find"]["include"]
+    folders = {".".join(p.parent.relative_to(ROOT).parts) for top in ("core", "tools", "studio", "pages")
+               for p in (ROOT / top).rglob("__init__.py")}
+    assert {"studio.workbench", "studio.ui.plan", "core.run", "core.storage.migrations.versions"} <= folders
+    assert {f for f in folders if not any(fnmatch(f, pattern) for pattern in include)} == set()
+    assert not any(fnmatch(name, pattern) for name in ("tests", "benchmarks", "docs") for pattern in include)
 
 
 def test_the_cli_plans_a_goal_as_the_plan_page_does(services: Services, tmp_path: Path,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
-    from studio.cli import main
+    from studio.cli._main import main
 
     assert main(["plan", GOAL, "--format", "native", "--data-dir", str(tmp_path / "data"),
                  "--today", TODAY.isoformat()]) == 0

@@ -16,7 +16,7 @@ from playwright.sync_api import Page, expect
 pytestmark = pytest.mark.browser
 
 GOAL = "Get contaminated shipments from Berlin facilities"
-SUCCEEDED_FILL = "#16a34a"  # studio._graph.STATUS_COLOURS["succeeded"][0]
+SUCCEEDED_FILL = "#16a34a"  # studio.ui.plan._graph.STATUS_COLOURS["succeeded"][0]
 
 
 def test_journey_from_goal_to_library(page: Page, studio) -> None:

@@ -190,7 +190,7 @@ def test_the_graph_stays_and_recolours_its_steps_while_a_run_goes(page: Page, ga
     assert drawn.evaluate("el => el.__network.__probe") == "same"  # recoloured, not re-created
     assert scale(drawn) == view  # and not refitted
     running = drawn.evaluate("el => el.__nodes.get('s40').color.background")
-    assert running == "#3b82f6"  # studio._graph.STATUS_COLOURS["running"][0]
+    assert running == "#3b82f6"  # studio.ui.plan._graph.STATUS_COLOURS["running"][0]
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "graph-50-steps-mid-run.png"))
 

@@ -10,7 +10,7 @@ import pytest
 from browser_helpers import click, enter, graph, graph_nodes, open_studio, screenshot
 from playwright.sync_api import Page, expect
 
-from studio._graph import STATUS_COLOURS
+from studio.ui.plan._graph import STATUS_COLOURS
 
 pytestmark = pytest.mark.browser
 

@@ -1,4 +1,4 @@
-"""The ``plan-studio`` command, run for real: ``studio.cli.main`` in-process (capsys) and the
+"""The ``plan-studio`` command, run for real: ``studio.cli._main.main`` in-process (capsys) and the
 installed console script as a subprocess. Every run gets its own data folder and a pinned
 today, and the user's data folder is pointed at a folder that must stay empty."""
 
@@ -22,7 +22,7 @@ import pytest
 
 from conftest import TEST_API_KEY
 from core import ADDITIVE, Settings
-from studio.cli import main
+from studio.cli._main import main
 from tools import build_registry
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -801,7 +801,7 @@ def test_console_script_stops_quietly_when_the_reader_does(data_dir: Path, tmp_p
 def test_ctrl_c_during_a_run_says_where_it_stopped_and_what_had_finished(
         cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ctrl_c_as_in_a_terminal: None,
         shipments_effects: str) -> None:
-    import studio.cli
+    import studio.cli._main
 
     def interrupted_services(settings: Settings):
         services = real_build_services(settings)
@@ -821,8 +821,8 @@ def test_ctrl_c_during_a_run_says_where_it_stopped_and_what_had_finished(
             tool.definition = dataclasses.replace(tool.definition, effects=ADDITIVE)
         return services
 
-    real_build_services = studio.cli.build_services
-    monkeypatch.setattr(studio.cli, "build_services", interrupted_services)
+    real_build_services = studio.cli._main.build_services
+    monkeypatch.setattr(studio.cli._main, "build_services", interrupted_services)
     result = cli("run", write(tmp_path, "plan.json", SEED_BERLIN))
     assert result.status == 130
     assert result.out.splitlines()[0].startswith("step 0 (facilities_list): succeeded")
@@ -844,7 +844,7 @@ def test_ctrl_c_during_a_run_says_where_it_stopped_and_what_had_finished(
                 tool.definition = dataclasses.replace(tool.definition, effects=ADDITIVE)
         return services
 
-    monkeypatch.setattr(studio.cli, "build_services", counting_services)
+    monkeypatch.setattr(studio.cli._main, "build_services", counting_services)
     if shipments_effects != "additive":  # a read-only step cut off mid-call simply runs again
         resumed = cli("resume", run_id)
         assert resumed.status == 0, resumed.err

@@ -9,8 +9,8 @@ import pytest
 
 from core import Executor, RunLimits, StepStatus
 from core.formats import plan_from_seed
-from studio._cli_approval import approve_on_terminal
-from studio.cli import main
+from studio.cli._cli_approval import approve_on_terminal
+from studio.cli._main import main
 
 TOOLS = '''
 import pathlib

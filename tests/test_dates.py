@@ -7,7 +7,7 @@ import datetime as dt
 import pytest
 
 from core import PlannerError
-from core._dates import find_dates, resolve_dates
+from core.planners._dates import find_dates, resolve_dates
 
 T = dt.date(2025, 10, 12)  # a Sunday
 D = dt.date

@@ -13,7 +13,7 @@ import pytest
 
 from core import Settings
 from core._settings import FROM_OPTIONS_VARIABLE
-from studio.cli import _parser
+from studio.cli._main import _parser
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -134,13 +134,13 @@ def test_the_formats_table_matches_the_registered_formats() -> None:
 
 
 def test_the_pages_table_matches_the_navigation() -> None:
-    from studio._navigation import NAVIGATION
+    from studio.ui._navigation import NAVIGATION
     documented = [row[0].strip("*") for row in table_rows(section(README, "The studio"))]
     assert documented == [spec.title for spec in NAVIGATION]
 
 
 def test_the_kept_work_section_matches_the_drafts_code() -> None:
-    from studio import _drafts
+    from studio.ui import _drafts
 
     kept = section(README, "The studio").split("### Your work is kept", 1)[1]
     assert f"Drafts not changed for {_drafts.DRAFT_MAX_AGE.days} days are" in kept.replace("\n  ", " ")

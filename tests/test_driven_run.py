@@ -1,7 +1,7 @@
 """``Executor.execute`` drives its run on a thread of its own, which calls a lone step's sync
 tool itself, time limit or not; a call that overruns its limit, or is running when the run is
-cancelled, is given up and the run carried on from a new thread (``core._driven_run``,
-``core._watchdog``)."""
+cancelled, is given up and the run carried on from a new thread (``core.run._driven_run``,
+``core.run._watchdog``)."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from core import Event, Executor, Plan, RetryPolicy, Step, StepStatus, ToolRegistry
-from core._driven_run import DrivenRun
-from core._watchdog import InlineCall, watchdog
+from core.run._driven_run import DrivenRun
+from core.run._watchdog import InlineCall, watchdog
 
 LIVENESS = 3  # seconds: far above any of these runs, short of a hung test run
 

@@ -34,7 +34,7 @@ def _changed_registry(log: Path, change: str) -> ToolRegistry:
     """The tools of ``durable_child`` with ``fetch`` changed as ``change`` says."""
     import dataclasses
 
-    from core._tool_definition import effects_of
+    from core.tooling._definition import effects_of
 
     tools = durable_child.registry(log)
     fetch = tools.get("fetch")

@@ -139,14 +139,14 @@ def test_the_cli_says_in_one_line_that_the_database_went_away_and_resume_finishe
     import dataclasses
     import json
 
-    import studio.cli
-    from studio.cli import main
+    import studio.cli._main
+    from studio.cli._main import main
 
     for name in [n for n in os.environ if n.startswith(("OPENAI_", "PLAN_STUDIO_"))]:
         monkeypatch.delenv(name)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "user-data"))
     monkeypatch.setenv("PLAN_STUDIO_DB", own_postgres.new_database())
-    real_build_services = studio.cli.build_services
+    real_build_services = studio.cli._main.build_services
     called: list[str] = []
 
     def services_with_an_outage(settings):
@@ -162,7 +162,7 @@ def test_the_cli_says_in_one_line_that_the_database_went_away_and_resume_finishe
         tool.runner = dataclasses.replace(tool.runner, func=shipments)
         return services
 
-    monkeypatch.setattr(studio.cli, "build_services", services_with_an_outage)
+    monkeypatch.setattr(studio.cli._main, "build_services", services_with_an_outage)
     plan = tmp_path / "plan.json"
     plan.write_text(json.dumps({"steps": [
         {"tool": "facilities_list", "params": {"location": "Berlin"}},

@@ -16,7 +16,7 @@ import networkx as nx
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core._templates import _ID_AT, _id_of
+from core.plan._references import _ID_AT, _id_of
 from core import (EditRefused, Plan, Step, add_dependency, add_step, delete_step, dependents_of, duplicate_step,
                   move_step, remove_dependency, remove_param, set_param)
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from core import PlannerError, PlanStudioError, Settings, ToolRegistry, Validator
 from core.planners import MAX_GOAL_LENGTH, EmbeddedPlanner
-from core._dates import find_dates
+from core.planners._dates import find_dates
 from tools import build_registry
 
 from planner_cases import F, S, T, seed_steps, step

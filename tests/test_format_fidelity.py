@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core import FORMATS, Plan, Step, dump_plan, load_plan
-from core._positions import positions_for_ids
+from core.plan._positions import positions_for_ids
 from core.formats import export_plan
 from test_formats import build_registry
 

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 import pytest
 
-from core._positions import positions_for_ids
+from core.plan._positions import positions_for_ids
 
 from core import (
     FORMATS,

@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 from core import dump_plan
 from core.formats import export_plan
 from studio import Keys, get_services
-from studio._formats_panel import PANEL_KEY
+from studio.ui.plan._formats_panel import PANEL_KEY
 from apptest_helpers import edit_json, make_plan, no_failures, texts
 
 

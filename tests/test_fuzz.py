@@ -36,11 +36,11 @@ from core import (FORMATS, Executor, Plan, PlanError, PlanFormatError, PlanInval
                   Validator, dump_plan, find_references, load_plan, resolve_params)
 from core._limits import (MAX_INTEGER_DIGITS, MAX_NESTING, MAX_REFERENCES_PER_TEXT,
                           MAX_RESOLVED_TEXT, MAX_STEPS)
-from core._positions import ids_for_positions, positions_for_ids
+from core.plan._positions import ids_for_positions, positions_for_ids
 from core.formats import plan_from_seed
 from core.storage import PlanStore
-from studio._services import build_services
-from studio.cli import main
+from studio.workbench._services import build_services
+from studio.cli._main import main
 from tools import build_registry
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -402,7 +402,7 @@ def run_cli(world: World, *argv: str | Path) -> tuple[int, str, str]:
     (reading every tool's signature again for each call would be most of the test's time)."""
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), \
-            mock.patch("studio.cli.build_services",
+            mock.patch("studio.cli._main.build_services",
                        lambda settings_: build_services(settings_, registry=world.registry)):
         status = main([*map(str, argv), "--data-dir", str(world.folder / "data"), "--today", TODAY])
     return status, out.getvalue(), err.getvalue()

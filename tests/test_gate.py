@@ -16,8 +16,8 @@ from typing_extensions import TypedDict
 
 from core import (Executor, Plan, PlanInvalid, Settings, Step, ToolArgumentsError, ToolRegistry,
                   Validator, load_plan)
-from core._schema_fit import may_fit, value_schema
-from core._templates import MAP, schema_at_path
+from core.validation._schema_fit import may_fit, value_schema
+from core.plan._references import MAP, schema_at_path
 from core.formats import plan_from_seed
 from tools import build_registry
 

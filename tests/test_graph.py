@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from core import Plan, Problem, Run, StepRun, StepStatus
 from studio import Keys
-from studio._graph import NOTE_CHARS, PROBLEM_BORDER, STATUS_COLOURS, graph_data
+from studio.ui.plan._graph import NOTE_CHARS, PROBLEM_BORDER, STATUS_COLOURS, graph_data
 
 from apptest_helpers import edit_json, make_plan, no_failures, plan_text
 from test_studio_runs import Gate, finish, gate, start_gated_run  # noqa: F401  (gate is a fixture)

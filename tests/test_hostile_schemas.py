@@ -16,7 +16,7 @@ from types import SimpleNamespace
 from typing import Any, Callable
 
 from core import Plan, PlanStudioError, ToolRegistry, Validator, parse_tool_definitions, with_declared_tools
-from core._schema_fit import may_fit
+from core.validation._schema_fit import may_fit
 from tools._mcp import _make_tool
 
 LIVENESS_SECONDS = 20.0  # the fixed code answers in well under a second; main takes hours

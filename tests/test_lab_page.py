@@ -12,8 +12,8 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from core.planners import EmbeddedPlanner
-from studio._session import source_services
-from studio._text import md_escape
+from studio.ui._session import source_services
+from studio.ui._text import md_escape
 from conftest import TEST_API_KEY  # noqa: F401  (the scripted server sets it)
 from test_settings_pages import data_dir, model_server, no_failures, open_page, start, texts  # noqa: F401
 
@@ -161,7 +161,7 @@ def depots_list(location: str | None = None) -> list[dict]:
 
 def test_drift_lists_the_saved_plans_a_changed_tool_would_now_plan_differently(data_dir, tmp_path: Path,  # noqa: F811
                                                                                monkeypatch) -> None:
-    from studio._session import _services_for
+    from studio.ui._session import _services_for
 
     tools = tmp_path / "depots.py"
     tools.write_text(DEPOTS.format(words="City the depot is in."))
@@ -254,7 +254,8 @@ def test_a_reload_brings_back_the_labs_unsaved_work(data_dir) -> None:  # noqa: 
 
 
 def test_a_tab_opened_from_anothers_url_gets_a_copy_of_the_labs_work(data_dir, monkeypatch) -> None:  # noqa: F811
-    from studio import Keys, _drafts
+    from studio import Keys
+    from studio.ui import _drafts
 
     at = lab()
     pick(at, "facilities_list")

@@ -1,4 +1,4 @@
-"""The Lab's background run (``studio._lab_run.LabRun``): results kept as they come, Stop ends it
+"""The Lab's background run (``studio.workbench._lab_run.LabRun``): results kept as they come, Stop ends it
 before the next goal and keeps what was done, a planner that fails part-way keeps the rest."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import threading
 
 from core import Plan, PlannerError, Step, ToolOverride, ToolRegistry
 from core.lab import Experiment, LabGoal
-from studio._lab_run import LabRun
+from studio.workbench._lab_run import LabRun
 
 TODAY = dt.date(2025, 10, 12)
 

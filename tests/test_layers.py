@@ -97,7 +97,7 @@ def test_the_circle_test_sees_a_type_only_circle(tmp_path):
 def test_the_validator_knows_no_format():
     """Format-specific checks reach the validator through ``register_plan_check``, the hook a
     third-party format uses too; the validator itself imports nothing from ``core.formats``."""
-    validation = ROOT / "core" / "_validation.py"
+    validation = ROOT / "core" / "validation" / "_validator.py"
     modules = {_module_name(f, ROOT) for f in (ROOT / "core").rglob("*.py")}
     found = _imports(validation, ROOT, modules)
     assert found and not {m for m in found if m == "core.formats" or m.startswith("core.formats.")}
@@ -115,10 +115,10 @@ def modules_reached(root: Path, packages: list[str], start: str) -> set[str]:
 
 
 def test_storage_does_not_import_the_executor():
-    # Storing a run needs what a run is (core._run), not the machinery that runs one.
+    # Storing a run needs what a run is (core.run._model), not the machinery that runs one.
     reached = modules_reached(ROOT, ["core"], "core.storage")
-    assert "core._plan" in reached  # the walk follows the store's imports
-    assert "core._executor" not in reached
+    assert "core.plan._model" in reached  # the walk follows the store's imports
+    assert "core.run._executor" not in reached
 
 
 def dialect_statements(path: Path) -> list[str]:

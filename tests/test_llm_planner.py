@@ -21,7 +21,7 @@ from core import Plan, PlannerError, PlannerUnavailable, RepairLimitReached, Set
 from core.formats import plan_from_seed, plan_to_seed
 from core.llm import NOT_CONFIGURED, ModelClient
 from core.planners import LLMPlanner, PlanContext, Planner, make_planner
-from core.planners._parse import MAX_REPLY_CHARS
+from core.planners.llm._reply import MAX_REPLY_CHARS
 from tools import build_registry
 
 TODAY = dt.date(2025, 10, 12)
@@ -598,7 +598,7 @@ def test_make_planner_picks_the_llm_planner_and_it_is_a_planner(registry, settin
 
 
 def test_make_planner_picks_the_embedded_planner(registry, settings):
-    embedded = pytest.importorskip("core.planners._embedded")
+    embedded = pytest.importorskip("core.planners.embedded._planner")
     planner = make_planner(settings.model_copy(update={"planner": "embedded"}), registry)
     assert isinstance(planner, embedded.EmbeddedPlanner)
 

@@ -17,7 +17,7 @@ from pydantic import Field
 from core import RepairLimitReached, Settings, ToolRegistry
 from core.formats import plan_to_seed
 from core.planners import LLMPlanner
-from core.planners._llm_schema import plan_json_schema
+from core.planners.llm._schema import plan_json_schema
 from tools import build_registry
 
 TODAY = dt.date(2025, 10, 12)

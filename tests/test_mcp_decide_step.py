@@ -15,10 +15,10 @@ from starlette.applications import Starlette
 
 from async_helpers import run_apart
 from core import Settings, StepStatus
-from studio import _review_api
-from studio._mcp_server import make_mcp_server
-from studio._run_decisions_api import run_routes
-from studio._services import build_services
+from studio.api import _review_api
+from studio.mcp._mcp_server import make_mcp_server
+from studio.api._run_decisions_api import run_routes
+from studio.workbench._services import build_services
 from studio.workbench import join_stored_run
 from workbench_helpers import TODAY, run_until_a_marked_step_waits
 

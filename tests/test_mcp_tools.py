@@ -117,7 +117,7 @@ def test_a_tool_that_only_runs_as_an_mcp_task_is_skipped_with_a_notice(loaded):
 
 
 def test_the_cli_uses_server_everything_and_warns_about_its_task_only_tool(tmp_path, capsys):
-    from studio.cli import main
+    from studio.cli._main import main
 
     plan = tmp_path / "echo.json"
     plan.write_text(json.dumps({"steps": [{"tool": "echo", "params": {"message": "hi"}, "depends_on": []}]}))
@@ -160,7 +160,7 @@ def test_an_image_comes_back_as_the_servers_content_blocks(loaded):
 def test_effects_are_read_from_the_servers_annotations(loaded):
     registry, _ = loaded
     from core import READ_ONLY, UNKNOWN
-    from core._tool_definition import effects_from_annotations
+    from core.tooling._definition import effects_from_annotations
 
     assert registry.get("echo").effects == READ_ONLY  # server-everything: readOnlyHint true
     assert registry.get("add").effects == UNKNOWN  # the tests' server gives no annotations

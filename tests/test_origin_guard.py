@@ -154,7 +154,7 @@ async def _echo(websocket: WebSocket) -> None:
 
 
 def _client(allowed: list[str], port: int = 8501) -> TestClient:
-    from studio._origin_guard import OriginGuard
+    from studio.api._origin_guard import OriginGuard
 
     app = Starlette(routes=[Route("/", _hello), WebSocketRoute("/ws", _echo)],
                     middleware=[Middleware(OriginGuard, allowed_origins=allowed)])
@@ -189,7 +189,7 @@ def test_the_guard_knows_the_port_it_serves() -> None:
 # -- the setting ---------------------------------------------------------------------------------
 
 def test_a_bad_allowed_origin_is_a_setup_error_before_the_studio_starts(monkeypatch, capsys) -> None:
-    from studio.cli import main
+    from studio.cli._main import main
 
     for name in ("PLAN_STUDIO_ALLOWED_ORIGINS", "PLAN_STUDIO_FROM_OPTIONS"):
         monkeypatch.setenv(name, "")  # put back as it was after the test
@@ -200,7 +200,7 @@ def test_a_bad_allowed_origin_is_a_setup_error_before_the_studio_starts(monkeypa
 
 def test_an_allowed_origin_reaches_the_setting_and_streamlits_own_check(monkeypatch) -> None:
     from core import Settings
-    from studio.cli import _studio_argv
+    from studio.cli._main import _studio_argv
 
     monkeypatch.setenv("PLAN_STUDIO_ALLOWED_ORIGINS", "https://studio.example.com, http://10.0.0.5:8501/")
     origins = Settings.from_env().allowed_origins

@@ -8,7 +8,7 @@ import pytest
 
 from core import (EditRefused, Executor, Plan, Run, Settings, Step, StepRun, StepStatus, ToolRegistry, flow_preview,
                   output_paths, param_schema, path_text, preview_reference, set_param)
-from core._templates import MAP
+from core.plan._references import MAP
 from tools import build_registry
 from typing_extensions import TypedDict
 

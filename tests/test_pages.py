@@ -2,7 +2,7 @@
 
 Each test gets its own data folder (so its own services, store and demo data) and today
 pinned to 2025-10-12. The graph component shows up as an unknown element in AppTest; what it
-draws is tested through ``studio._graph.graph_data``.
+draws is tested through ``studio.ui.plan._graph.graph_data``.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from streamlit.testing.v1 import AppTest
 
 from core import NotFound, Plan, load_plan
 from studio import Keys, get_services
-from studio._graph import VIS_NETWORK_FILE, graph_data
-from studio._text import md_escape
+from studio.ui.plan._graph import VIS_NETWORK_FILE, graph_data
+from studio.ui._text import md_escape
 
 from apptest_helpers import GOAL, LIBRARY, PLAN, edit_json, make_plan, no_failures, plan_text, run_plan, texts
 

@@ -491,7 +491,7 @@ def test_plan_studio_run_holds_tools_to_the_timeout_setting_and_prints_steps_in_
         tmp_path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     import json
 
-    from studio.cli import main
+    from studio.cli._main import main
 
     (tmp_path / "hanging_tools.py").write_text(HANGING_FILE, encoding="utf-8")
     plan = tmp_path / "plan.json"

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from core import PlanFormatError
-from core.planners._parse import MAX_DEPTH, MAX_REPLY_CHARS, extract_plan_json
+from core.planners.llm._reply import MAX_DEPTH, MAX_REPLY_CHARS, extract_plan_json
 
 STEP = {"tool": "facilities_list", "params": {"location": "Berlin"}, "depends_on": [], "parallel": False}
 PLAN = {"steps": [STEP]}

@@ -2,7 +2,7 @@
 
 import pytest
 
-import core._identity as identity_module
+import core.plan._identity as identity_module
 from core import Plan, PlanIdentity, Step, plan_identity, set_locked, set_note
 
 

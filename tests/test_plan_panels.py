@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from core import FORMATS, load_plan, step_label
 from studio import Keys, get_services
-from studio._formats_panel import PANEL_KEY
+from studio.ui.plan._formats_panel import PANEL_KEY
 from apptest_helpers import import_text, make_plan, no_failures, run_plan, texts
 
 TEAMS_PLAN = json.dumps({"type": "plan", "commands": [
@@ -53,7 +53,7 @@ def test_a_replan_keeps_locked_steps_and_the_old_version_in_the_history(app: App
 
 def test_changes_between_versions_name_params_added_removed_and_changed() -> None:
     from core import Plan, Step
-    from studio._actions import describe_changes
+    from studio.ui._actions import describe_changes
     old = Plan(goal="g", steps=[Step(id="a", tool="t", params={"city": "Berlin", "limit": 100}),
                                 Step(id="b", tool="u"), Step(id="c", tool="v")])
     new = Plan(goal="g", steps=[Step(id="a", tool="t", params={"city": "Munich", "risk": "high"}, locked=True),

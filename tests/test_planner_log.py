@@ -14,7 +14,7 @@ from apptest_helpers import APP, make_plan, no_failures
 from core import RepairLimitReached, Settings
 from core.planners import EmbeddedPlanner, LLMPlanner, log_lines, planner_log
 from core.storage import PlanStore
-from studio.cli import main
+from studio.cli._main import main
 from tools import build_registry
 
 TODAY = dt.date(2025, 10, 12)

@@ -14,8 +14,8 @@ import pytest
 
 from core import Plan, Settings, Step
 from core.storage import PlanStore
-from studio._api_token import TOKEN_FILE, ensure_token
-from studio._services import build_services
+from studio.workbench._api_token import TOKEN_FILE, ensure_token
+from studio.workbench._services import build_services
 from tools.lists import ListStore
 
 

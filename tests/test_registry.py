@@ -11,7 +11,7 @@ from typing_extensions import TypedDict
 
 from core import (Settings, Tool, ToolArgumentsError, ToolDefinitionError, ToolExecutionError,
                   ToolRegistry)
-from core._registry import parse_docstring
+from core.tooling._registry import parse_docstring
 from tools import BUILTIN_GROUPS, build_registry, load_group
 
 Unit = Literal["kg", "t"]

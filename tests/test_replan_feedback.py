@@ -1,7 +1,7 @@
 """Re-plan feedback a user would type, on the plans of the acceptance goals.
 
 Every expected plan was derived by hand from the rules of demo-domain.md and the re-plan
-rules of ``core/planners/_embedded_replan.py`` (T = 2025-10-12, a Sunday), not from the
+rules of ``core/planners/embedded/_replan.py`` (T = 2025-10-12, a Sunday), not from the
 planner's output: a filter replaces the same filter where the plan has one, and is
 otherwise added to the first step of each chain that takes it (a limit: the last one), or
 through a narrowing step; locked steps never change; feedback that cannot be honoured, or

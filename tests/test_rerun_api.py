@@ -11,11 +11,11 @@ from rerun_helpers import Tools, ran_with_b_failing, rerun_services
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-from studio import _review_api
+from studio.api import _review_api
 from studio import workbench as wb
-from studio._api_token import ensure_token
-from studio._origin_guard import origin_guard
-from studio._rerun_api import rerun_routes
+from studio.workbench._api_token import ensure_token
+from studio.api._origin_guard import origin_guard
+from studio.api._rerun_api import rerun_routes
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from core import StepStatus
 from studio import Keys
-from studio._session import get_services
+from studio.ui._session import get_services
 
 PLAN = shopping_plan("Take the **eggs** off")
 

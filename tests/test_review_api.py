@@ -24,7 +24,7 @@ from conftest import Studio, start_studio
 from core import Plan, ReviewServiceError
 from core.storage import PlanStore
 from studio import ReviewClient
-from studio._review_api import MAX_BODY_BYTES
+from studio.api._review_api import MAX_BODY_BYTES
 
 HERE = Path(__file__).resolve().parent
 PLAN = {"goal": "Get contaminated shipments from Berlin facilities", "steps": [
@@ -82,7 +82,7 @@ def test_the_token_is_made_on_first_start_private_and_printed_by_the_command(ser
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert len(token) >= 40
     env = {**os.environ, "PLAN_STUDIO_DATA_DIR": str(served.data_dir)}
-    printed = subprocess.run([sys.executable, "-m", "studio.cli", "token"], env=env, capture_output=True,
+    printed = subprocess.run([sys.executable, "-m", "studio.cli._main", "token"], env=env, capture_output=True,
                              text=True, check=True, cwd=HERE.parent)
     assert printed.stdout.strip() == token
 

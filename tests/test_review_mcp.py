@@ -24,7 +24,7 @@ PLAN = {"goal": "list Berlin facilities", "steps": [
 def _server(data_dir: Path) -> StdioServerParameters:
     env = {**os.environ, "PLAN_STUDIO_DATA_DIR": str(data_dir)}
     return StdioServerParameters(command=sys.executable, cwd=str(ROOT), env=env,
-                                 args=["-m", "studio.cli", "mcp-server", "--studio-url", "http://studio.example:8501"])
+                                 args=["-m", "studio.cli._main", "mcp-server", "--studio-url", "http://studio.example:8501"])
 
 
 async def _session_run(data_dir: Path, script: Any) -> Any:

@@ -10,9 +10,9 @@ from streamlit.testing.v1 import AppTest
 from apptest_helpers import PLAN, edit_json, make_plan, no_failures, texts
 from core import Plan, load_plan
 from studio import Keys, get_services
-from studio._api_token import ensure_token
+from studio.workbench._api_token import ensure_token
 from studio.workbench import submit_review
-from studio._text import md_escape
+from studio.ui._text import md_escape
 
 REVIEWS = "../pages/reviews.py"
 

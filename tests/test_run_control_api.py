@@ -13,12 +13,12 @@ from starlette.testclient import TestClient
 
 from core import Settings
 from durable_page_helpers import PLAN, WAIT, Gate, cut_off_at_b, tools_for
-from studio import _review_api
+from studio.api import _review_api
 from studio import workbench as wb
-from studio._api_token import ensure_token
-from studio._origin_guard import origin_guard
-from studio._run_control_api import run_control_routes
-from studio._services import Services, build_services
+from studio.workbench._api_token import ensure_token
+from studio.api._origin_guard import origin_guard
+from studio.api._run_control_api import run_control_routes
+from studio.workbench._services import Services, build_services
 from workbench_helpers import TODAY
 
 

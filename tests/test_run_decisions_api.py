@@ -11,11 +11,11 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from core import Settings, StepStatus
-from studio import _review_api
-from studio._api_token import ensure_token
-from studio._origin_guard import origin_guard
-from studio._run_decisions_api import run_routes
-from studio._services import build_services
+from studio.api import _review_api
+from studio.workbench._api_token import ensure_token
+from studio.api._origin_guard import origin_guard
+from studio.api._run_decisions_api import run_routes
+from studio.workbench._services import build_services
 from studio.workbench import join_stored_run
 from workbench_helpers import TODAY, run_until_a_marked_step_waits
 

@@ -14,7 +14,7 @@ import pytest
 from core import Executor, Plan, PlannerUnavailable, Settings, Step, ToolRegistry, Validator
 from core.planners import Planner
 from core.storage import PlanStore
-from studio._services import Services, build_services
+from studio.workbench._services import Services, build_services
 
 TODAY = dt.date(2025, 10, 12)
 

@@ -18,8 +18,8 @@ from conftest import TEST_API_KEY
 from core.planners import render_manual
 from llm_server import LLMServer
 from studio import Keys, get_services
-from studio._text import md_escape
-from studio._tools_page import parameter_rows
+from studio.ui._text import md_escape
+from studio.ui._tools_page import parameter_rows
 
 APP = Path(__file__).resolve().parents[1] / "studio" / "app.py"
 # Relative to the entry script, as AppTest wants.

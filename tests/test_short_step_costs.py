@@ -8,10 +8,10 @@ import pytest
 
 from core import Executor, Plan, PlanError, Step, StepStatus, ToolRegistry
 from core._limits import check_plan
-from core._run import StepAttempt, StepRun
-from core._run_order import has_cycle
-from core._run_pass import _write
-from core._validation import Validator
+from core.run._model import StepAttempt, StepRun
+from core.plan._order import has_cycle
+from core.run._run_pass import _write
+from core.validation._validator import Validator
 
 
 def _registry() -> ToolRegistry:

@@ -129,16 +129,6 @@ def test_a_foreign_database_is_refused_and_left_unstamped(tmp_path: Path) -> Non
         assert {n for (n,) in db.execute("SELECT name FROM sqlite_master")} == {"plan"}
 
 
-def test_the_revisions_ship_in_the_wheel() -> None:
-    import tomllib
-
-    root = Path(__file__).parents[1]
-    packages = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
-    folders = {".".join(p.parent.relative_to(root).parts) for p in (root / "core" / "storage").rglob("__init__.py")}
-    assert folders <= set(packages)
-    assert "core.storage.migrations.versions" in folders
-
-
 def _stored_plans(path: Path) -> list[str]:
     with sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True) as db:
         return [text for table in ("plan_version", "run", "review")

@@ -16,7 +16,7 @@ from core import Executor, Plan, Step
 from core.storage import PlanStore, VersionSummary
 from core.storage._migrate import script_directory
 from studio import Keys
-from studio._library_page import PAGE_SIZE
+from studio.ui._library_page import PAGE_SIZE
 
 from apptest_helpers import LIBRARY, no_failures
 from toy_tools import toy_registry

@@ -5,7 +5,7 @@ params by name; references name steps by id, so a delete lists only what it chan
 from __future__ import annotations
 
 from core import Plan, delete_step, move_step, set_note, set_param, step_label
-from studio._changes import describe_changes
+from studio.workbench._changes import describe_changes
 
 
 def _chain(length: int) -> Plan:

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from core import Settings, StepStatus
 from core.storage import PlanStore
 from studio import Keys
-from studio import _drafts
+from studio.ui import _drafts
 
 from apptest_helpers import APP, LIBRARY, PLAN, edit_json, make_plan, no_failures, run_plan, texts
 

@@ -26,8 +26,8 @@ from browser_helpers import click, enter, offsite, open_studio
 
 from core import Plan
 from studio import Keys
-from studio._graph import graph_data
-from studio._text import md_escape
+from studio.ui.plan._graph import graph_data
+from studio.ui._text import md_escape
 
 FOUR_STEP_GOAL = ("Get high-risk contaminants of rejected shipments from landfills in Munich, "
                   "then inspections at those facilities")

@@ -1,4 +1,4 @@
-"""Approval and "saved?" are decided by the plans' content identities (core._identity), worked
+"""Approval and "saved?" are decided by the plans' content identities (core.plan._identity), worked
 out once per plan: a JSON-panel edit no longer dumps the same plan to a string again and again
 to compare it. Behaviour (locks and notes keep the approval) is in test_plan_gate.py."""
 

@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 from core.storage import PlanStore
 
 from studio import Keys, get_services
-from studio._text import md_escape
+from studio.ui._text import md_escape
 
 from apptest_helpers import edit_json, make_plan, no_failures, plan_text, run_plan
 from test_studio_drafts import _reload, _url
@@ -94,7 +94,7 @@ def test_a_copied_draft_shows_the_run_as_stored(app: AppTest, monkeypatch: pytes
     """A tab opened from another's URL copies the draft, with the run as it was; the run is one
     durable record, so when the first tab carries it on, the copy reloaded shows it as stored
     (its own copy of it: nothing one tab does to its objects reaches the other's)."""
-    import studio._drafts as drafts
+    import studio.ui._drafts as drafts
     make_plan(app)
     app.button(key="plan.approve").click().run()
     run_plan(app, "next")

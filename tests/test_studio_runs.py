@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from core import Plan, StepStatus, dump_plan
 from studio import Keys, get_services
-from studio._actions import PENDING_EDIT, RUN_IN_PROGRESS
+from studio.ui._actions import PENDING_EDIT, RUN_IN_PROGRESS
 
 from apptest_helpers import LIBRARY, PLAN, edit_json, make_plan, no_failures, plan_text, run_plan, texts
 

@@ -1,12 +1,12 @@
 """A check's time budget counts what the check itself costs, not the time the machine spent on
-other work meanwhile (core._time_budget)."""
+other work meanwhile (core.schema._time_budget)."""
 
 from __future__ import annotations
 
 import threading
 import time
 
-from core._time_budget import budget_spent, seconds_left, time_budget
+from core.schema._time_budget import budget_spent, seconds_left, time_budget
 
 
 def test_waiting_while_other_work_runs_does_not_spend_the_budget() -> None:

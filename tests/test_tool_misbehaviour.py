@@ -24,8 +24,8 @@ import pytest
 
 from core import BackgroundRun, Executor, Settings, StepStatus, ToolRegistry
 from core.formats import plan_from_seed
-from studio._services import build_services
-from studio.cli import main
+from studio.workbench._services import build_services
+from studio.cli._main import main
 from tools import load_tools
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -307,7 +307,7 @@ def test_a_tools_file_that_blocks_at_import_is_given_up_on_by_the_cli(tmp_path, 
     # Its own process, its stdin a pipe kept open: the CLI must say why and exit, not wait for the file.
     stdin, keep_open = os.pipe()
     proc = subprocess.Popen(
-        [sys.executable, "-c", "import sys; from studio.cli import main; sys.exit(main())",
+        [sys.executable, "-c", "import sys; from studio.cli._main import main; sys.exit(main())",
          "validate", str(tmp_path / "plan.json"), "--tools", str(blocking), "--data-dir", str(tmp_path / "d")],
         cwd=ROOT, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "PLAN_STUDIO_TOOLS_TIMEOUT": "1"})

@@ -10,7 +10,7 @@ from conftest import TEST_API_KEY  # noqa: F401  (the scripted server sets it)
 from core.planners import render_manual
 from llm_server import LLMServer
 from studio import Keys, get_services
-from studio._text import md_escape
+from studio.ui._text import md_escape
 from test_settings_pages import (BERLIN_SHIPMENTS, PLAN, SETTINGS, TOOLS, choose, data_dir,  # noqa: F401
                                  make_plan, model_server, no_failures, open_page, start, texts)
 

@@ -17,7 +17,7 @@ import pytest
 
 from core import Settings, ToolRegistry
 from core.planners import EmbeddedPlanner
-from core.planners._embedded_parse import parse
+from core.planners.embedded._parse import parse
 from tools import build_registry, load_python_source
 
 T = dt.date(2025, 10, 12)

@@ -1,6 +1,6 @@
 """Goals the embedded planner cannot fully read say so: the words the plan does not use.
 
-The rule (``core/planners/_embedded_unread.py``): a word counts as used when a rule of the
+The rule (``core/planners/embedded/_unread.py``): a word counts as used when a rule of the
 parser read it and a step of the plan takes what it read; padding and function words never
 count. Expected words were chosen by that rule, not read off the planner's output.
 """

@@ -16,7 +16,7 @@ import pytest
 
 import tools
 from core import Settings, ToolDefinitionError
-from studio.cli import main
+from studio.cli._main import main
 from tools import build_registry, load_python_source, load_tools
 
 GOOD = '''
@@ -275,7 +275,7 @@ def test_the_studio_is_handed_the_sources_as_absolute_paths(tmp_path, monkeypatc
 def test_mcp_servers_are_added_and_removed_on_settings_for_the_session(tmp_path, monkeypatch):
     from streamlit.testing.v1 import AppTest
 
-    from studio._text import md_escape
+    from studio.ui._text import md_escape
 
     app_script = Path(__file__).resolve().parents[1] / "studio" / "app.py"
     monkeypatch.setenv("PLAN_STUDIO_DATA_DIR", str(tmp_path / "data"))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from core import Settings
 from studio import workbench as wb
-from studio._services import Services, build_services
+from studio.workbench._services import Services, build_services
 
 TODAY = dt.date(2025, 10, 12)
 GOAL = "Get contaminated shipments from Berlin facilities"

@@ -5,7 +5,7 @@ A server is given as one line (``_mcp_spec``) and held open by an ``McpConnectio
 
 Each server tool becomes a ``Tool`` run by an ``McpRunner``: its description, input schema and
 output schema are exactly the server's, its effects its ``annotations`` (unknown when it gives
-none); arguments go through the one check (``core._argument_check``) before the call; the
+none); arguments go through the one check (``core.tooling._argument_check``) before the call; the
 result is the call's structured content when the server gives it, else its text.
 """
 
@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core import McpServerError, Tool, ToolDefinition, ToolRegistry
-from core._tool_definition import effects_from_annotations
-from core._untrusted_schema import schema_problem
+from core.tooling._definition import effects_from_annotations
+from core.schema._untrusted import schema_problem
 
 from ._load_notice import LoadNotice
 from ._mcp_connection import McpConnection, close_all

@@ -5,7 +5,7 @@ bounded time.
 ``outputSchema`` with plain ``jsonschema``, whose ``pattern`` runs on Python's backtracking
 ``re``: a server declaring ``"pattern": "^(a+)+$"`` and answering ``"a" * 40 + "!"`` would hold
 the GIL for hours, freezing the studio with it. The server's schema is untrusted, so the check
-goes through ``core._untrusted_schema`` as the input check does: patterns in linear time (or
+goes through ``core.schema._untrusted`` as the input check does: patterns in linear time (or
 within a budget), the whole check within ``CHECK_SECONDS``. A result that does not fit, or
 whose check was cut short, fails the call as the SDK's own check would.
 """
@@ -17,7 +17,7 @@ from typing import Any
 from mcp import ClientSession, types
 
 from core._limits import shown
-from core._untrusted_schema import bounded_validator, check_against
+from core.schema._untrusted import bounded_validator, check_against
 
 __all__ = ["BoundedClientSession"]
 

@@ -29,13 +29,13 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Mapping, TypeVar
 
 from .._errors import PlanStudioError
-from .._executor import Event, Executor
-from .._plan import Plan
-from .._registry import ToolRegistry
-from .._run import Run, StepRun
-from .._validation import Validator, first_few
+from ..run._executor import Event, Executor
+from ..plan._model import Plan
+from ..tooling._registry import ToolRegistry
+from ..run._model import Run, StepRun
+from ..validation._validator import Validator, first_few
 from . import _runtime
-from .._retry import RunLimits
+from ..tooling._retry import RunLimits
 from ._outage import stops_clearly
 from ._started_with import what_changed
 from ._workflow import (IN_DOUBT, Bound, bind, cut_off_steps, doubt_topic, in_doubt_note, in_this_thread,

@@ -9,7 +9,7 @@ the user.
 
 from __future__ import annotations
 
-from .._registry import Tool, ToolRegistry
+from ..tooling._registry import Tool, ToolRegistry
 
 __all__ = ["may_repeat", "may_repeat_named"]
 

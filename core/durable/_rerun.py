@@ -15,10 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .._errors import PlanStudioError
-from .._plan import Plan
-from .._registry import ToolRegistry
-from .._run import Run, StepRun
-from .._step_status import CUT_OFF, StepStatus
+from ..plan._model import Plan
+from ..tooling._registry import ToolRegistry
+from ..run._model import Run, StepRun
+from ..run._status import CUT_OFF, StepStatus
 from ._effects import may_repeat_named
 
 __all__ = ["WRITES_AGAIN", "RerunChoice", "named_step", "rerun_choice", "step_line"]

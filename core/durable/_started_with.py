@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._diff import diff_plans
-from .._plan import Plan
-from .._registry import ToolRegistry
+from ..plan._diff import diff_plans
+from ..plan._model import Plan
+from ..tooling._registry import ToolRegistry
 
 __all__ = ["record_tools", "what_changed"]
 

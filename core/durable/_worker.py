@@ -17,8 +17,8 @@ import logging
 import threading
 from typing import Any
 
-from .._registry import ToolRegistry
-from .._retry import RunLimits
+from ..tooling._registry import ToolRegistry
+from ..tooling._retry import RunLimits
 from . import _runtime
 from ._durable_runs import DurableRuns, executor_alive
 from ._workflow import bound

@@ -22,13 +22,13 @@ from typing import Any, Callable, Iterator
 
 from dbos import DBOS
 
-from .._engine import StopReason
-from .._events import Event, now
-from .._executor import Executor
-from .._registry import ToolRegistry
-from .._retry import RunLimits
-from .._run import Run, StepAttempt
-from .._step_status import CUT_OFF, StepStatus
+from ..run._engine import StopReason
+from ..run._events import Event, now
+from ..run._executor import Executor
+from ..tooling._registry import ToolRegistry
+from ..tooling._retry import RunLimits
+from ..run._model import Run, StepAttempt
+from ..run._status import CUT_OFF, StepStatus
 from ._effects import may_repeat_named
 from ._outage import database_trouble
 from ._started_with import record_tools

@@ -14,9 +14,9 @@ from typing import Callable, NamedTuple
 
 from .._errors import PlanError, PlanFormatError
 from .._limits import MAX_PLAN_TEXT, lone_surrogate
-from .._plan import Plan
-from .._registry import ToolRegistry
-from .._validation import register_plan_checks
+from ..plan._model import Plan
+from ..tooling._registry import ToolRegistry
+from ..validation._validator import register_plan_checks
 from ._base import PlanFormat
 from ._fidelity import dropped_in_round_trip
 from ._llmcompiler import dump_llmcompiler, load_llmcompiler

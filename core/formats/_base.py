@@ -9,9 +9,9 @@ from typing import Any, Callable
 
 from .._errors import PlanFormatError
 from .._limits import MAX_INTEGER_DIGITS, MAX_NESTING, MAX_STEPS, json_depth_problem
-from .._plan import Plan
-from .._registry import ToolRegistry
-from .._validation import PlanCheck
+from ..plan._model import Plan
+from ..tooling._registry import ToolRegistry
+from ..validation._validator import PlanCheck
 
 Loader = Callable[[str, "ToolRegistry | None"], Plan]
 Dumper = Callable[[Plan, "ToolRegistry | None"], str]

@@ -13,8 +13,8 @@ from __future__ import annotations
 import json
 from typing import Any, Callable
 
-from .._plan import Plan, Step
-from .._templates import renamed_steps
+from ..plan._model import Plan, Step
+from ..plan._references import renamed_steps
 
 __all__ = ["dropped_in_round_trip", "step_list"]
 

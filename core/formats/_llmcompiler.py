@@ -19,7 +19,7 @@ ids, locks, parallel flags or result keys, nor for a reference into part of an o
 (written as its ``${step[N]...}`` text); ``export_plan`` names what a plan loses.
 
 Like the other formats that speak positions, a reference is positional only in the text:
-read, ``$N`` becomes ``${step[N-1]}`` and then the step's id (``core._positions``); written,
+read, ``$N`` becomes ``${step[N-1]}`` and then the step's id (``core.plan._positions``); written,
 a reference by id becomes its position first.
 """
 
@@ -30,10 +30,10 @@ import re
 from typing import Any
 
 from .._errors import PlanFormatError
-from .._plan import Plan, PlanMetadata, Step
-from .._registry import ToolRegistry
-from .._positions import ids_for_positions, positions_for_ids
-from .._templates import find_references
+from ..plan._model import Plan, PlanMetadata, Step
+from ..tooling._registry import ToolRegistry
+from ..plan._positions import ids_for_positions, positions_for_ids
+from ..plan._references import find_references
 from ._base import check_step_count
 from ._seed import seed_step_ids
 

@@ -13,9 +13,9 @@ import json
 import re
 from typing import Any
 
-from .._plan import Plan
-from .._positions import positions_for_ids
-from .._registry import ToolRegistry
+from ..plan._model import Plan
+from ..plan._positions import positions_for_ids
+from ..tooling._registry import ToolRegistry
 from ._fidelity import step_list
 
 __all__ = ["dump_mermaid", "mermaid_drops", "mermaid_label"]

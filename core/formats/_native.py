@@ -7,8 +7,8 @@ import json
 from pydantic import ValidationError
 
 from .._errors import PlanFormatError
-from .._plan import Plan, Step
-from .._registry import ToolRegistry
+from ..plan._model import Plan, Step
+from ..tooling._registry import ToolRegistry
 from ._base import load_json
 
 

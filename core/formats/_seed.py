@@ -20,9 +20,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from .._errors import PlanFormatError
-from .._plan import Plan, PlanMetadata, Step
-from .._positions import positions_for_ids
-from .._registry import ToolRegistry
+from ..plan._model import Plan, PlanMetadata, Step
+from ..plan._positions import positions_for_ids
+from ..tooling._registry import ToolRegistry
 from ._base import check_step_count, load_json
 
 _NOTE_KEYS = ("note", "description", "reason")

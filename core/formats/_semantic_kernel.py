@@ -30,7 +30,7 @@ Only ``$`` followed by a letter or ``_`` is a variable, so "$5" in prose is text
 
 SK has no syntax for a path into an output, so a reference such as ``${steps.s1.data.*.id}``
 is written in the positional seed form, ``${step[0].data.*.id}`` (the file has no step ids),
-and read back by position (``core._positions``). Non-string values are JSON in the attribute and
+and read back by position (``core.plan._positions``). Non-string values are JSON in the attribute and
 are decoded on import; with a registry, a tool's parameter schema decides when a value that
 looks like JSON is really a string (``location="100"``). Without one, a string param that
 reads as JSON (``"true"``, ``"100"``) comes back as that JSON value.
@@ -55,10 +55,10 @@ from pydantic import ValidationError
 
 from .._errors import PlanFormatError, ReferenceSyntaxError
 from .._limits import MAX_INDEX_DIGITS, MAX_NESTING
-from .._plan import Plan, PlanMetadata, Step
-from .._registry import ToolRegistry
-from .._positions import ids_for_positions, positions_for_ids
-from .._templates import find_references, step_reference
+from ..plan._model import Plan, PlanMetadata, Step
+from ..tooling._registry import ToolRegistry
+from ..plan._positions import ids_for_positions, positions_for_ids
+from ..plan._references import find_references, step_reference
 from ._base import check_step_count, parse_json
 from ._seed import seed_step_ids
 from ._step_extras import apply_step_extras, run_in_order, step_extras

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from .._plan import Plan
-from .._validation import Problem
+from ..plan._model import Plan
+from ..validation._validator import Problem
 from ._sk_variables import output_var, unset_variable_uses
 
 __all__ = ["unset_variable_problems"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from .._registry import ToolRegistry
+from ..tooling._registry import ToolRegistry
 
 __all__ = ["sk_plugin_name", "match_tool_name"]
 

@@ -8,7 +8,7 @@ import json
 from typing import Any, Callable
 
 from .._limits import MAX_NESTING, value_problem
-from .._schema_fit import json_type
+from ..validation._schema_fit import json_type
 from ._base import parse_json
 
 __all__ = ["allowed_types", "attribute_value", "decode_value", "walk_strings"]

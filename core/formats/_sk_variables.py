@@ -4,7 +4,7 @@ outputs go by, inventing them where a later step needs one; on import, the varia
 step set (see the docstring of ``_semantic_kernel``).
 
 The name a step's output goes by is the SK format's own data, kept in the step's
-``format_data["sk"]`` (see ``core._plan``), read here and written by the importer."""
+``format_data["sk"]`` (see ``core.plan._model``), read here and written by the importer."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import re
 from typing import Any, Iterator
 
 from .._errors import ReferenceSyntaxError
-from .._plan import Plan, Step
-from .._templates import find_references
+from ..plan._model import Plan, Step
+from ..plan._references import find_references
 from ._sk_values import walk_strings
 
 __all__ = ["INPUT", "SK", "UNSET_VARIABLES", "VARIABLE", "Variables", "invented_name", "output_var",

@@ -15,8 +15,8 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from .._errors import PlanFormatError
-from .._plan import Plan, Step
-from .._templates import renamed_steps
+from ..plan._model import Plan, Step
+from ..plan._references import renamed_steps
 from ._seed import seed_step_ids
 
 __all__ = ["EXTRA_FIELDS", "step_extras", "apply_step_extras", "run_in_order"]

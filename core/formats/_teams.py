@@ -30,11 +30,11 @@ from typing import Any
 from pydantic import ValidationError
 
 from .._errors import PlanFormatError
-from .._plan import Plan, PlanMetadata, Step
-from .._registry import ToolRegistry
+from ..plan._model import Plan, PlanMetadata, Step
+from ..tooling._registry import ToolRegistry
 from ._base import check_step_count, load_json
 from ._semantic_kernel import match_tool_name
-from .._positions import positions_for_ids
+from ..plan._positions import positions_for_ids
 from ._seed import seed_step_ids
 from ._sk_values import allowed_types, decode_value
 from ._step_extras import apply_step_extras, run_in_order, step_extras

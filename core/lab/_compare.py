@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._limits import shown
-from .._plan import Plan
-from .._registry import ToolRegistry
+from ..plan._model import Plan
+from ..tooling._registry import ToolRegistry
 from ..formats import plan_to_seed
 
 __all__ = ["Match", "StepSummary", "match_expected", "plan_changes", "step_summaries"]

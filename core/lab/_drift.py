@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Mapping
 
 from .._errors import PlanStudioError
 from .._limits import shown
-from .._registry import ToolRegistry
+from ..tooling._registry import ToolRegistry
 from ._compare import match_expected, step_summaries
 from ._runner import PlannerFactory
 

@@ -11,8 +11,8 @@ from typing import Mapping
 
 from .._errors import PlanStudioError
 from .._limits import MAX_PARAM_DESCRIPTION, MAX_TOOL_DESCRIPTION, lone_surrogate
-from .._registry import ToolRegistry
-from .._tool_overrides import ToolOverride
+from ..tooling._registry import ToolRegistry
+from ..tooling._overrides import ToolOverride
 
 __all__ = ["DescriptionRefused", "EditProblem", "check_overrides", "ensure_overrides"]
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Mapping
 
-from .._plan import Plan
-from .._tool_overrides import ToolOverride, overrides_from_json
+from ..plan._model import Plan
+from ..tooling._overrides import ToolOverride, overrides_from_json
 
 __all__ = ["Experiment", "LabGoal", "LabPlanner"]
 

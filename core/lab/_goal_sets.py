@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from .._errors import PlanStudioError
 from .._limits import MAX_PLAN_TEXT, shown
-from .._plan import Plan
+from ..plan._model import Plan
 from ..formats import plan_from_seed
 from ..planners import MAX_GOAL_LENGTH
 from ._experiment import LabGoal

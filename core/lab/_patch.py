@@ -19,8 +19,8 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._registry import Tool
-from .._tool_overrides import ToolOverride
+from ..tooling._registry import Tool
+from ..tooling._overrides import ToolOverride
 
 __all__ = ["Patch", "export_patch"]
 

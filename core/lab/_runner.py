@@ -18,8 +18,8 @@ from typing import Callable, Iterator
 
 from .._errors import PlannerUnavailable, PlanStudioError
 from .._limits import shown
-from .._registry import ToolRegistry
-from .._validation import Validator
+from ..tooling._registry import ToolRegistry
+from ..validation._validator import Validator
 from ..planners import Planner
 from ._compare import Match, StepSummary, match_expected, plan_changes, step_summaries
 from ._edits import ensure_overrides

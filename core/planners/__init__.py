@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._registry import ToolRegistry
+from ..tooling._registry import ToolRegistry
 from .._settings import Settings
 from ._base import PlanContext, Planner
-from ._embedded import MAX_GOAL_LENGTH, EmbeddedPlanner
-from ._embedded_notices import planner_notices
-from ._embedded_unread import unread_notice
-from ._llm import LLMPlanner
+from .embedded._planner import MAX_GOAL_LENGTH, EmbeddedPlanner
+from .embedded._notices import planner_notices
+from .embedded._unread import unread_notice
+from .llm._planner import LLMPlanner
 from ._manual import render_manual
 from ._planner_log import log_lines, planner_log
 

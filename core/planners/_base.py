@@ -8,7 +8,7 @@ from typing import Protocol, runtime_checkable
 
 from .._errors import PlannerError
 from .._limits import shown
-from .._plan import Plan
+from ..plan._model import Plan
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .._registry import Tool, ToolRegistry, describe_bounds, schema_alternatives
+from ..tooling._registry import Tool, ToolRegistry, describe_bounds, schema_alternatives
 
 __all__ = ["render_manual"]
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._plan import Plan
+from ..plan._model import Plan
 
 __all__ = ["LOG_KEY", "planner_log", "log_lines"]
 

@@ -16,7 +16,7 @@ from sqlalchemy import and_, bindparam, delete, func
 from sqlmodel import Session, select
 
 from .._errors import NotFound, VersionConflict
-from .._plan import Plan
+from ..plan._model import Plan
 from ._engine import Database
 from ._records import PlanSummary, PlanVersion
 from ._tables import PlanRow, PlanVersionRow, RunRow

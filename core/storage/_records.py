@@ -5,8 +5,8 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 
-from .._plan import Plan
-from .._step_status import FINISHED
+from ..plan._model import Plan
+from ..run._status import FINISHED
 
 __all__ = ["Draft", "PlanHistory", "PlanSummary", "PlanVersion", "RunSummary", "VersionSummary"]
 

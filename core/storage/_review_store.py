@@ -14,7 +14,7 @@ from sqlalchemy import case, func, insert
 from sqlmodel import Session, select
 
 from .._errors import NotFound, ReviewDecided
-from .._plan import Plan
+from ..plan._model import Plan
 from ._engine import Database
 from ._plans import Plans
 from ._reviews import Review, ReviewSummary, StepDecision, step_decisions

@@ -11,8 +11,8 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .._diff import diff_plans
-from .._plan import Plan
+from ..plan._diff import diff_plans
+from ..plan._model import Plan
 
 __all__ = ["DECISIONS", "REVIEW_STATUSES", "Review", "ReviewStatus", "ReviewSummary", "StepDecision", "step_decisions"]
 

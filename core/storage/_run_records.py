@@ -19,7 +19,7 @@ from sqlalchemy import text, update
 from sqlmodel import select
 
 from .._errors import StorageError
-from .._run import StepRun
+from ..run._model import StepRun
 from ._engine import Database
 from ._tables import PlanRow, RunRow, RunWorkerRow, StepRunRow
 from ._values import found, json_text, reason

@@ -1,7 +1,7 @@
 """Runs of saved plans, with each step's result: save (insert or update), list, load; and the
 plans' histories (versions and runs) the Library shows.
 
-A run goes in and comes out as ``core._run.Run``; the store needs what a run is, never the
+A run goes in and comes out as ``core.run._model.Run``; the store needs what a run is, never the
 executor that makes one.
 """
 
@@ -15,9 +15,9 @@ from sqlalchemy import delete, func, insert
 from sqlmodel import select
 
 from .._errors import NotFound, StorageError
-from .._plan import Step
-from .._run import Run, StepRun, StepStatus
-from .._step_label import step_label
+from ..plan._model import Step
+from ..run._model import Run, StepRun, StepStatus
+from ..plan._labels import step_label
 from ._engine import Database
 from ._plans import plan_row
 from ._records import PlanHistory, RunSummary, VersionSummary

@@ -16,8 +16,8 @@ import datetime as dt
 from pathlib import Path
 from typing import Any
 
-from .._plan import Plan
-from .._run import Run
+from ..plan._model import Plan
+from ..run._model import Run
 from ._drafts import Drafts
 from ._engine import Database
 from ._lab import LabStore

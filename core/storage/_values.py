@@ -13,7 +13,7 @@ from sqlalchemy.exc import DBAPIError
 
 from .._errors import NotFound, PlanError, StorageError
 from .._limits import check_plan
-from .._plan import Plan
+from ..plan._model import Plan
 
 __all__ = ["found", "json_text", "json_value", "now", "parse_plan", "plan_json", "plan_text", "reason"]
 

@@ -1,7 +1,7 @@
 """A person's decision on a step that waits for one: what is shown, and the one use case that
 records it, whoever asks (the Plan page, the review API, the MCP server).
 
-A run stops its pass "held" when steps wait (``core._approval``). Once the page's workbench
+A run stops its pass "held" when steps wait (``core.run._approval``). Once the page's workbench
 has it back (``collect_finished_run``) the run is kept by id (``_held_runs``), so the review API
 and the MCP server, in the same process, can show and decide its waiting steps; a run handed to
 a worker leaves (nobody may decide on a run being driven). A decision from the page goes on with
@@ -17,7 +17,7 @@ from typing import Any
 from core import DecisionRefused, Run, ToolRegistry, arguments_hash, dump_plan, waiting_steps
 from core import decide_step as record_decision
 
-from .._services import Services
+from ._services import Services
 from ._bench import Outcome, Workbench
 from ._editing import refused_during_run, refused_for_json, take_edit, write_panel
 from ._durable_handle import running_here

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from core import CUT_OFF, NotFound, Run
 
-from .._services import Services
+from ._services import Services
 from ._durable_handle import running_here
 
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Callable, Mapping
 
 from core import BackgroundRun, Run, RunKind
 
-from .._services import Services
+from ._services import Services
 
 if TYPE_CHECKING:  # DBOS and SQLAlchemy are slow to import; the CLI starts without them
     from core.durable import DurableRuns

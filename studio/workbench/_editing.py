@@ -3,7 +3,7 @@ graph, inspector, locks, undo and redo), and approval.
 
 Every edit goes through ``take_edit``: the plan is replaced, the edit is one undo step,
 approval is withdrawn when what runs changed (locks and notes are review metadata, so they
-keep it: ``core._identity``), and ``revision`` moves so a front end draws its fields afresh.
+keep it: ``core.plan._identity``), and ``revision`` moves so a front end draws its fields afresh.
 While a run goes on, an edit waits in the Plan JSON as pending text (``hold_edit``), never
 thrown away; while the Plan JSON holds text that is not a plan, actions that would act on the
 last valid plan wait (``json_blocker``).

@@ -22,7 +22,7 @@ from core import (FORMATS, PlanError, ReviewRequestError, ToolRegistry, Validato
                   parse_tool_definitions, with_declared_tools)
 from core.formats import detect_and_load
 
-from .._services import Services
+from ._services import Services
 
 if TYPE_CHECKING:  # SQLAlchemy is slow to import; the CLI starts without it
     from core.storage import Review

@@ -5,8 +5,8 @@ from __future__ import annotations
 from core import FORMATS, Plan, VersionConflict, load_plan
 from core.planners import PlanContext, planner_notices
 
-from .._changes import describe_changes
-from .._services import Services
+from ._changes import describe_changes
+from ._services import Services
 from ._bench import Outcome, SavedRef, Workbench
 from ._editing import fingerprint, refused_during_run, refused_for_json, show_plan
 from ._messages import attempt

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING
 
 from core import GOING, Effects, NotFound, Plan, Run, VersionConflict, step_label
 
-from .._changes import describe_changes
-from .._services import Services
+from ._changes import describe_changes
+from ._services import Services
 from ._bench import Outcome, Workbench
 from ._durable_handle import durable_runs
 from ._editing import approve, execution_fingerprint, fingerprint, refused_during_run, refused_for_json

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Mapping
 
 from core import FINISHED, Run
 
-from .._services import Services
+from ._services import Services
 from ._bench import Outcome, Workbench
 from ._doubts import cut_off, doubts, undecided_doubts
 from ._editing import execution_fingerprint, refused_during_run

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Callable
 
 from core import Plan, PlanError, ReviewDecided, Validator, load_plan
 
-from .._services import Services
+from ._services import Services
 from ._bench import Outcome, SavedRef, Workbench
 from ._editing import approval_problem, edit_refused, fingerprint, run_in_progress, show_plan, write_panel
 from ._intake import registry_for

@@ -1,4 +1,4 @@
-"""Resume and cancel a stored run by its id, for the review API (``studio._run_control_api``):
+"""Resume and cancel a stored run by its id, for the review API (``studio.api._run_control_api``):
 the same checks as the Plan page's Resume and Cancel, on a run no page holds.
 
 A resumed run goes on in this studio on a handle of its own, in the store as it goes; when it
@@ -13,7 +13,7 @@ from typing import Mapping
 
 from core import NotFound
 
-from .._services import Services
+from ._services import Services
 from ._bench import Outcome
 from ._doubts import doubts, undecided_doubts
 from ._durable_handle import DurableRunHandle, durable_runs

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Callable, Mapping
 
 from core import NotFound, Plan, Run, RunKind, VersionConflict, waiting_steps
 
-from .._services import Services
+from ._services import Services
 from ._bench import Outcome, Workbench
 from ._held_runs import hold_if_waiting, let_go
 from ._editing import execution_fingerprint, fingerprint, is_approved, refused_during_run, refused_for_json

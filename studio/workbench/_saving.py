@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from core import FINISHED, RESUMABLE, Plan, Run, StepStatus, VersionConflict
 
-from .._changes import describe_changes
+from ._changes import describe_changes
 from ._bench import Conflict, Outcome, SavedRef, Workbench
 from ._doubts import cut_off
 from ._editing import fingerprint, refused_during_run, refused_for_json, run_in_progress, show_plan

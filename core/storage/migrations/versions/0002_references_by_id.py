@@ -21,7 +21,7 @@ from typing import Any
 import sqlalchemy as sa
 from alembic import op
 
-from core._positions import has_positions, ids_for_positions
+from core.plan._positions import has_positions, ids_for_positions
 
 revision = "0002"
 down_revision = "0001"

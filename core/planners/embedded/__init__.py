@@ -1,0 +1,1 @@
+"""The embedded planner: plans from goals offline, by rules over the tools' own words."""

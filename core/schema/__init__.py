@@ -1,0 +1,1 @@
+"""Untrusted JSON schemas: reading them safely, bounded regular expressions, a time budget."""

@@ -1,0 +1,1 @@
+"""Tools: their definition, the registry, Python tools, calling one, and what they return."""

@@ -1,0 +1,1 @@
+"""Checking a plan against its tools: problems named by step and field."""

@@ -1,0 +1,384 @@
+"""``plan-studio``: start the studio, or plan, validate, run and re-plan from the shell.
+
+    plan-studio [--port N]                      the studio on http://127.0.0.1:N
+    plan-studio plan GOAL [--format seed]       a plan for GOAL
+    plan-studio plan --goals-file FILE          one goal per line -> one JSON line per goal
+    plan-studio validate FILE [--format F]      exit 1 and the problems, or "valid"
+    plan-studio run FILE                        each step's status and result count; exit 1 if one failed
+                                                (the run is recorded as it goes: see runs, resume)
+    plan-studio runs | resume RUN_ID | rerun RUN_ID --from STEP | worker   durable runs (_cli_runs)
+    plan-studio replan FILE --feedback TEXT     the changed plan
+    plan-studio token                           the review API's token (made if there is none)
+    plan-studio mcp-server [--studio-url URL]   the review inbox as an MCP server on stdio
+
+Every command also takes ``--tools FILE_OR_MODULE`` (your Python tools) and ``--mcp
+COMMAND_OR_URL`` (an MCP server's tools), both repeatable. A command refuses to run when one
+of them cannot be loaded (exit 2, one line each); the studio starts without it and says why.
+A part of a source left out on purpose (an MCP tool that only runs as a task) is a warning.
+
+Exit status: 0 done; 1 the plan is invalid or unreadable, or a step failed; 2 a usage or
+setup error, printed as one line on stderr (never a traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Sequence, TextIO
+
+from pydantic import ValidationError
+
+from core import (CUT_OFF, FINISHED, FORMATS, FROM_OPTIONS_VARIABLE, Executor, Plan, PlanError,
+                  PlanInvalid, PlanStudioError, Run, Settings, StepRun, StepStatus, private_folder)
+from core.formats import detect_and_load, export_plan
+from core.planners import planner_notices
+from tools import LoadNotice
+
+from ._cli_log import note_loading, plan_logged
+from ._cli_approval import approve_on_terminal, approved_up_front, nobody_to_ask
+from ._cli_args import parser as _parser
+from ._cli_runs import cmd_rerun, cmd_resume, cmd_runs, cmd_worker, run_recorded
+from ..workbench._services import Services, build_services
+from ..workbench import plan_for_goal, replanned
+
+__all__ = ["STUDIO_OPTIONS", "detect_and_load", "main"]
+
+ENTRY_SCRIPT = Path(__file__).resolve().parents[1] / "asgi.py"  # the app (app.py) with the review API
+
+# Streamlit options the studio needs wherever it is started; .streamlit/config.toml holds the
+# same, for `streamlit run` from the project folder (a test keeps the two equal).
+STUDIO_OPTIONS: dict[str, dict[str, Any]] = {
+    "server": {"headless": True, "address": "127.0.0.1", "enableStaticServing": True},
+    "browser": {"gatherUsageStats": False},
+    "client": {"showErrorDetails": "type", "toolbarMode": "minimal"},
+    "theme": {"base": "light", "primaryColor": "#2563eb"},
+}
+
+_EXIT_FAILED = 1
+_EXIT_ERROR = 2
+_EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report Ctrl-C
+
+
+class CliError(Exception):
+    """A problem the user can fix; printed as one line, exit status 2."""
+
+
+class Interrupted(Exception):
+    """Ctrl-C stopped a command; the message says what had finished."""
+
+
+class NotText(CliError):
+    """A file that is not UTF-8 text: a usage error for a goals file, not a plan for a plan file."""
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    try:
+        return Settings.from_env(data_dir=getattr(args, "data_dir", None),
+                                 today=getattr(args, "today", None),
+                                 planner=getattr(args, "planner", None),
+                                 tools=_tool_sources(args), mcp=_listed(args, "mcp"))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise CliError(f"bad setting {where}: {first['msg']}") from exc
+
+
+def _listed(args: argparse.Namespace, name: str) -> list[str] | None:
+    """A repeatable option's values, before and after the command name; None if never given."""
+    before, after = getattr(args, f"before_{name}", None), getattr(args, name, None)
+    return None if before is None and after is None else [*(before or []), *(after or [])]
+
+
+def _tool_sources(args: argparse.Namespace) -> list[str] | None:
+    """``--tools`` values, files made absolute: the studio may resolve them from elsewhere."""
+    sources = _listed(args, "tools")
+    if sources is None:
+        return None
+    return [str(Path(s).expanduser().resolve()) if s.endswith(".py") or os.sep in s else s for s in sources]
+
+
+def _read(path: Path) -> str:
+    try:
+        return sys.stdin.read() if str(path) == "-" else path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise CliError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise NotText(f"cannot read {path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+
+
+def _compact(text: str) -> str:
+    """One line of JSON: the plan itself when the format is JSON, else the text as a string."""
+    try:
+        return json.dumps(json.loads(text), ensure_ascii=False, separators=(",", ":"))
+    except json.JSONDecodeError:
+        return json.dumps(text, ensure_ascii=False)
+
+
+def _goals(path: Path) -> Iterator[str]:
+    # Standard input is read a line at a time, so a goal piped in is planned as it arrives.
+    lines: Iterable[str] = _stdin_lines() if str(path) == "-" else _read(path).splitlines()
+    for line in lines:
+        if line.strip():
+            yield line.strip()
+
+
+def _stdin_lines() -> Iterator[str]:
+    try:
+        yield from sys.stdin
+    except UnicodeDecodeError as exc:
+        raise CliError(f"cannot read standard input: not UTF-8 text ({exc.reason})") from exc
+
+
+def _cmd_plan(args: argparse.Namespace, services: Services) -> int:
+    if (args.goal is None) == (args.goals_file is None):
+        raise CliError("give either a GOAL or --goals-file FILE")
+    note_loading(services.planner, verbose=args.verbose)
+    if args.goal is not None:
+        plan = plan_logged(lambda: plan_for_goal(services, args.goal), verbose=args.verbose)
+        print(_exported(plan, args.format, services, None))
+        _note_reading(plan, None)
+        return 0
+    status = 0
+    printed = 0
+    try:
+        for goal in _goals(args.goals_file):
+            line, goal_status = _plan_line(goal, args.format, services, args.verbose)
+            status = max(status, goal_status)
+            printed += 1  # counted before it is printed: a reader who has the line sees it counted
+            print(line, flush=True)
+    except KeyboardInterrupt:
+        raise Interrupted(f"after {printed} goal{'s' if printed != 1 else ''}; "
+                          f"{'their lines were' if printed != 1 else 'its line was'} printed") from None
+    return status
+
+
+def _plan_line(goal: str, fmt: str, services: Services, verbose: bool) -> tuple[str, int]:
+    """One goal of a goals file: its output line (the plan, or the error, so the output still
+    lines up with the input) and the exit status it earns."""
+    try:
+        plan = plan_logged(lambda: plan_for_goal(services, goal), verbose=verbose)
+    except PlanStudioError as exc:
+        print(f"plan-studio: {goal!r}: {_one_line(exc)}", file=sys.stderr)
+        return json.dumps({"goal": goal, "error": str(exc)}, ensure_ascii=False, separators=(",", ":")), _EXIT_ERROR
+    _note_reading(plan, goal)
+    return _compact(_exported(plan, fmt, services, goal)), 0
+
+
+def _note_reading(plan: Plan, goal: str | None) -> None:
+    """How the goal was read (filters NOT applied, words read as others, words not used), a
+    line each on stderr; stdout stays the plan."""
+    for _kind, notice in planner_notices(plan):
+        print(f"note: {f'{goal!r}: ' if goal is not None else ''}{_one_line(notice)}", file=sys.stderr)
+
+
+def _load(args: argparse.Namespace, services: Services, out: TextIO) -> tuple[Plan, str] | None:
+    """The plan in ``args.file`` and its format, or None once ``out`` has been told why the
+    file is not a plan (a broken plan is exit status 1, like an invalid one)."""
+    try:
+        text = _read(args.file)
+    except NotText as exc:
+        print(_one_line(exc), file=out)
+        return None
+    try:
+        return detect_and_load(args.file, text, args.format, services.registry)
+    except PlanError as exc:
+        print(f"{args.file}: {_one_line(exc)}", file=out)
+        return None
+
+
+def _cmd_validate(args: argparse.Namespace, services: Services) -> int:
+    loaded = _load(args, services, sys.stdout)
+    if loaded is None:
+        return _EXIT_FAILED
+    plan, _fmt = loaded
+    problems = services.validator.validate(plan)
+    for problem in problems:
+        print(f"{problem.severity}: {_one_line(problem)}")
+    if any(p.severity == "error" for p in problems):
+        return _EXIT_FAILED
+    print("valid")
+    return 0
+
+
+def _step_line(plan: Plan, state: StepRun) -> str:
+    line = _step_outcome(plan, state)
+    return f"{line} [{_one_line(state.retried_note)}]" if state.retried_note else line
+
+
+def _step_outcome(plan: Plan, state: StepRun) -> str:
+    label = plan.label(state.step_id)
+    status = state.status.value
+    if state.status == StepStatus.succeeded:
+        rows = state.rows
+        if rows is not None:
+            return f"{label}: {status}, {len(rows)} result{'s' if len(rows) != 1 else ''}"
+        return f"{label}: {status}, 1 result"
+    detail = (state.error or "").removeprefix(f"{status}: ")
+    return f"{label}: {status}" + (f": {_one_line(detail)}" if detail else "")
+
+
+def _cmd_run(args: argparse.Namespace, services: Services) -> int:
+    loaded = _load(args, services, sys.stderr)
+    if loaded is None:
+        return _EXIT_FAILED
+    plan, _fmt = loaded
+    plan, limits = approved_up_front(plan, services.executor.limits) if args.approve_writes \
+        else (plan, services.executor.limits)
+    # The final answer is only worth making when it is printed.
+    synthesizer = services.executor.synthesizer if args.answer else None
+    try:
+        Executor(services.registry).start(plan)  # the plan's problems come before any refusal
+        if nobody_to_ask(plan, services.registry, limits):
+            return _EXIT_FAILED
+        run = run_recorded(services, plan, message=f"plan-studio run {args.file.name}", synthesizer=synthesizer,
+                           limits=limits, decide=lambda held: approve_on_terminal(held, services.registry) > 0,
+                           step_line=_step_line, interrupted=lambda p, r: Interrupted(_unfinished(p, r)))
+    except PlanInvalid as exc:
+        for problem in exc.problems:
+            print(f"{args.file}: {problem.severity}: {_one_line(problem)}", file=sys.stderr)
+        return _EXIT_FAILED
+    print(_summary(run))
+    if args.answer and run.answer:
+        print()
+        print(run.answer)
+    return _EXIT_FAILED if run.status == "failed" else 0
+
+
+def _summary(run: Run) -> str:
+    return f"run {run.status}: {', '.join(f'{n} {s}' for s, n in run.counts().items())}"
+
+
+def _unfinished(plan: Plan, run: Run) -> str:
+    """Where an interrupted run stopped and what it had finished, for one line on stderr."""
+    stopped = [plan.label(sid) for sid, state in run.steps.items()
+               if state.status in CUT_OFF]
+    counts = run.counts()
+    finished = ", ".join(f"{n} {s}" for s, n in counts.items() if s in FINISHED)
+    waiting = sum(n for s, n in counts.items() if s not in FINISHED)
+    where = f"during {', '.join(stopped)}" if stopped else "between steps"
+    return (f"the run stopped {where}; finished: {finished or 'none'}; "
+            f"not finished: {waiting} step{'s' if waiting != 1 else ''}; carry on: plan-studio resume {run.id}")
+
+
+def _cmd_replan(args: argparse.Namespace, services: Services) -> int:
+    loaded = _load(args, services, sys.stderr)
+    if loaded is None:
+        return _EXIT_FAILED
+    plan, fmt = loaded
+    new_plan = replanned(services, plan, args.feedback)
+    out = fmt if FORMATS[fmt].dump is not None else "native"
+    print(_exported(new_plan, out, services, None))
+    return 0
+
+
+def _exported(plan: Plan, fmt: str, services: Services, goal: str | None) -> str:
+    """The plan in ``fmt``; what the format dropped goes to stderr as one line (stdout: the plan)."""
+    text, dropped = export_plan(plan, fmt, services.registry)
+    if dropped:
+        print(f"note: {f'{goal!r}: ' if goal is not None else ''}the {FORMATS[fmt].label} dropped: "
+              f"{_one_line('; '.join(dropped))}", file=sys.stderr)
+    return text
+
+
+def _cmd_token(args: argparse.Namespace, services: Services) -> int:
+    from ..workbench._api_token import ensure_token
+
+    print(ensure_token(services.settings.data_dir))
+    return 0
+
+
+def _cmd_mcp_server(args: argparse.Namespace, services: Services) -> int:
+    from ..mcp._mcp_server import make_mcp_server
+
+    make_mcp_server(services, args.studio_url).run("stdio")
+    return 0
+
+
+_COMMANDS = {"plan": _cmd_plan, "validate": _cmd_validate, "run": _cmd_run, "replan": _cmd_replan,
+             "token": _cmd_token, "mcp-server": _cmd_mcp_server, "runs": cmd_runs, "worker": cmd_worker,
+             "resume": lambda args, services: cmd_resume(args, services, _step_line, _summary),
+             "rerun": lambda args, services: cmd_rerun(args, services, _step_line, _summary)}
+
+
+def _studio_argv(port: int, allowed_origins: Sequence[str] = ()) -> list[str]:
+    flags = [f"--{section}.{name}={str(value).lower() if isinstance(value, bool) else value}"
+             for section, options in STUDIO_OPTIONS.items() for name, value in options.items()]
+    # Streamlit checks a WebSocket's origin too, after the studio's guard (_origin_guard.py).
+    cors = [f"--server.corsAllowedOrigins={origin}" for origin in allowed_origins]
+    return ["run", str(ENTRY_SCRIPT), f"--server.port={port}", *flags, *cors]
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from streamlit.web import cli as streamlit_cli
+
+    # The studio reads its settings from the environment, like every other start; it is told
+    # which of them these options gave, so its Settings page names the option.
+    given = []
+    for option in ("data_dir", "today", "planner"):
+        if hasattr(args, option):
+            os.environ[Settings.variable(option)] = str(getattr(args, option))
+            given.append(option)
+    sources, servers = _tool_sources(args), _listed(args, "mcp")
+    if sources is not None:
+        os.environ[Settings.variable("tools")] = os.pathsep.join(sources)
+        given.append("tools")
+    if servers is not None:
+        os.environ[Settings.variable("mcp")] = "\n".join(servers)
+        given.append("mcp")
+    if args.allowed_origins is not None:
+        os.environ[Settings.variable("allowed_origins")] = " ".join(args.allowed_origins)
+        given.append("allowed_origins")
+    os.environ[FROM_OPTIONS_VARIABLE] = ",".join(given)
+    settings = _settings(args)  # a bad setting is reported here, not as a broken page
+    private_folder(settings.data_dir)  # an older studio's loose folder is tightened before serving
+    print(f"Plan Studio: http://127.0.0.1:{args.port}", file=sys.stderr, flush=True)
+    streamlit_cli.main(args=_studio_argv(args.port, settings.allowed_origins), prog_name="plan-studio")
+    return 0
+
+
+def _one_line(message: object) -> str:
+    return " ".join(str(message).split())
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command in ``argv`` (default: the process's arguments); return the exit status."""
+    args = _parser().parse_args(argv)
+    try:
+        if args.command is None:
+            return _serve(args)
+        services = build_services(_settings(args))
+        for notice in (p for p in services.tool_problems if isinstance(p, LoadNotice)):
+            print(f"plan-studio: warning: {_one_line(notice)}", file=sys.stderr)
+        failures = [p for p in services.tool_problems if not isinstance(p, LoadNotice)]
+        if failures:
+            # A plan checked or run without the tools it was asked to use would mislead.
+            for problem in failures:
+                print(f"plan-studio: error: {_one_line(problem)}", file=sys.stderr)
+            return _EXIT_ERROR
+        status = _COMMANDS[args.command](args, services)
+    except (CliError, PlanStudioError) as exc:
+        print(f"plan-studio: error: {_one_line(exc)}", file=sys.stderr)
+        status = _EXIT_ERROR
+    except Interrupted as exc:
+        print(f"plan-studio: interrupted: {exc}", file=sys.stderr)
+        status = _EXIT_INTERRUPTED
+    except KeyboardInterrupt:
+        print("plan-studio: interrupted", file=sys.stderr)
+        status = _EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader stopped early (`| head`); Python's own advice: no message, and point
+        # stdout at devnull so the final flush at exit does not complain either.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        status = _EXIT_FAILED
+    except Exception as exc:  # a bug: still one line, never a traceback
+        print(f"plan-studio: unexpected error: {type(exc).__name__}: {_one_line(exc)}", file=sys.stderr)
+        status = _EXIT_ERROR
+    return status
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""The studio as an MCP server."""

@@ -1,0 +1,142 @@
+"""The studio as an MCP server: an agent in any MCP client asks a person to review its plan.
+
+    plan-studio mcp-server [--studio-url URL]      (stdio; writes to the studio's own store)
+
+Also ``waiting_steps`` and ``decide_step`` (``_mcp_run_tools``): a run's steps that wait for a
+person, and the decision on one. Two review tools: ``submit_plan_for_review`` stores the plan as a pending review and answers its id and
+the link that opens it in the studio; ``get_review`` answers the review (optionally waiting up
+to ``wait_seconds`` for the decision): status, the plan as approved with the reviewer's edits,
+the comment, a decision per step and the validator's problems. Reviews made here are the same
+as those sent over HTTP: the Reviews page lists both.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import sys
+import time
+from typing import Any, Callable
+
+import anyio
+from mcp.server.mcpserver import MCPServer
+from mcp.server.stdio import stdio_server
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent
+
+from core import PlanStudioError
+
+from ..api._review_api import MAX_WAIT_SECONDS, REVIEWS_URL_PATH
+from ._mcp_deep_lines import DeepCallLines
+from ._mcp_run_tools import add_run_tools
+from ..workbench import review_view, submit_review
+from ..workbench._services import Services
+
+__all__ = ["DEFAULT_STUDIO_URL", "make_mcp_server"]
+
+DEFAULT_STUDIO_URL = "http://127.0.0.1:8501"
+_POLL_SECONDS = 0.25
+
+_INSTRUCTIONS = ("Before acting on a plan of tool calls, send it to a person for review with "
+                 "submit_plan_for_review, then call get_review with wait_seconds until its status is "
+                 "approved or rejected. Run the plan as get_review returns it: it includes the reviewer's edits.")
+
+
+class _ReviewServer(MCPServer):
+    """An MCP server whose submission tool gets its arguments as the agent sent them.
+
+    The SDK reads a tool's arguments through a model of its signature: it drops names it does
+    not know, converts values and parses JSON-looking text. A submission must be read exactly
+    as the HTTP API reads a body (same refusals, same messages), so ``submit_plan_for_review``
+    hands the raw arguments to ``studio.workbench.submit_review``; its signature only describes them."""
+
+    def __init__(self, submit: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+        super().__init__("plan-studio", instructions=_INSTRUCTIONS)
+        self._submit = submit
+        self._deep_lines: DeepCallLines | None = None
+
+    async def run_stdio_async(self) -> None:
+        """The SDK's stdio serving, reading stdin through ``DeepCallLines`` (the SDK's own
+        parser drops lines over 200 JSON levels unanswered)."""
+        stdin = anyio.wrap_file(io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace"))
+        self._deep_lines = DeepCallLines(stdin)
+        async with stdio_server(stdin=self._deep_lines) as (read_stream, write_stream):  # type: ignore[arg-type]
+            await self._lowlevel_server.run(read_stream, write_stream,
+                                            self._lowlevel_server.create_initialization_options())
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        if self._deep_lines is not None:
+            arguments = self._deep_lines.arguments_for(arguments)
+        if name != "submit_plan_for_review":
+            return await super().call_tool(name, arguments, context)
+        try:
+            created = await asyncio.to_thread(self._submit, arguments)
+        except PlanStudioError as exc:
+            raise ToolError(str(exc)) from None
+        return CallToolResult(content=[TextContent(type="text", text=json.dumps(created, indent=2))],
+                              structured_content=created)
+
+
+def make_mcp_server(services: Services, studio_url: str = DEFAULT_STUDIO_URL) -> MCPServer:
+    """The MCP server over ``services``' store; review links point at ``studio_url``."""
+    base = studio_url.rstrip("/")
+
+    def link(review_id: str) -> str:
+        return f"{base}/{REVIEWS_URL_PATH}?review={review_id}"
+
+    def submit(body: dict[str, Any]) -> dict[str, Any]:
+        review = submit_review(services, body)
+        return {"id": review.id, "status": review.status, "url": link(review.id)}
+
+    server = _ReviewServer(submit)
+
+    @server.tool()
+    def submit_plan_for_review(plan: dict[str, Any] | str, format: str | None = None, agent: str | None = None,
+                               goal: str | None = None, tools: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+        """Send a plan of tool calls for a person to review before you act on it.
+
+        Args:
+            plan: The plan: a JSON object (formats native, seed, teams) or its text (any format).
+            format: native, seed, sk, teams or llmcompiler; worked out from the plan when left out.
+            agent: Your name, as the reviewer sees it.
+            goal: What the plan is for, when the plan itself carries no goal.
+            tools: Your own tools' definitions as MCP lists them (name, description, inputSchema,
+                outputSchema), so the plan is checked and drawn against them.
+
+        Returns:
+            The review's id, its status (pending) and the link that opens it in the studio.
+        """
+        # The server calls submit() with the arguments as sent (see _ReviewServer); this body
+        # serves a caller that goes through the SDK's own path.
+        body = {k: v for k, v in {"plan": plan, "format": format, "agent": agent, "goal": goal,
+                                  "tools": tools}.items() if v is not None}
+        try:
+            return submit(body)
+        except PlanStudioError as exc:
+            raise ToolError(str(exc)) from None
+
+    @server.tool()
+    async def get_review(review_id: str, wait_seconds: float = 0.0) -> dict[str, Any]:
+        """A review's status and, once decided, the plan as approved (with the reviewer's edits),
+        the reviewer's comment and a decision per step.
+
+        Args:
+            review_id: The id submit_plan_for_review answered.
+            wait_seconds: Wait up to this long (at most 600) for a person to decide; 0 answers at once.
+
+        Returns:
+            status (pending, approved or rejected), plan, plan_text, comment, decisions, problems.
+        """
+        deadline = time.monotonic() + min(max(wait_seconds, 0.0), MAX_WAIT_SECONDS)
+        try:
+            while (await asyncio.to_thread(services.store.review_status, review_id) == "pending"
+                   and time.monotonic() < deadline):
+                await asyncio.sleep(min(_POLL_SECONDS, max(deadline - time.monotonic(), 0.0)))
+            review = await asyncio.to_thread(services.store.get_review, review_id)
+            return review_view(services, review, url=link(review_id))
+        except PlanStudioError as exc:
+            raise ToolError(str(exc)) from None
+
+    add_run_tools(server, services, studio_url)
+    return server

@@ -1,0 +1,1 @@
+"""The Streamlit pages' code: state, drafts, and one module per page or panel."""

@@ -1,0 +1,43 @@
+"""The studio's pages: which script, title and URL each has.
+
+Paths are built from this file's location, because Streamlit resolves page paths against the
+entry script's folder, not the working directory.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import streamlit as st
+
+__all__ = ["LAB_PAGE", "LIBRARY_PAGE", "NAVIGATION", "PAGES_DIR", "PLAN_PAGE", "REVIEWS_PAGE", "SETTINGS_PAGE", "TOOLS_PAGE",
+           "PageSpec", "page"]
+
+PAGES_DIR = Path(__file__).resolve().parents[2] / "pages"
+
+
+@dataclass(frozen=True)
+class PageSpec:
+    script: str  # file name in pages/
+    title: str
+    icon: str
+    url_path: str
+    default: bool = False
+
+
+PLAN_PAGE = PageSpec("plan.py", "Plan", ":material/account_tree:", "plan", default=True)
+LIBRARY_PAGE = PageSpec("library.py", "Library", ":material/folder_open:", "library")
+TOOLS_PAGE = PageSpec("tools.py", "Tools", ":material/build:", "tools")
+REVIEWS_PAGE = PageSpec("reviews.py", "Reviews", ":material/rate_review:", "reviews")  # review links use "reviews"
+LAB_PAGE = PageSpec("lab.py", "Lab", ":material/science:", "lab")
+SETTINGS_PAGE = PageSpec("settings.py", "Settings", ":material/settings:", "settings")
+
+# The navigation, in order.
+NAVIGATION = [PLAN_PAGE, LIBRARY_PAGE, REVIEWS_PAGE, TOOLS_PAGE, LAB_PAGE, SETTINGS_PAGE]
+
+
+def page(spec: PageSpec) -> st.Page:
+    """The ``st.Page`` for ``spec``; equal specs give pages Streamlit treats as the same."""
+    return st.Page(PAGES_DIR / spec.script, title=spec.title, icon=spec.icon,
+                   url_path=spec.url_path, default=spec.default)

@@ -1,0 +1,1 @@
+"""The Lab page: experiments on tools' words."""

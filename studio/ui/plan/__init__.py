@@ -1,0 +1,1 @@
+"""The Plan page: editor, graph, inspector, panels for runs, pauses, reruns and reviews."""

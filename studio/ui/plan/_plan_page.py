@@ -1,0 +1,372 @@
+"""The Plan page: a goal becomes a plan, shown as a graph beside its JSON; approve, run, save.
+
+The JSON panel is the plan's own JSON, references by step id (``${steps.<id>.path}``), not the
+seed form: ``depends_on`` there is already by id, and a reference by id keeps naming its step
+when a user moves steps by editing the text, where a position would silently name another.
+A ``${step[N]...}`` typed in is read by position (``core.plan._positions``) and shown by id.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pyarrow as pa
+import streamlit as st
+
+from core import EXPLAINED, FINISHED, Plan, Problem, Run, RunProgress, StepRun, StepStatus
+from core.formats import SAY_TOOL
+
+from .. import _actions as actions
+from ._formats_panel import formats_panel
+from . import _compare as compare
+from . import _editor as editor
+from . import _pending_edit as pending_edit
+from .. import _unsaved as unsaved
+from ... import workbench as wb
+from ._graph import GRAPH_MIN_HEIGHT, STATUS_COLOURS
+from ._inspector import inspector
+from ._planner_log_panel import planner_log_panel
+from ._replan_panel import conflict_panel, replan_panel, versions_panel
+from .._review_actions import review_services
+from ._pause_panel import pause_panel
+from ._rerun_panel import rerun_panel
+from ._resume_panel import resume_panel
+from ._review_bar import review_bar
+from ...workbench._services import Services
+from .._state import Keys, PERSIST, SavedRef, bench
+from .._text import md_escape
+
+__all__ = ["plan_page"]
+
+
+# Streamlit's markdown colour names, matching the graph's status colours.
+_STATUS_COLOUR = {"pending": "gray", "running": "blue", "succeeded": "green", "failed": "red",
+                  "skipped": "orange", "interrupted": "violet",
+                  "cancelled": "gray", "waiting": "yellow", "rejected": "red"}
+
+# How often the page looks at a run in progress.
+_PROGRESS_SECONDS = 0.5
+# A run's succeeded steps drawn before "Show all": each is a table, and a 200-step run's
+# tables made every rerun take seconds. Steps that did not succeed are always drawn.
+_RESULTS_SHOWN = 20
+
+
+def plan_page() -> None:
+    st.title("Plan")
+    services = actions.page_services("start the studio")
+    if services is None:
+        return
+    _goal_form(services)
+    actions.show_notices()
+    unsaved.replace_question()
+    plan: Plan | None = bench().plan
+    if plan is None:
+        st.info("Type a goal and press **Plan**, or import a plan below, or build one step by step from an "
+                "empty plan. The plan appears as a graph beside its JSON; review or edit it, approve it, then "
+                "run it step by step.")
+        st.button("Start an empty plan", key="editor.empty", icon=":material/add_circle:",
+                  on_click=editor.start_empty_plan)
+        formats_panel(services, None)
+        return
+    services = review_services(services)  # reviewing an agent's plan: its own tools count too
+    conflict_panel(plan)
+    review_bar(services)
+    with actions.shown("show the plan"):
+        _plan_view(services, plan)
+
+
+def _goal_form(services: Services) -> None:
+    st.text_area("Goal", key=Keys.GOAL, height=80, persist_state=PERSIST,
+                 placeholder="e.g. Get contaminated shipments from Berlin facilities")
+    button, about = st.columns([1, 8], vertical_alignment="center")
+    button.button("Plan", key="plan.make", type="primary", on_click=unsaved.plan_goal,
+                  icon=":material/auto_awesome:")
+    planner = services.planner_name
+    if planner == "llm":
+        planner += f" ({services.settings.model})"
+    about.caption(f"Planner: **{md_escape(planner)}** · today: {services.settings.effective_today():%Y-%m-%d}"
+                  f" · {len(services.registry)} tools")
+    loading = getattr(getattr(services.planner, "client", None), "loading_notice", lambda: None)()
+    if loading:  # a local server's first answer can take minutes: say so before the wait
+        about.caption(md_escape(loading))
+
+
+def _plan_view(services: Services, plan: Plan) -> None:
+    run: Run | None = bench().run
+
+    # Approve, Run and Save sit above the graph, filled once the plan is checked: a click on
+    # Run all leaves the page where the run's progress and the graph are in view.
+    actions_slot = st.container()
+    graph_column, json_column = st.columns([3, 2], gap="large")
+    with graph_column:
+        st.markdown(f"**Graph** · {len(plan.steps)} step{'s' if len(plan.steps) != 1 else ''} · "
+                    + " ".join(f":{_STATUS_COLOUR[s]}[●] {s}" for s in STATUS_COLOURS))
+        editor.editor_toolbar(services, plan)
+        graph_slot = st.empty()  # filled last: the graph, or during a run its live progress and graph
+        if plan.steps:
+            st.caption("Click a step to edit it below; **Connect**, then drag from a step to the step that needs "
+                       "it; select a step or link and press Delete; Ctrl+Z / Ctrl+Shift+Z undo and redo. Hover a "
+                       "step for its params, a link for what flowed along it. ⚠ and a red border: the step has a "
+                       "problem; a dashed border: locked; a blue border: changed since approval.")
+        with actions.shown("show the step inspector"):
+            inspector(services, plan, run)
+    with json_column:
+        st.text_area("Plan JSON", key=Keys.JSON, height=GRAPH_MIN_HEIGHT, on_change=actions.edit_json, persist_state=PERSIST,
+                     help="Edit the plan here; the graph follows every valid change.")
+        error = bench().json_error
+        if error:
+            st.error(md_escape(f"Not applied: {error}. Your text is kept; the graph shows the last "
+                               "valid plan."), icon=":material/data_object:")
+        pending_edit.pending_bar()
+
+    # Checked only now: should checking fail, the JSON to fix the plan in is already on the page.
+    problems = services.validator.validate(plan)  # with an agent's own tools in a review
+    errors = [p for p in problems if p.severity == "error"]
+    blocker = actions.json_blocker()
+    if blocker is None:
+        _problems(problems)
+    else:
+        # The problems found are the last valid plan's, not the text in the panel: show none.
+        st.caption("Problems are checked once your edit in the Plan JSON is applied; until then the graph "
+                   "shows the plan as it was." if bench().json_pending else
+                   "Problems are checked once the Plan JSON parses; until then the graph shows "
+                   "the last valid plan.")
+    with actions_slot:
+        _actions_bar(plan, errors, blocker)
+    replan_panel(services, plan)
+    planner_log_panel(plan)
+    versions_panel(services)
+    compare.compare_panel(services, plan)
+    formats_panel(services, plan)
+
+    worker = bench().worker
+    lineage = _lineage(services, plan)
+    if worker is None and run is not None:
+        st.subheader("Run")
+        resume_panel(services)
+        pause_panel(services, run)
+        rerun_panel(run)
+        _results(plan, run, lineage)
+
+    with graph_slot.container():
+        if worker is not None:
+            _live_run(plan, errors, lineage)  # progress and the graph, redrawn as the run goes
+        elif plan.steps:
+            editor.editable_graph(plan, run, errors)
+        else:
+            st.info("No steps yet: press **Add step** to pick a tool, or add steps in the JSON.",
+                    icon=":material/account_tree:")
+
+
+def _lineage(services: Services, plan: Plan) -> str | None:
+    """``rerun of run X from <step>`` for the stored run shown (or running), else None."""
+    run_id = bench().run_saved
+    return None if run_id is None else wb.rerun_lineage(services.store, run_id, plan)
+
+
+def _problems(problems: list[Problem]) -> None:
+    if not problems:
+        st.success("No problems found: every tool exists, params fit, references and "
+                   "dependencies hold.", icon=":material/check_circle:")
+        return
+    errors = sum(p.severity == "error" for p in problems)
+    warnings = len(problems) - errors
+    st.markdown(f"**Problems** · {errors} error{'s' if errors != 1 else ''}"
+                + (f", {warnings} warning{'s' if warnings != 1 else ''}" if warnings else ""))
+    groups: dict[int | None, list[Problem]] = {}
+    for problem in sorted(problems, key=lambda p: -1 if p.step_index is None else p.step_index):
+        groups.setdefault(problem.step_index, []).append(problem)
+    for group in groups.values():
+        for severity in ("error", "warning"):
+            lines = [md_escape(str(p)) for p in group if p.severity == severity]
+            if lines:
+                getattr(st, severity)("  \n".join(lines))
+
+
+def _actions_bar(plan: Plan, errors: list[Problem], blocker: str | None) -> None:
+    """Approve, Run and Save; all wait while ``blocker`` (the JSON does not parse) says why."""
+    blocked = blocker is not None
+    approved = actions.is_approved(plan) and not blocked
+    saved: SavedRef | None = bench().saved
+    approve, run_next, run_all, save, note = st.columns([1.1, 1.3, 1, 1, 3], vertical_alignment="bottom")
+    approve.button("Approve", key="plan.approve", on_click=compare.request_approve,
+                   disabled=blocked or bool(errors) or approved, icon=":material/verified:", width="stretch")
+    run_next.button("Run next step", key="plan.run_next", on_click=actions.request_run, args=("next",),
+                    disabled=not approved, icon=":material/skip_next:", width="stretch")
+    run_all.button("Run all", key="plan.run_all", on_click=actions.request_run, args=("all",),
+                   disabled=not approved, type="primary" if approved else "secondary",
+                   icon=":material/play_arrow:", width="stretch")
+    save.button("Save", key="plan.save", on_click=actions.save, disabled=blocked, icon=":material/save:",
+                width="stretch")
+    note.text_input("Version note", key=Keys.SAVE_MESSAGE, persist_state=PERSIST,
+                    placeholder="Version note (optional)", label_visibility="collapsed")
+
+    compare.approve_diff_panel(plan)
+    if bench().confirm_new_run is not None:
+        _confirm_new_run()
+
+    if blocked:
+        reason = (f"Approve, Run and Save are disabled. {md_escape(blocker)}: they would act on the plan the "
+                  "graph shows, not the text in the panel.")
+    elif errors:
+        reason = (f"Approve is disabled: the plan has {len(errors)} problem{'s' if len(errors) != 1 else ''}"
+                  " to fix first (listed below the graph).")
+    elif approved:
+        reason = ("Approved. Run it one step at a time or all at once; editing what runs withdraws approval "
+                  "(locks and notes do not).")
+    else:
+        reason = "Review the plan, then approve it to run it."
+    if saved is not None:
+        edited = saved.fingerprint != actions.fingerprint(plan)
+        reason += f" · Saved as version {saved.version}" + (" (edited since: Save makes a new version)"
+                                                             if edited else "")
+    st.caption(reason)
+
+
+def _confirm_new_run() -> None:
+    with st.container(border=True, key="plan.new_run"):
+        st.warning("The last run finished. Start a new run? Its results replace the ones shown below.",
+                   icon=":material/replay:")
+        confirm, cancel, _ = st.columns([1.3, 1, 4.7])
+        confirm.button("Start a new run", key="plan.new_run.confirm", type="primary",
+                       on_click=actions.confirm_new_run, width="stretch")
+        cancel.button("Cancel", key="plan.new_run.cancel", on_click=actions.cancel_new_run, width="stretch")
+
+
+def _step_title(plan: Plan, step_id: str) -> str:
+    index = plan.index_of(step_id)
+    return f"Step {index} · {plan.steps[index].tool}"
+
+
+@st.fragment(run_every=_PROGRESS_SECONDS)
+def _live_run(plan: Plan, errors: list[Problem], lineage: str | None) -> None:
+    """The run in progress above its graph, redrawn on its own while the worker runs (the graph
+    recolours its steps in place); clicks elsewhere on the page do not stop it. When the worker
+    is done, the whole page runs again to collect it."""
+    worker = bench().worker
+    if worker is None or not worker.alive:
+        st.rerun()
+    progress = worker.progress()
+    counts = progress.counts()
+    done = sum(n for s, n in counts.items() if s in FINISHED)
+    what = "the next step" if progress.kind == "next" else "the plan"
+    # The lineage names a step by its note: the user's text, escaped (the label reads markdown).
+    label = f"Running {what}: {done} of {len(progress.statuses)} steps done" + (f" · {md_escape(lineage)}" if lineage else "")
+    with st.status(label, expanded=True, state="running"):
+        if progress.current is not None:
+            st.write(md_escape(f"{_step_title(plan, progress.current)}: running"))
+        if progress.answer:
+            st.markdown(md_escape(progress.answer))
+    stop, cancel, note = st.columns([1, 1, 4], vertical_alignment="center")
+    stop.button("Stop", key="plan.stop", on_click=actions.stop_run, disabled=progress.stopping,
+                icon=":material/stop:", width="stretch",
+                help="Stop after the step running now; the steps not started stay pending.")
+    cancel.button("Cancel", key="plan.cancel", on_click=actions.cancel_run, icon=":material/cancel:",
+                  width="stretch", help="End the run now: steps running are marked cancelled; what finished is kept.")
+    note.caption("Stopping after the current step…" if progress.stopping else
+                 "The run is stored as it goes: a restart of the studio loses nothing that finished.")
+    if plan.steps:
+        editor.editable_graph(plan, _progress_run(plan, progress), errors)
+    ended = [e for e in progress.events if e.type == "plan_step_end"][-5:]
+    if ended:
+        st.caption("Last finished: " + md_escape(" · ".join(
+            f"{_step_title(plan, e.step_id or '')}: {e.data['status']}" for e in reversed(ended))))
+
+
+def _progress_run(plan: Plan, progress: RunProgress) -> Run:
+    """The run in progress as far as the graph needs it: each step's status."""
+    return Run(id=progress.run_id, plan=plan,
+               steps={step_id: StepRun(step_id=step_id, status=StepStatus(status))
+                      for step_id, status in progress.statuses.items()})
+
+
+def _results(plan: Plan, run: Run, lineage: str | None) -> None:
+    counts = ", ".join(f"{n} {s}" for s, n in run.counts().items())
+    saved_note = " · saved with the plan" if bench().run_saved == run.id else ""
+    came = f" · {lineage}" if lineage else ""
+    # Between "Run next step" clicks nothing runs: the run is paused, or interrupted if a step was cut off.
+    st.caption(md_escape(f"Run {run.id} · {run.status} · {counts}{saved_note}{came}"))
+    done = [s for s in (run.steps.get(step.id) for step in plan.steps)
+            if s is not None and s.status != StepStatus.pending]
+    if len(done) > _RESULTS_SHOWN and not st.toggle(f"Show all {len(done)} step results", key="plan.results_all"):
+        done = [s for n, s in enumerate(done) if n < _RESULTS_SHOWN or s.status != StepStatus.succeeded]
+    for state in done:
+        with st.container(border=True):
+            _step_result(plan, state)
+    for name, value in run.appended_results().items():
+        st.markdown(f"**{md_escape(name)}**")
+        if isinstance(value, (dict, list)):
+            st.json(value, expanded=1)
+        else:
+            st.markdown(md_escape(value))
+    if run.answer:
+        st.markdown("**Answer**")
+        st.markdown(md_escape(run.answer))
+
+
+def _step_result(plan: Plan, state: StepRun) -> None:
+    status = state.status.value
+    duration = f" · {state.duration_ms:.1f} ms" if state.duration_ms is not None else ""
+    st.markdown(f"**{md_escape(_step_title(plan, state.step_id))}** :{_STATUS_COLOUR[status]}-badge[{status}]{duration}")
+    if state.retried_note:
+        st.caption(md_escape(state.retried_note.capitalize()))
+    if state.status == StepStatus.failed:
+        st.error(md_escape(state.error or "failed"))
+    elif state.status in EXPLAINED:  # not failed: skipped or cut off
+        st.warning(md_escape(state.error or status))
+    elif state.status == StepStatus.succeeded and _said(plan, state) is not None:
+        with st.chat_message("assistant"):
+            st.markdown(md_escape(_said(plan, state)))
+            for n, source in enumerate(_citations(state), start=1):
+                st.caption(md_escape(f"[{n}] " + " · ".join(str(source[k]) for k in ("title", "url", "filepath")
+                                                            if isinstance(source.get(k), str) and source[k])))
+    elif state.status == StepStatus.succeeded:
+        rows = state.rows
+        if rows is not None:
+            st.caption(f"{len(rows)} row{'s' if len(rows) != 1 else ''}")
+            if rows:
+                st.dataframe(_table(rows), hide_index=True, key=f"plan.result.{state.step_id}.rows")
+        elif isinstance(state.result, str):
+            # st.json reads a string as JSON text ("Json Parse Error"): a plain string is text.
+            st.markdown(md_escape(state.result))
+        else:
+            st.json(state.result, expanded=2)
+    if state.arguments:
+        with st.expander("Arguments sent to the tool", key=f"plan.result.{state.step_id}.arguments"):
+            st.json(state.arguments, expanded=False)
+
+
+def _said(plan: Plan, state: StepRun) -> str | None:
+    """The message of a SAY step (Teams AI), which reads best as a chat message."""
+    if plan.step(state.step_id).tool != SAY_TOOL or not isinstance(state.result, dict):
+        return None
+    message = state.result.get("message")
+    return message if isinstance(message, str) else None
+
+
+def _citations(state: StepRun) -> list[dict[str, Any]]:
+    """The sources a SAY step cites (a Teams AI message's context), shown under its message."""
+    cited = state.result.get("citations") if isinstance(state.result, dict) else None
+    return [c for c in cited if isinstance(c, dict)] if isinstance(cited, list) else []
+
+
+def _table(rows: list[Any]) -> Any:
+    """Rows a table can show: nested values as JSON text, bare values in a ``value`` column.
+
+    An Arrow table when Arrow can type every column: Streamlit sends it as it is, where a
+    list of dicts goes through pandas first (ten times the time, paid for every result on
+    every rerun). Columns Arrow cannot type (mixed values) go the pandas way as before.
+    """
+    def cell(value: Any) -> Any:
+        return json.dumps(value, ensure_ascii=False) if isinstance(value, (dict, list)) else value
+    records = [{k: cell(v) for k, v in row.items()} if isinstance(row, dict) else {"value": cell(row)}
+               for row in rows]
+    columns = dict.fromkeys(k for record in records for k in record)  # in order of appearance, as pandas
+    if not all(isinstance(k, str) for k in columns):
+        return records
+    try:
+        table = pa.table({k: [record.get(k) for record in records] for k in columns})
+    except (pa.ArrowException, TypeError, ValueError, OverflowError):
+        return records
+    return records if any(pa.types.is_null(t) for t in table.schema.types) else table
