@@ -3,7 +3,7 @@ approval and "saved?" cost per edit (they compare plans' content identities, cor
 
     .venv/bin/python benchmarks/plan_dumps.py
 
-Figures, not assertions (tests/test_studio_identity.py holds the rule: once per plan object).
+Figures, not assertions (tests/ui/test_studio_identity.py holds the rule: once per plan object).
 """
 
 from __future__ import annotations

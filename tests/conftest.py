@@ -20,6 +20,18 @@ from streamlit.testing.v1 import AppTest
 from apptest_helpers import APP as APP_SCRIPT
 from llm_server import LLMServer
 
+# The suite's folders are its layers; each test is marked with its folder's name, so
+# `pytest -m unit` (or `-m "not browser"`) picks a layer without a list of files.
+LAYERS = ("unit", "app", "store", "durable", "ui", "browser", "docs")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        layer = item.path.parent.name
+        if layer in LAYERS:
+            item.add_marker(layer)
+
+
 if TYPE_CHECKING:
     from postgres_server import PostgresServer
 
@@ -79,7 +91,7 @@ def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
     return at.run()
 
 
-# -- browser tests (tests/test_browser.py) ---------------------------------------------------
+# -- browser tests (tests/browser/test_browser.py) ---------------------------------------------------
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

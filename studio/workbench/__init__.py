@@ -5,7 +5,7 @@ approval, the saved version, the agent's review, the run). The use cases are pla
 that take it and the services (store, registry, planner, executor) and return an ``Outcome``:
 whether they did it, and the notices to show (kind and text). The Streamlit pages
 (``studio.ui._actions``), the CLI, the review API and the MCP server call them; nothing here imports
-Streamlit (``tests/test_application_*`` check it).
+Streamlit (``tests/app/test_application_*`` check it).
 
 Modules: ``_bench`` (the values), ``_editing`` (edits and approval), ``_planning`` (goal,
 re-plan, import), ``_saving`` (save, open, delete), ``_running`` (run, stop, collect),
