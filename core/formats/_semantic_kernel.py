@@ -195,7 +195,7 @@ def _plan(doc: SkDocument, steps: list[Step], unset: list[str]) -> Plan:
     for token in parallel.split():
         if not _ASCII_DIGITS.fullmatch(token) or int(token) >= len(steps):
             raise format_error(doc.root_line, f"<plan parallel>: {token!r} is not the index of a step")
-        steps[int(token)].parallel = True
+        steps[int(token)] = steps[int(token)].model_copy(update={"parallel": True})
     try:
         meta = PlanMetadata.model_validate(metadata)
     except ValidationError as exc:

@@ -47,8 +47,8 @@ def run_in_order(steps: list[Step], extras: Any) -> None:
     if isinstance(extras, dict) and "depends_on" in extras:
         return
     for n, step in enumerate(steps):
-        step.depends_on = [*_in_order_dependencies(steps, n), *(d for d in step.depends_on
-                                                                 if d not in {s.id for s in steps[:n]})]
+        steps[n] = step.model_copy(update={"depends_on": [
+            *_in_order_dependencies(steps, n), *(d for d in step.depends_on if d not in {s.id for s in steps[:n]})]})
 
 
 def step_extras(plan: Plan, fields: Iterable[str], *, in_order: bool = False) -> dict[str, Any]:
@@ -88,7 +88,8 @@ def _index(fmt: str, where: str, key: Any, count: int) -> int:
 
 
 def apply_step_extras(fmt: str, where: str, data: Any, steps: list[Step]) -> None:
-    """Set what ``data`` (read from ``where``) says on ``steps``; errors name the field."""
+    """Set what ``data`` (read from ``where``) says on ``steps``, the list a format is reading
+    (each step changed is put in its place as a new step); errors name the field."""
     if not isinstance(data, dict):
         raise PlanFormatError(fmt, f"{where} must be an object")
     unknown = sorted(set(data) - set(EXTRA_FIELDS))
@@ -101,34 +102,38 @@ def apply_step_extras(fmt: str, where: str, data: Any, steps: list[Step]) -> Non
                 or len(set(ids)) != count):
             raise PlanFormatError(fmt, f"{where}.ids must list {count} different step ids")
         renamed = dict(zip((s.id for s in steps), ids))
-        for step, new_id in zip(steps, ids):
-            step.id = new_id
-            step.depends_on = [renamed.get(d, d) for d in step.depends_on]
-            step.params = renamed_steps(step.params, renamed)  # read by the import's ids
+        for n, (step, new_id) in enumerate(zip(steps, ids)):
+            steps[n] = step.model_copy(update={
+                "id": new_id, "depends_on": [renamed.get(d, d) for d in step.depends_on],
+                "params": renamed_steps(step.params, renamed)})  # read by the import's ids
     for name in ("parallel", "locked", "ask_first"):
         flagged = data.get(name, [])
         if not isinstance(flagged, list):
             raise PlanFormatError(fmt, f"{where}.{name} must list step positions")
         for key in flagged:
-            setattr(steps[_index(fmt, f"{where}.{name}", key, count)], name, True)
+            n = _index(fmt, f"{where}.{name}", key, count)
+            steps[n] = steps[n].model_copy(update={name: True})
     for name, kind in (("depends_on", list), ("result_key", str), ("format_data", dict), ("note", str)):
         values = data.get(name, {})
         if not isinstance(values, dict):
             raise PlanFormatError(fmt, f"{where}.{name} must be an object keyed by step position")
         for key, value in values.items():
-            step = steps[_index(fmt, f"{where}.{name}", key, count)]
+            n = _index(fmt, f"{where}.{name}", key, count)
+            step = steps[n]
             if not isinstance(value, kind):
                 raise PlanFormatError(fmt, f"{where}.{name}.{key} must be {kind.__name__}")
             if name == "depends_on":
+                depends_on = list(step.depends_on)
                 for d in value:
                     step_id = steps[_index(fmt, f"{where}.depends_on.{key}", d, count)].id
-                    if step_id not in step.depends_on:
-                        step.depends_on.append(step_id)
+                    if step_id not in depends_on:
+                        depends_on.append(step_id)
+                changed: Any = depends_on
             elif name == "format_data":
                 if not all(isinstance(v, dict) for v in value.values()):
                     raise PlanFormatError(fmt, f"{where}.format_data.{key}: each format's data must be an object")
                 # One level deep: a format's own fields may be written apart from the rest.
-                step.format_data = {**step.format_data,
-                                    **{k: {**step.format_data.get(k, {}), **v} for k, v in value.items()}}
+                changed = {**step.format_data, **{k: {**step.format_data.get(k, {}), **v} for k, v in value.items()}}
             else:
-                setattr(step, name, value)
+                changed = value
+            steps[n] = step.model_copy(update={name: changed})

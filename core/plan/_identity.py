@@ -9,20 +9,18 @@ runs: the steps with their ids, order, tools, params, dependencies and the rest 
 and the goal and metadata too (the answer is made for the goal; ``today`` is the date the
 plan's relative dates were read against).
 
-A plan is a mutable pydantic model, so the identity is worked out once per plan object and kept
-while the object lives: a plan is treated as a value once made. Every edit in core returns a new
-plan (``model_copy(update=...)`` makes a new object, with an identity of its own); code that
-changes a plan in place (a planner building one) does so before anyone asks its identity.
+A plan is a value (frozen, and never changed once made: ``docs/decisions/0003-the-plan-is-a-value.md``),
+so its identity is a cached property of the plan, ``Plan.identity``, worked out on first use and
+kept on the plan itself; ``plan_identity`` reads it. A changed plan is a new object
+(``model_copy(update=...)``, which drops the cached identity) with an identity of its own.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import weakref
 from dataclasses import dataclass
-
-from ._model import Plan
+from typing import Any
 
 __all__ = ["PlanIdentity", "plan_identity"]
 
@@ -43,30 +41,12 @@ def _digest(text: str) -> str:
     return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
 
-def _identity(plan: Plan) -> PlanIdentity:
+def _identity(plan: Any) -> PlanIdentity:  # a Plan; not imported, as the plan model imports this module
     runs = plan.model_dump_json(exclude=_REVIEW_ONLY)
     review = json.dumps([[s.id, *(getattr(s, f) for f in _REVIEW_FIELDS)] for s in plan.steps])
     return PlanIdentity(runs=_digest(runs), review=_digest(review))
 
 
-# id(plan) -> (a weak reference to the plan, its identity). The reference tells a live plan
-# from a new object given the id of a collected one, and drops the entry when the plan goes.
-_known: dict[int, tuple[weakref.ref[Plan], PlanIdentity]] = {}
-
-
-def _forget(key: int, ref: weakref.ref[Plan]) -> None:
-    entry = _known.get(key)
-    if entry is not None and entry[0] is ref:
-        _known.pop(key, None)
-
-
-def plan_identity(plan: Plan) -> PlanIdentity:
-    """``plan``'s identity, worked out on the first call for this plan object."""
-    key = id(plan)
-    entry = _known.get(key)
-    if entry is not None and entry[0]() is plan:
-        return entry[1]
-    identity = _identity(plan)
-    ref = weakref.ref(plan, lambda dead, key=key: _forget(key, dead))
-    _known[key] = (ref, identity)
-    return identity
+def plan_identity(plan: Any) -> PlanIdentity:
+    """``plan``'s identity: worked out once per plan (``Plan.identity``, a cached property)."""
+    return plan.identity

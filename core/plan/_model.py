@@ -31,12 +31,16 @@ from __future__ import annotations
 import datetime as dt
 import operator
 import uuid
-from typing import Any, Iterator
+from functools import cached_property
+from typing import Any, Iterator, Mapping
+
+from typing_extensions import Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .._errors import ReferenceSyntaxError
 from .._limits import check_plan
+from . import _identity
 from ._positions import has_positions, ids_for_positions
 from ._references import Reference, find_references
 
@@ -57,7 +61,7 @@ def new_step_id() -> str:
 class Step(BaseModel):
     """One tool call in a plan."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: str = Field(default_factory=new_step_id, description="Stable id; survives edits and reordering.")
     tool: str = Field(description="Name of a tool in the registry.")
@@ -110,7 +114,7 @@ class Step(BaseModel):
 
 
 class PlanMetadata(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", frozen=True)
 
     planner: str = "manual"
     created_at: dt.datetime = Field(default_factory=lambda: dt.datetime.now(dt.timezone.utc).replace(microsecond=0))
@@ -118,9 +122,17 @@ class PlanMetadata(BaseModel):
 
 
 class Plan(BaseModel):
-    """A goal and the ordered steps that achieve it."""
+    """A goal and the ordered steps that achieve it: a value, never changed once made.
 
-    model_config = ConfigDict(extra="forbid")
+    ``frozen`` refuses assigning a field; the lists and dicts inside (``steps``, a step's
+    ``params``, ``depends_on``, ``format_data``) are not copied into frozen containers, so the
+    JSON, the types every caller reads and the comparisons stay as they were, and no code
+    changes them in place either: every edit, planner and format builds new ones
+    (``docs/decisions/0003-the-plan-is-a-value.md``; ``tests/unit/test_plan_value.py`` checks
+    that none changes the plan it is given).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     goal: str = ""
     steps: list[Step] = Field(default_factory=list)
@@ -145,13 +157,27 @@ class Plan(BaseModel):
     @model_validator(mode="after")
     def _ids_for_positions(self) -> "Plan":
         # The one place a position becomes an id: every way of reading a plan (store, JSON
-        # panel, review API, formats, tests) passes here. The steps are copies, as a caller's
-        # Step objects are shared with it, not ours to change.
+        # panel, review API, formats, tests) passes here. The steps are new ones put in the
+        # list pydantic has just built for this plan, before anyone holds the plan.
         ids = [s.id for s in self.steps]
         for n, step in enumerate(self.steps):
             if has_positions(step.params):
                 self.steps[n] = step.model_copy(update={"params": ids_for_positions(step.params, ids)})
         return self
+
+    @cached_property
+    def identity(self) -> _identity.PlanIdentity:
+        """What runs and the review notes, hashed (``core.plan._identity``); worked out once,
+        on first use, and kept on the plan: a value's content does not change."""
+        return _identity._identity(self)
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        # pydantic copies the instance's __dict__, and the cached identity with it: a copy with
+        # changes is another plan, so it works its identity out afresh.
+        copied = super().model_copy(update=update, deep=deep)
+        if update:
+            copied.__dict__.pop("identity", None)
+        return copied
 
     # -- lookups ---------------------------------------------------------------------------
     def index_of(self, step_id: str) -> int:

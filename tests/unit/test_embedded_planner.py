@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 import pytest
 
-from core import PlannerError, Settings, ToolRegistry, Validator
+from core import PlannerError, Settings, ToolRegistry, Validator, set_locked
 from core.planners import EmbeddedPlanner, PlanContext, Planner
 from tools import build_registry
 
@@ -248,7 +248,7 @@ def test_replan_removes_filters(planner: EmbeddedPlanner) -> None:
 
 def test_replan_leaves_locked_steps_alone(planner: EmbeddedPlanner) -> None:
     plan = planner.plan("Get rejected shipments and inspections from last week", today=T)
-    plan.steps[0].locked = True
+    plan = set_locked(plan, plan.steps[0].id, True)
     locked_before = plan.steps[0].model_dump()
     new = planner.replan(plan, "last month instead", today=T)
     assert new.steps[0].model_dump() == locked_before

@@ -84,6 +84,7 @@ def test_synthesizer_streams_text_deltas_before_turn_end():
 
 def test_appended_results_collect_outputs_marked_for_the_final_result():
     plan = chain()
-    plan.steps[0].result_key = "RESULT__SITES"
+    plan = plan.model_copy(update={"steps": [plan.steps[0].model_copy(update={"result_key": "RESULT__SITES"}),
+                                             *plan.steps[1:]]})
     run = executor.execute(plan)
     assert run.appended_results() == {"RESULT__SITES": run.steps["s1"].result}

@@ -555,9 +555,9 @@ def test_teams_export_of_a_waste_plan_keeps_references_as_text(registry: ToolReg
 
 def test_teams_round_trip_with_say_steps(registry: ToolRegistry) -> None:
     plan = load_plan(TEAMS_EXAMPLE, "teams", registry)
-    plan.steps[0].note = "make the list"
-    plan.steps.append(Step(tool="say", params={"message": "${step[1].items}"}))
-    plan.steps.append(Step(tool="say", params={"message": "hi", "loud": True}))
+    plan = plan.model_copy(update={"steps": [  # as the page's editor would: no re-validation
+        plan.steps[0].model_copy(update={"note": "make the list"}), *plan.steps[1:],
+        Step(tool="say", params={"message": "${step[1].items}"}), Step(tool="say", params={"message": "hi", "loud": True})]})
     data = json.loads(dump_plan(plan, "teams", registry))
     assert data["commands"][2] == {"type": "SAY", "response": "I've added milk to your groceries list."}
     assert data["commands"][3] == {"type": "SAY", "response": "${step[1].items}"}

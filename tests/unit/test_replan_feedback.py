@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from core import Plan, PlannerError, Settings, ToolRegistry, Validator
+from core import Plan, PlannerError, Settings, ToolRegistry, Validator, set_locked
 from core.planners import EmbeddedPlanner
 from tools import build_registry
 
@@ -68,7 +68,7 @@ def planned(planner: EmbeddedPlanner, goal: str, locked: tuple[int, ...] = (), *
     for said in before:
         plan = planner.replan(plan, said, today=T)
     for n in locked:
-        plan.steps[n].locked = True
+        plan = set_locked(plan, plan.steps[n].id, True)
     return plan
 
 

@@ -100,7 +100,8 @@ def test_every_step_whose_reference_cannot_fit_is_told():
 @pytest.mark.parametrize("params", [{"n": 10 ** 41}, {"n\ud800": 1}, {"n": "\ud800"}])
 def test_flat_params_over_a_bound_are_still_refused(params):
     plan = Plan(goal="bounds", steps=[Step(id="a", tool="count")])
-    plan.steps[0].params = params  # edited in place, past the checks a plan gets when made
+    # Changed after it was made (model_copy does not validate), past the checks a plan gets when made
+    plan = plan.model_copy(update={"steps": [plan.steps[0].model_copy(update={"params": params})]})
     with pytest.raises(PlanError, match=r"step 0 \(count\) · params"):
         check_plan(plan)
 

@@ -375,19 +375,20 @@ def nodes_to_steps(vocab: Vocabulary, nodes: list[Node], prior: list[Step], ids:
     return steps
 
 
-def mark_parallel(plan: Plan, keep: set[str] = frozenset()) -> None:
+def mark_parallel(plan: Plan, keep: set[str] = frozenset()) -> Plan:
     """``parallel`` as demo-domain.md puts it: entities that do not depend on each other are
     steps with no dependencies, marked parallel. So a step is parallel when it needs no other
     step and at least one other step needs none either (that one can run alongside it); a
     step that uses another's rows waits for it, and is never parallel.
 
-    Steps whose ids are in ``keep`` (locked ones) are left as they are.
+    Steps whose ids are in ``keep`` (locked ones) are left as they are. Returns the plan with
+    its steps so marked (a new plan: ``plan`` is a value, not changed).
     """
     ids = {s.id for s in plan.steps}
     free = {s.id for s in plan.steps if not _needs_another(plan, s, ids)}
-    for step in plan.steps:
-        if step.id not in keep:
-            step.parallel = len(free) > 1 and step.id in free
+    steps = [s if s.id in keep or s.parallel == (parallel := len(free) > 1 and s.id in free)
+             else s.model_copy(update={"parallel": parallel}) for s in plan.steps]
+    return plan.model_copy(update={"steps": steps})
 
 
 def _needs_another(plan: Plan, step: Step, ids: set[str]) -> bool:

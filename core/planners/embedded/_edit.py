@@ -3,6 +3,11 @@ or added, filters removed, replaced or added (through a narrowing step where the
 parameter for them). Locked steps are never changed or removed; references name steps by id, so
 nothing is renumbered when steps come or go. What cannot be done is noted in ``misses``,
 what was done in ``changes``, so the caller can refuse the whole edit and say why.
+
+Steps are values (``docs/decisions/0003-the-plan-is-a-value.md``): the edit keeps a list of the
+plan's steps and puts a new step in a step's place (``update``) for each change, so it shares
+the given plan's steps instead of copying them deeply, and never changes them. A step read
+before a change is stale after it: code that changes one step twice reads it again by id.
 """
 
 from __future__ import annotations
@@ -31,8 +36,8 @@ class PlanEdit:
         self.today = today
         self.goal = plan.goal
         self.goal_today = plan.metadata.today  # what the goal's date phrases were read against
-        self.original = {s.id: (s.tool, dict(s.params)) for s in plan.steps}
-        self.steps: list[Step] = [s.model_copy(deep=True) for s in plan.steps]
+        self.original = {s.id: (s.tool, s.params) for s in plan.steps}
+        self.steps: list[Step] = list(plan.steps)
         self.locked = {s.id for s in self.steps if s.locked}
         self.changes: list[str] = []
         self.misses: list[str] = []  # what was understood but could not be done, for the error
@@ -87,12 +92,19 @@ class PlanEdit:
     def by_id(self, step_id: str) -> Step | None:
         return next((s for s in self.steps if s.id == step_id), None)
 
+    def update(self, step_id: str, **changes: Any) -> None:
+        """Put the step ``step_id`` with ``changes`` in its place (nothing, if it is gone)."""
+        for n, step in enumerate(self.steps):
+            if step.id == step_id:
+                self.steps[n] = step.model_copy(update=changes)
+                return
+
     # -- removing --------------------------------------------------------------------------
     def remove_steps(self, doomed: set[str], why: str) -> None:
         if not doomed:
             return
         old_index = {s.id: n for n, s in enumerate(self.steps)}
-        for step in self.steps:
+        for step in list(self.steps):
             if step.id in doomed:
                 continue
             refs = [r for r in step.references() if r.step in doomed]
@@ -100,11 +112,12 @@ class PlanEdit:
                 raise PlannerError(f"cannot {why.replace('removed', 'remove', 1)}: step {old_index[step.id]} ({step.tool}) is locked and "
                                    f"uses the rows of a step that would go; unlock it or keep the step. "
                                    "The plan is unchanged.")
-            for param, value in list(step.params.items()):
+            params = dict(step.params)
+            for param, value in step.params.items():
                 gone = [r for r in find_references(value) if r.step in doomed]
                 if not gone:
                     continue
-                del step.params[param]
+                del params[param]
                 # Hand the removed step's own input on: shipments -> contaminants loses the
                 # shipments step, so the contaminants take the facilities it was narrowed to.
                 for ref in gone:
@@ -113,29 +126,29 @@ class PlanEdit:
                         if source is None:
                             continue
                         link = self.vocab.tools[step.tool].links.get(source.tool) if step.tool in self.vocab.tools else None
-                        if source.id not in doomed and link and link not in step.params:
-                            step.params[link] = upstream.text
-                            step.params = ordered_params(self.vocab, step.tool, step.params)
-            step.depends_on = [d for d in step.depends_on if d not in doomed]
+                        if source.id not in doomed and link and link not in params:
+                            params[link] = upstream.text
+                            params = ordered_params(self.vocab, step.tool, params)
+            self.update(step.id, params=params, depends_on=[d for d in step.depends_on if d not in doomed])
         self.steps = [s for s in self.steps if s.id not in doomed]
         present = {s.id for s in self.steps}
-        for step in self.steps:
+        for step in list(self.steps):
             wanted = {r.step for r in step.references()} & present
-            for dep in sorted(wanted - set(step.depends_on)):
-                if step.id not in self.locked:
-                    step.depends_on.append(dep)
+            missing = sorted(wanted - set(step.depends_on))
+            if missing and step.id not in self.locked:
+                self.update(step.id, depends_on=[*step.depends_on, *missing])
         self.structure_changed = True
         self.changes.append(why)
 
     def remove_params(self, params: set[str], value: Any = None, why: str = "") -> bool:
         done = False
-        for step in self.steps:
+        for step in list(self.steps):
             if not self.editable(step):
                 continue
-            for param in params & set(step.params):
-                if value is None or step.params[param] == value:
-                    del step.params[param]
-                    done = True
+            gone = {p for p in params & set(step.params) if value is None or step.params[p] == value}
+            if gone:
+                self.update(step.id, params={k: v for k, v in step.params.items() if k not in gone})
+                done = True
         if done:
             self.changes.append(why or f"removed {', '.join(sorted(params))}")
             return True
@@ -193,6 +206,8 @@ class PlanEdit:
         return [p for p in wanted if p in step.params]
 
     def apply_filter(self, flt: Filter, targets: list[Step] | None, old: Filter | None) -> bool:
+        if targets is not None:  # as they are now: an earlier filter may have changed them
+            targets = [self.by_id(s.id) or s for s in targets]
         editable = [s for s in self.steps if self.editable(s)]
         primary = [s for s in (targets if targets is not None else editable) if self.editable(s)]
         extended = primary if targets is None else [
@@ -221,11 +236,13 @@ class PlanEdit:
             return False
         if present:
             for step, param in present:
+                step = self.by_id(step.id) or step
                 if flt.param == CITY:
-                    step.params[param] = flt.value
+                    self.update(step.id, params={**step.params, param: flt.value})
                 else:
-                    step.params.update({k: v for k, v in (accepts(self.vocab.tools[step.tool], flt) or {}).items()
-                                        if k == param or flt.param == DATES})
+                    self.update(step.id, params={**step.params, **{
+                        k: v for k, v in (accepts(self.vocab.tools[step.tool], flt) or {}).items()
+                        if k == param or flt.param == DATES}})
             self.changes.append(f"set {flt.describe()}")
             return True
         takers = [s for s in primary if accepts(self.vocab.tools[s.tool], flt) is not None]
@@ -234,8 +251,9 @@ class PlanEdit:
         if takers:
             chosen = self.ends(takers, last=flt.param == LIMIT)
             for step in chosen:
-                step.params.update(accepts(self.vocab.tools[step.tool], flt) or {})
-                step.params = ordered_params(self.vocab, step.tool, step.params)
+                step = self.by_id(step.id) or step
+                added = {**step.params, **(accepts(self.vocab.tools[step.tool], flt) or {})}
+                self.update(step.id, params=ordered_params(self.vocab, step.tool, added))
             self.changes.append(f"added {flt.describe()}")
             return True
         if self.narrow(flt, self.ends(primary, last=False)):
@@ -272,9 +290,9 @@ class PlanEdit:
                            params=ordered_params(self.vocab, other, node_params),
                            note=f"Narrows the {target.tool} step to these {self.vocab.tools[other].entity}.")
                 self.steps.insert(at, new)
-                target.params[param] = reference(self.vocab, other, new.id)
-                target.params = ordered_params(self.vocab, target.tool, target.params)
-                target.depends_on.append(new.id)
+                narrowed = {**target.params, param: reference(self.vocab, other, new.id)}
+                self.update(target.id, params=ordered_params(self.vocab, target.tool, narrowed),
+                            depends_on=[*target.depends_on, new.id])
                 self.structure_changed = True
                 done = True
                 break
@@ -312,8 +330,9 @@ class PlanEdit:
                     dropped.append(f"{param}={value}")
             still = {r.step for r in find_references(kept)}
             was = {r.step for r in step.references()}
-            step.depends_on = [d for d in step.depends_on if d in still or d not in was]
-            step.tool, step.params, step.note = new, ordered_params(self.vocab, new, kept), None
+            self.steps[n] = step.model_copy(update={
+                "depends_on": [d for d in step.depends_on if d in still or d not in was],
+                "tool": new, "params": ordered_params(self.vocab, new, kept), "note": None})
             self.structure_changed = True
             self.changes.append(f"step {n} lists {new} instead of {old}"
                                 + (f" (without {', '.join(dropped)}, which {new} does not take)" if dropped else ""))
@@ -337,7 +356,7 @@ class PlanEdit:
         for group in groups:
             at = next((k for k, n in enumerate(nodes) if n.mention is group.primary), None)
             if at is not None and not (group.link or group.qualifiers or nodes[at].refs or nodes[at].after):
-                self.as_the_goal_plans(steps[at], {p for f in group.filters if f.filter is not None
+                steps[at] = self.as_the_goal_plans(steps[at], {p for f in group.filters if f.filter is not None
                                                    for p in accepts(self.vocab.tools[steps[at].tool], f.filter) or {}})
         for step in steps:
             same = next((n for n, old in enumerate(self.steps) if (old.tool, old.params) == (step.tool, step.params)),
@@ -349,7 +368,7 @@ class PlanEdit:
         self.structure_changed = True
         self.changes.append("added " + ", ".join(s.tool for s in steps))
 
-    def as_the_goal_plans(self, step: Step, said: set[str]) -> None:
+    def as_the_goal_plans(self, step: Step, said: set[str]) -> Step:
         """Link and filter a step added back ("add inspections" after "drop the inspections
         step") as the plan's goal has it: if planning the goal gives a step of the same tool
         that the plan has lost, ``step`` takes its references, to the steps of the plan that
@@ -362,7 +381,7 @@ class PlanEdit:
         present = {s.id: n for n, s in enumerate(self.steps)}
         lost = [s for s in planned if s.tool == step.tool and s.id not in present]
         if not lost:
-            return
+            return step
         model = lost[0]
         planned_by_id = {s.id: s for s in planned}
         names: dict[str, str] = {}  # a goal step's id → the id of the plan's step it is
@@ -372,12 +391,12 @@ class PlanEdit:
                 continue
             at = present.get(target.id)
             if at is None or self.steps[at].tool != target.tool:
-                return  # what it was linked to is gone or another list now: plan it as said
+                return step  # what it was linked to is gone or another list now: plan it as said
             names[ref.step] = self.steps[at].id
         params = {k: v for k, v in renamed_steps(model.params, names).items() if k not in said}
-        step.params = ordered_params(self.vocab, step.tool, {**params, **step.params})
-        step.depends_on = sorted({*step.depends_on, *names.values()},
-                                 key=lambda i: present.get(i, len(present)))
+        return step.model_copy(update={
+            "params": ordered_params(self.vocab, step.tool, {**params, **step.params}),
+            "depends_on": sorted({*step.depends_on, *names.values()}, key=lambda i: present.get(i, len(present)))})
 
     def _goal_steps(self) -> list[Step]:
         """The steps planning the plan's goal afresh gives (none when it cannot be planned)."""

@@ -61,6 +61,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from typing import Any
 
 from ..._errors import PlannerError
 from ...plan._model import Plan, PlanMetadata
@@ -129,7 +130,7 @@ class EmbeddedPlanner:
                 return follow.model_copy(update={"goal": goal})
         plan = self._fresh(text, today, parsed)
         if read_as:
-            setattr(plan.metadata, READ_AS_KEY, read_as)
+            plan = plan.model_copy(update={"metadata": plan.metadata.model_copy(update={READ_AS_KEY: read_as})})
         return plan.model_copy(update={"goal": goal})
 
     def _fresh(self, goal: str, today: dt.date, read: Parsed) -> Plan:
@@ -140,16 +141,15 @@ class EmbeddedPlanner:
         nodes = build_nodes(groups, self.vocabulary, ignored=unused)
         self._check_bounds(nodes)
         steps = nodes_to_steps(self.vocabulary, nodes, [], seed_step_ids(len(nodes)))
-        metadata = PlanMetadata(planner=self.name, today=today)
+        extra: dict[str, Any] = {}
         unread = unread_words(parsed, unused)
         if unread:
-            setattr(metadata, UNREAD_KEY, unread)
+            extra[UNREAD_KEY] = unread
         if not_applied:
-            setattr(metadata, NOT_APPLIED_KEY, not_applied)
-        setattr(metadata, LOG_KEY, [words_log(parsed)])  # which words chose which tool and filter
-        plan = Plan(goal=goal, steps=steps, metadata=metadata)
-        mark_parallel(plan)
-        return plan
+            extra[NOT_APPLIED_KEY] = not_applied
+        extra[LOG_KEY] = [words_log(parsed)]  # which words chose which tool and filter
+        metadata = PlanMetadata(planner=self.name, today=today, **extra)
+        return mark_parallel(Plan(goal=goal, steps=steps, metadata=metadata))
 
     def _check_bounds(self, nodes: list[Node]) -> None:
         for node in nodes:

@@ -97,8 +97,7 @@ def apply_feedback(vocab: Vocabulary, plan: Plan, feedback: str, today: dt.date,
     if problem is not None:
         raise PlannerError(problem + ("" if follow_up_of is not None else ". The plan is unchanged."))
     if edit.structure_changed:
-        new_plan = Plan(goal=plan.goal, steps=edit.steps, metadata=plan.metadata)
-        mark_parallel(new_plan, keep=edit.locked)
+        new_plan = mark_parallel(Plan(goal=plan.goal, steps=edit.steps, metadata=plan.metadata), keep=edit.locked)
         edit.steps = new_plan.steps
     # Every word of feedback is used or the change is refused, so no word goes unread now.
     # How a goal's words were read (typos) is about that goal, not about this plan.

@@ -185,7 +185,7 @@ class LLMPlanner:
             if plan is not None and not problems:
                 # Like dates, parallel marks follow from what the model wrote (the graph), so
                 # the studio sets them rather than trust a small model's copy of the rule.
-                mark_parallel(plan, keep={s.id for s in plan.steps if s.locked})
+                plan = mark_parallel(plan, keep={s.id for s in plan.steps if s.locked})
                 meta = {**plan.metadata.model_dump(exclude={"planner", "today", "created_at"}),
                         "planner": self.name, "model": self.client.model, "attempts": attempts,
                         "today": today, **extra, LOG_KEY: log}
@@ -396,9 +396,9 @@ def _restore_locked(old: Plan, new: Plan) -> tuple[Plan, list[str]]:
         if not locked.locked:
             continue
         if locked.id in model_position:
-            steps[[s.id for s in steps].index(locked.id)] = locked.model_copy(deep=True)
+            steps[[s.id for s in steps].index(locked.id)] = locked
         else:  # dropped by the model: back where it was
-            steps.insert(min(old_index, len(steps)), locked.model_copy(deep=True))
+            steps.insert(min(old_index, len(steps)), locked)
     final_position = {s.id: n for n, s in enumerate(steps)}
     # References name step ids on both sides (the model's were read by its own positions),
     # so the steps stand as they are: nothing to renumber.
