@@ -173,10 +173,10 @@ class Plan(BaseModel):
 
     def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
         # pydantic copies the instance's __dict__, and the cached identity with it: a copy with
-        # changes is another plan, so it works its identity out afresh.
+        # changes is another plan, and a deep copy is made to be changed (tests do), so a copy
+        # works its identity out afresh.
         copied = super().model_copy(update=update, deep=deep)
-        if update:
-            copied.__dict__.pop("identity", None)
+        copied.__dict__.pop("identity", None)
         return copied
 
     # -- lookups ---------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from .._errors import StorageError
 from .._settings import is_database_url
 from . import _schema, _sqlite
 from ._driver_writes import DriverWrites
-from ._values import reason
+from ._values import ReadPlans, reason
 
 __all__ = ["Database"]
 
@@ -37,6 +37,7 @@ class Database:
 
     def __init__(self, location: str | Path) -> None:
         self.indexed = False  # whether goals are searched through a full-text index
+        self.read_plan = ReadPlans()  # stored plan JSON → the plan, each text parsed once
         if is_database_url(location):
             self._open_server(str(location))
         else:

@@ -20,7 +20,7 @@ from ..plan._model import Plan
 from ._engine import Database
 from ._records import PlanSummary, PlanVersion
 from ._tables import PlanRow, PlanVersionRow, RunRow
-from ._values import found, now, parse_plan, plan_json
+from ._values import found, now, plan_json
 
 __all__ = ["Plans", "latest_version_row", "plan_row"]
 
@@ -76,15 +76,15 @@ class Plans:
     def save(self, plan: Plan, *, plan_id: str | None = None, message: str = "",
              expected_version: int | None = None) -> PlanVersion:
         """See ``PlanStore.save_plan``."""
-        text, stored = plan_json(plan)
+        text = plan_json(plan)
         with self._db.session("save the plan", write=True) as session:
-            return self.save_in(session, plan, text, stored, plan_id=plan_id, message=message,
+            return self.save_in(session, plan, text, plan_id=plan_id, message=message,
                                 expected_version=expected_version)
 
-    def save_in(self, session: Session, plan: Plan, text: str, stored: Plan, *, plan_id: str | None,
+    def save_in(self, session: Session, plan: Plan, text: str, *, plan_id: str | None,
                 message: str, expected_version: int | None) -> PlanVersion:
         """``save`` inside an open write session (a review's approval saves with it); ``text``
-        and ``stored`` are ``plan_json(plan)``."""
+        is ``plan_json(plan)``."""
         at = now()
         if plan_id is None:
             plan_id = self._new_plan_id(session)
@@ -96,7 +96,7 @@ class Plans:
             # The same plan, even written by an older release (without a field added since, at
             # its default now), makes no new version.
             if latest is not None and (latest.plan_json == text
-                                       or parse_plan(latest.plan_json, f"plan {plan_id!r}", self._db.path) == stored):
+                                       or self._db.read_plan(latest.plan_json, f"plan {plan_id!r}", self._db.path) == plan):
                 return self._version(latest)
             if expected_version is not None and latest is not None and latest.version != expected_version:
                 raise VersionConflict(plan_id, expected=expected_version, latest=latest.version,
@@ -111,7 +111,7 @@ class Plans:
         session.add(version_row)
         session.flush()  # the plan row first: its folded goal points at it
         self._db.dialect.index_goal(session, plan_id, plan.goal)
-        return PlanVersion(plan_id=plan_id, version=number, created_at=at, message=message, plan=stored)
+        return PlanVersion(plan_id=plan_id, version=number, created_at=at, message=message, plan=plan)
 
     def summaries(self, search: str = "", *, limit: int | None = None) -> list[PlanSummary]:
         """See ``PlanStore.list_plans``."""
@@ -150,7 +150,7 @@ class Plans:
                 latest = latest_version_row(session, plan_id)
                 have = f"versions 1 to {latest.version}" if latest else "no versions"
                 raise NotFound(f"plan {plan_id!r} has no version {version} (it has {have})")
-            return parse_plan(row.plan_json, f"plan {plan_id!r} version {row.version}", self._db.path)
+            return self._db.read_plan(row.plan_json, f"plan {plan_id!r} version {row.version}", self._db.path)
 
     def versions(self, plan_id: str) -> list[PlanVersion]:
         """Every version of the plan, oldest first."""
@@ -174,6 +174,6 @@ class Plans:
                 return candidate
 
     def _version(self, row: PlanVersionRow) -> PlanVersion:
-        plan = parse_plan(row.plan_json, f"plan {row.plan_id!r} version {row.version}", self._db.path)
+        plan = self._db.read_plan(row.plan_json, f"plan {row.plan_id!r} version {row.version}", self._db.path)
         return PlanVersion(plan_id=row.plan_id, version=row.version, created_at=row.created_at,
                            message=row.message, plan=plan)

@@ -19,7 +19,7 @@ from ._engine import Database
 from ._plans import Plans
 from ._reviews import Review, ReviewSummary, StepDecision, step_decisions
 from ._tables import PlanVersionRow, ReviewDecisionRow, ReviewRow
-from ._values import found, json_text, json_value, now, parse_plan, plan_json
+from ._values import found, json_text, json_value, now, plan_json
 
 __all__ = ["Reviews"]
 
@@ -36,7 +36,7 @@ class Reviews:
     def submit(self, plan: Plan, *, agent: str, fmt: str, original_text: str,
                tools: list[dict[str, Any]] | None = None) -> Review:
         """Keep ``plan``, sent by ``agent`` in format ``fmt`` as ``original_text``, for review."""
-        text, stored = plan_json(plan)
+        text = plan_json(plan)
         tools_json = json_text(tools)
         with self._db.session("store the review", write=True) as session:
             review_id = _new_review_id(session)
@@ -45,7 +45,7 @@ class Reviews:
                                   format=fmt, original_text=original_text, plan_json=text,
                                   tools_json=tools_json))
         return Review(id=review_id, agent=agent, submitted_at=at, goal=plan.goal, status="pending", format=fmt,
-                      original_text=original_text, plan=stored, tools=tools)
+                      original_text=original_text, plan=plan, tools=tools)
 
     def get(self, review_id: str) -> Review:
         """The review with its decision, if made; ``NotFound`` when there is none with that id."""
@@ -60,11 +60,11 @@ class Reviews:
         where, path = f"review {review_id!r}", self._db.path
         return Review(id=row.id, agent=row.agent, submitted_at=row.submitted_at, goal=row.goal, status=row.status,
                       format=row.format, original_text=row.original_text,
-                      plan=parse_plan(row.plan_json, where, path), tools=json_value(row.tools_json),
+                      plan=self._db.read_plan(row.plan_json, where, path), tools=json_value(row.tools_json),
                       comment=row.comment, decided_at=row.decided_at,
                       decisions=[StepDecision(d.step_id, d.decision) for d in decisions],
                       plan_id=row.plan_id, version=row.version,
-                      approved_plan=None if version is None else parse_plan(version, where, path))
+                      approved_plan=None if version is None else self._db.read_plan(version, where, path))
 
     def status(self, review_id: str) -> str:
         """Only the review's status: what a waiting agent polls, one indexed lookup."""
@@ -99,15 +99,16 @@ class Reviews:
     def decide(self, review_id: str, *, approve: bool, plan: Plan | None = None, comment: str = "",
                plan_id: str | None = None) -> Review:
         """See ``PlanStore.decide_review``."""
-        approved = plan_json(plan) if approve and plan is not None else None
+        approved = plan_json(plan) if approve and plan is not None else None  # checked before the write
         with self._db.session("record the review's decision", write=True) as session:
             row = found(session.get(ReviewRow, review_id), f"no review with id {review_id!r}")
             if row.status != "pending":
                 raise ReviewDecided(review_id, row.status)
-            sent = parse_plan(row.plan_json, f"review {review_id!r}", self._db.path)
+            sent = self._db.read_plan(row.plan_json, f"review {review_id!r}", self._db.path)
             if approve:
-                text, stored = approved if approved is not None else plan_json(sent)
-                saved = self._plans.save_in(session, stored, text, stored, plan_id=plan_id,
+                stored = plan if approved is not None and plan is not None else sent
+                text = approved if approved is not None else plan_json(sent)
+                saved = self._plans.save_in(session, stored, text, plan_id=plan_id,
                                             message=f"approved in review {review_id} (sent by {row.agent})",
                                             expected_version=None)
                 row.plan_id, row.version = saved.plan_id, saved.version

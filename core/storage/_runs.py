@@ -22,7 +22,7 @@ from ._engine import Database
 from ._plans import plan_row
 from ._records import PlanHistory, RunSummary, VersionSummary
 from ._tables import PlanVersionRow, RunRow, StepRunRow
-from ._values import found, json_text, json_value, now, parse_plan, plan_json, plan_text, reason
+from ._values import found, json_text, json_value, now, plan_json, plan_text, reason
 
 __all__ = ["Runs"]
 
@@ -54,9 +54,9 @@ class Runs:
             if versioned is None:
                 raise NotFound(f"plan {plan_id!r} has no version {version}")
             if versioned != text:
-                # Not the version's plan as it was stored (and read back then): made and read
-                # back now, so a plan that cannot be stored is refused before anything is.
-                text, _stored = plan_json(run.plan)
+                # Not the version's plan as it was stored (and checked then): checked now, so a
+                # plan that cannot be stored is refused before anything is.
+                text = plan_json(run.plan)
             row = session.get(RunRow, run.id)
             if row is None:
                 row = RunRow(id=run.id, plan_id=plan_id, version=version, created_at=now(),
@@ -99,7 +99,7 @@ class Runs:
             step_rows = session.execute(select(*_STEP_COLUMNS).where(StepRunRow.run_id == run_id)  # type: ignore[call-overload]
                                         .order_by(StepRunRow.position)).all()
         where = f"run {run_id!r}"
-        plan = parse_plan(row.plan_json, where, self._db.path)
+        plan = self._db.read_plan(row.plan_json, where, self._db.path)
         try:
             steps = {s.step_id: StepRun(step_id=s.step_id, status=StepStatus(s.status),
                                         arguments=json_value(s.arguments_json), result=json_value(s.result_json),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import threading
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -15,7 +16,7 @@ from .._errors import NotFound, PlanError, StorageError
 from .._limits import check_plan
 from ..plan._model import Plan
 
-__all__ = ["found", "json_text", "json_value", "now", "parse_plan", "plan_json", "plan_text", "reason"]
+__all__ = ["ReadPlans", "found", "json_text", "json_value", "now", "parse_plan", "plan_json", "plan_text", "reason"]
 
 _Row = TypeVar("_Row")
 
@@ -52,19 +53,17 @@ def json_value(text: str | None) -> Any:
     return None if text is None else json.loads(text)
 
 
-def plan_json(plan: Plan) -> tuple[str, Plan]:
-    """The JSON the store keeps for ``plan``, and the plan read back from it.
+def plan_json(plan: Plan) -> str:
+    """The JSON the store keeps for ``plan``, made and checked before anything is written.
 
-    Made and read back before anything is written, so a plan that cannot be stored (one
-    edited in place past a bound of ``core._limits``) is refused whole and leaves no
-    half-written version behind.
+    Not read back: a plan is a value, validated when made and never changed since
+    (``docs/decisions/0003-the-plan-is-a-value.md``), so the text says what the plan holds and
+    the store hands on ``plan`` itself. Its bounds (``core._limits``) are checked again, as
+    ``model_copy`` makes plans without validating them: a plan that cannot be stored is refused
+    whole and leaves no half-written version behind.
     """
     check_plan(plan)
-    text = plan_text(plan)
-    try:
-        return text, Plan.model_validate_json(text)
-    except (ValueError, TypeError, RecursionError) as exc:
-        raise PlanError(f"the plan cannot be stored: {reason(exc)}") from exc
+    return plan_text(plan)
 
 
 def plan_text(plan: Plan) -> str:
@@ -75,12 +74,39 @@ def plan_text(plan: Plan) -> str:
         raise PlanError(f"the plan cannot be stored: {reason(exc)}") from exc
 
 
-def parse_plan(text: str, where: str, path: Path) -> Plan:
+def parse_plan(text: str, where: str, path: Path | str) -> Plan:
     """The plan stored as ``text``; ``StorageError`` naming ``where`` in ``path`` when unreadable."""
     try:
         return Plan.model_validate_json(text)
     except (ValidationError, PlanError) as exc:
         raise StorageError(f"{where} in {path} is unreadable: {exc}") from exc
+
+
+class ReadPlans:
+    """Plans read from stored JSON, kept by their text: a plan is a value, so every reader of
+    one stored text (each load of a run, of a version, of a review) can share the plan read
+    from it instead of parsing it again. One per store; the most recently read ``size`` texts of
+    at most ``longest`` characters are kept."""
+
+    def __init__(self, size: int = 32, longest: int = 1_000_000) -> None:
+        self._size, self._longest = size, longest
+        self._plans: OrderedDict[str, Plan] = OrderedDict()
+        self._lock = threading.Lock()  # runs are loaded from workers' threads too
+
+    def __call__(self, text: str, where: str, path: Path | str) -> Plan:
+        """``parse_plan(text, where, path)``, parsed once while kept."""
+        with self._lock:
+            plan = self._plans.get(text)
+            if plan is not None:
+                self._plans.move_to_end(text)
+                return plan
+        plan = parse_plan(text, where, path)  # outside the lock: a long plan takes a while
+        if len(text) <= self._longest:
+            with self._lock:
+                self._plans[text] = plan
+                while len(self._plans) > self._size:
+                    self._plans.popitem(last=False)
+        return plan
 
 
 def found(row: _Row | None, missing: str) -> _Row:
