@@ -100,17 +100,16 @@ class ListStore:
             return [r[0] for r in conn.execute("SELECT name FROM lists ORDER BY key")]
 
     def create(self, name: str) -> ListView:
-        name, key = _list_name(name)
-        with self._connection(write=True) as conn:
-            conn.execute("INSERT OR IGNORE INTO lists (key, name) VALUES (?, ?)", (key, name))
-            return self._view(conn, key)
+        return self.add(name, None)
 
-    def add(self, name: str, item: str) -> ListView:
+    def add(self, name: str, item: str | None) -> ListView:
+        """The list ``name`` after ``item`` is added to its end (none: only made if it is new)."""
         name, key = _list_name(name)
-        item = _clean(item, "item")
+        item = None if item is None else _clean(item, "item")
         with self._connection(write=True) as conn:
             conn.execute("INSERT OR IGNORE INTO lists (key, name) VALUES (?, ?)", (key, name))
-            conn.execute("INSERT INTO items (list_key, item) VALUES (?, ?)", (key, item))
+            if item is not None:
+                conn.execute("INSERT INTO items (list_key, item) VALUES (?, ?)", (key, item))
             return self._view(conn, key)
 
     def remove(self, name: str, item: str) -> ListView:
