@@ -20,6 +20,7 @@ __all__ = ["found", "json_text", "json_value", "now", "parse_plan", "plan_json",
 _Row = TypeVar("_Row")
 
 _clock_lock = threading.Lock()
+# Documented registry (tests/unit/test_registries.py): the stores' one clock, so stamps keep their order.
 _last_time = dt.datetime.min.replace(tzinfo=dt.timezone.utc)
 
 

@@ -59,7 +59,7 @@ class Problem:
 
 
 PlanCheck = Callable[[Plan], Iterable[Problem]]
-# Checks registered by their owner (a format's name); registering again replaces them.
+# Documented registry (tests/unit/test_registries.py): checks by owner (a format); registering again replaces.
 _PLAN_CHECKS: dict[str, tuple[PlanCheck, ...]] = {}
 
 
