@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Callable
 
 from core import Executor, Plan, PlanFormatError, Run, Settings, Step, Validator
 from core.formats import plan_from_seed
@@ -24,21 +22,14 @@ from core.planners.llm._reply import MAX_REPLY_CHARS, extract_plan_json
 from core.storage import PlanStore
 from tools import build_registry
 
+from _timing import timed
+
 GOALS = [
     "Get contaminated shipments from Berlin facilities",
     "Get failed inspections at landfills in Munich last month",
     "Get pending shipments going to Leipzig carried by GreenLine, first 20",
     "Get shipments, facilities, and inspections",
 ]
-
-
-def timed(label: str, fn: Callable[[], object], repeat: int) -> None:
-    samples = []
-    for _ in range(repeat):
-        began = time.perf_counter()
-        fn()
-        samples.append((time.perf_counter() - began) * 1000)
-    print(f"{label:<34} median {statistics.median(samples):8.3f} ms   min {min(samples):8.3f} ms   n={repeat}")
 
 
 def main() -> None:

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import statistics
 import tempfile
-import time
 from pathlib import Path
 from typing import Callable
 
@@ -21,14 +19,11 @@ from core import (Plan, EditHistory, Settings, Step, Validator, add_dependency, 
                   remove_dependency, set_param, set_reference)
 from tools import build_registry
 
+from _timing import timed as _timed
+
 
 def timed(label: str, fn: Callable[[], object], repeat: int) -> None:
-    samples = []
-    for _ in range(repeat):
-        began = time.perf_counter()
-        fn()
-        samples.append((time.perf_counter() - began) * 1000)
-    print(f"{label:<44} median {statistics.median(samples):8.3f} ms   max {max(samples):8.3f} ms   n={repeat}")
+    _timed(label, fn, repeat, width=44, slowest=True)
 
 
 def chain(size: int) -> Plan:

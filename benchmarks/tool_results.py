@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-import statistics
-import time
 from typing import Any, Callable
 
 from pydantic import TypeAdapter
@@ -20,16 +18,13 @@ from pydantic import TypeAdapter
 from core import ToolRegistry
 from core.tooling._json_result import json_result
 
+from _timing import timed as _timed
+
 ROWS = 10_000
 
 
 def timed(label: str, work: Callable[[], Any], n: int = 10) -> None:
-    times = []
-    for _ in range(n):
-        began = time.perf_counter()
-        work()
-        times.append((time.perf_counter() - began) * 1000)
-    print(f"{label:<52} median {statistics.median(times):8.2f} ms   min {min(times):8.2f} ms   n={n}")
+    _timed(label, work, n, width=52, digits=2)
 
 
 def main() -> None:

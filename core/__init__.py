@@ -42,7 +42,9 @@ from .run._approval import DecisionRefused, approval_reason, arguments_hash, dec
 from .run._status import (BLOCKING, CUT_OFF, EXPLAINED, FINISHED, GOING, RAN, REPORT_ORDER, RESUMABLE, RUNNABLE,
                            STATUS_TABLE, StatusTraits)
 from .run._background import BackgroundRun, RunKind, RunProgress
-from .editing._previews import OutputPath, Preview, flow_preview, output_paths, path_text, preview_reference
+from .editing._output_paths import OutputPath, output_paths
+from .plan._references import path_text
+from .run._previews import Preview, flow_preview, preview_reference
 from .editing._param_edits import (check_param, param_schema, reference_text, remove_param, set_ask_first, set_locked, set_note,
                            set_param, set_reference)
 from .editing._history import DEFAULT_HISTORY_LEVELS, EditHistory

@@ -33,7 +33,7 @@ __all__ = ["load_within"]
 
 T = TypeVar("T")
 
-# Sources given up on, with the thread still loading each (until it ends, if ever).
+# Documented registry (tests/unit/test_registries.py): sources given up on, each with its thread still loading.
 _stuck: dict[str, threading.Thread] = {}
 _stuck_lock = threading.Lock()
 

@@ -277,6 +277,7 @@ def _result_value(tool: str, result: Any) -> Any:
     return [block.model_dump(mode="json", by_alias=True, exclude_none=True) for block in result.content]
 
 
+# Documented registry (tests/unit/test_registries.py): the MCP servers this process started, stopped at exit.
 _OPEN: list[McpConnection] = []
 
 

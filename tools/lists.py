@@ -10,7 +10,9 @@ error that names what is missing and what exists, so the step fails with that me
 from __future__ import annotations
 
 import sqlite3
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 from typing_extensions import TypedDict
 
@@ -48,6 +50,12 @@ def _clean(value: str, what: str) -> str:
     return text
 
 
+def _list_name(value: str) -> tuple[str, str]:
+    """A list's name as kept, and the key it matches by (case and spaces aside)."""
+    name = _clean(value, "list name")
+    return name, name.casefold()
+
+
 class ListStore:
     """Named lists in one SQLite file; every call opens its own connection, so the store
     can be used from several threads and processes at once."""
@@ -73,48 +81,41 @@ class ListStore:
             known = f"existing lists: {', '.join(names)}" if names else "there are no lists yet"
             raise ValueError(f"there is no list named {name!r} ({known})")
 
-    def names(self) -> list[str]:
+    @contextmanager
+    def _connection(self, *, write: bool = False) -> Iterator[sqlite3.Connection]:
+        """A connection for one call; to ``write``, inside one immediate transaction, committed
+        when the block ends normally (closing without COMMIT rolls back)."""
         conn = self._connect()
         try:
-            return [r[0] for r in conn.execute("SELECT name FROM lists ORDER BY key")]
+            if write:
+                conn.execute("BEGIN IMMEDIATE")
+            yield conn
+            if write:
+                conn.execute("COMMIT")
         finally:
             conn.close()
+
+    def names(self) -> list[str]:
+        with self._connection() as conn:
+            return [r[0] for r in conn.execute("SELECT name FROM lists ORDER BY key")]
 
     def create(self, name: str) -> ListView:
-        name = _clean(name, "list name")
-        key = name.casefold()
-        conn = self._connect()
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-            conn.execute("INSERT OR IGNORE INTO lists (key, name) VALUES (?, ?)", (key, name))
-            view = self._view(conn, key)
-            conn.execute("COMMIT")
-            return view
-        finally:
-            conn.close()
+        return self.add(name, None)
 
-    def add(self, name: str, item: str) -> ListView:
-        name = _clean(name, "list name")
-        item = _clean(item, "item")
-        key = name.casefold()
-        conn = self._connect()
-        try:
-            conn.execute("BEGIN IMMEDIATE")
+    def add(self, name: str, item: str | None) -> ListView:
+        """The list ``name`` after ``item`` is added to its end (none: only made if it is new)."""
+        name, key = _list_name(name)
+        item = None if item is None else _clean(item, "item")
+        with self._connection(write=True) as conn:
             conn.execute("INSERT OR IGNORE INTO lists (key, name) VALUES (?, ?)", (key, name))
-            conn.execute("INSERT INTO items (list_key, item) VALUES (?, ?)", (key, item))
-            view = self._view(conn, key)
-            conn.execute("COMMIT")
-            return view
-        finally:
-            conn.close()
+            if item is not None:
+                conn.execute("INSERT INTO items (list_key, item) VALUES (?, ?)", (key, item))
+            return self._view(conn, key)
 
     def remove(self, name: str, item: str) -> ListView:
-        name = _clean(name, "list name")
+        name, key = _list_name(name)
         item = _clean(item, "item")
-        key = name.casefold()
-        conn = self._connect()
-        try:
-            conn.execute("BEGIN IMMEDIATE")
+        with self._connection(write=True) as conn:
             self._require(conn, key, name)
             rows = conn.execute("SELECT id, item FROM items WHERE list_key = ? ORDER BY id", (key,)).fetchall()
             # Exact spelling first; failing that, the first item equal but for case.
@@ -126,35 +127,21 @@ class ListStore:
                 held = ", ".join(repr(i) for i in view["items"]) or "nothing"
                 raise ValueError(f"list {view['list']!r} has no item {item!r} (it holds {held})")
             conn.execute("DELETE FROM items WHERE id = ?", (match,))
-            view = self._view(conn, key)
-            conn.execute("COMMIT")
-            return view
-        finally:
-            conn.close()  # closing without COMMIT rolls back
+            return self._view(conn, key)
 
     def show(self, name: str) -> ListView:
-        name = _clean(name, "list name")
-        key = name.casefold()
-        conn = self._connect()
-        try:
+        name, key = _list_name(name)
+        with self._connection() as conn:
             self._require(conn, key, name)
             return self._view(conn, key)
-        finally:
-            conn.close()
 
     def delete(self, name: str) -> DeletedList:
-        name = _clean(name, "list name")
-        key = name.casefold()
-        conn = self._connect()
-        try:
-            conn.execute("BEGIN IMMEDIATE")
+        name, key = _list_name(name)
+        with self._connection(write=True) as conn:
             self._require(conn, key, name)
             view = self._view(conn, key)
             conn.execute("DELETE FROM lists WHERE key = ?", (key,))
-            conn.execute("COMMIT")
             return {"list": view["list"], "deleted": True, "count": view["count"]}
-        finally:
-            conn.close()
 
 
 def register(registry: ToolRegistry, settings: Settings) -> None:

@@ -17,7 +17,8 @@ from .._errors import EditRefused, PlanError, ReferenceSyntaxError
 from ..plan._model import Plan
 from ..tooling._registry import ToolRegistry, describe_schema
 from ..validation._schema_fit import may_fit
-from ..plan._references import check_path, parse_reference, schema_at_path, step_reference
+from ..plan._path_schemas import check_path, schema_at_path
+from ..plan._references import parse_reference, step_reference
 from ..validation._validator import Validator
 
 __all__ = ["set_param", "remove_param", "set_reference", "reference_text", "set_note", "set_locked", "set_ask_first",

@@ -31,6 +31,7 @@ __all__ = ["PlanFormat", "FORMATS", "register_format", "unregister_format", "loa
            "plan_from_seed", "plan_to_seed", "plan_from_teams", "plan_to_teams",
            "sk_plugin_name", "unset_variable_uses", "SAY_TOOL", "detect_and_load", "detect_format", "Export", "export_plan"]
 
+# Documented registry (tests/unit/test_registries.py): the formats by name; plugins add theirs with register_format.
 FORMATS: dict[str, PlanFormat] = {}
 
 

@@ -13,6 +13,7 @@ from ._compare import Match, StepSummary
 from ._drift import DriftItem, DriftReport, drift_report, tool_fingerprints
 from ._edits import DescriptionRefused, EditProblem, check_overrides, ensure_overrides
 from ._experiment import Experiment, LabGoal, LabPlanner
+from ._library import Library, SavedPlan
 from ._goal_sets import MAX_GOALS, goals_from_file, goals_from_library, goals_from_text
 from ._patch import Patch, export_patch
 from ._runner import GoalResult, PlannerFactory, VariantResult, run_experiment
@@ -20,4 +21,4 @@ from ._runner import GoalResult, PlannerFactory, VariantResult, run_experiment
 __all__ = ["DescriptionRefused", "DriftItem", "DriftReport", "EditProblem", "Experiment", "GoalResult", "LabGoal",
            "LabPlanner", "MAX_GOALS", "Match", "Patch", "PlannerFactory", "StepSummary", "VariantResult",
            "check_overrides", "drift_report", "ensure_overrides", "export_patch", "goals_from_file",
-           "goals_from_library", "goals_from_text", "run_experiment", "tool_fingerprints"]
+           "goals_from_library", "goals_from_text", "Library", "run_experiment", "SavedPlan", "tool_fingerprints"]

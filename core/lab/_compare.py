@@ -8,7 +8,7 @@ from __future__ import annotations
 import difflib
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from .._limits import shown
 from ..plan._model import Plan
@@ -70,15 +70,15 @@ def match_expected(expected: tuple[StepSummary, ...], got: tuple[StepSummary, ..
     and dependencies; else one line per step that differs, numbered as in ``expected``."""
     if expected == got:
         return Match(True)
-    lines: list[str] = []
-    for i, j in _aligned(expected, got):
-        if i is None:
-            lines.append(f"step {j + 1}: {got[j].tool} is not expected")  # type: ignore[index]
-        elif j is None:
-            lines.append(f"step {i + 1}: {expected[i].tool} expected, missing")
-        elif expected[i] != got[j] or i != j:
-            said = _param_lines(expected[i], got[j], "expected {}, got {}")
-            lines.append(f"step {i + 1} ({expected[i].tool}): " + ("; ".join(said) or f"is step {j + 1} here"))
+
+    def differs(i: int, j: int) -> str | None:
+        if expected[i] == got[j] and i == j:
+            return None
+        said = _param_lines(expected[i], got[j], "expected {}, got {}")
+        return f"step {i + 1} ({expected[i].tool}): " + ("; ".join(said) or f"is step {j + 1} here")
+
+    lines = _step_lines(expected, got, lambda i: f"step {i + 1}: {expected[i].tool} expected, missing",
+                        lambda j: f"step {j + 1}: {got[j].tool} is not expected", differs)
     return Match(False, _capped(lines or ["the steps are in another order"]))
 
 
@@ -91,17 +91,25 @@ def plan_changes(old: tuple[StepSummary, ...] | None, new: tuple[StepSummary, ..
         return ("no plan with the original words" if old is None else "no plan with the edited words",)
     if old == new:
         return ()
-    lines: list[str] = []
-    for i, j in _aligned(old, new):
-        if j is None:
-            lines.append(f"- step {i + 1} {old[i].tool} {_params(old[i])}")  # type: ignore[index]
-        elif i is None:
-            lines.append(f"+ step {j + 1} {new[j].tool} {_params(new[j])}")
-        elif old[i] != new[j]:
-            said = _param_lines(old[i], new[j], "{} → {}")
-            if said:
-                lines.append(f"~ step {i + 1} {old[i].tool}: " + "; ".join(said))
-    return _capped(lines)
+
+    def changed(i: int, j: int) -> str | None:
+        said = _param_lines(old[i], new[j], "{} → {}") if old[i] != new[j] else []
+        return f"~ step {i + 1} {old[i].tool}: " + "; ".join(said) if said else None
+
+    return _capped(_step_lines(old, new, lambda i: f"- step {i + 1} {old[i].tool} {_params(old[i])}",
+                               lambda j: f"+ step {j + 1} {new[j].tool} {_params(new[j])}", changed))
+
+
+def _step_lines(a: tuple[StepSummary, ...], b: tuple[StepSummary, ...], only_a: Callable[[int], str],
+                only_b: Callable[[int], str], both: Callable[[int, int], str | None]) -> list[str]:
+    """A line for each step of ``a`` (or of ``b``) aligned with none of the other, and one for
+    each aligned pair that ``both`` tells apart (it answers None for a pair alike)."""
+    lines = []
+    for i, j in _aligned(a, b):
+        line = only_b(j) if i is None else only_a(i) if j is None else both(i, j)
+        if line:
+            lines.append(line)
+    return lines
 
 
 def _params(step: StepSummary) -> str:

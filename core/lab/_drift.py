@@ -12,16 +12,14 @@ import datetime as dt
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Mapping
+from typing import Mapping
 
 from .._errors import PlanStudioError
 from .._limits import shown
 from ..tooling._registry import ToolRegistry
 from ._compare import match_expected, step_summaries
+from ._library import Library
 from ._runner import PlannerFactory
-
-if TYPE_CHECKING:  # pragma: no cover
-    from ..storage import PlanStore
 
 __all__ = ["DriftItem", "DriftReport", "drift_report", "tool_fingerprints"]
 
@@ -57,7 +55,7 @@ class DriftReport:
         return tuple(item for item in self.items if item.differs)
 
 
-def drift_report(store: "PlanStore", registry: ToolRegistry, last_seen: Mapping[str, str],
+def drift_report(store: Library, registry: ToolRegistry, last_seen: Mapping[str, str],
                  planner_for: PlannerFactory, *, today: dt.date, limit: int = 500) -> DriftReport:
     """What changed in ``registry`` since ``last_seen``, and the latest ``limit`` saved plans using
     a changed tool, each re-planned from its goal and compared with its latest version."""

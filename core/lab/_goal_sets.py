@@ -11,7 +11,7 @@ one JSON document (a list of those, or an object with a "cases" or "goals" list,
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -21,9 +21,7 @@ from ..plan._model import Plan
 from ..formats import plan_from_seed
 from ..planners import MAX_GOAL_LENGTH
 from ._experiment import LabGoal
-
-if TYPE_CHECKING:  # pragma: no cover
-    from ..storage import PlanStore
+from ._library import Library
 
 __all__ = ["MAX_GOALS", "goals_from_file", "goals_from_library", "goals_from_text"]
 
@@ -149,7 +147,7 @@ def _expected_plan(data: Any, goal: str) -> Plan:
         raise ValueError(f"expected plan: {shown(str(exc), 200)}") from None
 
 
-def goals_from_library(store: "PlanStore", search: str = "", *, limit: int = 500) -> list[LabGoal]:
+def goals_from_library(store: Library, search: str = "", *, limit: int = 500) -> list[LabGoal]:
     """The goals of the saved plans ``search`` finds (most recently updated first), each with
     its latest version as the plan expected."""
     goals = []

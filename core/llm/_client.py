@@ -46,7 +46,7 @@ PLACEHOLDER_KEY = "not-needed"
 
 # How structured output is asked for, in the order tried: OpenAI's, llama.cpp's, none.
 _DIALECTS: tuple[str | None, ...] = ("json_schema", "json_object", None)
-# (endpoint, model) pairs that have answered in this process: their model is loaded.
+# Documented registry (tests/unit/test_registries.py): (endpoint, model) pairs that answered: model loaded.
 _WARM: set[tuple[str, str]] = set()
 _DETAIL_LIMIT = 400
 _QUOTE_LIMIT = 80  # characters of a body that is not what was expected, quoted in the message

@@ -19,7 +19,7 @@ import re
 from typing import Any, Mapping, Sequence
 
 from .._limits import MAX_INDEX_DIGITS
-from ._references import _ID_AT, Reference, _id_of, _walk_strings, step_reference
+from ._references import ID_AT, Reference, id_of, step_reference, walk_strings
 
 __all__ = ["ids_for_positions", "positions_for_ids", "has_positions", "dangling_position", "as_written"]
 
@@ -37,7 +37,7 @@ def has_positions(params: Any) -> bool:
         found = found or _POSITION.search(text) is not None
         return text
 
-    _walk_strings(params, look)
+    walk_strings(params, look)
     return found
 
 
@@ -51,7 +51,7 @@ def ids_for_positions(params: Any, ids: Sequence[str]) -> Any:
         n = int(m.group(1))
         return step_reference(ids[n] if n < len(ids) else f"step[{n}]")[:-1]
 
-    return _walk_strings(params, lambda text: _POSITION.sub(convert, text))
+    return walk_strings(params, lambda text: _POSITION.sub(convert, text))
 
 
 def positions_for_ids(params: Any, position: Mapping[str, int]) -> Any:
@@ -59,10 +59,10 @@ def positions_for_ids(params: Any, position: Mapping[str, int]) -> Any:
     reference to an id the plan lacks stays by id (a dangling reference, reported where read)."""
 
     def convert(m: re.Match[str]) -> str:
-        n = position.get(_id_of(m))
+        n = position.get(id_of(m))
         return m.group() if n is None else f"${{step[{n}]"
 
-    return _walk_strings(params, lambda text: _ID_AT.sub(convert, text))
+    return walk_strings(params, lambda text: ID_AT.sub(convert, text))
 
 
 def dangling_position(step_id: str) -> int | None:

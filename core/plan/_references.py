@@ -32,8 +32,8 @@ from .._limits import (MAX_INDEX_DIGITS, MAX_NESTING, MAX_REFERENCE_PATH, MAX_RE
                       MAX_RESOLVED_TEXT, shown)
 
 __all__ = ["Reference", "MAP", "find_references", "parse_reference", "resolve_params",
-           "check_path", "schema_at_path", "step_reference", "referenced_step_ids", "renamed_steps",
-           "BARE_ID", "QUOTED_ID"]
+           "step_reference", "referenced_step_ids", "renamed_steps",
+           "BARE_ID", "QUOTED_ID", "ID_AT", "Segment", "id_of", "path_text", "walk_strings"]
 
 # ``${steps.`` / ``${steps[`` opens every reference, and ``${step[`` the positional form,
 # which is reported; the rest up to ``}`` is parsed by hand so errors can say exactly what
@@ -44,7 +44,7 @@ BARE_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_\-]*")
 # A JSON string: escapes and any character but ``"`` and ``\``; possessive (``*+``), so a string
 # left open is scanned once, never backtracked through.
 QUOTED_ID = re.compile(r'"(?:[^"\\]|\\.)*+"')
-_ID_AT = re.compile(r"\$\{\s*steps\s*(?:\.(%s)|\[\s*(%s)\s*\])" % (BARE_ID.pattern, QUOTED_ID.pattern))
+ID_AT = re.compile(r"\$\{\s*steps\s*(?:\.(%s)|\[\s*(%s)\s*\])" % (BARE_ID.pattern, QUOTED_ID.pattern))
 _FIELD = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
 _STEP_INDEX = re.compile(r"[0-9]+")
 _PATH_INDEX = re.compile(r"-?[0-9]+")
@@ -234,7 +234,7 @@ def _parse_path(rest: str, full: str) -> tuple[Segment, ...]:
     return tuple(path)
 
 
-def _walk_strings(value: Any, fn: Callable[[str], Any], depth: int = 0) -> Any:
+def walk_strings(value: Any, fn: Callable[[str], Any], depth: int = 0) -> Any:
     # A plan's params nest at most MAX_NESTING levels (``core._limits``); the margin covers
     # the params dict itself, and the bound keeps a plan edited in place from recursing away.
     if depth > MAX_NESTING + 1:
@@ -242,10 +242,23 @@ def _walk_strings(value: Any, fn: Callable[[str], Any], depth: int = 0) -> Any:
     if isinstance(value, str):
         return fn(value)
     if isinstance(value, list):
-        return [_walk_strings(v, fn, depth + 1) for v in value]
+        return [walk_strings(v, fn, depth + 1) for v in value]
     if isinstance(value, dict):
-        return {k: _walk_strings(v, fn, depth + 1) for k, v in value.items()}
+        return {k: walk_strings(v, fn, depth + 1) for k, v in value.items()}
     return value
+
+
+def path_text(segments: tuple[Segment, ...]) -> str:
+    """``("data", MAP, "id")`` → ``data.*.id``; ``("data", 0, "name")`` → ``data[0].name``."""
+    out = ""
+    for seg in segments:
+        if seg is MAP:
+            out += ".*" if out else "*"
+        elif isinstance(seg, int):
+            out += f"[{seg}]"
+        else:
+            out += f".{seg}" if out else str(seg)
+    return out
 
 
 def find_references(value: Any) -> list[Reference]:
@@ -255,7 +268,7 @@ def find_references(value: Any) -> list[Reference]:
     if not isinstance(value, (list, dict)):
         return []
     found: list[Reference] = []
-    _walk_strings(value, lambda s: found.extend(_scan(s)))
+    walk_strings(value, lambda s: found.extend(_scan(s)))
     return found
 
 
@@ -315,124 +328,18 @@ def resolve_params(params: Any, results: Mapping[str, Any]) -> Any:
                 f"the text with its references filled in would be longer than {MAX_RESOLVED_TEXT:,} characters")
         return "".join(parts)
 
-    return _walk_strings(params, sub)
-
-
-def _schema_options(schema: dict, defs: dict) -> list[dict]:
-    """Flatten ``$ref``, ``anyOf`` and ``oneOf`` into the concrete schemas a value may have."""
-    if "$ref" in schema:
-        name = schema["$ref"].rsplit("/", 1)[-1]
-        return _schema_options(defs.get(name, {}), defs)
-    for key in ("anyOf", "oneOf"):
-        if key in schema:
-            return [o for sub in schema[key] for o in _schema_options(sub, defs)]
-    return [schema]
-
-
-def check_path(schema: dict | None, path: tuple[Segment, ...]) -> str | None:
-    """Say why ``path`` cannot exist in a value of JSON ``schema``; ``None`` when it can.
-
-    An empty or unknown schema (``{}``) accepts any path: only a schema that rules the path
-    out is reported.
-    """
-    if not schema:
-        return None
-    defs = schema.get("$defs", {})
-    current = [schema]
-    walked = ""
-    for seg in path:
-        nxt: list[dict] = []
-        options = [o for s in current for o in _schema_options(s, defs)]
-        if any(not o or o.get("type") is None and "properties" not in o and "items" not in o
-               for o in options):
-            return None  # an untyped branch could hold anything
-        if seg is MAP or isinstance(seg, int):
-            nxt = [o.get("items", {}) for o in options if o.get("type") == "array"]
-            shown = "*" if seg is MAP else f"[{seg}]"
-            if not nxt:
-                return f"{walked or 'the result'} is not a list, so {shown} cannot apply"
-            walked += ".*" if seg is MAP else f"[{seg}]"
-        else:
-            for o in options:
-                props = o.get("properties")
-                if props is not None and seg in props:
-                    nxt.append(props[seg])
-                elif o.get("type") == "object" and props is None:
-                    nxt.append({})
-                elif props is not None and o.get("additionalProperties"):
-                    extra = o["additionalProperties"]
-                    nxt.append(extra if isinstance(extra, dict) else {})
-            if not nxt:
-                fields = sorted({k for o in options for k in (o.get("properties") or {})})
-                where = walked or "the result"
-                have = f" (it has: {', '.join(fields)})" if fields else ""
-                return f"{where} has no field {seg!r}{have}"
-            walked += f".{seg}"
-        if any(not n for n in nxt):
-            return None
-        current = nxt
-    return None
-
-
-def _untyped(option: dict) -> bool:
-    return not option or (option.get("type") is None and "properties" not in option
-                          and "items" not in option)
-
-
-def schema_at_path(schema: dict | None, path: tuple[Segment, ...]) -> dict:
-    """The JSON schema of what ``path`` yields from a value of ``schema``; ``{}`` (any
-    value) where that is not known: no schema, an untyped branch, or a path that
-    ``check_path`` rules out. A ``*`` yields a list: the rest of the path, per item, is
-    its item schema. ``$ref``s are kept and ``$defs`` carried along at the top."""
-    if not schema:
-        return {}
-    defs = schema.get("$defs", {})
-    found = _schema_at(schema, path, defs)
-    return {**found, "$defs": defs} if found and defs else found
-
-
-def _schema_at(schema: dict, path: tuple[Segment, ...], defs: dict) -> dict:
-    if not path:
-        return {k: v for k, v in schema.items() if k != "$defs"}
-    options = _schema_options(schema, defs)
-    if any(_untyped(o) for o in options):
-        return {}
-    seg, rest = path[0], path[1:]
-    found: list[dict] = []
-    for option in options:
-        if seg is MAP or isinstance(seg, int):
-            if option.get("type") != "array":
-                continue
-            sub = _schema_at(option.get("items") or {}, rest, defs)
-            if seg is MAP:
-                sub = {"type": "array", "items": sub} if sub else {"type": "array"}
-        else:
-            props = option.get("properties")
-            if props is not None and seg in props:
-                sub = _schema_at(props[seg], rest, defs)
-            elif option.get("type") == "object" and (props is None or option.get("additionalProperties")):
-                extra = option.get("additionalProperties")
-                sub = _schema_at(extra, rest, defs) if isinstance(extra, dict) and extra else {}
-            else:
-                continue
-        if not sub:
-            return {}  # one branch could hold anything, so the whole could
-        if sub not in found:
-            found.append(sub)
-    if not found:
-        return {}
-    return found[0] if len(found) == 1 else {"anyOf": found}
+    return walk_strings(params, sub)
 
 
 def referenced_step_ids(params: Any) -> set[str]:
     """The step id of every reference in ``params``, malformed references included
     (``${steps.s2.data.`` still names s2), so an edit never loses track of one."""
     found: set[str] = set()
-    _walk_strings(params, lambda text: found.update(_id_of(m) for m in _ID_AT.finditer(text)))
+    walk_strings(params, lambda text: found.update(id_of(m) for m in ID_AT.finditer(text)))
     return found
 
 
-def _id_of(m: re.Match[str]) -> str:
+def id_of(m: re.Match[str]) -> str:
     if m.group(1) is not None:
         return m.group(1)
     try:
@@ -446,9 +353,9 @@ def renamed_steps(params: Any, names: Mapping[str, str]) -> Any:
     how a diff compares a step matched under a new id. Ids not in ``names`` stay."""
 
     def rename(m: re.Match[str]) -> str:
-        step_id = _id_of(m)
+        step_id = id_of(m)
         if step_id not in names:
             return m.group()
         return step_reference(names[step_id])[:-1]  # without the closing brace
 
-    return _walk_strings(params, lambda text: _ID_AT.sub(rename, text))
+    return walk_strings(params, lambda text: ID_AT.sub(rename, text))

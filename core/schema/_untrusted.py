@@ -171,9 +171,11 @@ def _unevaluated_beside_patterns(validator: Any, value: Any, instance: Any, sche
     return iter(())
 
 
+# Documented registry (tests/unit/test_registries.py): validator classes, made once per draft and options.
 _BOUNDED: dict[tuple[type, bool, bool], type] = {}
 _BOUNDED_KEYWORDS = {"pattern": _bounded_pattern, "patternProperties": _bounded_pattern_properties,
                      "additionalProperties": _bounded_additional_properties, "uniqueItems": _bounded_unique_items}
+# Documented registry (tests/unit/test_registries.py): the last 256 schemas' answers.
 _RECENT_SCHEMAS: dict[int, tuple[dict[str, Any], bool]] = {}  # id -> (the schema, kept alive; its answer)
 
 

@@ -31,8 +31,8 @@ from sqlmodel import create_engine
 # Recording a goal for search is the same upsert in both dialects' SQL.
 from ._sqlite import index_goal  # noqa: F401  (part of this module's functions)
 
-__all__ = ["ERRORS", "KEEPS_DRIVER_CONNECTIONS", "begin_write", "count_matching", "draft_owner", "index_goal",
-           "make_engine", "matching_ids", "refresh_search", "schema_names", "search_params", "step_count", "upsert",
+__all__ = ["GOAL_INDEX", "NULL_SAFE_DIFFERS", "ERRORS", "KEEPS_DRIVER_CONNECTIONS", "begin_write", "count_matching", "draft_owner", "index_goal",
+           "make_engine", "matching_ids", "schema_names", "search_params", "step_count", "upsert",
            "uses_index"]
 
 
@@ -100,19 +100,10 @@ def schema_names(connection: Any) -> set[str]:
         "WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'i', 'p')")}
 
 
-def refresh_search(connection: Any, names: set[str]) -> bool:
-    """Copy into the search tables what a program without them left behind; True when goals
-    are searched through the trigram index (``names`` holds it)."""
-    missing = connection.exec_driver_sql(
-        "SELECT id, goal FROM plan WHERE id NOT IN (SELECT plan_id FROM plan_goal)").all()
-    if missing:
-        connection.exec_driver_sql("INSERT INTO plan_goal (plan_id, folded) VALUES (%s, %s)",
-                                   [(plan_id, goal.casefold()) for plan_id, goal in missing])
-    connection.exec_driver_sql(
-        "UPDATE plan_goal SET updated_at = p.updated_at, created_at = p.created_at FROM plan AS p "
-        "WHERE p.id = plan_goal.plan_id AND (plan_goal.updated_at IS DISTINCT FROM p.updated_at "
-        "OR plan_goal.created_at IS DISTINCT FROM p.created_at)")
-    return "plan_goal_trigrams" in names
+# What ``_schema.refresh_search`` says in this dialect: "differs, NULL counting as a value", and
+# the index that makes goals searched through trigrams.
+NULL_SAFE_DIFFERS = "IS DISTINCT FROM"
+GOAL_INDEX = "plan_goal_trigrams"
 
 
 _TRIGRAM = 3

@@ -53,8 +53,8 @@ from sqlmodel import create_engine
 
 from .._private_files import private_sqlite
 
-__all__ = ["ERRORS", "KEEPS_DRIVER_CONNECTIONS", "begin_write", "count_matching", "draft_owner", "index_goal",
-           "make_engine", "matching_ids", "refresh_search", "schema_names", "search_params", "step_count", "upsert",
+__all__ = ["GOAL_INDEX", "NULL_SAFE_DIFFERS", "ERRORS", "KEEPS_DRIVER_CONNECTIONS", "begin_write", "count_matching", "draft_owner", "index_goal",
+           "make_engine", "matching_ids", "schema_names", "search_params", "step_count", "upsert",
            "uses_index"]
 
 # The driver's own errors, beside SQLAlchemy's, that a store action reports as StorageError.
@@ -135,22 +135,10 @@ def schema_names(connection: Any) -> set[str]:
         "SELECT name FROM sqlite_master WHERE type IN ('table', 'trigger', 'index')")}
 
 
-def refresh_search(connection: Any, names: set[str]) -> bool:
-    """Copy into the search tables what a program without them left behind; True when goals are
-    searched through FTS5 (``names``, from ``schema_names``, holds its index)."""
-    # Plans with no folded goal: all of them in a file the search tables were just added to,
-    # or any a store of an older version of this program added since.
-    missing = connection.exec_driver_sql(
-        "SELECT id, goal FROM plan WHERE id NOT IN (SELECT plan_id FROM plan_goal)").all()
-    if missing:
-        connection.exec_driver_sql("INSERT INTO plan_goal (plan_id, folded) VALUES (?, ?)",
-                                   [(plan_id, goal.casefold()) for plan_id, goal in missing])
-    # Sort keys the rows above lack, or that a program without the copy left behind when it saved.
-    connection.exec_driver_sql(
-        "UPDATE plan_goal SET updated_at = p.updated_at, created_at = p.created_at FROM plan AS p "
-        "WHERE p.id = plan_goal.plan_id "
-        "AND (plan_goal.updated_at IS NOT p.updated_at OR plan_goal.created_at IS NOT p.created_at)")
-    return "plan_goal_index" in names
+# What ``_schema.refresh_search`` says in this dialect: "differs, NULL counting as a value", and
+# the index that makes goals searched through FTS5.
+NULL_SAFE_DIFFERS = "IS NOT"
+GOAL_INDEX = "plan_goal_index"
 
 
 def index_goal(session: Any, plan_id: str, goal: str) -> None:

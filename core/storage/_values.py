@@ -21,6 +21,7 @@ __all__ = ["ReadPlans", "found", "json_text", "json_value", "now", "parse_plan",
 _Row = TypeVar("_Row")
 
 _clock_lock = threading.Lock()
+# Documented registry (tests/unit/test_registries.py): the stores' one clock, so stamps keep their order.
 _last_time = dt.datetime.min.replace(tzinfo=dt.timezone.utc)
 
 

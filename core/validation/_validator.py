@@ -30,7 +30,8 @@ from ..plan._model import Plan, Step
 from ..tooling._registry import Tool, ToolRegistry, describe_schema
 from ..plan._order import has_cycle
 from ._schema_fit import describe_value, may_fit, value_schema
-from ..plan._references import Reference, check_path, find_references, schema_at_path
+from ..plan._path_schemas import check_path, schema_at_path
+from ..plan._references import Reference, find_references
 from ..schema._time_budget import time_budget
 from ..schema._untrusted import PLAN_CHECK_SECONDS
 
@@ -58,7 +59,7 @@ class Problem:
 
 
 PlanCheck = Callable[[Plan], Iterable[Problem]]
-# Checks registered by their owner (a format's name); registering again replaces them.
+# Documented registry (tests/unit/test_registries.py): checks by owner (a format); registering again replaces.
 _PLAN_CHECKS: dict[str, tuple[PlanCheck, ...]] = {}
 
 

@@ -6,7 +6,7 @@
         started -> 201 the same, run_id the new run (linked to its parent; it runs in the studio)
         refused -> 409 {error, notices} (still going, no such step, nothing failed, tools changed)
 
-Behind the same token and origin rules as the rest of the review API (``_review_api._guarded``,
+Behind the same token and origin rules as the rest of the review API (``_http.guarded``,
 the studio's origin guard). ``steps[].writes``: the step's tool may write, so running it again
 repeats its effect.
 """
@@ -22,7 +22,7 @@ from starlette.routing import Route
 
 from core import ReviewRequestError
 
-from ._review_api import _body, _guarded
+from ._http import ServicesSource, guarded, read_body
 from ..workbench._services import Services
 from ..workbench import preview_rerun, start_rerun
 
@@ -50,7 +50,7 @@ def _asked(body: Any) -> tuple[str | None, bool, bool]:
 
 async def _rerun(request: Request, services: Services) -> Response:
     run_id = request.path_params["run_id"]
-    body = await _body(request)  # over the limit: 413 (``_guarded``)
+    body = await read_body(request)  # over the limit: 413 (``guarded``)
     from_step, retry, dry_run = _asked(body)
     await run_in_threadpool(services.store.records.where, run_id)  # NotFound: 404
     use_case = preview_rerun if dry_run else start_rerun
@@ -62,5 +62,5 @@ async def _rerun(request: Request, services: Services) -> Response:
     return JSONResponse({**preview.as_json(), "notices": notices}, status_code=200 if dry_run else 201)
 
 
-def rerun_routes() -> list[Route]:
-    return [Route("/api/runs/{run_id}/rerun", _guarded(_rerun), methods=["POST"])]
+def rerun_routes(services: ServicesSource) -> list[Route]:
+    return [Route("/api/runs/{run_id}/rerun", guarded(_rerun, services), methods=["POST"])]

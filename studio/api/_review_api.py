@@ -13,105 +13,36 @@ field (``plan``, ``format``, ``tools[2].inputSchema``, ...).
 from __future__ import annotations
 
 import asyncio
-import json
-import sys
 import time
 from contextlib import asynccontextmanager
-from typing import Any, AsyncIterator, Awaitable, Callable
+from typing import Any, AsyncIterator
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from core import NotFound, PlanStudioError, ReviewRequestError, Settings
+from core import ReviewRequestError, Settings
 
-from ..workbench._api_token import ensure_token, token_matches
-from ..workbench import review_view, submit_review
+from ..workbench._api_token import ensure_token
+from ..workbench import MAX_WAIT_SECONDS, review_link, review_view, submit_review
 from ..workbench._services import Services
+from ._http import ServicesSource, guarded, read_body
 from ._tcp_nodelay import nodelay_listening_sockets
 
-__all__ = ["DEFAULT_WAIT_SECONDS", "MAX_BODY_BYTES", "MAX_WAIT_SECONDS", "REVIEWS_URL_PATH", "api_routes", "make_token"]
+__all__ = ["DEFAULT_WAIT_SECONDS", "api_routes", "make_token"]
 
-MAX_BODY_BYTES = 4 * 1024 * 1024  # a 1000-step plan with its tools is well under 1 MiB
 DEFAULT_WAIT_SECONDS = 30.0
-MAX_WAIT_SECONDS = 600.0
-REVIEWS_URL_PATH = "reviews"  # the Reviews page's URL path; a review's link opens it there
 # How often a waiting request looks at the review's status: one indexed lookup in a thread.
 _POLL_SECONDS = 0.25
-_UNAUTHORIZED = "unauthorized: send the header 'Authorization: Bearer TOKEN' (`plan-studio token` prints it)"
-
-Handler = Callable[[Request, Services], Awaitable[Response]]
-
-
-def _error(status: int, message: str, field: str | None = None, **headers: str) -> JSONResponse:
-    body: dict[str, Any] = {"error": message}
-    if field is not None:
-        body["field"] = field
-    return JSONResponse(body, status_code=status, headers=headers or None)
-
-
-def _services() -> Services:
-    # The studio's own cached services: the API and the pages share one store and one set of tools.
-    from ..ui._session import get_services
-
-    return get_services()
-
-
-def _guarded(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
-    """``handler`` behind the token check, with the studio's errors as JSON answers."""
-    async def endpoint(request: Request) -> Response:
-        try:
-            services = await run_in_threadpool(_services)
-            token = await run_in_threadpool(ensure_token, services.settings.data_dir)
-        except PlanStudioError as exc:
-            # Said before the token is checked: the reason (a path, say) goes to the log only.
-            print(f"plan-studio: the review API cannot serve: {exc}", file=sys.stderr, flush=True)
-            return _error(503, "the studio cannot serve reviews now; its log says why")
-        if not token_matches(request.headers.get("authorization"), token):
-            return _error(401, _UNAUTHORIZED, **{"WWW-Authenticate": "Bearer"})
-        try:
-            return await handler(request, services)
-        except _TooLarge:
-            return _error(413, f"the request body is over {MAX_BODY_BYTES} bytes")
-        except ReviewRequestError as exc:
-            return _error(400, str(exc), exc.field)
-        except NotFound as exc:
-            return _error(404, str(exc))
-        except PlanStudioError as exc:
-            return _error(500, str(exc))
-    return endpoint
-
-
-async def _body(request: Request) -> Any:
-    """The request's JSON body; ``ReviewRequestError`` for one that is not JSON, a
-    ``_TooLarge`` for one over the limit (read no further than the limit)."""
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
-        raise _TooLarge()
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > MAX_BODY_BYTES:
-            raise _TooLarge()
-        chunks.append(chunk)
-    try:
-        return json.loads(b"".join(chunks))
-    except (ValueError, RecursionError) as exc:
-        raise ReviewRequestError("body", f"is not JSON: {exc}") from None
-
-
-class _TooLarge(Exception):
-    pass
 
 
 def _link(request: Request, review_id: str) -> str:
-    return f"{str(request.base_url).rstrip('/')}/{REVIEWS_URL_PATH}?review={review_id}"
+    return review_link(str(request.base_url), review_id)
 
 
 async def _submit(request: Request, services: Services) -> Response:
-    body = await _body(request)  # over the limit: 413 (``_guarded``)
+    body = await read_body(request)  # over the limit: 413 (``guarded``)
     review = await run_in_threadpool(submit_review, services, body)
     return JSONResponse({"id": review.id, "status": review.status, "url": _link(request, review.id)},
                         status_code=201)
@@ -155,11 +86,12 @@ async def _wait(request: Request, services: Services) -> Response:
         await asyncio.sleep(min(_POLL_SECONDS, left))
 
 
-def api_routes() -> list[Route]:
+def api_routes(services: ServicesSource) -> list[Route]:
+    """The review routes, each answering with the ``Services`` that ``services()`` gives."""
     return [
-        Route("/api/reviews", _guarded(_submit), methods=["POST"]),
-        Route("/api/reviews/{review_id}", _guarded(_get), methods=["GET"]),
-        Route("/api/reviews/{review_id}/wait", _guarded(_wait), methods=["GET"]),
+        Route("/api/reviews", guarded(_submit, services), methods=["POST"]),
+        Route("/api/reviews/{review_id}", guarded(_get, services), methods=["GET"]),
+        Route("/api/reviews/{review_id}/wait", guarded(_wait, services), methods=["GET"]),
     ]
 
 

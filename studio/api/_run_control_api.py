@@ -7,7 +7,7 @@
     POST /api/runs/{id}/cancel   -> 200 {run_id, cancelled, notices}; 409 when this studio does
                                     not run it now; 404 unknown id
 
-Behind the same token and origin rules as the rest of the review API (``_review_api._guarded``,
+Behind the same token and origin rules as the rest of the review API (``_http.guarded``,
 the studio's origin guard). The resumed run goes on in the studio, in the store as it goes.
 """
 
@@ -22,7 +22,7 @@ from starlette.routing import Route
 
 from core import ReviewRequestError
 
-from ._review_api import _body, _error, _guarded
+from ._http import ServicesSource, error, guarded, read_body
 from ..workbench._services import Services
 from ..workbench import cancel_stored_run, resume_stored_run
 from ..workbench._run_control import RunControl
@@ -35,7 +35,7 @@ _MAX_DECISIONS = 1000  # a plan has at most 1,000 steps
 def _answer(run_id: str, control: RunControl, done: str, ok_status: int) -> Response:
     notices = control.outcome.notices_json()
     if not control.found:
-        return _error(404, notices[0]["text"] if notices else f"no run {run_id!r}")
+        return error(404, notices[0]["text"] if notices else f"no run {run_id!r}")
     body: dict[str, Any] = {"run_id": run_id, done: control.outcome.ok, "notices": notices}
     if done == "resumed":
         body["again"] = [line.as_json() for line in control.again]
@@ -44,7 +44,7 @@ def _answer(run_id: str, control: RunControl, done: str, ok_status: int) -> Resp
 
 async def _decisions(request: Request) -> dict[str, str]:
     empty = request.headers.get("content-length") in (None, "0") and "transfer-encoding" not in request.headers
-    body = {} if empty else await _body(request)  # read no further than the limit
+    body = {} if empty else await read_body(request)  # read no further than the limit
     if not isinstance(body, dict):
         raise ReviewRequestError("body", "must be a JSON object like {\"decisions\": {\"step-id\": \"again\"}}")
     decisions = body.get("decisions", {})
@@ -58,7 +58,7 @@ async def _decisions(request: Request) -> dict[str, str]:
 
 async def _resume(request: Request, services: Services) -> Response:
     run_id = request.path_params["run_id"]
-    decisions = await _decisions(request)  # over the limit: 413 (``_guarded``)
+    decisions = await _decisions(request)  # over the limit: 413 (``guarded``)
     control = await run_in_threadpool(resume_stored_run, services, run_id, decisions)
     return _answer(run_id, control, "resumed", 202)
 
@@ -69,8 +69,8 @@ async def _cancel(request: Request, services: Services) -> Response:
     return _answer(run_id, control, "cancelled", 200)
 
 
-def run_control_routes() -> list[Route]:
+def run_control_routes(services: ServicesSource) -> list[Route]:
     return [
-        Route("/api/runs/{run_id}/resume", _guarded(_resume), methods=["POST"]),
-        Route("/api/runs/{run_id}/cancel", _guarded(_cancel), methods=["POST"]),
+        Route("/api/runs/{run_id}/resume", guarded(_resume, services), methods=["POST"]),
+        Route("/api/runs/{run_id}/cancel", guarded(_cancel, services), methods=["POST"]),
     ]

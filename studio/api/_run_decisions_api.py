@@ -5,7 +5,7 @@
     POST /api/runs/{id}/steps/{step}/decision    {"approve": true|false, "arguments_hash": "..."}
                                                  -> 200 {decided, notices}; 409 when it cannot apply
 
-Behind the same token and origin rules as the rest of the review API (``_review_api._guarded``,
+Behind the same token and origin rules as the rest of the review API (``_http.guarded``,
 the studio's origin guard). ``arguments_hash`` is the hash the caller was shown with the
 arguments: a decision holds for exactly those (omit it only to decide on whatever they are).
 """
@@ -21,7 +21,7 @@ from starlette.routing import Route
 
 from core import ReviewRequestError
 
-from ._review_api import _body, _error, _guarded
+from ._http import ServicesSource, error, guarded, read_body
 from ..workbench._services import Services
 from ..workbench import decide_step, waiting_run, waiting_view
 
@@ -29,7 +29,7 @@ __all__ = ["run_routes"]
 
 
 def _no_run(run_id: str) -> Response:
-    return _error(404, f"no run {run_id!r} waits for a decision here")
+    return error(404, f"no run {run_id!r} waits for a decision here")
 
 
 async def _waiting(request: Request, services: Services) -> Response:
@@ -46,7 +46,7 @@ async def _waiting(request: Request, services: Services) -> Response:
 
 async def _decision(request: Request, services: Services) -> Response:
     run_id, step_id = request.path_params["run_id"], request.path_params["step_id"]
-    body = await _body(request)  # over the limit: 413 (``_guarded``)
+    body = await read_body(request)  # over the limit: 413 (``guarded``)
     if not isinstance(body, dict):
         raise ReviewRequestError("body", "must be a JSON object like {\"approve\": true, \"arguments_hash\": \"...\"}")
     approve = body.get("approve")
@@ -62,8 +62,8 @@ async def _decision(request: Request, services: Services) -> Response:
     return JSONResponse(body_out, status_code=200 if out.ok else 409)
 
 
-def run_routes() -> list[Route]:
+def run_routes(services: ServicesSource) -> list[Route]:
     return [
-        Route("/api/runs/{run_id}/waiting", _guarded(_waiting), methods=["GET"]),
-        Route("/api/runs/{run_id}/steps/{step_id}/decision", _guarded(_decision), methods=["POST"]),
+        Route("/api/runs/{run_id}/waiting", guarded(_waiting, services), methods=["GET"]),
+        Route("/api/runs/{run_id}/steps/{step_id}/decision", guarded(_decision, services), methods=["POST"]),
     ]

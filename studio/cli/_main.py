@@ -291,7 +291,7 @@ def _cmd_token(args: argparse.Namespace, services: Services) -> int:
 
 
 def _cmd_mcp_server(args: argparse.Namespace, services: Services) -> int:
-    from ..mcp._mcp_server import make_mcp_server
+    from ..mcp import make_mcp_server
 
     make_mcp_server(services, args.studio_url).run("stdio")
     return 0
@@ -312,7 +312,7 @@ def _studio_argv(port: int, allowed_origins: Sequence[str] = ()) -> list[str]:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from streamlit.web import cli as streamlit_cli
+    import streamlit.web.cli as streamlit_cli
 
     # The studio reads its settings from the environment, like every other start; it is told
     # which of them these options gave, so its Settings page names the option.

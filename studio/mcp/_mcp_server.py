@@ -27,10 +27,9 @@ from mcp.types import CallToolResult, TextContent
 
 from core import PlanStudioError
 
-from ..api._review_api import MAX_WAIT_SECONDS, REVIEWS_URL_PATH
 from ._mcp_deep_lines import DeepCallLines
 from ._mcp_run_tools import add_run_tools
-from ..workbench import review_view, submit_review
+from ..workbench import MAX_WAIT_SECONDS, review_link, review_view, submit_review
 from ..workbench._services import Services
 
 __all__ = ["DEFAULT_STUDIO_URL", "make_mcp_server"]
@@ -80,10 +79,8 @@ class _ReviewServer(MCPServer):
 
 def make_mcp_server(services: Services, studio_url: str = DEFAULT_STUDIO_URL) -> MCPServer:
     """The MCP server over ``services``' store; review links point at ``studio_url``."""
-    base = studio_url.rstrip("/")
-
     def link(review_id: str) -> str:
-        return f"{base}/{REVIEWS_URL_PATH}?review={review_id}"
+        return review_link(studio_url, review_id)
 
     def submit(body: dict[str, Any]) -> dict[str, Any]:
         review = submit_review(services, body)

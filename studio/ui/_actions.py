@@ -122,8 +122,10 @@ def shown(action: str) -> Iterator[None]:
         st.error(failure_message(action, exc))
 
 
-def page_services(action: str) -> Services | None:
-    """The services for a page, or None once the page shows why they could not be had."""
+def page_services(title: str, action: str) -> Services | None:
+    """A page's title, then the services for it; None once the page shows why they could not
+    be had (``action`` says what the page was about to do)."""
+    st.title(title)
     with shown(action):
         return get_services()
     return None

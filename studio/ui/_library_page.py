@@ -24,8 +24,7 @@ PAGE_SIZE = 50
 
 
 def library_page() -> None:
-    st.title("Library")
-    services = actions.page_services("open the plan library")
+    services = actions.page_services("Library", "open the plan library")
     if services is None:
         return
     search = st.text_input("Search", key=Keys.SEARCH, persist_state=PERSIST,

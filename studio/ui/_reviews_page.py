@@ -28,8 +28,7 @@ _STATUS_COLOUR = {"pending": "orange", "approved": "green", "rejected": "red"}
 
 
 def reviews_page() -> None:
-    st.title("Reviews")
-    services = actions.page_services("open the reviews")
+    services = actions.page_services("Reviews", "open the reviews")
     if services is None:
         return
     _open_linked()

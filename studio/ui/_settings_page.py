@@ -32,8 +32,7 @@ _WIDGETS = {"planner": Keys.SETTINGS_PLANNER, "model": Keys.SETTINGS_MODEL,
 
 
 def settings_page() -> None:
-    st.title("Settings")
-    services = actions.page_services("read the settings")
+    services = actions.page_services("Settings", "read the settings")
     if services is None:
         return
     settings = services.settings

@@ -26,8 +26,7 @@ __all__ = ["parameter_rows", "tools_page"]
 
 
 def tools_page() -> None:
-    st.title("Tools")
-    services = actions.page_services("list the tools")
+    services = actions.page_services("Tools", "list the tools")
     if services is None:
         return
     registry = services.registry

@@ -24,7 +24,7 @@ from ._editing import (PENDING_EDIT, RUN_IN_PROGRESS, apply_edit, apply_pending_
                        start_empty_plan, take_edit, undo, write_panel)
 from ._deciding import WaitingStep, decide_step, set_ask_first, waiting_run, waiting_view
 from ._held_runs import held_run, hold_if_waiting, let_go
-from ._intake import MAX_AGENT_NAME, registry_for, review_view, submit_review
+from ._intake import MAX_AGENT_NAME, MAX_WAIT_SECONDS, REVIEWS_URL_PATH, registry_for, review_link, review_view, submit_review
 from ._messages import attempt, failure_message, log, plain_message
 from ._planning import GOAL_FIRST, import_plan, plan_for_goal, plan_goal, replan, replanned
 from ._reviewing import close_review, decide_review, open_review, services_with_tools, work_id
@@ -47,7 +47,7 @@ __all__ = [
     "resume_stored_run",
     "resume_view", "run_again_lines",
     "WaitingStep", "decide_step", "waiting_run", "set_ask_first", "held_run", "hold_if_waiting", "let_go", "waiting_view",
-    "GOAL_FIRST", "MAX_AGENT_NAME", "NOT_APPROVED", "PENDING_EDIT", "RUN_IN_PROGRESS", "Conflict", "Notice",
+    "GOAL_FIRST", "MAX_AGENT_NAME", "MAX_WAIT_SECONDS", "REVIEWS_URL_PATH", "review_link", "NOT_APPROVED", "PENDING_EDIT", "RUN_IN_PROGRESS", "Conflict", "Notice",
     "NoticeKind", "Outcome", "Question", "RunHandle", "SavedRef", "Workbench", "apply_edit", "apply_pending_edit", "approval_problem",
     "approve", "attempt", "cancel_new_run", "close_review", "collect_finished_run", "confirm_new_run",
     "decide_review", "delete_saved_plan", "discard_pending_edit", "edit_history", "edit_json", "edit_refused", "execution_fingerprint",

@@ -27,9 +27,12 @@ from ._services import Services
 if TYPE_CHECKING:  # SQLAlchemy is slow to import; the CLI starts without it
     from core.storage import Review
 
-__all__ = ["MAX_AGENT_NAME", "registry_for", "review_view", "submit_review"]
+__all__ = ["MAX_AGENT_NAME", "MAX_WAIT_SECONDS", "REVIEWS_URL_PATH", "registry_for", "review_link", "review_view",
+           "submit_review"]
 
 MAX_AGENT_NAME = 200
+MAX_WAIT_SECONDS = 600.0  # the longest an agent may wait for a decision in one call (HTTP or MCP)
+REVIEWS_URL_PATH = "reviews"  # the Reviews page's URL path; a review's link opens it there
 _FIELDS = {"plan", "format", "agent", "goal", "tools"}
 
 
@@ -67,6 +70,11 @@ def _format(body: dict[str, Any]) -> str | None:
     if not isinstance(fmt, str) or fmt not in readable:
         raise ReviewRequestError("format", f"unknown format {fmt!r}; one of: {', '.join(readable)}")
     return fmt
+
+
+def review_link(studio_url: str, review_id: str) -> str:
+    """The link that opens review ``review_id`` on the Reviews page of the studio at ``studio_url``."""
+    return f"{studio_url.rstrip('/')}/{REVIEWS_URL_PATH}?review={review_id}"
 
 
 def registry_for(services: Services, tools: list[dict[str, Any]] | None) -> ToolRegistry:

@@ -15,7 +15,6 @@ from starlette.applications import Starlette
 
 from async_helpers import run_apart
 from core import Settings, StepStatus
-from studio.api import _review_api
 from studio.mcp._mcp_server import make_mcp_server
 from studio.api._run_decisions_api import run_routes
 from studio.workbench._services import build_services
@@ -30,19 +29,18 @@ def _free_port() -> int:
 
 
 @pytest.fixture
-def studio(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def studio(tmp_path: Path):
     services = build_services(Settings(data_dir=tmp_path / "data", today=TODAY, approve_writes=True))
-    monkeypatch.setattr(_review_api, "_services", lambda: services)
     bench, marked = run_until_a_marked_step_waits(services)
     port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(Starlette(routes=run_routes()), host="127.0.0.1", port=port,
+    server = uvicorn.Server(uvicorn.Config(Starlette(routes=run_routes(lambda: services)), host="127.0.0.1", port=port,
                                            log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     while not server.started:
         thread.join(0.05)
         assert thread.is_alive()
-    yield make_mcp_server(services, f"http://127.0.0.1:{port}"), bench, marked
+    yield make_mcp_server(services, f"http://127.0.0.1:{port}"), bench, marked, services
     server.should_exit = True
     thread.join(10)
 
@@ -55,7 +53,7 @@ def _structured(answer) -> dict:
 
 
 def test_an_agent_sees_the_waiting_step_and_approves_exactly_its_arguments(studio) -> None:
-    server, bench, marked = studio
+    server, bench, marked, services = studio
     listed = _structured(run_apart(server.call_tool("waiting_steps", {"run_id": bench.run.id})))
     [waiting] = listed["waiting"]
     assert waiting["step_id"] == marked and waiting["arguments"] == bench.run.steps[marked].arguments
@@ -68,4 +66,4 @@ def test_an_agent_sees_the_waiting_step_and_approves_exactly_its_arguments(studi
     assert decided["decided"] is True
     assert bench.run.steps[marked].status == StepStatus.rejected and bench.run.steps[marked].decision.by == "api"
     assert join_stored_run(bench.run.id, timeout=60)  # nothing else waits: the run went on, and ends
-    assert _review_api._services().store.load_run(bench.run.id).finished
+    assert services.store.load_run(bench.run.id).finished

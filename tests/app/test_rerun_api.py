@@ -11,7 +11,6 @@ from rerun_helpers import Tools, ran_with_b_failing, rerun_services
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-from studio.api import _review_api
 from studio import workbench as wb
 from studio.workbench._api_token import ensure_token
 from studio.api._origin_guard import origin_guard
@@ -19,12 +18,11 @@ from studio.api._rerun_api import rerun_routes
 
 
 @pytest.fixture
-def api(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def api(tmp_path: Path):
     tools = Tools()
     services = rerun_services(tmp_path, tools)
-    monkeypatch.setattr(_review_api, "_services", lambda: services)
     parent = ran_with_b_failing(services, tools).run  # durable: stored from its first step
-    client = TestClient(Starlette(routes=rerun_routes(), middleware=[origin_guard([])]),
+    client = TestClient(Starlette(routes=rerun_routes(lambda: services), middleware=[origin_guard([])]),
                         base_url="http://127.0.0.1:8501")
     auth = {"Authorization": f"Bearer {ensure_token(services.settings.data_dir)}"}
     yield client, auth, services, tools, parent

@@ -24,7 +24,7 @@ from conftest import Studio, start_studio
 from core import Plan, ReviewServiceError
 from core.storage import PlanStore
 from studio import ReviewClient
-from studio.api._review_api import MAX_BODY_BYTES
+from studio.api._http import MAX_BODY_BYTES
 
 HERE = Path(__file__).resolve().parents[1]
 PLAN = {"goal": "Get contaminated shipments from Berlin facilities", "steps": [

@@ -13,7 +13,6 @@ from starlette.testclient import TestClient
 
 from core import Settings
 from durable_page_helpers import PLAN, WAIT, Gate, cut_off_at_b, tools_for
-from studio.api import _review_api
 from studio import workbench as wb
 from studio.workbench._api_token import ensure_token
 from studio.api._origin_guard import origin_guard
@@ -30,11 +29,10 @@ def gate() -> Gate:
 
 
 @pytest.fixture
-def api(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, gate: Gate):
+def api(tmp_path: Path, gate: Gate):
     services = build_services(Settings(data_dir=tmp_path / "data", today=TODAY, approve_writes=False),
                               registry=tools_for(gate))
-    monkeypatch.setattr(_review_api, "_services", lambda: services)
-    client = TestClient(Starlette(routes=run_control_routes(), middleware=[origin_guard([])]),
+    client = TestClient(Starlette(routes=run_control_routes(lambda: services), middleware=[origin_guard([])]),
                         base_url="http://127.0.0.1:8501")
     auth = {"Authorization": f"Bearer {ensure_token(services.settings.data_dir)}"}
     yield client, auth, services

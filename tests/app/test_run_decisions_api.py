@@ -11,7 +11,6 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from core import Settings, StepStatus
-from studio.api import _review_api
 from studio.workbench._api_token import ensure_token
 from studio.api._origin_guard import origin_guard
 from studio.api._run_decisions_api import run_routes
@@ -21,18 +20,17 @@ from workbench_helpers import TODAY, run_until_a_marked_step_waits
 
 
 @pytest.fixture
-def held(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def held(tmp_path: Path):
     services = build_services(Settings(data_dir=tmp_path / "data", today=TODAY, approve_writes=True))
-    monkeypatch.setattr(_review_api, "_services", lambda: services)
     bench, marked = run_until_a_marked_step_waits(services)
-    app = Starlette(routes=run_routes(), middleware=[origin_guard([])])
+    app = Starlette(routes=run_routes(lambda: services), middleware=[origin_guard([])])
     client = TestClient(app, base_url="http://127.0.0.1:8501")
     token = ensure_token(services.settings.data_dir)
-    yield client, {"Authorization": f"Bearer {token}"}, bench, marked
+    yield client, {"Authorization": f"Bearer {token}"}, bench, marked, services
 
 
 def test_the_waiting_steps_come_with_their_resolved_arguments_and_hash(held) -> None:
-    client, auth, bench, marked = held
+    client, auth, bench, marked, services = held
     answer = client.get(f"/api/runs/{bench.run.id}/waiting", headers=auth)
     assert answer.status_code == 200
     [waiting] = answer.json()["waiting"]
@@ -41,7 +39,7 @@ def test_the_waiting_steps_come_with_their_resolved_arguments_and_hash(held) -> 
 
 
 def test_a_decision_with_the_hash_shown_is_kept_on_the_run(held) -> None:
-    client, auth, bench, marked = held
+    client, auth, bench, marked, services = held
     shown = client.get(f"/api/runs/{bench.run.id}/waiting", headers=auth).json()["waiting"][0]
     stale = client.post(f"/api/runs/{bench.run.id}/steps/{marked}/decision", headers=auth,
                         json={"approve": True, "arguments_hash": "0" * 64})
@@ -54,13 +52,13 @@ def test_a_decision_with_the_hash_shown_is_kept_on_the_run(held) -> None:
     # Nothing else waits: the run went on in the studio, the approved step run with those arguments.
     assert "the run goes on in the studio" in answer.json()["notices"][-1]["text"]
     assert join_stored_run(bench.run.id, timeout=60)
-    stored = _review_api._services().store.load_run(bench.run.id)
+    stored = services.store.load_run(bench.run.id)
     assert stored.finished and stored.steps[marked].status == StepStatus.succeeded
     assert stored.steps[marked].arguments == shown["arguments"]
 
 
 def test_bad_requests_say_what_is_wrong_and_strangers_get_nothing(held) -> None:
-    client, auth, bench, marked = held
+    client, auth, bench, marked, services = held
     url = f"/api/runs/{bench.run.id}/steps/{marked}/decision"
     assert client.post(url, json={"approve": True}).status_code == 401
     assert client.get(f"/api/runs/{bench.run.id}/waiting").status_code == 401

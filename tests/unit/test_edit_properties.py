@@ -16,7 +16,7 @@ import networkx as nx
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.plan._references import _ID_AT, _id_of
+from core.plan._references import ID_AT, id_of
 from core import (EditRefused, Plan, Step, add_dependency, add_step, delete_step, dependents_of, duplicate_step,
                   move_step, remove_dependency, remove_param, set_param)
 
@@ -39,7 +39,7 @@ def targets(plan: Plan) -> dict[tuple[str, str], list[str]]:
     out = {}
     for step in plan.steps:
         for name, value in step.params.items():
-            named = [_id_of(m) for text in _strings(value) for m in _ID_AT.finditer(text)]
+            named = [id_of(m) for text in _strings(value) for m in ID_AT.finditer(text)]
             out[(step.id, name)] = [i if i in ids else DANGLING for i in named]
     return out
 

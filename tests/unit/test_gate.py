@@ -17,7 +17,8 @@ from typing_extensions import TypedDict
 from core import (Executor, Plan, PlanInvalid, Settings, Step, ToolArgumentsError, ToolRegistry,
                   Validator, load_plan)
 from core.validation._schema_fit import may_fit, value_schema
-from core.plan._references import MAP, schema_at_path
+from core.plan._path_schemas import schema_at_path
+from core.plan._references import MAP
 from core.formats import plan_from_seed
 from tools import build_registry
 

@@ -3,7 +3,8 @@ import pytest
 from core import ReferenceResolutionError, ReferenceSyntaxError, find_references, parse_reference, resolve_params
 from core import Plan
 from core.plan._positions import ids_for_positions, positions_for_ids
-from core.plan._references import MAP, check_path, referenced_step_ids, renamed_steps, step_reference
+from core.plan._path_schemas import check_path
+from core.plan._references import MAP, referenced_step_ids, renamed_steps, step_reference
 
 ROWS = {"data": [{"id": "F1", "tags": ["a", "b"]}, {"id": "F2", "tags": ["c"]}], "count": 2}
 SCHEMA = {

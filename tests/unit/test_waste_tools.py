@@ -13,7 +13,8 @@ import pytest
 
 import core
 from core import Settings, ToolArgumentsError, ToolExecutionError
-from core.plan._references import check_path, parse_reference, resolve_params
+from core.plan._path_schemas import check_path
+from core.plan._references import parse_reference, resolve_params
 from tools import build_registry
 from tools.waste import WasteData, generate_database
 from tools.waste._data import (CARRIERS, CATEGORIES, CITIES, FACILITY_TYPES, HISTORY_DAYS,

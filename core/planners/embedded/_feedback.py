@@ -11,7 +11,7 @@ import re
 
 from ..._errors import PlannerError
 from . import _phrases as phrases
-from ._parse import _MASK, CITY, LIMIT, Filter, Mention, Parsed, phrase_pattern
+from ._parse import MASK, CITY, LIMIT, Filter, Mention, Parsed, phrase_pattern
 
 __all__ = ["Reading", "named_step_indexes", "old_values", "bare_counts", "same_filter", "entity_swaps"]
 
@@ -170,7 +170,7 @@ def entity_swaps(parsed: Parsed, reading: Reading, plan_tools: list[str]) -> lis
             found = next((m for m in entities if m.start >= at), None)
             gap = parsed.masked[at:found.start] if found else ""
         # Filters may stand between: "high-risk contaminants from yesterday instead of shipments".
-        words = _WORD.findall(gap.replace(_MASK, " ").lower())
+        words = _WORD.findall(gap.replace(MASK, " ").lower())
         return found if found is not None and all(w in _FILLERS for w in words) else None
 
     def swap(old: Mention | None, new: Mention | None) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 
 from ._vocabulary import ToolInfo
 
-__all__ = ["CITY", "DATES", "LIMIT", "Filter", "Mention", "Segment", "Parsed", "accepts"]
+__all__ = ["CITY", "DATES", "LIMIT", "MASK", "Filter", "Mention", "Segment", "Parsed", "accepts"]
 
 
 # Pseudo parameter names for filters whose real parameter depends on the tool.
@@ -16,7 +16,7 @@ CITY = "@city"
 DATES = "@dates"
 LIMIT = "@limit"
 # Stands in for each character a pass has read, so no later pass reads it again.
-_MASK = "\x00"
+MASK = "\x00"
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass, replace
 
 from . import _phrases as phrases
-from ._mentions import _MASK, CITY, DATES, LIMIT, Filter, Mention, Parsed, accepts
+from ._mentions import MASK, CITY, DATES, LIMIT, Filter, Mention, Parsed, accepts
 from ._segments import split_segments
 from ._vocabulary import ToolInfo, Vocabulary, plural
 
@@ -112,7 +112,7 @@ def _negation_before(masked: str, start: int) -> _Negation | None:
     only by joining words, with no other mention between."""
     window_start = max(0, start - _REACH)
     window = masked[window_start:start]
-    cut = window.rfind(_MASK) + 1
+    cut = window.rfind(MASK) + 1
     tokens = [(m.start() + window_start, m.group().lower().replace("\u2019", "'"))
               for m in _TOKEN.finditer(window, cut)]
     if cut == 0 and window_start > 0 and tokens and tokens[0][0] == window_start:
@@ -136,7 +136,7 @@ def _carried_over(masked: str, carried: tuple[int, str] | None, start: int) -> _
     if carried is None or start - carried[0] > _REACH:
         return None
     gap = masked[carried[0]:start]
-    if _MASK in gap:
+    if MASK in gap:
         return None
     words = [m.group().lower() for m in _TOKEN.finditer(gap)]
     joins = [w for w in words if w not in phrases.NEGATION_GLUE]
@@ -230,7 +230,7 @@ def _masked(masked: str, spans: list[tuple[int, int]]) -> str:
         start = max(start, at)
         if end <= start:
             continue
-        parts.extend((masked[at:start], _MASK * (end - start)))
+        parts.extend((masked[at:start], MASK * (end - start)))
         at = end
     parts.append(masked[at:])
     return "".join(parts)

@@ -19,13 +19,13 @@ from typing import Callable
 from .._dates import find_dates
 from ..._errors import PlannerError
 from . import _phrases as phrases
-from ._mentions import _MASK, CITY, DATES, LIMIT, Filter, Mention, Parsed, Segment, accepts
+from ._mentions import MASK, CITY, DATES, LIMIT, Filter, Mention, Parsed, Segment, accepts
 from ._patterns import alternation as _alternation
 from ._patterns import phrase_pattern
 from ._segments import split_segments
 from ._vocabulary import Vocabulary, plural
 
-__all__ = ["CITY", "DATES", "LIMIT", "Filter", "Mention", "Segment", "Parsed", "parse", "accepts",
+__all__ = ["CITY", "DATES", "LIMIT", "MASK", "Filter", "Mention", "Segment", "Parsed", "parse", "accepts",
            "phrase_pattern"]
 
 
@@ -39,7 +39,7 @@ class _Reader:
              flags: int = re.IGNORECASE) -> None:
         spans: list[tuple[int, int]] = []
         for m in re.finditer(pattern, self.masked, flags):
-            if _MASK in self.masked[m.start():m.end()]:
+            if MASK in self.masked[m.start():m.end()]:
                 continue
             made = make(m)
             if not made:
@@ -60,7 +60,7 @@ class _Reader:
         parts: list[str] = []
         at = 0
         for start, end in sorted(spans):
-            parts.extend((self.masked[at:start], _MASK * (end - start)))
+            parts.extend((self.masked[at:start], MASK * (end - start)))
             at = end
         parts.append(self.masked[at:])
         self.masked = "".join(parts)

@@ -30,7 +30,7 @@ from ._group import Group
 from ._edit import PlanEdit
 from ._examples import understood
 from ._feedback import Reading, bare_counts, entity_swaps, named_step_indexes, old_values, same_filter
-from ._parse import _MASK, CITY, DATES, LIMIT, Filter, Mention, Parsed, accepts, parse, phrase_pattern
+from ._parse import MASK, CITY, DATES, LIMIT, Filter, Mention, Parsed, accepts, parse, phrase_pattern
 from ._notices import READ_AS_KEY
 from ._unread import UNREAD_KEY
 from ._vocabulary import Vocabulary
@@ -170,7 +170,7 @@ def _refusal(feedback: str, edit: PlanEdit, unknown: list[str], follow_up_of: st
 # "only shipments", "just the shipments", "keep only shipments", right before the entity.
 _KEEP_ONLY = re.compile(r"(?<![\w-])(?:only|just|keep(?:\s+only)?|nothing\s+but)\s+(?:the\s+)?$", re.IGNORECASE)
 # A place said before an entity: "at landfills", "from <city> facilities" (mentions are masked).
-_PLACE = re.compile(rf"(?<![\w-])(?:at|in|from|of|for|across|within|inside)\s+(?:the\s+)?[{_MASK}\s]*$",
+_PLACE = re.compile(rf"(?<![\w-])(?:at|in|from|of|for|across|within|inside)\s+(?:the\s+)?[{MASK}\s]*$",
                     re.IGNORECASE)
 
 

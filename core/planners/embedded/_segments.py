@@ -7,7 +7,7 @@ import bisect
 import re
 
 from . import _phrases as phrases
-from ._mentions import _MASK, Mention, Segment
+from ._mentions import MASK, Mention, Segment
 from ._patterns import phrase_pattern
 
 __all__ = ["split_segments"]
@@ -36,7 +36,7 @@ def split_segments(masked: str, mentions: list[Mention]) -> list[Segment]:
     for m in [*separator.finditer(masked), None]:
         end = m.start() if m else len(masked)
         body = masked[pos:end]
-        if re.search(r"[^\W_]", body.replace(_MASK, "x")):
+        if re.search(r"[^\W_]", body.replace(MASK, "x")):
             segments.append(Segment(pos, end, then=then, link=bool(link_words.search(body)),
                                     add=add or bool(add_words.search(body)),
                                     prepositional=bool(preposition.match(body)), opens=opens))

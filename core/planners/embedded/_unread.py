@@ -21,7 +21,7 @@ from typing import Iterable
 
 from ...plan._model import Plan
 from ._feedback import Reading
-from ._parse import _MASK, Mention, Parsed
+from ._parse import MASK, Mention, Parsed
 
 __all__ = ["UNREAD_KEY", "unread_notice", "unread_words"]
 
@@ -34,9 +34,9 @@ def unread_words(parsed: Parsed, unused: Iterable[Mention]) -> list[str]:
     dropped = [(m.start, m.end) for m in unused]
     start = None
     for at, char in enumerate([*parsed.masked, ""]):
-        if char == _MASK and start is None:
+        if char == MASK and start is None:
             start = at
-        elif char != _MASK and start is not None:
+        elif char != MASK and start is not None:
             _read_outside(reading, start, at, dropped)
             start = None
     seen: set[str] = set()

@@ -13,7 +13,7 @@ Two things are loosened on purpose, because the studio resolves them itself:
   wrong, and a ``"date"`` format would forbid the phrase);
 - any param may be a reference to an earlier step's output, ``${step[N].<path>}``, where the
   paths offered are those the tools' declared output schemas give and that fit the param
-  (``core.editing._previews.output_paths``).
+  (``core.editing._output_paths.output_paths``).
 
 And one thing is bounded, given the user's words (``said``): a list of literal ids (a param
 named ``..._id(s)``) holds at most as many as the words of ``said`` (at least a few). Ids come
@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from ...editing._previews import output_paths
+from ...editing._output_paths import output_paths
 from ...tooling._registry import Tool, ToolRegistry
 from ._params import ID_PARAM, takes_a_date
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Callable
+
 import sqlalchemy as sa
 from alembic import op
 
-__all__ = ["add_missing_columns"]
+__all__ = ["add_missing_columns", "column_added"]
 
 
 def add_missing_columns(table: str, *columns: sa.Column) -> None:
@@ -15,3 +17,15 @@ def add_missing_columns(table: str, *columns: sa.Column) -> None:
     for column in columns:
         if column.name not in present:
             op.add_column(table, column)
+
+
+def column_added(table: str, column: sa.Column) -> tuple[Callable[[], None], Callable[[], None]]:
+    """The ``upgrade`` and ``downgrade`` of a revision that adds one nullable ``column`` to
+    ``table``: a file at the revision before keeps every row as it was."""
+    def upgrade() -> None:
+        add_missing_columns(table, column)
+
+    def downgrade() -> None:
+        op.drop_column(table, column.name)
+
+    return upgrade, downgrade

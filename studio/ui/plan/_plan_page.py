@@ -53,8 +53,7 @@ _RESULTS_SHOWN = 20
 
 
 def plan_page() -> None:
-    st.title("Plan")
-    services = actions.page_services("start the studio")
+    services = actions.page_services("Plan", "start the studio")
     if services is None:
         return
     _goal_form(services)

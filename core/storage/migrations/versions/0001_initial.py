@@ -21,8 +21,6 @@ from core._errors import StorageError
 
 revision = "0001"
 down_revision = None
-branch_labels = None
-depends_on = None
 
 _metadata = sa.MetaData()
 sa.Table(
@@ -77,11 +75,21 @@ sa.Table(
     sa.Column("plan_id", sa.String, sa.ForeignKey("plan.id", ondelete="SET NULL")),
     sa.Column("version", sa.Integer),
 )
-sa.Table(
-    "step_run", _metadata,
-    sa.Column("run_id", sa.String, sa.ForeignKey("run.id", ondelete="CASCADE"), primary_key=True),
-    sa.Column("step_id", sa.String, primary_key=True),
-    sa.Column("position", sa.Integer, nullable=False),
+
+
+def _per_step(name: str, parent: str, *columns: sa.Column) -> sa.Table:
+    """A table of one row per step of a ``parent`` record (a run, a review), deleted with it."""
+    return sa.Table(
+        name, _metadata,
+        sa.Column(f"{parent}_id", sa.String, sa.ForeignKey(f"{parent}.id", ondelete="CASCADE"), primary_key=True),
+        sa.Column("step_id", sa.String, primary_key=True),
+        sa.Column("position", sa.Integer, nullable=False),
+        *columns,
+    )
+
+
+_per_step(
+    "step_run", "run",
     sa.Column("status", sa.String, nullable=False),
     sa.Column("arguments_json", sa.String),
     sa.Column("result_json", sa.String),
@@ -89,13 +97,7 @@ sa.Table(
     sa.Column("started_at", sa.DateTime),
     sa.Column("duration_ms", sa.Float),
 )
-sa.Table(
-    "review_decision", _metadata,
-    sa.Column("review_id", sa.String, sa.ForeignKey("review.id", ondelete="CASCADE"), primary_key=True),
-    sa.Column("step_id", sa.String, primary_key=True),
-    sa.Column("position", sa.Integer, nullable=False),
-    sa.Column("decision", sa.String, nullable=False),
-)
+_per_step("review_decision", "review", sa.Column("decision", sa.String, nullable=False))
 
 # -- goal search (SQLite) --------------------------------------------------------------------
 _GOALS = """CREATE TABLE IF NOT EXISTS plan_goal (

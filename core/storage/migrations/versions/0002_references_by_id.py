@@ -25,8 +25,6 @@ from core.plan._positions import has_positions, ids_for_positions
 
 revision = "0002"
 down_revision = "0001"
-branch_labels = None
-depends_on = None
 
 _TABLES = {"plan_version": "id", "run": "id", "review": "id"}
 

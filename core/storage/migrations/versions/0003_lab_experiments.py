@@ -12,41 +12,35 @@ from alembic import op
 
 revision = "0003"
 down_revision = "0002"
-branch_labels = None
-depends_on = None
 
 
-def upgrade() -> None:
-    # Only what the file lacks, as 0001 does: a file stamped again from before migrations
-    # (its alembic_version lost) runs every revision once more.
-    present = set(sa.inspect(op.get_bind()).get_table_names())
-    if "lab_experiment" not in present:
-        _experiments()
-    if "lab_tool_seen" not in present:
-        _tools_seen()
-
-
-def _experiments() -> None:
-    op.create_table(
-        "lab_experiment",
+# Each table as this revision made it, in the order it makes them.
+_TABLES = {
+    "lab_experiment": lambda: (
         sa.Column("id", sa.String, primary_key=True),
         sa.Column("name", sa.String, nullable=False),
         sa.Column("version", sa.Integer, nullable=False),
         sa.Column("created_at", sa.DateTime, nullable=False),
         sa.Column("updated_at", sa.DateTime, nullable=False, index=True),
         sa.Column("content", sa.String, nullable=False),
-    )
-
-
-def _tools_seen() -> None:
-    op.create_table(
-        "lab_tool_seen",
+    ),
+    "lab_tool_seen": lambda: (
         sa.Column("name", sa.String, primary_key=True),
         sa.Column("digest", sa.String, nullable=False),
         sa.Column("seen_at", sa.DateTime, nullable=False),
-    )
+    ),
+}
+
+
+def upgrade() -> None:
+    # Only what the file lacks, as 0001 does: a file stamped again from before migrations
+    # (its alembic_version lost) runs every revision once more.
+    present = set(sa.inspect(op.get_bind()).get_table_names())
+    for name, columns in _TABLES.items():
+        if name not in present:
+            op.create_table(name, *columns())
 
 
 def downgrade() -> None:
-    op.drop_table("lab_tool_seen")
-    op.drop_table("lab_experiment")
+    for name in reversed(_TABLES):
+        op.drop_table(name)

@@ -17,8 +17,6 @@ from core.storage.migrations._columns import add_missing_columns
 
 revision = "0004"
 down_revision = "0003"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

@@ -7,19 +7,10 @@ A plain added column, nullable: a file at 0004 keeps every run as it was (no dec
 from __future__ import annotations
 
 import sqlalchemy as sa
-from alembic import op
 
-from core.storage.migrations._columns import add_missing_columns
+from core.storage.migrations._columns import column_added
 
 revision = "0005"
 down_revision = "0004"
-branch_labels = None
-depends_on = None
 
-
-def upgrade() -> None:
-    add_missing_columns("step_run", sa.Column("decision_json", sa.String, nullable=True))
-
-
-def downgrade() -> None:
-    op.drop_column("step_run", "decision_json")
+upgrade, downgrade = column_added("step_run", sa.Column("decision_json", sa.String, nullable=True))

@@ -1,14 +1,8 @@
-"""What a step's output offers to later steps, and what a reference resolves to now.
-
-``output_paths`` lists the paths a reference picker may offer for a tool, read from the
-tool's return schema: ``data`` (the rows), ``data.*.id`` (the ``id`` of every row, a list),
-``data[0].name`` (the first row's name, one value). Given a param's schema it keeps only the
-paths whose value can fit it (the rule of ``core.validation._schema_fit``): a list into an array param,
-one value into a scalar one.
+"""What a reference gives in a run: for the inspector beside a param and the graph's edge tooltip.
 
 ``preview_reference`` says what each reference in a param gives: the value from a run's
 results when the source step succeeded in it (the first few values and how many), else "not
-yet run" with the type the source tool declares.
+yet run" with the type the source tool declares. It reads a run and never changes one.
 """
 
 from __future__ import annotations
@@ -17,94 +11,25 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ._edit_base import index_of
 from .._errors import EditRefused, ReferenceResolutionError, ReferenceSyntaxError
 from .._limits import shown
-from ..run._executor import Run, StepStatus
-from ..run._status import RAN
-from ..plan._model import Plan
-from ..tooling._registry import ToolRegistry, describe_schema, schema_alternatives
-from ..validation._schema_fit import may_fit
-from ..plan._references import MAP, Reference, Segment, find_references, resolve_params, schema_at_path
+from ..plan._model import Plan, Step
+from ..plan._path_schemas import schema_at_path
+from ..plan._references import Reference, find_references, path_text, resolve_params
+from ..tooling._registry import ToolRegistry, describe_schema
+from ._model import Run
+from ._status import RAN, StepStatus
 
-__all__ = ["OutputPath", "output_paths", "Preview", "preview_reference", "flow_preview", "path_text"]
+__all__ = ["Preview", "flow_preview", "preview_reference"]
 
-# Deep enough for rows of records of records; recursive types stop here.
-MAX_PATH_PARTS = 6
 PREVIEW_VALUES = 5
 
 
-@dataclass(frozen=True)
-class OutputPath:
-    """One path into a tool's output: ``path`` as written after ``${steps.<id>`` (without its
-    leading dot; empty for the whole result), its JSON ``schema`` and its ``type`` in words."""
-
-    path: str
-    segments: tuple[Segment, ...]
-    schema: dict[str, Any]
-    type: str
-    description: str = ""
-
-    @property
-    def many(self) -> bool:
-        """Whether the path maps over a list (``*``), so it yields one value per item."""
-        return MAP in self.segments
-
-
-def path_text(segments: tuple[Segment, ...]) -> str:
-    """``("data", MAP, "id")`` → ``data.*.id``; ``("data", 0, "name")`` → ``data[0].name``."""
-    out = ""
-    for seg in segments:
-        if seg is MAP:
-            out += ".*" if out else "*"
-        elif isinstance(seg, int):
-            out += f"[{seg}]"
-        else:
-            out += f".{seg}" if out else str(seg)
-    return out
-
-
-def output_paths(registry: ToolRegistry, tool: str, fits: dict[str, Any] | None = None) -> list[OutputPath]:
-    """Every path into ``tool``'s declared output, the whole result first; with ``fits`` (a
-    param's JSON schema, ``$defs`` included) only those whose value can fit that param. A tool
-    that declares no return type offers only its whole result, of any type."""
-    if tool not in registry:
-        hint = registry.suggest(tool)
-        raise EditRefused(f"unknown tool {tool!r}" + (f"; did you mean {hint!r}?" if hint else ""),
-                          fields=["tool"])
-    returns = registry.get(tool).returns
-    defs = returns.get("$defs", {})
-    found: dict[str, tuple[Segment, ...]] = {}
-    _walk(returns, (), defs, found, ())
-    out = []
-    for text, segments in found.items():
-        if segments and segments[-1] is MAP:
-            continue  # ``data.*`` is ``data`` again
-        schema = schema_at_path(returns, segments)
-        if fits is not None and not may_fit(schema, fits):
-            continue
-        description = next((o.get("description", "") for o in schema_alternatives(schema, defs)
-                            if o.get("description")), "")
-        out.append(OutputPath(text, segments, schema, describe_schema(schema, defs), description))
-    return out
-
-
-def _walk(schema: dict[str, Any], at: tuple[Segment, ...], defs: dict[str, Any],
-          found: dict[str, tuple[Segment, ...]], seen: tuple[str, ...]) -> None:
-    found.setdefault(path_text(at), at)
-    if len(at) >= MAX_PATH_PARTS:
-        return
-    if "$ref" in schema:
-        name = schema["$ref"].rsplit("/", 1)[-1]
-        if seen.count(name) >= 2:
-            return  # a recursive type: two levels of it are enough to pick from
-        seen = (*seen, name)
-    for option in schema_alternatives(schema, defs):
-        for name, sub in (option.get("properties") or {}).items():
-            _walk(sub, (*at, name), defs, found, seen)
-        if option.get("type") == "array" and isinstance(option.get("items"), dict):
-            _walk(option["items"], (*at, MAP), defs, found, seen)
-            _walk(option["items"], (*at, 0), defs, found, seen)
+def _step(plan: Plan, step_id: str) -> Step:
+    try:
+        return plan.step(step_id)
+    except KeyError:
+        raise EditRefused(f"this plan has no step with id {step_id!r}", step_ids=[step_id]) from None
 
 
 PreviewStatus = Literal["resolved", "not yet run", "failed", "broken"]
@@ -157,7 +82,7 @@ def preview_reference(plan: Plan, run: Run | None, step_id: str, param: str, *,
     """A ``Preview`` for each reference in param ``param`` of step ``step_id``, in order;
     empty when the param holds none. ``run`` (the last run, or ``None``) supplies values;
     ``registry`` supplies the declared types shown before a run."""
-    step = plan.steps[index_of(plan, step_id)]
+    step = _step(plan, step_id)
     if param not in step.params:
         return []
     try:
@@ -171,12 +96,12 @@ def flow_preview(plan: Plan, run: Run | None, from_id: str, to_id: str, *,
                  registry: ToolRegistry | None = None, limit: int = PREVIEW_VALUES) -> dict[str, list[Preview]]:
     """What flows along the edge from ``from_id`` to ``to_id``: for each param of ``to_id``
     that references ``from_id``, the previews of those references (for the edge's tooltip)."""
-    source = index_of(plan, from_id)
-    step = plan.steps[index_of(plan, to_id)]
+    source = _step(plan, from_id)
+    step = _step(plan, to_id)
     out: dict[str, list[Preview]] = {}
     for name in step.params:
         found = [p for p in preview_reference(plan, run, to_id, name, registry=registry, limit=limit)
-                 if p.source_id == plan.steps[source].id]
+                 if p.source_id == source.id]
         if found:
             out[name] = found
     return out
