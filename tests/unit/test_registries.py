@@ -31,7 +31,6 @@ DOCUMENTED = {
     "tools._load_deadline:_stuck": "tool-group loads that overran: a thread cannot be killed, only not started again",
     "tools._mcp_connection:_OPEN": "the MCP servers (child processes) this process started, stopped at exit",
     # Others' rooms, being rewritten in issue 26.
-    "core.plan._identity:_known": "a plan's identity by id(): to become a cached property of the frozen plan",
     "core.durable._runtime:_state": "DBOS's one launch per process (its location, queues, executor)",
     "core.durable._workflow:_bound": _RUN,
     "core.run._step_call:_POOL": "the daemon threads that call tools; the run's rewrite decides its owner",
