@@ -103,3 +103,8 @@ __all__ += ["STATUS_TABLE", "StatusTraits", "FINISHED", "RUNNABLE", "BLOCKING", 
             "RESUMABLE", "REPORT_ORDER"]
 # A plan's content identity: what runs, and its review notes (kept apart to merge cleanly).
 __all__ += ["PlanIdentity", "plan_identity"]
+# The one list of extension points, and the marker plugins put on their hooks (kept apart to merge cleanly).
+from . import hooks  # noqa: E402
+from .hooks import hookimpl  # noqa: E402
+
+__all__ += ["hooks", "hookimpl"]
