@@ -48,7 +48,7 @@ from typing import Any, Callable, Iterable
 import pluggy
 
 __all__ = ["hookimpl", "hookspec", "ENTRY_POINT_GROUP", "TOOLS_ENTRY_POINT_GROUP", "plugin_manager", "register", "unregister",
-           "load_problems", "tool_groups", "tool_words", "plan_formats", "plan_checks", "planners", "notify",
+           "load_entry_points", "load_problems", "tool_groups", "tool_words", "plan_formats", "plan_checks", "planners", "notify",
            "ObservingRecorder", "OBSERVING_RECORDER"]
 
 log = logging.getLogger(__name__)
@@ -166,6 +166,14 @@ def unregister(name: str) -> None:
         manager.unregister(name=name)
 
 
+def load_entry_points() -> None:
+    """Register the plugins installed since the plugin manager was made (a package installed
+    while the process runs; tests install theirs)."""
+    manager = plugin_manager()
+    with _lock:
+        _load_entry_points(manager)  # type: ignore[arg-type]
+
+
 def load_problems() -> list[str]:
     """One line per installed plugin that could not be loaded (the others load regardless)."""
     plugin_manager()
@@ -173,6 +181,7 @@ def load_problems() -> list[str]:
 
 
 def _load_entry_points(manager: _PluginManager) -> None:
+    problems = []
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         if manager.has_plugin(ep.name):
             continue
@@ -181,8 +190,10 @@ def _load_entry_points(manager: _PluginManager) -> None:
             if not manager.is_registered(plugin):
                 manager.register(plugin, ep.name)
         except Exception as exc:  # a broken plugin is one problem line; the studio still starts
-            _problems.append(f"plugin {ep.name!r} from {ep.value!r} cannot be loaded: {exc}")
-            log.warning("%s", _problems[-1])
+            problems.append(f"plugin {ep.name!r} from {ep.value!r} cannot be loaded: {exc}")
+            if problems[-1] not in _problems:
+                log.warning("%s", problems[-1])
+    _problems[:] = problems
     for ep in entry_points(group=TOOLS_ENTRY_POINT_GROUP):
         name = f"{TOOLS_ENTRY_POINT_GROUP}:{ep.name}"
         if not manager.has_plugin(name):
