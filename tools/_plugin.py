@@ -10,8 +10,6 @@ from __future__ import annotations
 from core import ToolWords
 from core.hooks import hookimpl
 
-from .waste._words import WASTE_WORDS
-
 BUILTIN_GROUPS = {
     "waste": "tools.waste:register",
     "lists": "tools.lists:register",
@@ -27,4 +25,6 @@ def tool_groups() -> dict[str, str]:
 
 @hookimpl
 def tool_words() -> dict[str, ToolWords]:
+    from .waste._words import WASTE_WORDS  # here: the group's modules load with the group, not with ``tools``
+
     return {"waste": WASTE_WORDS}

@@ -59,10 +59,15 @@ class PlannerSpec:
 
 class ObservedPlanner:
     """A planner whose every plan is told to the plugins (``plan_created``); otherwise it is
-    the planner it wraps (its attributes read through)."""
+    the planner it wraps: its attributes read through, and ``isinstance`` sees its class (as a
+    ``unittest.mock`` with a spec does)."""
 
     def __init__(self, planner: Planner) -> None:
         self.planner = planner
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:  # noqa: D105
+        return type(self.planner)
 
     @property
     def name(self) -> str:

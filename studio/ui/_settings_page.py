@@ -138,7 +138,7 @@ def _facts_table(settings: Settings) -> str:
     elif settings.planner == "embedded":
         planner = "Embedded (offline rules from the tool registry)"
     else:
-        planner = md_escape(planner_labels().get(settings.planner, settings.planner)) + " (a plugin's)"
+        planner = md_escape(planner_labels().get(settings.planner, settings.planner))
     # The endpoint as ModelClient shows it: no user info, query or fragment from the URL.
     base_url = md_escape(ModelClient(settings).endpoint, keep_links=True) if settings.base_url else "OpenAI default"
     pinned = " (the real date)"

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from core import Executor, Settings, ToolDefinitionError, hooks
+from core import Executor, Settings, ToolDefinitionError, dump_plan, hooks
 from core.formats import plan_from_seed
 from plugin_helpers import PARROT_PLANNER, STEP_LOGGER, install, installed  # noqa: F401 (a fixture)
 from studio import workbench as wb
@@ -128,3 +128,15 @@ def test_an_installed_plugin_that_does_not_load_is_one_problem_line(tmp_path, in
         in hooks.load_problems()
     registry, problems = load_tools(Settings(data_dir=tmp_path))
     assert "facilities_list" in registry and any("broken_plugin_xyz" in p for p in problems)
+
+
+def test_an_installed_observer_hears_of_a_review_approved(tmp_path, installed, monkeypatch):
+    monkeypatch.setenv("STEP_LOG", str(tmp_path / "steps.log"))
+    installed(logger_site(tmp_path))
+    services = demo_services(tmp_path)
+    plan = plan_from_seed([{"tool": "showList", "params": {"list": "a"}}], goal="a review")
+    review = wb.submit_review(services, {"plan": dump_plan(plan, "native"), "format": "native", "agent": "bot"})
+    bench = wb.Workbench()
+    assert wb.open_review(bench, services.store, review.id).ok
+    assert wb.decide_review(bench, services.store, review.id, approve=True, validator=lambda: services.validator).ok
+    assert _log(tmp_path / "steps.log") == [f"approved a review review {review.id}"]
