@@ -32,9 +32,13 @@ The step and run hooks are a ``RunRecorder`` (``ObservingRecorder``) every ``Exe
 beside its own, so every run is observed the same way: the page's, the CLI's, the Python API's,
 the review API's and a durable run's.
 
-pluggy (pytest's and datasette's plugin library) keeps the list and calls the hooks. The
-plugin manager is the one registry of extensions in the process; ``register`` and
-``unregister`` change it (a test's plugin, ``core.formats.register_format``).
+pluggy (pytest's and datasette's plugin library) keeps the list and calls the hooks; an
+observing hook is called plugin by plugin (``notify``), so one that raises cannot stop the
+others. The plugin manager is the one registry of extensions in the process, made on first use;
+``register`` and ``unregister`` change it (a test's plugin, ``core.formats.register_format``).
+Beside it this module keeps only what follows from it: the "add" hooks' answers until the
+plugins change, the plugins that could not be loaded, and the (plugin, hook) pairs already
+logged as failing.
 """
 
 from __future__ import annotations
