@@ -7,6 +7,7 @@ from .plan._labels import step_label
 from .editing._edits import (Dependent, add_dependency, add_step, delete_step, dependents_of, duplicate_step,
                      edge_between, move_step, remove_dependency, steps_deleted_with)
 from ._errors import (
+    DecisionRefused,
     EditRefused,
     McpServerError,
     NotFound,
@@ -38,7 +39,7 @@ from .run._engine import NO_RECORDER, NoRecorder, RunEngine, RunRecorder, StopRe
 from .run._executor import Event, EventType, Executor, Run, StepRun, StepStatus, Synthesizer
 from .tooling._retry import FailureKind, RetryPolicy, RunLimits
 from .run._model import StepAttempt, StepDecision
-from .run._approval import DecisionRefused, approval_reason, arguments_hash, decide_step, waiting_steps
+from .run._approval import approval_reason, arguments_hash, decide_step, waiting_steps
 from .run._status import (BLOCKING, CUT_OFF, EXPLAINED, FINISHED, GOING, RAN, REPORT_ORDER, RESUMABLE, RUNNABLE,
                            STATUS_TABLE, StatusTraits)
 from .run._background import BackgroundRun, RunKind, RunProgress
@@ -105,3 +106,8 @@ __all__ += ["STATUS_TABLE", "StatusTraits", "FINISHED", "RUNNABLE", "BLOCKING", 
             "RESUMABLE", "REPORT_ORDER"]
 # A plan's content identity: what runs, and its review notes (kept apart to merge cleanly).
 __all__ += ["PlanIdentity", "plan_identity"]
+# The one list of extension points, and the marker plugins put on their hooks (kept apart to merge cleanly).
+from . import hooks  # noqa: E402
+from .hooks import hookimpl  # noqa: E402
+
+__all__ += ["hooks", "hookimpl"]

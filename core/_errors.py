@@ -1,4 +1,4 @@
-"""Every error Plan Studio raises on purpose, split by who is at fault.
+"""Every error class of Plan Studio, split by who is at fault, and the signals beside them.
 
     PlanStudioError
     ├── ToolDefinitionError      a tool author's mistake, found when a tool is registered
@@ -15,6 +15,11 @@
     │   │   └── RetryableError   a tool raises it for a failure worth another try (its retry policy)
     │   ├── ToolTimedOut         the tool did not answer within its timeout
     │   └── ToolResultError      the tool returned something that is not JSON
+    ├── DecisionRefused          a person's decision on a waiting step cannot apply
+    ├── DescriptionRefused       a Lab edit of a tool's words the manual cannot take
+    ├── RunStillGoing            a durable run is being run by a process still alive
+    ├── StepsInDoubt             writing steps were cut off mid-call: a person decides
+    ├── DatabaseGone             a durable run stopped: its database could not be reached
     ├── ReviewRequestError       a review submission is malformed (names the field)
     ├── ReviewServiceError       the review API refused a call or could not be reached
     ├── PlannerError             a planner could not produce a valid plan
@@ -24,12 +29,32 @@
     └── StorageError             the plan store could not read or write
         ├── NotFound             no plan, version or run with that id
         ├── VersionConflict      a newer version was saved since the one a save started from
+        ├── ExperimentConflict   a newer version of a Lab experiment was saved meanwhile
         └── ReviewDecided        the review was already approved or rejected
+
+Beside the tree, the command line's own errors, and signals caught inside Plan Studio that no
+user sees as they are (each drawn under the class it extends)::
+
+    Exception
+    ├── CliError                 a problem the user of the command line can fix: one line, exit 2
+    │   └── NotText              a file that is not UTF-8 text
+    ├── Interrupted              Ctrl-C stopped a command; says what had finished
+    └── PatternNotChecked        a pattern could not be matched in bounded time (the check says so)
+    BaseException
+    └── HandedOver               a run's thread whose call was given up leaves through every handler
+    KeyboardInterrupt
+    └── UserInterrupt            Ctrl-C while a tool ran on the main thread
+    sqlite3.OperationalError
+    └── HeldByAnotherWriter      another program held SQLite's write lock past the busy timeout
+
+Only a class private to one module (its name starts with ``_``) and never raised past it may
+live elsewhere (tests/unit/test_error_tree.py checks both rules).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import sqlite3
 from typing import Any, Sequence
 
 
@@ -114,6 +139,40 @@ class ToolResultError(ToolCallError):
     """The tool ran, but its result cannot be JSON; the message names the part that is not."""
 
 
+class DecisionRefused(PlanStudioError):
+    """A decision that cannot apply: no such step, or it is not waiting, or its arguments moved."""
+
+    def __init__(self, message: str, *, step_ids: list[str] | None = None) -> None:
+        self.step_ids = step_ids or []
+        super().__init__(message)
+
+
+class DescriptionRefused(PlanStudioError):
+    """Edited words the manual cannot take; ``problems`` (``core.lab.EditProblem``) names each
+    tool and field."""
+
+    def __init__(self, problems: Sequence[Any]) -> None:
+        self.problems = list(problems)
+        super().__init__("; ".join(map(str, problems)))
+
+
+class RunStillGoing(PlanStudioError):
+    """The run is being run by a process that is still alive."""
+
+
+class StepsInDoubt(PlanStudioError):
+    """Steps of writing tools were cut off mid-call: the user decides before the run goes on."""
+
+    def __init__(self, run_id: str, steps: list[str], labels: list[str]) -> None:
+        self.run_id, self.steps = run_id, steps
+        super().__init__(f"run {run_id!r}: {', '.join(labels)} may have had {'its' if len(steps) == 1 else 'their'} "
+                         "effect before the run stopped; run again or mark failed")
+
+
+class DatabaseGone(PlanStudioError):
+    """A durable run stopped because its database could not be reached."""
+
+
 class ReviewRequestError(PlanStudioError):
     """A plan submitted for review cannot be taken: ``field`` names what is wrong."""
 
@@ -193,6 +252,18 @@ class VersionConflict(StorageError):
                          "which this save started from")
 
 
+class ExperimentConflict(StorageError):
+    """A save from version ``expected`` of an experiment whose latest is ``latest``."""
+
+    def __init__(self, experiment_id: str, name: str, *, expected: int, latest: int, saved_at: dt.datetime) -> None:
+        self.experiment_id = experiment_id
+        self.expected = expected
+        self.latest = latest
+        self.saved_at = saved_at
+        super().__init__(f"experiment {name!r} was saved as version {latest} (at {saved_at:%H:%M:%S} UTC) "
+                         f"since this one opened version {expected}")
+
+
 class ReviewDecided(StorageError):
     """A decision for a review someone already approved or rejected; ``status`` says which."""
 
@@ -200,3 +271,38 @@ class ReviewDecided(StorageError):
         self.review_id = review_id
         self.status = status
         super().__init__(f"review {review_id!r} was already {status}")
+
+
+class CliError(Exception):
+    """A problem the user can fix; printed as one line, exit status 2."""
+
+
+class NotText(CliError):
+    """A file that is not UTF-8 text: a usage error for a goals file, not a plan for a plan file."""
+
+
+class Interrupted(Exception):
+    """Ctrl-C stopped a command; the message says what had finished."""
+
+
+class PatternNotChecked(Exception):
+    """The text could not be matched against ``pattern`` in bounded time: ``reason`` says why."""
+
+    def __init__(self, pattern: str, reason: str) -> None:
+        self.pattern = pattern
+        self.reason = reason
+        super().__init__(f"pattern {pattern!r} not checked: {reason}")
+
+
+class HandedOver(BaseException):
+    """Raised on a thread whose call was given up, once the call returns: the run is another
+    thread's now. A ``BaseException``, as the thread must leave through every ``except Exception``."""
+
+
+class UserInterrupt(KeyboardInterrupt):
+    """The user pressed Ctrl-C while a tool ran on the main thread."""
+
+
+class HeldByAnotherWriter(sqlite3.OperationalError):
+    """The SQLite file's write lock stayed with another program past the busy timeout (raised
+    in place of SQLite's own "database is locked", which DBOS would retry without end)."""

@@ -13,7 +13,7 @@ import importlib.util
 import os
 import re
 from pathlib import Path
-from typing import Annotated, Any, Callable, Literal, Mapping
+from typing import Annotated, Any, Callable, Mapping
 
 import platformdirs
 from pydantic import Field, field_validator
@@ -21,12 +21,14 @@ from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, EnvSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
 from pydantic_settings.sources.utils import parse_env_vars
 
+from . import hooks
 from .tooling._retry import RetryPolicy
 
 __all__ = ["Settings", "PlannerName", "FROM_OPTIONS_VARIABLE", "split_tool_sources", "split_mcp_servers", "api_key",
            "is_database_url"]
 
-PlannerName = Literal["embedded", "llm"]
+# The name of a registered planner (``core.hooks``' ``planners``): "embedded", "llm", or a plugin's.
+PlannerName = str
 
 _PREFIX = "PLAN_STUDIO_"
 # The openai SDK's own variables (the module docstring says why the key is no field).
@@ -117,7 +119,7 @@ class Settings(BaseSettings):
         description="The plan store: a SQLite file, or a postgresql+psycopg://user@host/db URL; "
                     "default: <data_dir>/studio.sqlite3")
     today: dt.date | None = Field(None, description="Pins 'today' for dates and demo data; default: the real date")
-    planner: PlannerName = "embedded"
+    planner: PlannerName = Field("embedded", description="The planner: embedded (offline), llm, or a plugin's")
     model: str = "gpt-4o-mini"
     temperature: float = Field(0.1, ge=0, le=2)
     max_retries: int = Field(3, ge=0, le=10, description="Repair attempts after the first reply")
@@ -150,6 +152,14 @@ class Settings(BaseSettings):
         if isinstance(value, str) and not is_database_url(value):
             return Path(value)
         return value
+
+    @field_validator("planner")
+    @classmethod
+    def _planner(cls, name: str) -> str:
+        known = hooks.planners()
+        if name not in known:
+            raise ValueError(f"no planner is named {name!r}; the planners are: {', '.join(known)}")
+        return name
 
     @field_validator("allowed_origins")
     @classmethod

@@ -1,9 +1,11 @@
 """Built-in tools, and the loader that gives every tool group the same way in.
 
-A tool group is a module with ``register(registry, settings)``. Built-in groups and
-third-party ones are found the same way, through the ``plan_studio.tools`` entry point;
-the built-ins are also listed here so a source checkout works before it is installed.
-An entry point whose name another group already has is refused, never silently swapped in.
+A tool group is a ``register(registry, settings)`` function. Built-in groups and third-party
+ones come the same way, through the ``tool_groups`` hook (``core.hooks``: a plugin of the
+``plan_studio`` entry point group, or an entry point of the older ``plan_studio.tools`` group);
+the built-ins' plugin (``_plugin``) is also registered here, so a source checkout works before
+it is installed. A group whose name another group already has is refused, never silently
+swapped in. The groups' words for the planner come through the ``tool_words`` hook.
 
 ``load_tools`` adds the user's own on top: Python files and modules (``settings.tools``,
 see ``_python``) and MCP servers (``settings.mcp``, see ``_mcp``). A source that fails is
@@ -13,11 +15,11 @@ one problem line, and every other tool still loads.
 from __future__ import annotations
 
 import importlib
-from importlib.metadata import entry_points
 from typing import Callable
 
-from core import PlanStudioError, Settings, ToolDefinitionError, ToolRegistry
+from core import PlanStudioError, Settings, ToolDefinitionError, ToolRegistry, hooks
 
+from . import _plugin
 from ._load_notice import LoadNotice
 from ._mcp import McpConnection, McpServerSpec, add_mcp_server, connection_of, start_mcp_server
 from ._python import load_python_source
@@ -25,17 +27,15 @@ from ._python import load_python_source
 __all__ = ["BUILTIN_GROUPS", "build_registry", "load_group", "load_tools", "load_python_source",
            "add_mcp_server", "McpServerSpec", "connection_of", "LoadNotice"]
 
-BUILTIN_GROUPS = {
-    "waste": "tools.waste:register",
-    "lists": "tools.lists:register",
-    "writer": "tools.writer:register",
-    "conversation": "tools.conversation:register",
-}
+BUILTIN_GROUPS = _plugin.BUILTIN_GROUPS
+hooks.register(_plugin, "builtin_tools")
 
 Register = Callable[[ToolRegistry, Settings], None]
 
 
-def load_group(target: str) -> Register:
+def load_group(target: str | Register) -> Register:
+    if callable(target):
+        return target
     module_name, _, attr = target.partition(":")
     try:
         return getattr(importlib.import_module(module_name), attr or "register")
@@ -49,16 +49,16 @@ def build_registry(settings: Settings, groups: list[str] | None = None,
 
     With ``problems``, a group that cannot be loaded is told there and skipped; without, it
     raises ``ToolDefinitionError``."""
-    targets = dict(BUILTIN_GROUPS)
+    targets: dict[str, str | Register] = {}
     refused: list[str] = []
-    for ep in entry_points(group="plan_studio.tools"):
-        if targets.get(ep.name, ep.value) != ep.value:
-            refused.append(f"tool group {ep.name!r} from {ep.value!r} refused: {targets[ep.name]!r} "
-                           "already has that name (entry point group plan_studio.tools)")
-        else:
-            targets[ep.name] = ep.value
+    for name, target, plugin in hooks.tool_groups():
+        if name not in targets:
+            targets[name] = target
+        elif _named(targets[name]) != _named(target):
+            refused.append(f"tool group {name!r} from {_named(target)!r} refused: {_named(targets[name])!r} "
+                           f"already has that name ({_where(plugin)})")
     registry = ToolRegistry()
-    for message in refused:
+    for message in [*hooks.load_problems(), *refused]:
         _report(ToolDefinitionError(message), problems)
     for name, target in targets.items():
         if groups is None or name in groups:
@@ -66,7 +66,20 @@ def build_registry(settings: Settings, groups: list[str] | None = None,
                 load_group(target)(registry, settings)
             except ToolDefinitionError as exc:
                 _report(exc, problems)
+    words, loaded = hooks.tool_words(), registry.groups()
+    for group in targets:
+        if group in words and group in loaded:
+            registry.add_words(group, words[group])
     return registry
+
+
+def _named(target: str | Register) -> str:
+    return target if isinstance(target, str) else f"{target.__module__}:{target.__qualname__}"
+
+
+def _where(plugin: str) -> str:
+    group, _, _name = plugin.rpartition(":")
+    return f"entry point group {group}" if group == hooks.TOOLS_ENTRY_POINT_GROUP else f"plugin {plugin!r}"
 
 
 def load_tools(settings: Settings, groups: list[str] | None = None) -> tuple[ToolRegistry, list[str]]:

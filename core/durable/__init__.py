@@ -2,7 +2,8 @@
 carried on after a kill without running a finished step again; DBOS underneath (``_runtime``),
 behind ``DurableRuns`` (``_durable_runs``)."""
 
-from ._durable_runs import DurableRuns, RunStillGoing, StepsInDoubt, executor_alive
+from .._errors import RunStillGoing, StepsInDoubt
+from ._durable_runs import DurableRuns, executor_alive
 from ._effects import may_repeat, may_repeat_named
 from ._rerun import WRITES_AGAIN, RerunChoice, named_step, rerun_choice, step_line
 from ._worker import serve_queue

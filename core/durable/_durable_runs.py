@@ -28,7 +28,7 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Mapping, TypeVar
 
-from .._errors import PlanStudioError
+from .._errors import PlanStudioError, RunStillGoing, StepsInDoubt
 from ..run._executor import Event, Executor
 from ..plan._model import Plan
 from ..tooling._registry import ToolRegistry
@@ -41,23 +41,10 @@ from ._started_with import what_changed
 from ._workflow import (IN_DOUBT, Bound, bind, cut_off_steps, doubt_topic, in_doubt_note, in_this_thread,
                         run_workflow)
 
-__all__ = ["DurableRuns", "RunStillGoing", "StepsInDoubt", "executor_alive"]
+__all__ = ["DurableRuns", "executor_alive"]
 
 _STATUS_POLL_SECONDS = 0.5
 Decision = str  # "again": call the in-doubt step's tool again; "failed": fail it without a call
-
-
-class RunStillGoing(PlanStudioError):
-    """The run is being run by a process that is still alive."""
-
-
-class StepsInDoubt(PlanStudioError):
-    """Steps of writing tools were cut off mid-call: the user decides before the run goes on."""
-
-    def __init__(self, run_id: str, steps: list[str], labels: list[str]) -> None:
-        self.run_id, self.steps = run_id, steps
-        super().__init__(f"run {run_id!r}: {', '.join(labels)} may have had {'its' if len(steps) == 1 else 'their'} "
-                         "effect before the run stopped; run again or mark failed")
 
 
 def executor_alive(executor: str | None) -> bool:

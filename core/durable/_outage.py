@@ -15,20 +15,11 @@ import sqlite3
 from contextlib import contextmanager
 from typing import Iterator
 
-from .._errors import PlanStudioError
+from .._errors import DatabaseGone, HeldByAnotherWriter
 
-__all__ = ["DatabaseGone", "HeldByAnotherWriter", "database_trouble", "stops_clearly"]
+__all__ = ["database_trouble", "stops_clearly"]
 
 _SHOWN_CHARS = 200
-
-
-class DatabaseGone(PlanStudioError):
-    """A durable run stopped because its database could not be reached."""
-
-
-class HeldByAnotherWriter(sqlite3.OperationalError):
-    """The SQLite file's write lock stayed with another program past the busy timeout (raised
-    in place of SQLite's own "database is locked", which DBOS would retry without end)."""
 
 
 def database_trouble(exc: BaseException) -> BaseException | None:

@@ -54,7 +54,7 @@ def _sqlite_engine(path: Path) -> Any:
     from sqlalchemy import create_engine, event
 
     from ..storage import _sqlite
-    from ._outage import HeldByAnotherWriter
+    from .._errors import HeldByAnotherWriter
 
     timeout = _sqlite._BUSY_TIMEOUT_SECONDS  # the store's: one wait for another writer's lock
     engine = create_engine(f"sqlite:///{path}", connect_args={"check_same_thread": False, "timeout": timeout})

@@ -1,8 +1,9 @@
 """Plan formats: read a plan from text and write it back.
 
-Each format registers a ``PlanFormat``; the UI and the CLI offer whatever is registered, and
-the validator runs the checks it brings (the built-in formats register exactly as a
-third-party one would).
+A plugin gives formats through the ``plan_formats`` hook (``core.hooks``); ``FORMATS`` reads
+them by name, the UI and the CLI offer whatever it holds, and the validator runs the checks
+each brings. The built-in formats come through the same hook (``_plugin``). ``register_format``
+is the short way for one format: it registers a plugin giving it.
 """
 
 from __future__ import annotations
@@ -10,40 +11,63 @@ from __future__ import annotations
 import json
 from pathlib import PurePath
 import re
-from typing import Callable, NamedTuple
+from typing import Callable, Iterator, Mapping, NamedTuple
 
 from .._errors import PlanError, PlanFormatError
 from .._limits import MAX_PLAN_TEXT, lone_surrogate
 from ..plan._model import Plan
 from ..tooling._registry import ToolRegistry
-from ..validation._validator import register_plan_checks
+from .. import hooks
 from ._base import PlanFormat
 from ._fidelity import dropped_in_round_trip
-from ._llmcompiler import dump_llmcompiler, load_llmcompiler
-from ._mermaid import dump_mermaid, mermaid_drops
-from ._native import dump_native, load_native
-from ._seed import dump_seed, load_seed, plan_from_seed, plan_to_seed
-from ._semantic_kernel import dump_sk, load_sk, sk_plugin_name, unset_variable_problems, unset_variable_uses
-from ._teams import SAY_TOOL, dump_teams, load_teams, plan_from_teams, plan_to_teams
+from ._seed import plan_from_seed, plan_to_seed
+from ._semantic_kernel import sk_plugin_name, unset_variable_uses
+from ._teams import SAY_TOOL, plan_from_teams, plan_to_teams
 from ._teams_text import has_text_commands
 
 __all__ = ["PlanFormat", "FORMATS", "register_format", "unregister_format", "load_plan", "dump_plan",
            "plan_from_seed", "plan_to_seed", "plan_from_teams", "plan_to_teams",
            "sk_plugin_name", "unset_variable_uses", "SAY_TOOL", "detect_and_load", "detect_format", "Export", "export_plan"]
 
-# Documented registry (tests/unit/test_registries.py): the formats by name; plugins add theirs with register_format.
-FORMATS: dict[str, PlanFormat] = {}
+
+class _Formats(Mapping[str, PlanFormat]):
+    """The formats the plugins give, by name (read through, never a copy to keep in step)."""
+
+    def __getitem__(self, name: str) -> PlanFormat:
+        return hooks.plan_formats()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(hooks.plan_formats())
+
+    def __len__(self) -> int:
+        return len(hooks.plan_formats())
+
+    def __repr__(self) -> str:
+        return f"FORMATS({', '.join(self)})"
+
+
+FORMATS: Mapping[str, PlanFormat] = _Formats()
+
+
+class _OneFormat:
+    def __init__(self, fmt: PlanFormat) -> None:
+        self.fmt = fmt
+
+    @hooks.hookimpl
+    def plan_formats(self) -> list[PlanFormat]:
+        return [self.fmt]
 
 
 def register_format(fmt: PlanFormat) -> PlanFormat:
-    FORMATS[fmt.name] = fmt
-    register_plan_checks(fmt.name, fmt.checks)
+    """Add ``fmt`` (replacing a format of its name) as a plugin named ``format:<name>``."""
+    unregister_format(fmt.name)
+    hooks.register(_OneFormat(fmt), f"format:{fmt.name}")
     return fmt
 
 
 def unregister_format(name: str) -> None:
-    FORMATS.pop(name, None)
-    register_plan_checks(name, ())
+    """Remove a format ``register_format`` added."""
+    hooks.unregister(f"format:{name}")
 
 
 def _get(name: str) -> PlanFormat:
@@ -103,16 +127,6 @@ def export_plan(plan: Plan, fmt: str = "native", registry: ToolRegistry | None =
         return Export(text, [f"the whole plan: the text does not read back ({exc})"])
     return Export(text, dropped_in_round_trip(plan, back, holds_metadata=f.holds_metadata))
 
-
-register_format(PlanFormat("native", "Plan Studio JSON", ".json", load_native, dump_native))
-register_format(PlanFormat("seed", "Planner Agent JSON (seed)", ".json", load_seed, dump_seed))
-register_format(PlanFormat("sk", "Semantic Kernel XML plan", ".xml", load_sk, dump_sk,
-                           checks=(unset_variable_problems,)))
-register_format(PlanFormat("teams", "Teams AI DO/SAY plan", ".json", load_teams, dump_teams))
-register_format(PlanFormat("llmcompiler", "LLMCompiler plan", ".txt", load_llmcompiler, dump_llmcompiler,
-                           holds_metadata=False))
-register_format(PlanFormat("mermaid", "Mermaid flowchart (export only)", ".mmd", None, dump_mermaid,
-                           drops=mermaid_drops))
 
 
 _SK_SIGN = re.compile(r"<plan[\s/>]")

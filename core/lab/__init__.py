@@ -11,7 +11,8 @@ plans a changed tool would now plan otherwise. No UI here: the studio's Lab page
 
 from ._compare import Match, StepSummary
 from ._drift import DriftItem, DriftReport, drift_report, tool_fingerprints
-from ._edits import DescriptionRefused, EditProblem, check_overrides, ensure_overrides
+from .._errors import DescriptionRefused
+from ._edits import EditProblem, check_overrides, ensure_overrides
 from ._experiment import Experiment, LabGoal, LabPlanner
 from ._library import Library, SavedPlan
 from ._goal_sets import MAX_GOALS, goals_from_file, goals_from_library, goals_from_text

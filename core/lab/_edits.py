@@ -9,12 +9,12 @@ import re
 from dataclasses import dataclass
 from typing import Mapping
 
-from .._errors import PlanStudioError
+from .._errors import DescriptionRefused
 from .._limits import MAX_PARAM_DESCRIPTION, MAX_TOOL_DESCRIPTION, lone_surrogate
 from ..tooling._registry import ToolRegistry
 from ..tooling._overrides import ToolOverride
 
-__all__ = ["DescriptionRefused", "EditProblem", "check_overrides", "ensure_overrides"]
+__all__ = ["EditProblem", "check_overrides", "ensure_overrides"]
 
 _HEADING = re.compile(r"^\s*###", re.MULTILINE)
 
@@ -27,14 +27,6 @@ class EditProblem:
 
     def __str__(self) -> str:
         return f"{self.tool} {self.field} {self.message}"
-
-
-class DescriptionRefused(PlanStudioError):
-    """Edited words the manual cannot take; ``problems`` names each tool and field."""
-
-    def __init__(self, problems: list[EditProblem]) -> None:
-        self.problems = problems
-        super().__init__("; ".join(map(str, problems)))
 
 
 def _text_problem(text: str, bound: int) -> str | None:

@@ -3,7 +3,7 @@
 httpx inflates a ``Content-Encoding: gzip`` body in full before anyone can count it, so a
 few kilobytes that inflate to gigabytes (a "gzip bomb") would fill the memory before any
 size check. ``bounded_body`` takes the decoding over: it inflates the body itself, a piece
-of at most ``_PIECE`` bytes at a time, and stops with ``AnswerTooLarge`` as soon as the
+of at most ``_PIECE`` bytes at a time, and stops with an ``httpx2.DecodingError`` as soon as the
 answer (or any layer of it) grows past ``MAX_ANSWER_BYTES``. The ``Content-Encoding``
 header is removed from the response so httpx does not decode it a second time.
 
@@ -19,20 +19,12 @@ from typing import Iterable, Iterator
 
 import httpx2
 
-__all__ = ["MAX_ANSWER_BYTES", "ACCEPTED_ENCODINGS", "AnswerTooLarge", "UnreadableEncoding", "bounded_body"]
+__all__ = ["MAX_ANSWER_BYTES", "ACCEPTED_ENCODINGS", "bounded_body"]
 
 MAX_ANSWER_BYTES = 128 * 1024 * 1024
 _PIECE = 256 * 1024  # bytes inflated per step: memory stays small whatever the ratio
 # What the client accepts (httpx's default without brotli or zstandard installed).
 ACCEPTED_ENCODINGS = "gzip, deflate"
-
-
-class AnswerTooLarge(httpx2.DecodingError):
-    """The answer grew past ``MAX_ANSWER_BYTES``; the SDK reports it as a connection error."""
-
-
-class UnreadableEncoding(httpx2.DecodingError):
-    """The answer is encoded in a way this client did not ask for and does not read."""
 
 
 def bounded_body(response: httpx2.Response, stream: Iterable[bytes]) -> httpx2.SyncByteStream:
@@ -67,8 +59,9 @@ def _counted(pieces: Iterator[bytes]) -> Iterator[bytes]:
     for piece in pieces:
         total += len(piece)
         if total > MAX_ANSWER_BYTES:
-            raise AnswerTooLarge(f"the answer is larger than {MAX_ANSWER_BYTES // (1024 * 1024)} MiB "
-                                 "(counted decompressed)")
+            # httpx2's own error: the SDK reports it as a connection error
+            raise httpx2.DecodingError(f"the answer is larger than {MAX_ANSWER_BYTES // (1024 * 1024)} MiB "
+                                          "(counted decompressed)")
         yield piece
 
 
@@ -78,8 +71,8 @@ def _inflated(pieces: Iterator[bytes], encoding: str) -> Iterator[bytes]:
     elif encoding == "deflate":
         wbits = zlib.MAX_WBITS  # zlib-wrapped, as the standard says; raw deflate tried below
     else:
-        raise UnreadableEncoding(f"the answer is encoded as {encoding!r}, which was not asked for "
-                                 f"(the request accepts {ACCEPTED_ENCODINGS})")
+        raise httpx2.DecodingError(f"the answer is encoded as {encoding!r}, which was not asked for "
+                                      f"(the request accepts {ACCEPTED_ENCODINGS})")
     inflater = zlib.decompressobj(wbits)
     started = False
     try:

@@ -16,24 +16,16 @@ import hashlib
 import json
 from typing import Any
 
-from .._errors import PlanStudioError
+from .._errors import DecisionRefused
 from ._events import now
 from ..plan._model import Step
 from ..tooling._registry import Tool
 from ._model import Run, StepDecision
 from ._status import StepStatus
 
-__all__ = ["DecisionRefused", "REJECTED_NOTE", "arguments_hash", "decide_step", "approval_reason", "waiting_steps"]
+__all__ = ["REJECTED_NOTE", "arguments_hash", "decide_step", "approval_reason", "waiting_steps"]
 
 REJECTED_NOTE = "rejected: a person said no before it ran"
-
-
-class DecisionRefused(PlanStudioError):
-    """A decision that cannot apply: no such step, or it is not waiting, or its arguments moved."""
-
-    def __init__(self, message: str, *, step_ids: list[str] | None = None) -> None:
-        self.step_ids = step_ids or []
-        super().__init__(message)
 
 
 def arguments_hash(arguments: dict[str, Any] | None) -> str:

@@ -31,7 +31,9 @@ once) are told in one call, before any of their tools is called, and the steps w
 came in together in one call, before any of their events is yielded; a durable recorder
 writes each batch in one transaction. Without them, each step is told on its own, in order.
 
-An in-memory run (mock, preview, tests) uses ``NO_RECORDER``. A durable engine records each
+Every ``Executor`` tells its recorder and ``core.hooks.OBSERVING_RECORDER`` (the plugins'
+step and run hooks) together, through ``Recorders``. An in-memory run (mock, preview, tests)
+uses ``NO_RECORDER``. A durable engine records each
 call where it survives the process: "started" before the tool is called, so a step whose
 process died mid-call is known to have maybe had its effect. A recorder that raises stops the
 run: the step it was told about is not called, and the error goes to whoever drives the run.
@@ -43,13 +45,13 @@ the order plan_step_start → tool_call → tool_result → plan_step_end, steps
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator, Literal, Protocol, runtime_checkable
+from typing import Any, Callable, Iterator, Literal, Protocol, Sequence, runtime_checkable
 
 from ._events import Event
 from ..plan._model import Plan
 from ._model import Run, StepAttempt
 
-__all__ = ["NO_RECORDER", "NoRecorder", "RunEngine", "RunRecorder", "StopReason"]
+__all__ = ["NO_RECORDER", "NoRecorder", "Recorders", "RunEngine", "RunRecorder", "StopReason"]
 
 StopReason = Literal["paused", "cancel", "abandoned", "held"]
 
@@ -89,6 +91,49 @@ class NoRecorder:
 
 
 NO_RECORDER = NoRecorder()
+
+
+class Recorders:
+    """Several recorders told of each change in turn, in their order (the store before the
+    plugins, so an observer hears of a step once it is recorded). One that raises stops the
+    run as it would alone; those after it are not told."""
+
+    def __init__(self, recorders: Sequence[RunRecorder]) -> None:
+        self.recorders = tuple(recorders)
+
+    def run_started(self, run: Run) -> None:
+        for recorder in self.recorders:
+            recorder.run_started(run)
+
+    def step_started(self, run: Run, step_id: str, attempt: StepAttempt, arguments: dict[str, Any]) -> None:
+        for recorder in self.recorders:
+            recorder.step_started(run, step_id, attempt, arguments)
+
+    def steps_started(self, run: Run, started: list[tuple[str, StepAttempt, dict[str, Any]]]) -> None:
+        for recorder in self.recorders:
+            if hasattr(recorder, "steps_started"):
+                recorder.steps_started(run, started)
+            else:
+                for step_id, attempt, arguments in started: recorder.step_started(run, step_id, attempt, arguments)
+
+    def step_ended(self, run: Run, step_id: str) -> None:
+        for recorder in self.recorders:
+            recorder.step_ended(run, step_id)
+
+    def steps_ended(self, run: Run, step_ids: list[str]) -> None:
+        for recorder in self.recorders:
+            if hasattr(recorder, "steps_ended"):
+                recorder.steps_ended(run, step_ids)
+            else:
+                for step_id in step_ids: recorder.step_ended(run, step_id)
+
+    def run_stopped(self, run: Run, reason: StopReason) -> None:
+        for recorder in self.recorders:
+            recorder.run_stopped(run, reason)
+
+    def run_finished(self, run: Run) -> None:
+        for recorder in self.recorders:
+            recorder.run_finished(run)
 
 
 @runtime_checkable

@@ -35,7 +35,7 @@ import threading
 from typing import Callable, Iterator
 
 from ._driven_run import DrivenRun
-from ._engine import NO_RECORDER, RunRecorder
+from ._engine import NO_RECORDER, Recorders, RunRecorder
 from ._events import Event, EventType, Synthesizer, now
 from .._limits import check_plan
 from ..plan._model import Plan
@@ -47,6 +47,7 @@ from ._run_pass import INTERRUPTED_NOTE, RunPass
 from ._status import StepStatus
 from ..validation._validator import Validator
 from ._watchdog import HandedOver
+from ..hooks import OBSERVING_RECORDER
 
 __all__ = ["Event", "EventType", "Executor", "INTERRUPTED_NOTE", "Run", "StepRun", "StepStatus", "Synthesizer"]
 
@@ -56,7 +57,8 @@ class Executor:
 
     ``limits`` holds runs to a number of steps at once, timeouts and retry policies
     (default: ``RunLimits()``; ``RunLimits.from_settings(settings)`` for the user's);
-    ``max_parallel`` overrides the limits' own. ``recorder`` is told of every change.
+    ``max_parallel`` overrides the limits' own. ``recorder`` is told of every change, and
+    then the plugins observing runs (``core.hooks.OBSERVING_RECORDER``).
     """
 
     def __init__(self, registry: ToolRegistry, synthesizer: Synthesizer | None = None, *,
@@ -67,7 +69,7 @@ class Executor:
         self.synthesizer = synthesizer
         limits = limits or RunLimits()
         self.limits = limits if max_parallel is None else limits.model_copy(update={"max_parallel": max_parallel})
-        self.recorder = recorder
+        self.recorder = Recorders((recorder, OBSERVING_RECORDER))
         self._lock = threading.Lock()
         # The passes driving each run now (two consumers may drive one run: see run_all).
         self._passes: dict[str, list[RunPass]] = {}

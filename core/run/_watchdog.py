@@ -25,17 +25,13 @@ import threading
 import time
 from typing import Callable
 
+from .._errors import HandedOver
 from ._signals import leave_ctrl_c_to_the_main_thread
 
 __all__ = ["HandedOver", "InlineCall", "watchdog"]
 
 _IDLE_LOOK = 1.0  # seconds between looks with nothing to watch
 _IDLE_LOOKS = 60  # looks with nothing to watch before it sleeps until woken
-
-
-class HandedOver(BaseException):
-    """Raised on a thread whose call was given up, once the call returns: the run is another
-    thread's now. A ``BaseException``, as the thread must leave through every ``except Exception``."""
 
 
 _RUNNING, _RETURNED, _GIVEN_UP = "running", "returned", "given up"

@@ -22,24 +22,16 @@ from typing import Any
 import re2
 import regex
 
+from .._errors import PatternNotChecked
 from ._time_budget import seconds_left
 
-__all__ = ["MATCH_SECONDS", "PatternNotChecked", "pattern_search"]
+__all__ = ["MATCH_SECONDS", "pattern_search"]
 
 MATCH_SECONDS = 0.1
 _CACHED_PATTERN_CHARS = 4096  # longer patterns are compiled per use, not kept
 
 _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.log_errors = False  # RE2 otherwise prints every pattern it refuses to stderr
-
-
-class PatternNotChecked(Exception):
-    """The text could not be matched against ``pattern`` in bounded time: ``reason`` says why."""
-
-    def __init__(self, pattern: str, reason: str) -> None:
-        self.pattern = pattern
-        self.reason = reason
-        super().__init__(f"pattern {pattern!r} not checked: {reason}")
 
 
 def _compile(pattern: str) -> tuple[str, Any]:

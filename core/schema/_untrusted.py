@@ -25,7 +25,8 @@ from jsonschema import Draft202012Validator, SchemaError, ValidationError
 from jsonschema.validators import extend, validator_for
 from referencing.exceptions import Unresolvable
 
-from ._bounded_regex import PatternNotChecked, pattern_search
+from .._errors import PatternNotChecked
+from ._bounded_regex import pattern_search
 from .._limits import shown
 from ._time_budget import budget_spent, time_budget
 

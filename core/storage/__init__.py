@@ -22,7 +22,8 @@ FTS5 goal search) is in ``_sqlite``; ``_postgres`` is its PostgreSQL counterpart
 Failures raise ``core.StorageError``; missing plans, versions and runs raise ``core.NotFound``.
 """
 
-from ._lab import ExperimentConflict, LabStore, SavedExperiment
+from .._errors import ExperimentConflict
+from ._lab import LabStore, SavedExperiment
 from ._records import Draft, PlanHistory, PlanSummary, PlanVersion, RunSummary, VersionSummary
 from ._run_records import RunListing, RunRecords
 from ._reviews import REVIEW_STATUSES, Review, ReviewStatus, ReviewSummary, StepDecision, step_decisions

@@ -16,12 +16,12 @@ from typing import Mapping
 from sqlalchemy import delete
 from sqlmodel import select
 
-from .._errors import StorageError
+from .._errors import ExperimentConflict, StorageError
 from ._engine import Database
 from ._lab_tables import LabExperimentRow, LabToolSeenRow
 from ._values import found, now, reason
 
-__all__ = ["ExperimentConflict", "LabStore", "SavedExperiment"]
+__all__ = ["LabStore", "SavedExperiment"]
 
 
 @dataclass(frozen=True)
@@ -31,18 +31,6 @@ class SavedExperiment:
     version: int
     updated_at: dt.datetime
     content: str = ""  # empty in listings
-
-
-class ExperimentConflict(StorageError):
-    """A save from version ``expected`` of an experiment whose latest is ``latest``."""
-
-    def __init__(self, experiment_id: str, name: str, *, expected: int, latest: int, saved_at: dt.datetime) -> None:
-        self.experiment_id = experiment_id
-        self.expected = expected
-        self.latest = latest
-        self.saved_at = saved_at
-        super().__init__(f"experiment {name!r} was saved as version {latest} (at {saved_at:%H:%M:%S} UTC) "
-                         f"since this one opened version {expected}")
 
 
 class LabStore:

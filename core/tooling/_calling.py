@@ -24,13 +24,9 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
-from .._errors import RetryableError, ToolExecutionError
+from .._errors import RetryableError, ToolExecutionError, UserInterrupt
 
-__all__ = ["UserInterrupt", "await_tool_function", "call_tool_function", "tool_failure"]
-
-
-class UserInterrupt(KeyboardInterrupt):
-    """The user pressed Ctrl-C while a tool ran on the main thread."""
+__all__ = ["await_tool_function", "call_tool_function", "tool_failure"]
 
 
 def _interrupted_by_user(signum: int, frame: object) -> None:

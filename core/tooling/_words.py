@@ -2,10 +2,11 @@
 
 A schema names a tool's parameters and their allowed values; it cannot say which places a
 place parameter takes, that "en route" means the status ``in_transit``, or that "carried by"
-is followed by a carrier. A tool group says so itself, in its ``register(registry,
-settings)``, with ``registry.add_words(group, ToolWords(...))``: built-in groups and plugins
-alike, so core knows no domain's words and a registry without a group plans without its
-words. The embedded planner reads every group's words from the registry it plans with.
+is followed by a carrier. A plugin says so for its tool groups through the ``tool_words`` hook
+(``core.hooks``; the built-in groups alike), and the registry that loads a group keeps its words
+(``registry.add_words``, which a ``--tools`` file's ``register`` may also call), so core knows no
+domain's words and a registry without a group plans without its words. The embedded planner
+reads every group's words from the registry it plans with.
 """
 
 from __future__ import annotations

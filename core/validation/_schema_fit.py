@@ -20,7 +20,8 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..tooling._registry import describe_schema, schema_alternatives
-from ..schema._bounded_regex import PatternNotChecked, pattern_search
+from .._errors import PatternNotChecked
+from ..schema._bounded_regex import pattern_search
 from .._errors import ReferenceSyntaxError
 from ..plan._references import Reference, find_references, parse_reference
 

@@ -10,9 +10,9 @@ and dependency cycles (one problem per group of steps that depend on each other,
 example cycle).
 
 The validator knows no plan format. What a format needs checked (Semantic Kernel's variables
-that no earlier step sets) it registers with ``register_plan_checks``, the one hook the
-built-in formats and a third-party one use alike (``core.formats.register_format`` passes a
-format's checks on); their problems are listed with the step they name.
+that no earlier step sets) it brings in its ``PlanFormat.checks``, and any plugin may add
+whole-plan checks through the ``plan_checks`` hook (``core.hooks``): the validator runs them
+all, and lists their problems with the step they name.
 
 A plan with no errors runs with exactly the values the reviewer saw: the tools validate
 their arguments as strictly as the validator does.
@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Literal
 
+from .. import hooks
 from .._errors import PlanInvalid, ReferenceSyntaxError
 from .._limits import shown
 from ..plan._positions import as_written, dangling_position
@@ -30,12 +31,11 @@ from ..plan._model import Plan, Step
 from ..tooling._registry import Tool, ToolRegistry, describe_schema
 from ..plan._order import has_cycle
 from ._schema_fit import describe_value, may_fit, value_schema
-from ..plan._path_schemas import check_path, schema_at_path
-from ..plan._references import Reference, find_references
+from ..plan._references import Reference, check_path, find_references, schema_at_path
 from ..schema._time_budget import time_budget
 from ..schema._untrusted import PLAN_CHECK_SECONDS
 
-__all__ = ["Problem", "Validator", "PlanCheck", "first_few", "register_plan_checks"]
+__all__ = ["Problem", "Validator", "PlanCheck", "first_few"]
 
 
 @dataclass(frozen=True)
@@ -59,18 +59,6 @@ class Problem:
 
 
 PlanCheck = Callable[[Plan], Iterable[Problem]]
-# Documented registry (tests/unit/test_registries.py): checks by owner (a format); registering again replaces.
-_PLAN_CHECKS: dict[str, tuple[PlanCheck, ...]] = {}
-
-
-def register_plan_checks(owner: str, checks: Iterable[PlanCheck]) -> None:
-    """Have every validation also run ``checks``: whole-plan checks, each giving the
-    problems it finds. No checks removes the owner's."""
-    checks = tuple(checks)
-    if checks:
-        _PLAN_CHECKS[owner] = checks
-    else:
-        _PLAN_CHECKS.pop(owner, None)
 
 
 class Validator:
@@ -90,10 +78,9 @@ class Validator:
         if not plan.steps:
             problems.append(Problem("the plan has no steps", "steps"))
         registered: dict[int | None, list[Problem]] = {}  # by step, listed after its own
-        for checks in list(_PLAN_CHECKS.values()):
-            for check in checks:
-                for found in check(plan):
-                    registered.setdefault(found.step_index, []).append(found)
+        for check in hooks.plan_checks():
+            for found in check(plan):
+                registered.setdefault(found.step_index, []).append(found)
         # Positions by id once, not looked up per reference: a long plan paid its square.
         ids = {s.id: n for n, s in enumerate(plan.steps)}
         fits: dict[tuple, bool] = {}  # see _check_fit

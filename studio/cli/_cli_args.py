@@ -6,7 +6,7 @@ import argparse
 import datetime as dt
 from pathlib import Path
 
-from core import FORMATS
+from core import FORMATS, hooks
 
 from ._cli_runs import add_commands
 
@@ -38,8 +38,9 @@ def _common_options(before_command: bool) -> argparse.ArgumentParser:
                              "or the user data folder)")
     common.add_argument("--today", type=_date, default=argparse.SUPPRESS,
                         help="the date relative phrases resolve against (YYYY-MM-DD)")
-    common.add_argument("--planner", choices=["embedded", "llm"], default=argparse.SUPPRESS,
-                        help="embedded (offline) or llm (OPENAI_API_KEY / OPENAI_BASE_URL)")
+    planners = hooks.planners()
+    common.add_argument("--planner", choices=list(planners), default=argparse.SUPPRESS,
+                        help="; ".join(f"{name}: {spec.description or spec.label}" for name, spec in planners.items()))
     prefix = "before_" if before_command else ""
     common.add_argument("--tools", action="append", metavar="FILE_OR_MODULE", default=argparse.SUPPRESS,
                         dest=f"{prefix}tools",

@@ -33,6 +33,7 @@ from pydantic import ValidationError
 
 from core import (CUT_OFF, FINISHED, FORMATS, FROM_OPTIONS_VARIABLE, Executor, Plan, PlanError,
                   PlanInvalid, PlanStudioError, Run, Settings, StepRun, StepStatus, private_folder)
+from core._errors import CliError, Interrupted, NotText
 from core.formats import detect_and_load, export_plan
 from core.planners import planner_notices
 from tools import LoadNotice
@@ -60,18 +61,6 @@ STUDIO_OPTIONS: dict[str, dict[str, Any]] = {
 _EXIT_FAILED = 1
 _EXIT_ERROR = 2
 _EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report Ctrl-C
-
-
-class CliError(Exception):
-    """A problem the user can fix; printed as one line, exit status 2."""
-
-
-class Interrupted(Exception):
-    """Ctrl-C stopped a command; the message says what had finished."""
-
-
-class NotText(CliError):
-    """A file that is not UTF-8 text: a usage error for a goals file, not a plan for a plan file."""
 
 
 def _settings(args: argparse.Namespace) -> Settings:

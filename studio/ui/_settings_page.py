@@ -12,7 +12,7 @@ from typing import Any
 import streamlit as st
 from pydantic import ValidationError
 
-from core import PlanStudioError, Settings
+from core import PlanStudioError, Settings, hooks
 from core.llm import ModelClient
 from tools import McpServerSpec
 
@@ -22,7 +22,11 @@ from ._text import md_escape
 
 __all__ = ["settings_page"]
 
-PLANNER_LABELS = {"embedded": "Embedded (offline)", "llm": "LLM (model endpoint)"}
+
+def planner_labels() -> dict[str, str]:
+    """The registered planners (``core.hooks``), built-in and plugins', by name: their labels."""
+    return {name: spec.label for name, spec in hooks.planners().items()}
+
 # What each field is called on this page, so a rejected value is named as the user sees it.
 FIELD_LABELS = {"planner": "Planner", "model": "Model", "temperature": "Temperature",
                 "max_retries": "Max retries", "timeout": "Timeout (seconds)"}
@@ -130,8 +134,10 @@ def _facts_table(settings: Settings) -> str:
     if settings.planner == "llm":
         planner = (f"LLM · model {md_escape(settings.model)} · temperature {settings.temperature:g}"
                    f" · {settings.max_retries} repair retries · timeout {settings.timeout:g} s")
-    else:
+    elif settings.planner == "embedded":
         planner = "Embedded (offline rules from the tool registry)"
+    else:
+        planner = md_escape(planner_labels().get(settings.planner, settings.planner))
     # The endpoint as ModelClient shows it: no user info, query or fragment from the URL.
     base_url = md_escape(ModelClient(settings).endpoint, keep_links=True) if settings.base_url else "OpenAI default"
     pinned = " (the real date)"
@@ -167,9 +173,11 @@ def _fill_form(settings: Settings) -> None:
 
 def _form() -> None:
     with st.form("settings.form", border=True):
-        st.radio("Planner", list(PLANNER_LABELS), key=Keys.SETTINGS_PLANNER, persist_state=PERSIST,
-                 format_func=PLANNER_LABELS.__getitem__, horizontal=True,
-                 help="Embedded: offline rules, no model needed. LLM: a chat model writes the plan.")
+        labels = planner_labels()
+        st.radio("Planner", list(labels), key=Keys.SETTINGS_PLANNER, persist_state=PERSIST,
+                 format_func=lambda name: labels.get(name, name), horizontal=True,
+                 help="Embedded: offline rules, no model needed. LLM: a chat model writes the plan. "
+                      "Others come from installed plugins.")
         st.text_input("Model", key=Keys.SETTINGS_MODEL, persist_state=PERSIST,
                       help="The model name the endpoint knows, e.g. gpt-4o-mini or llama3.1.")
         temperature, retries, timeout = st.columns(3)
@@ -217,7 +225,8 @@ def apply() -> None:
         st.session_state[Keys.SETTINGS_MESSAGE] = ("error", actions.failure_message("apply the settings", exc))
         return
     st.session_state[Keys.SETTINGS_OVERRIDES] = chosen
-    planner = f"LLM planner, model {settings.model}" if settings.planner == "llm" else "embedded planner"
+    planner = (f"LLM planner, model {settings.model}" if settings.planner == "llm"
+               else f"{settings.planner} planner")
     # Not a success yet when the model cannot be called: the warning above says what to set.
     kind = "info" if settings.planner == "llm" and not settings.model_configured else "success"
     st.session_state[Keys.SETTINGS_MESSAGE] = (kind, f"Applied for this session: {planner}.")

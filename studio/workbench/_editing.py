@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from core import EditHistory, Plan, PlanError, PlanIdentity, PlanStudioError, Validator, dump_plan, load_plan, \
+from core import hooks, EditHistory, Plan, PlanError, PlanIdentity, PlanStudioError, Validator, dump_plan, load_plan, \
     plan_identity
 
 from ._bench import Outcome, SavedRef, Workbench
@@ -324,4 +324,5 @@ def approve(bench: Workbench, validator: Validator) -> Outcome:
         return out.say("error", f"Could not approve the plan: {problem[0].lower()}{problem[1:]}.")
     bench.approved = execution_fingerprint(plan)
     bench.approved_plan = plan  # kept after approval is withdrawn: the editor marks steps changed since
+    hooks.notify("plan_approved", plan=plan, review_id=None)
     return out.done()

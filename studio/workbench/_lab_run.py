@@ -10,7 +10,7 @@ import threading
 
 from core import PlanStudioError, Settings, ToolRegistry, Validator
 from core.lab import Experiment, GoalResult, PlannerFactory, run_experiment
-from core.planners import EmbeddedPlanner, Planner, make_planner
+from core.planners import Planner, make_planner
 
 __all__ = ["LabRun", "planner_factory"]
 
@@ -18,16 +18,15 @@ log = logging.getLogger(__name__)
 
 
 def planner_factory(settings: Settings, choice: str) -> PlannerFactory:
-    """The planner ``choice`` names ("embedded" or "llm"), made for any registry (the original
-    words and the edited ones get one each), with the session's model settings."""
-    if choice == "embedded":
-        return EmbeddedPlanner
-    llm_settings = settings.model_copy(update={"planner": "llm"})
+    """The planner ``choice`` names (a registered one: "embedded", "llm" or a plugin's), made
+    for any registry (the original words and the edited ones get one each), with the session's
+    model settings."""
+    chosen = settings.model_copy(update={"planner": choice})
 
-    def llm(registry: ToolRegistry) -> Planner:
-        return make_planner(llm_settings, registry)
+    def planner(registry: ToolRegistry) -> Planner:
+        return make_planner(chosen, registry)
 
-    return llm
+    return planner
 
 
 class LabRun:

@@ -12,7 +12,7 @@ import dataclasses
 import json
 from typing import TYPE_CHECKING, Callable
 
-from core import Plan, PlanError, ReviewDecided, Validator, load_plan
+from core import Plan, PlanError, ReviewDecided, Validator, hooks, load_plan
 
 from ._services import Services
 from ._bench import Outcome, SavedRef, Workbench
@@ -130,6 +130,8 @@ def decide_review(bench: Workbench, store: PlanStore, review_id: str, *, approve
         store.delete_draft(work_id(review_id))  # the review is decided: its work in progress is done
     except Exception as exc:  # housekeeping: the record is pruned with old drafts anyway
         log.warning("could not forget the work on review %s: %s", review_id, exc)
+    if approve and plan is not None:
+        hooks.notify("plan_approved", plan=plan, review_id=review_id)
     if approve and plan is not None and review.plan_id is not None and review.version is not None:
         bench.saved = SavedRef(review.plan_id, review.version, fingerprint(plan))
         out.say("success", f"Approved and sent back to {review.agent}, with your edits; "

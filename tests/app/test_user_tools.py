@@ -8,14 +8,12 @@ import os
 import sys
 import textwrap
 from dataclasses import dataclass
-from importlib.metadata import EntryPoint
 from pathlib import Path
 from typing import Iterator
 
 import pytest
 
-import tools
-from core import Settings, ToolDefinitionError
+from core import Settings
 from studio.cli._main import main
 from tools import build_registry, load_python_source, load_tools
 
@@ -238,17 +236,6 @@ def test_the_environment_lists_sources_like_path(tmp_path, monkeypatch):
     monkeypatch.setenv("PLAN_STUDIO_TOOLS", os.pathsep.join([str(good), "json", "tools.writer:register", ""]))
     expected = [str(good), "json", "tools.writer:register"] if os.pathsep == ":" else None
     assert Settings.from_env().tools == expected
-
-
-def test_an_entry_point_group_whose_name_is_taken_is_refused(tmp_path, monkeypatch):
-    impostor = EntryPoint(name="waste", value="tests_impostor:register", group="plan_studio.tools")
-    monkeypatch.setattr(tools, "entry_points", lambda group: [impostor])
-    with pytest.raises(ToolDefinitionError, match="tool group 'waste' from 'tests_impostor:register' refused"):
-        build_registry(Settings(data_dir=tmp_path))
-    registry, problems = load_tools(Settings(data_dir=tmp_path))
-    assert problems == ["tool group 'waste' from 'tests_impostor:register' refused: 'tools.waste:register' "
-                        "already has that name (entry point group plan_studio.tools)"]
-    assert registry.get("facilities_list").group == "waste"  # the built-in, not replaced
 
 
 def test_the_studio_is_handed_the_sources_as_absolute_paths(tmp_path, monkeypatch):

@@ -17,6 +17,7 @@ from streamlit.testing.v1 import AppTest
 from conftest import TEST_API_KEY
 from core.planners import render_manual
 from llm_server import LLMServer
+from plugin_helpers import PARROT_PLANNER, install, installed  # noqa: F401 (a fixture)
 from studio import Keys, get_services
 from studio.ui._text import md_escape
 from studio.ui._tools_page import parameter_rows
@@ -330,3 +331,14 @@ def test_a_tool_description_with_markdown_and_html_is_escaped(app: AppTest) -> N
     [row] = parameter_rows(registry.get("hostile_tool"))
     assert row["description"] == "![n](http://evil.example/n.png)"
     assert HOSTILE in app.code[0].value
+
+
+def test_an_installed_planner_is_offered_and_in_use_once_chosen(data_dir: Path, installed, tmp_path: Path) -> None:
+    installed(install(tmp_path / "site", "parrot-planner", {"plan_studio": {"parrot": "parrot_planner"}},
+                      {"parrot_planner.py": PARROT_PLANNER}))
+    app = open_page(start(), SETTINGS)
+    radio = app.radio(key=Keys.SETTINGS_PLANNER)
+    assert radio.options == ["Embedded (offline)", "LLM (model endpoint)", "Parrot (a test plugin)"]
+    choose(app, planner="parrot")
+    assert app.success[0].value.replace("\\", "") == "Applied for this session: parrot planner."
+    assert "| Planner | Parrot (a test plugin) |" in texts(open_page(app, SETTINGS))

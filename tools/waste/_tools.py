@@ -15,7 +15,6 @@ from typing_extensions import TypedDict
 from core import READ_ONLY, Settings, ToolRegistry
 
 from ._data import WasteData
-from ._words import WASTE_WORDS
 
 City = str
 FacilityType = Literal["recycling", "sorting", "composting", "incineration", "landfill"]
@@ -178,4 +177,3 @@ def register(registry: ToolRegistry, settings: Settings) -> None:
 
     for func in (facilities_list, shipments_list, contaminants_list, inspections_list):
         registry.register(func, group="waste", effects=READ_ONLY)  # queries of the demo data
-    registry.add_words("waste", WASTE_WORDS)

@@ -1,8 +1,8 @@
 """The demo domain's words for the embedded planner, as ``demo-domain.md`` ("From goal to
 plan") states them: what the four tools' schemas cannot say.
 
-Handed to the registry by ``register`` (``registry.add_words``), the same way any tool group
-hands its own; core holds none of them, so a registry without these tools plans without
+Given through the ``tool_words`` hook (``tools._plugin``), the same way any plugin gives its
+groups' words; core holds none of them, so a registry without these tools plans without
 these words.
 """
 
