@@ -31,7 +31,8 @@ from ..plan._model import Plan, Step
 from ..tooling._registry import Tool, ToolRegistry, describe_schema
 from ..plan._order import has_cycle
 from ._schema_fit import describe_value, may_fit, value_schema
-from ..plan._references import Reference, check_path, find_references, schema_at_path
+from ..plan._path_schemas import check_path, schema_at_path
+from ..plan._references import Reference, find_references
 from ..schema._time_budget import time_budget
 from ..schema._untrusted import PLAN_CHECK_SECONDS
 

@@ -2,7 +2,9 @@
 
 Inside them, rooms; ``ROOMS`` says which rooms each may import (its own always):
 
-    core     basics (_errors, _limits, _private_files)      settings (_settings) ← tooling
+    core     basics (_errors, _limits, _private_files), hooks (the extension points; imports no room)
+             settings (_settings) ← tooling
+             every room ← basics, hooks
              schema, plan, llm ← basics
              tooling ← schema
              validation ← plan, schema, tooling
@@ -132,14 +134,15 @@ def test_the_circle_test_sees_a_type_only_circle(tmp_path):
 
 
 
-BASICS = {"core.basics"}
+BASICS = {"core.basics", "core.hooks"}  # the errors, the bounds, and the one list of extension points
 PLAN_LEVEL = BASICS | {"core.plan", "core.schema", "core.tooling", "core.validation"}
-CORE_ROOMS = {"core", "core.basics", "core.settings", "core.plan", "core.schema", "core.tooling", "core.validation",
+CORE_ROOMS = {"core", "core.basics", "core.hooks", "core.settings", "core.plan", "core.schema", "core.tooling", "core.validation",
               "core.editing", "core.formats", "core.llm", "core.run.model", "core.run", "core.storage",
               "core.durable", "core.planners", "core.lab"}
 INTERFACES = {"studio.ui", "studio.api", "studio.mcp", "studio.cli"}
 ROOMS: dict[str, set[str]] = {
     "core.basics": set(),
+    "core.hooks": set(),  # imports nothing of the project: every room may tell it what it adds
     "core.schema": BASICS,
     "core.plan": BASICS,
     "core.tooling": BASICS | {"core.schema"},
@@ -155,7 +158,7 @@ ROOMS: dict[str, set[str]] = {
     "core.planners": PLAN_LEVEL | {"core.settings", "core.editing", "core.formats", "core.llm"},
     "core.lab": PLAN_LEVEL | {"core.formats", "core.planners"},
     "core": CORE_ROOMS - {"core"},
-    "tools": {"core", "core.basics", "core.schema", "core.tooling", "core.llm"},
+    "tools": {"core", "core.basics", "core.hooks", "core.schema", "core.tooling", "core.llm"},
     "studio.workbench": CORE_ROOMS | {"tools"},
     **{room: CORE_ROOMS | {"tools", "studio.workbench"} for room in INTERFACES},
     "studio.client": CORE_ROOMS,

@@ -20,8 +20,11 @@ _CONTAINERS = {"dict", "list", "set", "defaultdict", "OrderedDict", "WeakKeyDict
 _RUN = "one of the places that know which runs are live: the run's rewrite (issue 26, item 1) makes them one"
 DOCUMENTED = {
     # Extension points: what plugins register, read by every loader and validator in the process.
-    "core.formats:FORMATS": "the plan formats, by name: built-ins and plugins register through register_format",
-    "core.validation._validator:_PLAN_CHECKS": "the plan checks a format adds through register_plan_check",
+    "core.hooks:_manager": "the plugin manager (pluggy): the one list of extension points, process-wide",
+    "core.hooks:_ready": "whether the built-in plugins and the entry points are loaded into the manager",
+    "core.hooks:_collected": "each add-hook's answer, kept until a plugin is registered or unregistered",
+    "core.hooks:_problems": "the plugins that could not be loaded, one line each, for the Tools page and the CLI",
+    "core.hooks:_failed": "(plugin, hook) pairs that raised: each logged once, not on every step",
     # Caches of what does not change while the process lives.
     "core.schema._untrusted:_BOUNDED": "the jsonschema validator classes built once per draft and options",
     "core.schema._untrusted:_RECENT_SCHEMAS": "the last 256 schemas' answers, so a schema is checked once",
