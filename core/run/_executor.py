@@ -115,13 +115,14 @@ class Executor:
         return run
 
     def drive(self, run: Run, *, on_event: Callable[[Event], object] | None = None,
-              should_stop: Callable[[], bool] | None = None) -> None:
-        """Run every step that can run, as ``run_all`` does, on a thread of its own while this
-        one waits (``_driven_run``); ``on_event`` is told each event, on that thread."""
+              should_stop: Callable[[], bool] | None = None, limit: int | None = None) -> None:
+        """Run every step that can run, as ``run_all`` does (``limit=1``: the next one, as
+        ``run_next`` does), on a thread of its own while this one waits (``_driven_run``);
+        ``on_event`` is told each event, on that thread."""
         if run.finished:
             return
         driven = DrivenRun(on_event)
-        run_pass = self._pass(run, limit=None, should_stop=should_stop, hand_over=driven.hand_over)
+        run_pass = self._pass(run, limit=limit, should_stop=should_stop, hand_over=driven.hand_over)
         driven.drive(self._begun(run_pass), carry_on=lambda: self._through(run_pass, run_pass.carry_on()),
                      cancel=run_pass.cancel)
 
