@@ -26,7 +26,7 @@ from ..run._engine import StopReason
 from ..run._events import Event, now
 from ..run._executor import Executor
 from ..tooling._registry import ToolRegistry
-from ..tooling._retry import RunLimits
+from ..run._policy import RunLimits
 from ..run._model import Run, StepAttempt
 from ..run._status import CUT_OFF, StepStatus
 from ._effects import may_repeat_named

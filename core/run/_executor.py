@@ -40,7 +40,7 @@ from ._events import Event, EventType, Synthesizer, now
 from .._limits import check_plan
 from ..plan._model import Plan
 from ..tooling._registry import ToolRegistry
-from ..tooling._retry import RunLimits
+from ._policy import RunLimits
 from ._model import Run, StepRun
 from ..plan._order import run_order
 from ._run_pass import INTERRUPTED_NOTE, RunPass
