@@ -190,3 +190,20 @@ def test_ctrl_c_while_a_tool_never_returns_names_the_step_and_ends_at_once(folde
                       "again on the next run\n"
     # The hung call is left behind: the command does not wait for it (its time limit is 600 s).
     assert ran.ended - pressed < 60
+
+
+def test_ctrl_c_once_the_command_is_done_prints_nothing_more(folder: Path) -> None:
+    # The command has said all it had to; the interpreter is exiting (DBOS's thread pool is joined
+    # then). Ctrl-C ends the process with the command's status, or, late in the exit when Python
+    # has given SIGINT back its default, by the signal itself: never a traceback.
+    process, began = _start(folder, _plan(folder, "echo"), limit=LIMIT)
+    assert process.stdout is not None
+    lines = []
+    for line in process.stdout:
+        lines.append(line)
+        if line.startswith("run "):
+            break
+    process.send_signal(signal.SIGINT)
+    ran = _finish(folder, process, began)
+    assert lines == ["step 0 (echo): succeeded, 1 result\n", "run succeeded: 1 succeeded\n"]
+    assert ran.err == "" and ran.status in (0, -signal.SIGINT), (ran.status, ran.err)
