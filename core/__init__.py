@@ -37,7 +37,8 @@ from ._errors import (
 from .tooling._declared import declared_tool, parse_tool_definitions, with_declared_tools
 from .run._engine import NO_RECORDER, NoRecorder, RunEngine, RunRecorder, StopReason
 from .run._executor import Event, EventType, Executor, Run, StepRun, StepStatus, Synthesizer
-from .tooling._retry import FailureKind, RetryPolicy, RunLimits
+from .tooling._retry import FailureKind, RetryPolicy
+from .run._policy import RunLimits
 from .run._model import StepAttempt, StepDecision
 from .run._approval import approval_reason, arguments_hash, decide_step, waiting_steps
 from .run._status import (BLOCKING, CUT_OFF, EXPLAINED, FINISHED, GOING, RAN, REPORT_ORDER, RESUMABLE, RUNNABLE,

@@ -35,7 +35,7 @@ from ..tooling._registry import ToolRegistry
 from ..run._model import Run, StepRun
 from ..validation._validator import Validator, first_few
 from . import _runtime
-from ..tooling._retry import RunLimits
+from ..run._policy import RunLimits
 from ._outage import stops_clearly
 from ._started_with import what_changed
 from ._workflow import (IN_DOUBT, Bound, bind, cut_off_steps, doubt_topic, in_doubt_note, in_this_thread,

@@ -18,7 +18,7 @@ import threading
 from typing import Any
 
 from ..tooling._registry import ToolRegistry
-from ..tooling._retry import RunLimits
+from ..run._policy import RunLimits
 from . import _runtime
 from ._durable_runs import DurableRuns, executor_alive
 from ._workflow import bound

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 from dbos import DBOS
 
@@ -26,7 +26,7 @@ from ..run._engine import StopReason
 from ..run._events import Event, now
 from ..run._executor import Executor
 from ..tooling._registry import ToolRegistry
-from ..tooling._retry import RunLimits
+from ..run._policy import RunLimits
 from ..run._model import Run, StepAttempt
 from ..run._status import CUT_OFF, StepStatus
 from ._effects import may_repeat_named
@@ -187,12 +187,7 @@ def run_workflow(run_id: str, step_budget: int | None = None, decisions: dict[st
                             recorder=StoreRecorder(context.store))
         context.engines[run_id] = executor
         should_stop = context.should_stop.get(run_id)
-        if step_budget is None:
-            executor.drive(run, on_event=listener, should_stop=should_stop)
-        else:
-            for event in _steps(executor, run, step_budget, should_stop):
-                if listener is not None:
-                    listener(event)
+        executor.drive(run, on_event=listener, should_stop=should_stop, limit=step_budget)
         if run.finished:
             context.store.records.run_ended(run.id, status=run.status, finished_at=run.finished_at or now(),
                                             answer=run.answer)
@@ -208,9 +203,3 @@ def run_workflow(run_id: str, step_budget: int | None = None, decisions: dict[st
         context.signal(run_id)
     return run.status
 
-
-def _steps(executor: Executor, run: Run, step_budget: int, should_stop: Callable[[], bool] | None) -> Iterator[Event]:
-    for _ in range(step_budget):
-        if run.finished or (should_stop is not None and should_stop()):
-            return
-        yield from executor.run_next(run)

@@ -1,8 +1,9 @@
 """A run carried out by a worker thread, so whoever started it can go on doing other things.
 
-A UI cannot drive a run on the thread that draws it: Streamlit stops that thread at the next
+A UI cannot wait for a run on the thread that draws it: Streamlit stops that thread at the next
 click, which would cut the run off mid-step. ``BackgroundRun`` owns the run while its thread
-works on it and publishes progress, for any thread to read:
+waits for the engine to drive it (``RunEngine.drive``, as every caller that runs a plan does:
+it is not a driver of its own) and publishes progress, for any thread to read:
 
     worker = BackgroundRun(executor, run, "all").start()
     worker.progress()   # statuses and events so far, read under a lock
@@ -113,12 +114,9 @@ class BackgroundRun:
 
     def _work(self) -> None:
         try:
-            if self.kind == "next":
-                events = self._executor.run_next(self._run)
-            else:
-                events = self._executor.run_all(self._run, should_stop=self._stop.is_set)
-            for event in events:
-                self._record(event)
+            # Driven as every run is (``RunEngine.drive``); this thread waits for it.
+            self._executor.drive(self._run, on_event=self._record, should_stop=self._stop.is_set,
+                                 limit=1 if self.kind == "next" else None)
         except Exception as exc:  # kept for whoever collects the run; the thread must not die silently
             log.error("run %s stopped by an unexpected error", self._run.id, exc_info=exc)
             self.error = exc

@@ -157,6 +157,13 @@ class RunEngine(Protocol):
         """Go on with a run stopped, cut off or loaded from a store: finished steps stay."""
         ...
 
+    def drive(self, run: Run, *, on_event: Callable[[Event], object] | None = None,
+              should_stop: Callable[[], bool] | None = None, limit: int | None = None) -> None:
+        """What ``run_all`` (``limit=1``: ``run_next``) does, the run driven by the engine itself
+        while the caller waits; ``on_event`` is told each event. Every caller that runs a plan
+        (a page, the CLI, ``execute``, a worker, a DBOS workflow) runs it so."""
+        ...
+
     def cancel(self, run_id: str) -> bool:
         """Cancel the run being driven with that id, from any thread: its running steps are
         cancelled (async) or abandoned (threads) and marked ``cancelled``; False when no such

@@ -23,10 +23,18 @@ always ends: when nothing more can start (a step the rest need is held by anothe
 worker), it returns with the run unfinished. ``cancel(run_id)`` ends a run being driven, from
 any thread: its running steps become ``cancelled`` and it returns unfinished.
 
-``drive(run)`` (and ``execute(plan)``, which starts the run first) runs as ``run_all`` does, on
-a thread of its own while the caller waits (``_driven_run``): that thread calls a lone step's
-sync tool itself, time limit and all, where ``run_all``, whose events are the caller's, hands
-each such call to a pool thread and back.
+One driver carries a pass, whoever asked for it: ``drive(run)`` (``limit=1``: the next step).
+``execute(plan)``, the CLI, a page's run (``BackgroundRun``, the workbench's durable handle), a
+worker and a DBOS workflow all call it: the pass runs on a thread of its own while the caller
+waits (``_driven_run``), and that thread calls a lone step's sync tool itself, time limit and all.
+
+``run_all``/``run_next``/``resume`` stay beside it for a Python caller that pulls the events: the
+same pass (``RunPass``), driven by its consumer, so nothing happens while the consumer holds an
+event and the run it reads between two events is the run as of the first. Such a pass cannot
+call a tool held to a time limit on its driving thread (a call left running past its limit would
+keep the consumer): each such call goes to a pool thread and back. Making ``run_all`` a queue fed
+by ``drive`` would drop that guarantee, and ``drive`` without its own thread would cost a chain of
+short steps its place beside LangGraph (0.42x to 0.62x at 100 steps): ADR 0003.
 """
 
 from __future__ import annotations
@@ -40,7 +48,7 @@ from ._events import Event, EventType, Synthesizer, now
 from .._limits import check_plan
 from ..plan._model import Plan
 from ..tooling._registry import ToolRegistry
-from ..tooling._retry import RunLimits
+from ._policy import RunLimits
 from ._model import Run, StepRun
 from ..plan._order import run_order
 from ._run_pass import INTERRUPTED_NOTE, RunPass
@@ -117,13 +125,14 @@ class Executor:
         return run
 
     def drive(self, run: Run, *, on_event: Callable[[Event], object] | None = None,
-              should_stop: Callable[[], bool] | None = None) -> None:
-        """Run every step that can run, as ``run_all`` does, on a thread of its own while this
-        one waits (``_driven_run``); ``on_event`` is told each event, on that thread."""
+              should_stop: Callable[[], bool] | None = None, limit: int | None = None) -> None:
+        """Run every step that can run, as ``run_all`` does (``limit=1``: the next one, as
+        ``run_next`` does), on a thread of its own while this one waits (``_driven_run``);
+        ``on_event`` is told each event, on that thread."""
         if run.finished:
             return
         driven = DrivenRun(on_event)
-        run_pass = self._pass(run, limit=None, should_stop=should_stop, hand_over=driven.hand_over)
+        run_pass = self._pass(run, limit=limit, should_stop=should_stop, hand_over=driven.hand_over)
         driven.drive(self._begun(run_pass), carry_on=lambda: self._through(run_pass, run_pass.carry_on()),
                      cancel=run_pass.cancel)
 

@@ -36,7 +36,8 @@ from ._engine import RunRecorder, StopReason
 from .._errors import ToolCallError
 from ._events import Event, now, step_end, step_result
 from ..tooling._registry import Tool, ToolRegistry
-from ..tooling._retry import RetryPolicy, RunLimits
+from ..tooling._retry import RetryPolicy
+from ._policy import RunLimits
 from ._model import Run, StepAttempt, StepRun
 from ._scheduler import ReadySteps
 from ._signals import CTRL_C_WAIT

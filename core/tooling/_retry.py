@@ -10,18 +10,18 @@ many calls a step gets, the pause before each next one, and which failures earn 
 
 Bad arguments and references never earn another call: the same call would fail the same way.
 
-``RunLimits`` gathers what a run is held to: steps at once, each tool's timeout (a default,
-overridden per tool by the tool's author or, above that, by the user's settings) and the
-retry policy (the same for overrides).
+A tool's author declares its policy with the tool (``ToolRegistry.register(retry=...)``), which is
+why it lives here; what a run is held to as a whole, the user's overrides included, is
+``core.run._policy.RunLimits``.
 """
 
 from __future__ import annotations
 
-from typing import Literal, Mapping
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["FailureKind", "RetryPolicy", "RunLimits"]
+__all__ = ["FailureKind", "RetryPolicy"]
 
 FailureKind = Literal["retryable", "timeout", "error"]
 
@@ -47,33 +47,3 @@ class RetryPolicy(BaseModel):
 
 
 NO_RETRY = RetryPolicy(max_attempts=1)
-
-
-class RunLimits(BaseModel):
-    """What a run is held to; ``core.Settings`` gives the user's (``RunLimits.from_settings``)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    max_parallel: int = Field(64, ge=1, le=1024, description="Steps running at once")
-    tool_timeout: float = Field(300.0, gt=0, description="Seconds a tool may run unless it says otherwise")
-    tool_timeouts: Mapping[str, float] = Field(default_factory=dict, description="Seconds per tool name")
-    retry: RetryPolicy = RetryPolicy()
-    retries: Mapping[str, RetryPolicy] = Field(default_factory=dict, description="Retry policy per tool name")
-    # Off here (tests, previews, Python callers run what they are given); the studio's setting
-    # ``approve_writes`` turns it on.
-    approve_writes: bool = Field(False, description="Steps of tools that may write wait for a person")
-
-    @classmethod
-    def from_settings(cls, settings: object) -> "RunLimits":
-        """The limits a ``core.Settings`` holds (``max_parallel``, ``tool_timeout``, ...)."""
-        # Not ``approve_writes``: who is there to approve is the front end's to say (the studio
-        # and the CLI set it from the setting); a run built from settings alone does not pause.
-        return cls(**{name: getattr(settings, name) for name in cls.model_fields
-                      if name != "approve_writes" and hasattr(settings, name)})
-
-    def timeout_for(self, tool: str, declared: float | None = None) -> float:
-        """The user's setting for ``tool``, else what its author declared, else the default."""
-        return self.tool_timeouts.get(tool) or declared or self.tool_timeout
-
-    def retry_for(self, tool: str, declared: RetryPolicy | None = None) -> RetryPolicy:
-        return self.retries.get(tool) or declared or self.retry

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from core import Event, Executor, Plan, RetryPolicy, Step, StepStatus, ToolRegistry
+from core import BackgroundRun, Event, Executor, Plan, RetryPolicy, Step, StepStatus, ToolRegistry
 from core.run._driven_run import DrivenRun
 from core.run._watchdog import InlineCall, watchdog
 
@@ -75,6 +75,49 @@ def test_a_chain_is_called_on_the_thread_driving_it_time_limit_and_all() -> None
     assert [run.steps[f"s{n}"].result for n in range(5)] == [1, 2, 3, 4, 5]
     assert set(calls.threads) == driving  # no hand-over to a pool thread and back for each step
     assert threading.get_ident() not in driving  # so a call that overruns cannot take the caller with it
+
+
+def test_drive_with_a_limit_of_one_runs_the_next_step_as_run_next_does() -> None:
+    calls = Calls()
+    executor = Executor(_tools(calls, timeout=300))
+    run, pulled = executor.start(_chain(3)), executor.start(_chain(3))
+    told: list[Event] = []
+    executor.drive(run, on_event=told.append, limit=1)
+    assert _statuses(run) == ["succeeded", "pending", "pending"]
+    assert [e.type for e in told] == [e.type for e in executor.run_next(pulled)]
+    executor.drive(run, limit=1)
+    assert _statuses(run) == ["succeeded", "succeeded", "pending"]
+
+
+class _Watched(BackgroundRun):
+    """A background run that notes the thread each event is told on."""
+
+    told_on: set[int]
+
+    def _record(self, event: Event) -> None:
+        self.told_on.add(threading.get_ident())
+        super()._record(event)
+
+
+@pytest.mark.parametrize("kind", ["all", "next"])
+def test_a_page_run_in_the_background_is_driven_as_execute_drives_one(kind: str) -> None:
+    calls = Calls()
+    executor = Executor(_tools(calls, timeout=0.2), max_parallel=1)
+    plan = Plan(goal="g", steps=[*_chain(2, hang=0).steps, Step(id="free", tool="add", params={"value": 7})])
+    worker = _Watched(executor, executor.start(plan), kind)
+    worker.told_on = set()
+    assert worker.start().join(LIVENESS)
+    run = worker.run
+    # Its lone step was called by the thread driving the run (not handed to a pool thread by a
+    # consumer of run_all), given up at its limit, and the run carried on from a new thread.
+    assert run.steps["s0"].error == "add timed out after 0.2 s"
+    assert calls.threads[0] in worker.told_on and worker._thread.ident not in worker.told_on
+    if kind == "next":
+        assert _statuses(run) == ["failed", "pending", "pending"]
+    else:
+        assert _statuses(run) == ["failed", "skipped", "succeeded"] and run.steps["free"].result == 8
+    assert worker.progress().statuses == {step_id: state.status.value for step_id, state in run.steps.items()}
+    calls.release.set()
 
 
 def test_a_lone_step_that_overruns_its_limit_fails_and_the_run_goes_on_from_a_new_thread(monkeypatch) -> None:

@@ -1,0 +1,52 @@
+"""What a run is held to, per tool: steps at once, time limits, retries, approvals.
+
+``RunLimits`` is a plain value (a setting or a store can hold it), read by the pass that drives a
+run (``_run_pass``) as each step starts:
+
+- ``max_parallel``: steps running at once (the scheduler counts the steps in flight);
+- ``tool_timeout`` / ``tool_timeouts``: seconds a call may take, a default overridden per tool by
+  the tool's author (``register(timeout=...)``) or, above that, by the user's settings;
+- ``retry`` / ``retries``: the retry policy (``core.tooling._retry.RetryPolicy``, which a tool's
+  author may declare with the tool), the same way;
+- ``approve_writes``: steps of tools that may write wait for a person (``_approval``).
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..tooling._retry import RetryPolicy
+
+__all__ = ["RunLimits"]
+
+
+class RunLimits(BaseModel):
+    """What a run is held to; ``core.Settings`` gives the user's (``RunLimits.from_settings``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    max_parallel: int = Field(64, ge=1, le=1024, description="Steps running at once")
+    tool_timeout: float = Field(300.0, gt=0, description="Seconds a tool may run unless it says otherwise")
+    tool_timeouts: Mapping[str, float] = Field(default_factory=dict, description="Seconds per tool name")
+    retry: RetryPolicy = RetryPolicy()
+    retries: Mapping[str, RetryPolicy] = Field(default_factory=dict, description="Retry policy per tool name")
+    # Off here (tests, previews, Python callers run what they are given); the studio's setting
+    # ``approve_writes`` turns it on.
+    approve_writes: bool = Field(False, description="Steps of tools that may write wait for a person")
+
+    @classmethod
+    def from_settings(cls, settings: object) -> "RunLimits":
+        """The limits a ``core.Settings`` holds (``max_parallel``, ``tool_timeout``, ...)."""
+        # Not ``approve_writes``: who is there to approve is the front end's to say (the studio
+        # and the CLI set it from the setting); a run built from settings alone does not pause.
+        return cls(**{name: getattr(settings, name) for name in cls.model_fields
+                      if name != "approve_writes" and hasattr(settings, name)})
+
+    def timeout_for(self, tool: str, declared: float | None = None) -> float:
+        """The user's setting for ``tool``, else what its author declared, else the default."""
+        return self.tool_timeouts.get(tool) or declared or self.tool_timeout
+
+    def retry_for(self, tool: str, declared: RetryPolicy | None = None) -> RetryPolicy:
+        return self.retries.get(tool) or declared or self.retry
