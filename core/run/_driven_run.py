@@ -1,5 +1,5 @@
 """A run driven on a thread of its own, while the caller waits: ``Executor.drive``, the one driver
-of every run somebody asks for (``execute``, the CLI, a page, a worker, a DBOS workflow; ADR 0003).
+of every run somebody asks for (``execute``, the CLI, a page, a worker, a DBOS workflow; ADR 0004).
 
 Driving the run on a thread of its own lets that thread call a lone step's sync tool itself,
 with its time limit kept all the same: a call that overruns (or is running when the run is

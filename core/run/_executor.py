@@ -34,7 +34,7 @@ event and the run it reads between two events is the run as of the first. Such a
 call a tool held to a time limit on its driving thread (a call left running past its limit would
 keep the consumer): each such call goes to a pool thread and back. Making ``run_all`` a queue fed
 by ``drive`` would drop that guarantee, and ``drive`` without its own thread would cost a chain of
-short steps its place beside LangGraph (0.42x to 0.62x at 100 steps): ADR 0003.
+short steps its place beside LangGraph (0.42x to 0.62x at 100 steps): ADR 0004.
 """
 
 from __future__ import annotations

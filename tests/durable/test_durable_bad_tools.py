@@ -18,7 +18,7 @@ from core import Plan, RunLimits, Settings, Step, StepStatus, ToolRegistry
 from core.durable import DurableRuns
 from core.formats import plan_from_seed
 from core.storage import PlanStore
-from test_tool_misbehaviour import MISBEHAVING, MISBEHAVIOURS, registry_of
+from app.test_tool_misbehaviour import MISBEHAVING, MISBEHAVIOURS, registry_of
 
 pytestmark = pytest.mark.usefixtures("stop_durable_runs")
 
