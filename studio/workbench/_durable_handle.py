@@ -1,5 +1,6 @@
-"""The studio's runs as durable runs: one ``DurableRuns`` per store in this process, and the
-run handle that carries a part of a run out on a thread of its own.
+"""The studio's runs as durable runs: one ``DurableRuns`` in this process, and the run handle
+that carries a part of a run out on a thread of its own, registered with the services' registry
+of runs live here (``_runs_here``) while it does.
 
 ``DurableRunHandle`` is ``core.BackgroundRun`` (its live progress, Stop and Cancel, read by the
 page from any thread) over ``DurableRuns.go_on``: the run is read from the store, and each
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import TYPE_CHECKING, Callable, Mapping
+from typing import TYPE_CHECKING, Mapping
 
 from core import BackgroundRun, Run, RunKind
 
@@ -20,20 +21,15 @@ from ._services import Services
 if TYPE_CHECKING:  # DBOS and SQLAlchemy are slow to import; the CLI starts without them
     from core.durable import DurableRuns
 
-__all__ = ["DurableRunHandle", "durable_runs", "running_here"]
+__all__ = ["DurableRunHandle", "durable_runs"]
 
 log = logging.getLogger("studio.runs")
 
 _lock = threading.Lock()
-# DurableRuns binds this process's workflows to one store and registry (its listeners, the
-# engines to cancel): made once per store, not per click, or a second would drop the first's.
+# Module-level on purpose: DBOS is one per process, and ``DurableRuns`` binds its workflows to
+# one store and registry (``core.durable.bind``: its listeners, the engines to cancel). Made once
+# per store and tools, not per click or per services, or a second would drop the first's.
 _made: list[tuple[object, object, "DurableRuns"]] = []
-_live: set[str] = set()  # runs a handle carries out in this process now
-
-
-def running_here(run_id: str) -> bool:
-    """Whether this studio carries ``run_id`` out now (the Library says "running", not "interrupted")."""
-    return run_id in _live
 
 
 def durable_runs(services: Services) -> DurableRuns:
@@ -51,17 +47,31 @@ def durable_runs(services: Services) -> DurableRuns:
 
 class DurableRunHandle(BackgroundRun):
     """A part of the durable run ``run`` (as stored): its next step (``kind="next"``: a step
-    budget of one) or the rest of it; ``decisions`` answer its steps in doubt."""
+    budget of one) or the rest of it; ``decisions`` answer its steps in doubt. In ``here`` (the
+    registry of runs live in this process) from ``start`` until its part ended."""
 
-    def __init__(self, runs: DurableRuns, run: Run, kind: RunKind, decisions: Mapping[str, str] | None = None,
-                 *, on_end: Callable[[Run], None] | None = None) -> None:
+    def __init__(self, services: Services, run: Run, kind: RunKind, decisions: Mapping[str, str] | None = None) -> None:
+        runs = durable_runs(services)
         super().__init__(runs, run, kind)  # type: ignore[arg-type]  # BackgroundRun.cancel calls runs.cancel(id)
+        self.run_id = run.id
         self._runs = runs
+        self._here = services.runs
         self._decisions = dict(decisions or {})
-        self._on_end = on_end
+
+    def start(self) -> DurableRunHandle:
+        """Carry the run out from now; refused (``RunStillGoing``) when a handle here does already."""
+        from core.durable import RunStillGoing
+
+        if not self._here.carry(self.run_id, self):
+            raise RunStillGoing(f"run {self.run_id!r} is being run in this studio")
+        try:
+            super().start()
+        except BaseException:
+            self._here.ended(self._run, self)
+            raise
+        return self
 
     def _work(self) -> None:
-        _live.add(self._run.id)
         try:
             self._run = self._runs.go_on(self._run.id, step_budget=1 if self.kind == "next" else None,
                                          decisions=self._decisions, on_event=self._record,
@@ -74,7 +84,5 @@ class DurableRunHandle(BackgroundRun):
             except Exception:  # the store itself is away: the run as it was handed over
                 pass
         finally:
-            _live.discard(self._run.id)
             self._publish_final()
-            if self._on_end is not None:
-                self._on_end(self._run)
+            self._here.ended(self._run, self)

@@ -15,7 +15,6 @@ from core import NotFound, Plan, Run, RunKind, VersionConflict, waiting_steps
 
 from ._services import Services
 from ._bench import Outcome, Workbench
-from ._held_runs import hold_if_waiting, let_go
 from ._editing import execution_fingerprint, fingerprint, is_approved, refused_during_run, refused_for_json
 from ._messages import attempt, failure_message
 from ._doubts import undecided_doubts
@@ -55,10 +54,10 @@ def _start(bench: Workbench, services: Services, plan: Plan, kind: RunKind, out:
 def hand_over(bench: Workbench, services: Services, run: Run, kind: RunKind,
               decisions: Mapping[str, str] | None = None) -> None:
     """Carry out ``run`` (stored) further on a durable run handle; the handle owns it until collected."""
-    let_go(run.id)  # no decision on it from elsewhere while a worker drives it
+    # Registered with the runs live here: no decision on it from elsewhere while it is driven.
+    bench.worker = DurableRunHandle(services, run, kind, decisions).start()
     bench.run = None  # the handle's until collected
     bench.run_saved = run.id
-    bench.worker = DurableRunHandle(durable_runs(services), run, kind, decisions).start()
 
 
 def _new_stored_run(bench: Workbench, services: Services, plan: Plan, out: Outcome) -> Run | None:
@@ -154,7 +153,8 @@ def cancel_run(bench: Workbench) -> Outcome:
 def collect_finished_run(bench: Workbench, store: Callable[[], PlanStore]) -> Outcome:
     """Take the run back from a handle that is done: it is the run shown, and it is stored with
     the plan when the plan is saved. ``ok`` when a run was collected. ``store`` is asked for
-    only when the run is to be stored."""
+    only when the run is to be stored. (A run left waiting for a person is held for a decision
+    by the registry of runs live here when its handle ends.)"""
     out = Outcome()
     worker = bench.worker
     if worker is None or worker.alive:
@@ -162,7 +162,6 @@ def collect_finished_run(bench: Workbench, store: Callable[[], PlanStore]) -> Ou
     bench.worker = None
     run = worker.run
     bench.run = run
-    hold_if_waiting(run)
     out.done()
     if worker.error is not None:
         out.say("error", failure_message("finish the run", worker.error))
