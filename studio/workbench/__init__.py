@@ -27,7 +27,7 @@ from ._intake import MAX_AGENT_NAME, registry_for, review_view, submit_review
 from ._messages import attempt, failure_message, log, plain_message
 from ._planning import GOAL_FIRST, import_plan, plan_for_goal, plan_goal, replan, replanned
 from ._reviewing import close_review, decide_review, open_review, services_with_tools, work_id
-from ._run_handle import RunHandle, start_run
+from ._run_handle import RunHandle
 from ._rerun_preview import RerunPreview, RerunStep
 from ._rerunning import (ask_rerun, cancel_rerun, confirm_rerun, join_rerun, preview_rerun,
                          rerun_lineage, rerun_of, start_rerun)
@@ -54,6 +54,6 @@ __all__ = [
     "not_saved", "open_review", "open_saved_plan", "open_saved_run", "plain_message", "plan_for_goal", "plan_goal", "redo",
     "refused_during_run", "refused_for_json", "registry_for", "replan", "replanned", "request_run", "review_view",
     "run_in_progress", "save", "save_on_top", "save_run_if_plan_saved", "services_with_tools", "set_locks",
-    "settled_run", "show_plan", "start_empty_plan", "start_run", "stop_run", "store_current", "submit_review",
+    "settled_run", "show_plan", "start_empty_plan", "stop_run", "store_current", "submit_review",
     "take_edit", "undo", "work_id", "write_panel",
 ]

@@ -2,10 +2,12 @@
 that carries a part of a run out on a thread of its own, registered with the services' registry
 of runs live here (``_runs_here``) while it does.
 
-``DurableRunHandle`` is ``core.BackgroundRun`` (its live progress, Stop and Cancel, read by the
-page from any thread) over ``DurableRuns.go_on``: the run is read from the store, and each
-step's start, arguments, result, error and timing are written there as they happen, so a kill
-of the studio loses nothing that finished and the run can be resumed (``_resuming``).
+``DurableRunHandle`` runs ``DurableRuns.go_on`` on a thread of its own (a page script is stopped
+at the next click, which would cut a run off mid-step): the run is in the store from its first
+step, each step's start, arguments, result, error and timing written as they happen, so a kill
+of the studio loses nothing that finished and the run can be resumed (``_resuming``). The page
+reads it live through a recorder told what the store is told (``_live_view``), from any thread;
+Stop and Cancel work from any thread too. Only the handle's thread touches the run until it ends.
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ import logging
 import threading
 from typing import TYPE_CHECKING, Mapping
 
-from core import BackgroundRun, Run, RunKind
+from core import Run, RunKind, RunProgress
 
+from ._live_view import LiveView
 from ._services import Services
 
 if TYPE_CHECKING:  # DBOS and SQLAlchemy are slow to import; the CLI starts without them
@@ -45,18 +48,23 @@ def durable_runs(services: Services) -> DurableRuns:
         return runs
 
 
-class DurableRunHandle(BackgroundRun):
-    """A part of the durable run ``run`` (as stored): its next step (``kind="next"``: a step
-    budget of one) or the rest of it; ``decisions`` answer its steps in doubt. In ``here`` (the
-    registry of runs live in this process) from ``start`` until its part ended."""
+class DurableRunHandle:
+    """A part of the durable run ``run`` (as stored, handed on to ``go_on``: not read again): its
+    next step (``kind="next"``: a step budget of one) or the rest of it; ``decisions`` answer its
+    steps in doubt. In the registry of runs live here from ``start`` until its part ended. A
+    failure that is not a step's (a store gone, a bug) ends it and is kept in ``error``."""
 
     def __init__(self, services: Services, run: Run, kind: RunKind, decisions: Mapping[str, str] | None = None) -> None:
-        runs = durable_runs(services)
-        super().__init__(runs, run, kind)  # type: ignore[arg-type]  # BackgroundRun.cancel calls runs.cancel(id)
         self.run_id = run.id
-        self._runs = runs
+        self.kind: RunKind = kind
+        self.error: Exception | None = None
+        self._run = run
+        self._runs = durable_runs(services)
         self._here = services.runs
         self._decisions = dict(decisions or {})
+        self._live = LiveView(run)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._work, name=f"run-{run.id}", daemon=True)
 
     def start(self) -> DurableRunHandle:
         """Carry the run out from now; refused (``RunStillGoing``) when a handle here does already."""
@@ -65,24 +73,54 @@ class DurableRunHandle(BackgroundRun):
         if not self._here.carry(self.run_id, self):
             raise RunStillGoing(f"run {self.run_id!r} is being run in this studio")
         try:
-            super().start()
+            self._thread.start()
         except BaseException:
             self._here.ended(self._run, self)
             raise
         return self
 
+    @property
+    def alive(self) -> bool:
+        """True until the handle is done with the run (or never started)."""
+        return self._thread.is_alive()
+
+    @property
+    def run(self) -> Run:
+        """The run itself; only once the handle is done, since until then it changes under you."""
+        if self.alive:
+            raise RuntimeError("the run is still in progress; read progress() until it ends")
+        return self._run
+
+    def stop(self) -> None:
+        """Start no more steps; those running now finish, the steps not started stay pending."""
+        self._stop.set()
+
+    def cancel(self) -> None:
+        """End the run now: steps running are cancelled (an ``async def`` tool) or abandoned (a
+        thread cannot be stopped) and recorded ``cancelled``; the rest stays pending."""
+        self._stop.set()
+        self._runs.cancel(self.run_id)
+
+    def join(self, timeout: float | None = None) -> bool:
+        """Wait for the handle to be done; True when it is."""
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    def progress(self) -> RunProgress:
+        return self._live.progress(self.kind, alive=self.alive, stopping=self._stop.is_set())
+
     def _work(self) -> None:
         try:
-            self._run = self._runs.go_on(self._run.id, step_budget=1 if self.kind == "next" else None,
-                                         decisions=self._decisions, on_event=self._record,
-                                         should_stop=self._stop.is_set)
+            self._run = self._runs.go_on(self.run_id, step_budget=1 if self.kind == "next" else None,
+                                         decisions=self._decisions, on_event=self._live.on_event,
+                                         should_stop=self._stop.is_set, run=self._run, watcher=self._live)
         except Exception as exc:  # kept for whoever collects the run, with the run as stored
-            log.error("run %s stopped by an error", self._run.id, exc_info=exc)
+            log.error("run %s stopped by an error", self.run_id, exc_info=exc)
             self.error = exc
             try:
-                self._run = self._runs.store.load_run(self._run.id)
+                self._run = self._runs.store.load_run(self.run_id)
             except Exception:  # the store itself is away: the run as it was handed over
                 pass
         finally:
-            self._publish_final()
+            self._live.settled(self._run)
             self._here.ended(self._run, self)

@@ -148,9 +148,8 @@ def _carry_out(bench: Workbench, services: Services, parent: Run, shown: RerunPr
             return
         # What the editor holds: the parent's plan, its notes as now; stored, seeded and linked
         # as every durable rerun is.
-        run_id = durable_runs(services).start(bench.plan, plan_id=saved[0], version=saved[1], parent_id=parent.id,
-                                              rerun_from=choice.start, seeded=choice.reused)
-        run = store.load_run(run_id)
+        run = durable_runs(services).new_run(bench.plan, plan_id=saved[0], version=saved[1], parent_id=parent.id,
+                                             rerun_from=choice.start, seeded=choice.reused)
         bench.run, bench.run_saved, bench.rerun = run, run.id, None
         # Confirming a preview of exactly what runs is approving it.
         out.notices.extend(approve(bench, services.validator).notices)

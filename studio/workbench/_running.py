@@ -53,7 +53,8 @@ def _start(bench: Workbench, services: Services, plan: Plan, kind: RunKind, out:
 
 def hand_over(bench: Workbench, services: Services, run: Run, kind: RunKind,
               decisions: Mapping[str, str] | None = None) -> None:
-    """Carry out ``run`` (stored) further on a durable run handle; the handle owns it until collected."""
+    """Carry out ``run`` (as stored: read or made by the caller, not read again) further on a
+    durable run handle; the handle owns it until collected."""
     # Registered with the runs live here: no decision on it from elsewhere while it is driven.
     bench.worker = DurableRunHandle(services, run, kind, decisions).start()
     bench.run = None  # the handle's until collected
@@ -73,8 +74,8 @@ def _new_stored_run(bench: Workbench, services: Services, plan: Plan, out: Outco
         return None
     if saved is not before:
         out.say("info", f"Saved as version {saved.version} to run it: a run is stored with the version it ran.")
-    run_id = durable_runs(services).start(plan, plan_id=saved.plan_id, version=saved.version)
-    return services.store.load_run(run_id)
+    # As put in the store: carried out from this very object, not read back (``go_on(run=...)``).
+    return durable_runs(services).new_run(plan, plan_id=saved.plan_id, version=saved.version)
 
 
 def _stored_to_go_on(bench: Workbench, services: Services, run: Run) -> Run:

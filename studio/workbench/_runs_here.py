@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
 
 from core import Run, waiting_steps
 
@@ -75,10 +75,6 @@ class RunsHere:
         has, or none carries it out."""
         handle = self.handle(run_id)
         return handle is None or handle.join(timeout)
-
-    def going_ids(self) -> Iterator[str]:
-        with self.lock:
-            return iter(list(self._going))
 
     # -- waiting for a person --------------------------------------------------------------------
     def hold_if_waiting(self, run: Run) -> None:
