@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
-from core import Run, RunKind, RunProgress
+from core import Run, RunKind, RunLimits, RunProgress
 
 from ._live_view import LiveView
 from ._services import Services
@@ -32,19 +32,23 @@ _lock = threading.Lock()
 # Module-level on purpose: DBOS is one per process, and ``DurableRuns`` binds its workflows to
 # one store and registry (``core.durable.bind``: its listeners, the engines to cancel). Made once
 # per store and tools, not per click or per services, or a second would drop the first's.
-_made: list[tuple[object, object, "DurableRuns"]] = []
+_made: list[tuple[tuple[object, ...], "DurableRuns"]] = []
+_SERVICES_OWN = object()
 
 
-def durable_runs(services: Services) -> DurableRuns:
-    """The durable runs of ``services``' store and tools."""
+def durable_runs(services: Services, *, synthesizer: Any = _SERVICES_OWN, limits: RunLimits | None = None) -> DurableRuns:
+    """The durable runs of ``services``' store and tools, with their final answer maker and
+    limits, or those given (the command line's: no answer unless asked, writes approved up front)."""
     from core.durable import DurableRuns
 
-    store, registry = services.store, services.registry
+    made_with = (services.store, services.registry,
+                 services.executor.synthesizer if synthesizer is _SERVICES_OWN else synthesizer,
+                 limits or services.executor.limits)
     with _lock:
-        if _made and _made[0][0] is store and _made[0][1] is registry:
-            return _made[0][2]
-        runs = DurableRuns(store, registry, services.executor.synthesizer, limits=services.executor.limits)
-        _made[:] = [(store, registry, runs)]
+        if _made and all(a is b for a, b in zip(_made[0][0], made_with)):
+            return _made[0][1]
+        runs = DurableRuns(made_with[0], made_with[1], made_with[2], limits=made_with[3])
+        _made[:] = [(made_with, runs)]
         return runs
 
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from core import GOING, Effects, NotFound, Plan, Run, VersionConflict, step_label
 
+from . import _carrying
 from ._changes import describe_changes
 from ._services import Services
 from ._bench import Outcome, Workbench
@@ -148,8 +149,8 @@ def _carry_out(bench: Workbench, services: Services, parent: Run, shown: RerunPr
             return
         # What the editor holds: the parent's plan, its notes as now; stored, seeded and linked
         # as every durable rerun is.
-        run = durable_runs(services).new_run(bench.plan, plan_id=saved[0], version=saved[1], parent_id=parent.id,
-                                             rerun_from=choice.start, seeded=choice.reused)
+        run = _carrying.new_rerun(durable_runs(services), bench.plan, plan_id=saved[0], version=saved[1], parent_id=parent.id,
+                        start=choice.start, reused=choice.reused)
         bench.run, bench.run_saved, bench.rerun = run, run.id, None
         # Confirming a preview of exactly what runs is approving it.
         out.notices.extend(approve(bench, services.validator).notices)

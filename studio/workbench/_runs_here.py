@@ -19,17 +19,24 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from core import Run, waiting_steps
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._run_handle import RunHandle
 
-__all__ = ["RunsHere"]
+__all__ = ["Carrier", "RunsHere"]
 
 # Runs kept for a decision; the oldest leave first past this many (each tab holds one run).
 MAX_HELD = 256
+
+
+class Carrier(Protocol):
+    """Whatever carries a run out: a page's run handle (``RunHandle``), the caller's own thread
+    (``_carrying``). The registry only waits for it."""
+
+    def join(self, timeout: float | None = None) -> bool: ...
 
 
 class RunsHere:
@@ -38,13 +45,13 @@ class RunsHere:
 
     def __init__(self, max_held: int = MAX_HELD) -> None:
         self.lock = threading.RLock()
-        self._going: dict[str, RunHandle] = {}  # run id -> the handle carrying it out now
+        self._going: dict[str, Carrier] = {}  # run id -> the handle carrying it out now
         self._held: OrderedDict[str, Run] = OrderedDict()  # run id -> the run, waiting for a person
         self._tabs: dict[str, RunHandle] = {}  # a tab's draft id -> the handle of the run it started
         self._max_held = max_held
 
     # -- carried out here ------------------------------------------------------------------------
-    def carry(self, run_id: str, handle: RunHandle) -> bool:
+    def carry(self, run_id: str, handle: Carrier) -> bool:
         """Register ``handle`` as carrying out ``run_id`` from now; False (nothing registered)
         when another handle carries it out already. No decision on it from elsewhere meanwhile."""
         with self.lock:
@@ -54,19 +61,24 @@ class RunsHere:
             self._held.pop(run_id, None)
             return True
 
-    def ended(self, run: Run, handle: RunHandle | None = None) -> None:
+    def ended(self, run: Run, handle: Carrier | None = None) -> None:
         """``handle``'s part of ``run`` ended: ``run`` (as it left it) is held if steps wait."""
         with self.lock:
             self.hold_if_waiting(run)
-            if handle is None or self._going.get(run.id) is handle:
-                self._going.pop(run.id, None)
+            self.left(run.id, handle)
+
+    def left(self, run_id: str, handle: Carrier | None = None) -> None:
+        """``handle`` carries ``run_id`` out no more (cut short: nothing to hold)."""
+        with self.lock:
+            if handle is None or self._going.get(run_id) is handle:
+                self._going.pop(run_id, None)
 
     def going(self, run_id: str) -> bool:
         """Whether a handle of this process carries ``run_id`` out now."""
         with self.lock:
             return run_id in self._going
 
-    def handle(self, run_id: str) -> RunHandle | None:
+    def handle(self, run_id: str) -> Carrier | None:
         with self.lock:
             return self._going.get(run_id)
 
