@@ -29,6 +29,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Mapping, TypeVar
 
 from .._errors import PlanStudioError, RunStillGoing, StepsInDoubt
+from ..run._engine import RunRecorder
 from ..run._executor import Event, Executor
 from ..plan._model import Plan
 from ..tooling._registry import ToolRegistry
@@ -104,8 +105,13 @@ class DurableRuns:
               seeded: Mapping[str, StepRun] | None = None) -> str:
         """Put a new run of ``plan`` in the store (saving the plan as a version first when no
         ``plan_id`` is given) and return its id; nothing runs yet. Raises ``PlanInvalid``."""
-        return self._stored(plan, plan_id=plan_id, version=version, message=message, parent_id=parent_id,
+        return self.new_run(plan, plan_id=plan_id, version=version, message=message, parent_id=parent_id,
                             rerun_from=rerun_from, seeded=seeded).id
+
+    def new_run(self, plan: Plan, **start: Any) -> Run:
+        """``start``, returning the run as it was put in the store (not read back): hand it to
+        ``go_on`` and the run is not loaded again before its first step."""
+        return self._stored(plan, **start)
 
     def _stored(self, plan: Plan, *, plan_id: str | None = None, version: int | None = None,
                 message: str = "", parent_id: str | None = None, rerun_from: str | None = None,
@@ -218,32 +224,41 @@ class DurableRuns:
 
     @_off_any_event_loop
     def go_on(self, run_id: str, *, step_budget: int | None = None, decisions: Mapping[str, Decision] | None = None,
-              on_event: Callable[[Event], None] | None = None, should_stop: Callable[[], bool] | None = None) -> Run:
+              on_event: Callable[[Event], None] | None = None, should_stop: Callable[[], bool] | None = None,
+              run: Run | None = None, watcher: RunRecorder | None = None) -> Run:
         """Run ``run_id`` further in this thread, from the store: to its end, or ``step_budget``
         steps; ``should_stop`` is asked before each step starts. The studio's Run next step, Run
         all and Resume: each a workflow of its own (the run's first takes the run's id), so the run
         stays resumable between them. Finished steps are not run again. A part of this run that a
         dead process left pending is cancelled in DBOS and carried on here instead (nothing else
         may replay it later). Raises ``RunStillGoing`` when a live process (or this one) drives
-        it, ``StepsInDoubt`` unless ``decisions`` answer every step in doubt."""
+        it, ``StepsInDoubt`` unless ``decisions`` answer every step in doubt. ``run``: the run as
+        stored, when the caller has it (from ``new_run`` or its own load): it is not loaded again,
+        and the run as the workflow left it is returned (the store's copy, when it ran elsewhere).
+        ``watcher`` (a ``RunRecorder``: a live view) is told every change the store is, after it."""
         from dbos import DBOS, SetWorkflowID
+
+        given = run if run is not None and run.id == run_id else None
 
         decided = dict(decisions or {})
         if any(decision not in ("again", "failed") for decision in decided.values()):
             raise PlanStudioError("a step in doubt is run 'again' or marked 'failed'")
         if run_id in self._bound.active:
             raise RunStillGoing(f"run {run_id!r} is being run in this process")
-        self._check_tools(run_id)
+        self._check_tools(run_id, given)
         parts = [w for w in DBOS.list_workflows(workflow_id_prefix=run_id, status="PENDING", load_input=False,
                                                 load_output=False)
                  if w.workflow_id == run_id or w.workflow_id.startswith(f"{run_id}-")]
         for part in parts:
             if part.executor_id != _runtime.executor_id() and executor_alive(part.executor_id):
                 raise RunStillGoing(f"run {run_id!r} is still being run by {part.executor_id}")
-        undecided = [step for step in self.in_doubt(run_id) if step not in decided]
+        doubt = self.in_doubt(run_id, given)
+        undecided = [step for step in doubt if step not in decided]
         if undecided:
-            run = self.store.load_run(run_id)
-            raise StepsInDoubt(run_id, undecided, [run.plan.label(step) for step in undecided])
+            stored = self.store.load_run(run_id)
+            raise StepsInDoubt(run_id, undecided, [stored.plan.label(step) for step in undecided])
+        if doubt:  # marked in doubt in the store just now: the workflow reads the run as marked
+            given = None
         for part in parts:
             DBOS.cancel_workflow(part.workflow_id)
         workflow_id = run_id if DBOS.get_workflow_status(run_id) is None else f"{run_id}-part-{uuid.uuid4().hex[:12]}"
@@ -251,13 +266,19 @@ class DurableRuns:
             self._bound.listeners[run_id] = on_event
         if should_stop is not None:
             self._bound.should_stop[run_id] = should_stop
+        if watcher is not None:
+            self._bound.watchers[run_id] = watcher
+        in_this_thread.given, in_this_thread.wanted, in_this_thread.ran = given, run_id, None
         try:
             with stops_clearly(run_id, self.store.database.path), SetWorkflowID(workflow_id):
                 run_workflow(run_id, step_budget, decided)
         finally:
             self._bound.listeners.pop(run_id, None)
             self._bound.should_stop.pop(run_id, None)
-        return self.store.load_run(run_id)
+            self._bound.watchers.pop(run_id, None)
+            ran = in_this_thread.ran
+            in_this_thread.given = in_this_thread.wanted = in_this_thread.ran = None
+        return ran if given is not None and ran is not None and ran.id == run_id else self.store.load_run(run_id)
 
     def cancel(self, run_id: str) -> bool:
         """Cancel ``run_id`` when this process drives it now (from any thread): its running steps
@@ -269,11 +290,12 @@ class DurableRuns:
     def being_run_here(self, run_id: str) -> bool:
         return run_id in self._bound.active
 
-    def _check_tools(self, run_id: str) -> None:
+    def _check_tools(self, run_id: str, run: Run | None = None) -> None:
         """Refuse to carry on a run whose plan no longer fits the tools loaded now (a tool gone,
         its parameters changed), or whose plan or tools changed since it started
-        (``_started_with``), saying what: its steps would run other code."""
-        run = self.store.load_run(run_id)
+        (``_started_with``), saying what: its steps would run other code. ``run``: as stored, if
+        the caller has it."""
+        run = run if run is not None else self.store.load_run(run_id)
         changes = what_changed(self.store, run_id, run.plan, self.registry)
         if changes:
             raise PlanStudioError(f"run {run_id!r} cannot go on: {first_few(changes)}")
@@ -299,11 +321,12 @@ class DurableRuns:
         with SetWorkflowID(run_id):
             DBOS.enqueue_workflow(_runtime.RUN_QUEUE, run_workflow, run_id)
 
-    def in_doubt(self, run_id: str) -> list[str]:
+    def in_doubt(self, run_id: str, run: Run | None = None) -> list[str]:
         """The run's steps that were cut off mid-call and whose tools may not repeat: they wait
         for a decision (and are marked in doubt in the store). Known before a resume, from the
-        store alone: a step is written "started" before its call and "finished" after it."""
-        run = self.store.load_run(run_id)
+        store alone: a step is written "started" before its call and "finished" after it.
+        ``run``: as stored, if the caller has it."""
+        run = run if run is not None else self.store.load_run(run_id)
         _repeat, doubt = cut_off_steps(run, self.registry)
         for step_id in doubt:
             if not (run.steps[step_id].error or "").startswith(IN_DOUBT):

@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 from dbos import DBOS
 
-from ..run._engine import StopReason
+from ..run._engine import RunRecorder, StopReason
 from ..run._events import Event, now
 from ..run._executor import Executor
 from ..tooling._registry import ToolRegistry
@@ -61,6 +61,8 @@ class Bound:
     synthesizer: Any = None
     limits: RunLimits | None = None
     listeners: dict[str, Callable[[Event], None]] = field(default_factory=dict)
+    # Told what the store is told, after it (a page's live view): ``DurableRuns.go_on(watcher=...)``.
+    watchers: dict[str, RunRecorder] = field(default_factory=dict)
     # Set when a run ends: what a caller of resume waits on.
     stopped: dict[str, threading.Event] = field(default_factory=dict)
     active: set[str] = field(default_factory=set)  # runs being run in this process now
@@ -137,6 +139,42 @@ class StoreRecorder:
         self._records.run_state(run.id, status=run.status, finished_at=run.finished_at or now())
 
 
+class _StoreThenWatcher:
+    """The store's recorder, then a watcher of the run (a live view): each change is written
+    first, so what the watcher shows is in the store already."""
+
+    def __init__(self, store: StoreRecorder, watcher: RunRecorder) -> None:
+        self._store, self._watcher = store, watcher
+
+    def run_started(self, run: Run) -> None:
+        self._store.run_started(run)
+        self._watcher.run_started(run)
+
+    def step_started(self, run: Run, step_id: str, attempt: StepAttempt, arguments: dict[str, Any]) -> None:
+        self.steps_started(run, [(step_id, attempt, arguments)])
+
+    def steps_started(self, run: Run, starts: list[tuple[str, StepAttempt, dict[str, Any]]]) -> None:
+        self._store.steps_started(run, starts)
+        for step_id, attempt, arguments in starts:
+            self._watcher.step_started(run, step_id, attempt, arguments)
+
+    def step_ended(self, run: Run, step_id: str) -> None:
+        self.steps_ended(run, [step_id])
+
+    def steps_ended(self, run: Run, step_ids: list[str]) -> None:
+        self._store.steps_ended(run, step_ids)
+        for step_id in step_ids:
+            self._watcher.step_ended(run, step_id)
+
+    def run_stopped(self, run: Run, reason: StopReason) -> None:
+        self._store.run_stopped(run, reason)
+        self._watcher.run_stopped(run, reason)
+
+    def run_finished(self, run: Run) -> None:
+        self._store.run_finished(run)
+        self._watcher.run_finished(run)
+
+
 def cut_off_steps(run: Run, registry: ToolRegistry) -> tuple[list[str], list[str]]:
     """The steps of ``run`` (as recorded) whose call was cut off: those whose tools may repeat
     (they simply run again), and those in doubt (the user decides), each in plan order."""
@@ -183,8 +221,10 @@ def run_workflow(run_id: str, step_budget: int | None = None, decisions: dict[st
     try:
         record_tools(run.plan, context.registry)  # first, always: what a resume compares with
         _settle_doubts(context, run, decisions or {})
+        watcher = context.watchers.get(run_id)
+        recorder = StoreRecorder(context.store)
         executor = Executor(context.registry, context.synthesizer, limits=context.limits,
-                            recorder=StoreRecorder(context.store))
+                            recorder=recorder if watcher is None else _StoreThenWatcher(recorder, watcher))
         context.engines[run_id] = executor
         should_stop = context.should_stop.get(run_id)
         executor.drive(run, on_event=listener, should_stop=should_stop, limit=step_budget)

@@ -3,7 +3,10 @@
 shared queue (PostgreSQL), ``rerun RUN_ID --from STEP`` / ``--retry`` starts a linked new run.
 
 Each run is in the store from its first step (``core.durable``): a killed ``plan-studio run``
-leaves a run that ``plan-studio runs`` lists and ``plan-studio resume`` finishes.
+leaves a run that ``plan-studio runs`` lists and ``plan-studio resume`` finishes. The runs are
+made and carried out through the workbench (``studio.workbench._carrying``): the process's one
+durable engine, the runs live here known to the services, a rerun made as the page's and the
+review API's are; this module prints them and asks the person at the terminal.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from typing import Any, Callable, Collection
 from core import FINISHED, Event, Plan, Run, RunLimits, StepRun, StepStatus, waiting_steps
 
 from ._cli_approval import approve_all, approve_on_terminal, refusal, steps_that_ask
+from ..workbench import _carrying
+from ..workbench._durable_handle import durable_runs
 from ..workbench._services import Services
 
 __all__ = ["add_commands", "run_recorded"]
@@ -53,12 +58,6 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     worker.add_argument("--concurrency", type=int, default=4, help="runs at once in this worker (default 4)")
 
 
-def _durable(services: Services, synthesizer: Any = None, limits: RunLimits | None = None) -> Any:
-    from core.durable import DurableRuns
-
-    return DurableRuns(services.store, services.registry, synthesizer, limits=limits or services.executor.limits)
-
-
 def run_recorded(services: Services, plan: Plan, *, message: str, synthesizer: Any,
                  step_line: Callable[[Plan, StepRun], str],
                  interrupted: Callable[[Plan, Run], Exception], limits: RunLimits | None = None,
@@ -68,11 +67,12 @@ def run_recorded(services: Services, plan: Plan, *, message: str, synthesizer: A
 
     When the run stops held (steps waiting for a person), ``decide`` asks about them (True when
     it decided any); the decisions are stored with the run's steps and the run goes on."""
-    runs = _durable(services, synthesizer, limits)
-    run_id = runs.start(plan, message=message)
+    runs = durable_runs(services, synthesizer=synthesizer, limits=limits)
+    run_id = _carrying.new_plan_run(runs, plan, message=message).id
     on_event = _live(plan, step_line)
     try:
-        return _decided(services, runs, runs.execute(run_id, on_event=on_event), on_event, decide)
+        ran = _carrying.carry_out(services, runs, run_id, on_event=on_event)
+        return _decided(services, runs, ran, on_event, decide)
     except KeyboardInterrupt:
         raise interrupted(plan, runs.store.load_run(run_id)) from None
 
@@ -84,11 +84,10 @@ def _decided(services: Services, runs: Any, run: Run, on_event: Callable[[Event]
     while decide is not None and not run.finished and (waiting := waiting_steps(run)) and decide(run):
         for step_id in waiting:
             state = run.steps[step_id]
-            services.store.records.step_finished(run.id, state)
             if state.status == StepStatus.rejected:  # ends here, not in the run: its line is due now
                 on_event(Event(type="plan_step_end", run_id=run.id, step_id=step_id,
                                data={"status": state.status.value, "error": state.error}))
-        run = runs.carry_on(run.id, on_event=on_event)
+        run = _carrying.go_on_decided(services, runs, run, waiting, on_event=on_event)
     return run
 
 
@@ -171,11 +170,11 @@ def cmd_resume(args: argparse.Namespace, services: Services, step_line: Callable
     decide = _decider(args, services, before.plan, [s.id for s in before.plan.steps if s.id not in done])
     if decide is None:
         return _EXIT_FAILED
-    runs = _durable(services, services.executor.synthesizer)
+    runs = durable_runs(services)
     try:
         on_event = _live(before.plan, step_line, done)
-        run = _decided(services, runs, runs.resume(args.run_id, decisions=decisions, on_event=on_event), on_event,
-                       decide)
+        ran = _carrying.carry_out(services, runs, args.run_id, resume=True, decisions=decisions, on_event=on_event)
+        run = _decided(services, runs, ran, on_event, decide)
     except StepsInDoubt as exc:
         print(f"plan-studio: {_one_line(exc)}", file=sys.stderr)
         for step in exc.steps:
@@ -221,13 +220,14 @@ def cmd_rerun(args: argparse.Namespace, services: Services, step_line: Callable[
     decide = _decider(args, services, parent.plan, [s.id for s in parent.plan.steps if s.id not in choice.reused])
     if decide is None:
         return _EXIT_FAILED
-    runs = _durable(services, services.executor.synthesizer)
+    runs = durable_runs(services)
     plan_id, version = services.store.records.where(args.run_id)
-    run_id = runs.start(parent.plan, plan_id=plan_id, version=version, parent_id=parent.id,
-                        rerun_from=choice.start, seeded=choice.reused)
+    run_id = _carrying.new_rerun(runs, parent.plan, plan_id=plan_id, version=version, parent_id=parent.id,
+                                 start=choice.start, reused=choice.reused).id
     print(f"run {run_id} (from {parent.id})", flush=True)
     on_event = _live(parent.plan, step_line, dict(choice.reused))
-    run = _decided(services, runs, runs.execute(run_id, on_event=on_event), on_event, decide)
+    ran = _carrying.carry_out(services, runs, run_id, on_event=on_event)
+    run = _decided(services, runs, ran, on_event, decide)
     print(summary(run))
     return _EXIT_FAILED if run.status == "failed" else 0
 

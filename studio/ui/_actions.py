@@ -246,11 +246,11 @@ def reload_newer_version() -> None:
 
 
 def open_saved_plan(plan_id: str, version: int | None = None) -> bool:
-    return act(lambda b: wb.open_saved_plan(b, get_services().store, plan_id, version), "open the plan").ok
+    return act(lambda b: wb.open_saved_plan(b, get_services(), plan_id, version), "open the plan").ok
 
 
 def open_saved_run(plan_id: str, version: int, run_id: str) -> bool:
-    return act(lambda b: wb.open_saved_run(b, get_services().store, plan_id, version, run_id), "open the run").ok
+    return act(lambda b: wb.open_saved_run(b, get_services(), plan_id, version, run_id), "open the run").ok
 
 
 def delete_saved_plan(plan_id: str, goal: str) -> None:

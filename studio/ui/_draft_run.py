@@ -1,81 +1,65 @@
-"""A tab's run, kept beside its draft and written only when the run changed.
+"""A tab's run, named in its draft by id: the run itself is in the store, once.
 
-The draft (``_drafts``) is written on every change of the tab's state: a goal typed, a note
-edited, an approval. It used to hold the run whole, so a run with a big result (a 50 MB query
-answer) was serialised and written again on each of those changes. The run now lives in a part
-of the draft of its own (``<draft id>.run``, pruned with the draft: ``PlanStore.prune_drafts``),
-written when the run changed (a step ran, a new run, another run opened); the draft names it
-(``{"part": <run id>}``). The part leaves the plan out: the run's plan is the draft's plan (an
-edit that changes what runs clears the run; locks and notes are copied into it).
+Every run of the page is durable, in the store from its first step (``studio.workbench._running``),
+so the draft holds only which run the tab shows (``{"id": <run id>}``), and a reload reads it back
+from the store, as it is now (a run that went on after the draft was written shows how far it
+got). Older releases kept a copy of the run in the draft: whole in the draft itself, or in a part
+of its own (``<draft id>.run``, ``{"part": <run id>}``). Such a draft still opens: the copy is
+read, the run as stored is taken when the store has it, and a run the store never had (one only
+in the page) is stored then with the tab's saved version (as running it on would store it). From
+then on the draft names it by id (``upgraded``).
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from dataclasses import dataclass
 
-import streamlit as st
-
-from core import Plan, Run
+from core import Plan, Run, NotFound
 from core.storage import PlanStore
 
-from ._state import Keys
-
-__all__ = ["copy_run", "keep_run", "read_run", "run_reference"]
+__all__ = ["DraftRun", "read_run", "run_reference"]
 
 _PART = ".run"
 
 
-def _part_id(draft_id: str) -> str:
-    return draft_id + _PART
-
-
-def _signature(run: Run) -> tuple[Any, ...]:
-    """Different whenever the run is: any step that ran again has a new start time. The worker
-    changes a run in place, so the same object is no proof that nothing changed."""
-    return (run.id, run.started_at, run.finished_at, run.answer,
-            tuple((s.step_id, s.status, s.started_at, s.duration_ms, s.error) for s in run.steps.values()))
-
-
 def run_reference(run: Run | None) -> dict[str, str] | None:
-    """What the draft holds for its run: which run its part must hold."""
-    return None if run is None else {"part": run.id}
+    """What the draft holds for its run: its id (the run is in the store)."""
+    return None if run is None else {"id": run.id}
 
 
-def keep_run(store: PlanStore, draft_id: str, run: Run | None) -> None:
-    """Write the run's part if the run changed since the part was last written (by this session,
-    or read back by it). With no run (none yet, or a worker holds it) the part stays as it is:
-    the draft names no run, and the part goes when the draft does."""
-    if run is None:
-        return
-    signature = _signature(run)
-    if signature == st.session_state[Keys.DRAFT_RUN_WRITTEN]:
-        return
-    store.save_draft(_part_id(draft_id), json.dumps(run.model_dump(mode="json", exclude={"plan"}),
-                                                    ensure_ascii=True, separators=(",", ":")))
-    st.session_state[Keys.DRAFT_RUN_WRITTEN] = signature
+@dataclass(frozen=True)
+class DraftRun:
+    """The run a draft names: ``stored`` when the store has it (else it is the tab's copy, from an
+    older release); ``upgraded`` when the draft held a copy, so it is to be written again by id."""
+
+    run: Run
+    stored: bool
+    upgraded: bool
 
 
-def read_run(store: PlanStore, draft_id: str, reference: object, plan: Plan) -> Run:
-    """The run the draft names, with the draft's ``plan``. Raises ``ValueError`` saying why
-    when it cannot be had. A draft written before runs had a part of their own holds the run
-    whole, and reads as it did."""
+def read_run(store: PlanStore, draft_id: str, reference: object, plan: Plan) -> DraftRun:
+    """The run the draft names. Raises ``ValueError`` saying why when it cannot be had."""
+    if isinstance(reference, dict) and set(reference) == {"id"} and isinstance(reference["id"], str):
+        try:
+            return DraftRun(store.load_run(reference["id"]), stored=True, upgraded=False)
+        except NotFound:
+            raise ValueError("it is gone from the store (its plan was deleted)") from None
+    copy = _old_copy(store, draft_id, reference, plan)
+    try:
+        return DraftRun(store.load_run(copy.id), stored=True, upgraded=True)
+    except NotFound:  # only ever in the page: stored by the caller, if it can
+        return DraftRun(copy, stored=False, upgraded=True)
+
+
+def _old_copy(store: PlanStore, draft_id: str, reference: object, plan: Plan) -> Run:
+    """The copy of the run an older release kept: in its draft's part, or whole in the draft."""
     if not (isinstance(reference, dict) and set(reference) == {"part"}):
         return Run.model_validate(reference)
-    part = store.load_draft(_part_id(draft_id))
+    part = store.load_draft(draft_id + _PART)
     if part is None:
         raise ValueError("its results are gone from the store")
     data = json.loads(part.content)
     if not isinstance(data, dict) or data.get("id") != reference["part"]:
         raise ValueError("the results kept are of another run")
-    run = Run.model_validate({**data, "plan": plan})
-    st.session_state[Keys.DRAFT_RUN_WRITTEN] = _signature(run)  # as the part holds it: no rewrite
-    return run
-
-
-def copy_run(store: PlanStore, draft_id: str, copy_id: str) -> None:
-    """A tab that copies another's draft copies its run's part too, so neither writes over
-    the other's."""
-    part = store.load_draft(_part_id(draft_id))
-    if part is not None:
-        store.save_draft(_part_id(copy_id), part.content)
+    return Run.model_validate({**data, "plan": plan})

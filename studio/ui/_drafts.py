@@ -3,7 +3,8 @@
 Each tab (browser session) has a draft id, in its URL as ``?draft=…``; the entry script writes
 the Plan page's state to that draft in the store whenever it changed (``keep_draft``: one
 upsert, only when the state differs from what was last written, compared by reference first,
-so a rerun that changed nothing costs a few comparisons, not a serialisation). Once the plan is
+so a rerun that changed nothing costs a few comparisons, not a serialisation). The draft names
+the tab's run by id: the run is in the store, once (``_draft_run``). Once the plan is
 saved, the URL also names it (``plan``, ``version``, and ``run`` when its run is stored), so the
 URL alone brings the saved plan back where the draft is gone.
 
@@ -12,7 +13,8 @@ On a session's first run (``restore_draft``):
 - ``draft`` names a stored draft: its work comes back. If another tab that is still open holds
   that draft (a duplicated tab, or the link pasted into another browser), this tab gets a copy
   under a new id, so the two never write over each other. A run that was going on in the
-  draft's tab, which a reload left behind, is picked up and shown live.
+  draft's tab, which a reload left behind, is picked up from the registry of runs live in this
+  process (``Services.runs``) and shown live.
 - otherwise ``plan`` (and ``version``, ``run``) open the saved plan with its run, as the
   Library does.
 - otherwise the tab starts empty, with a new draft id.
@@ -46,7 +48,7 @@ from ._review_work import ReviewKeys
 from ._unsaved import unsaved_edits
 from ._session import get_services
 from ._state import Keys, SavedRef, bench
-from ..workbench import RunHandle
+from ..workbench import RunHandle, store_current
 
 __all__ = ["DRAFT_MAX_AGE", "DRAFT_PARAM", "PLAN_PARAM", "RUN_PARAM", "VERSION_PARAM", "keep_draft",
            "restore_draft", "sync_url"]
@@ -57,9 +59,10 @@ DRAFT_MAX_AGE = dt.timedelta(days=30)
 _FORMAT = 1  # the draft content's layout; a draft of another layout is read as far as it can be
 _ID = re.compile(r"[0-9a-f]{16}")
 
+# Module-level on purpose: which browser session holds which draft is the Streamlit server's
+# (one per process, ``Runtime.instance()``), not one settings' services; it holds no run.
 _lock = threading.Lock()
 _holders: dict[str, str] = {}  # draft id -> the session (of this process) that holds it
-_live: dict[str, RunHandle] = {}  # draft id -> its run in progress, for a reloaded tab to pick up
 
 
 @dataclass(frozen=True, eq=False)
@@ -116,7 +119,7 @@ def _content() -> str:
         "plan": None if plan is None else plan.model_dump(mode="json"),
         "approved": plan is not None and actions.is_approved(plan),
         "saved": None if saved is None else {"plan_id": saved.plan_id, "version": saved.version},
-        "run": draft_run.run_reference(run),  # the run itself is a part, written when it changed
+        "run": draft_run.run_reference(run),  # by id: the run is in the store
         "run_saved": run is not None and b.run_saved == run.id,
         "feedback": state.get(Keys.FEEDBACK, ""),
         "save_message": state.get(Keys.SAVE_MESSAGE, ""),
@@ -133,17 +136,17 @@ def keep_draft() -> None:
         return
     review_work.keep_review_work()  # the reviewer's work on the review held open, for reopening it
     worker = bench().worker
-    with _lock:
-        if worker is not None:
-            _live[draft_id] = worker
-        else:
-            _live.pop(draft_id, None)
+    if worker is not st.session_state[Keys.DRAFT_WORKER]:  # a run started or collected: told once
+        try:
+            get_services().runs.tab_left(draft_id, worker)
+            st.session_state[Keys.DRAFT_WORKER] = worker
+        except Exception as exc:  # no services: nothing runs either; told on the next run
+            actions.log.warning("could not note the run of the draft %s: %s", draft_id, exc)
     snapshot = _snapshot()
     if snapshot.same(st.session_state[Keys.DRAFT_WRITTEN]):
         return
     try:
         store = get_services().store
-        draft_run.keep_run(store, draft_id, bench().run)
         store.save_draft(draft_id, _content())
     except Exception as exc:  # the work is still in the session; the next change tries again
         actions.log.warning("could not keep the draft %s: %s", draft_id, exc)
@@ -186,19 +189,23 @@ def restore_draft() -> None:
     if st.session_state[Keys.DRAFT_ID] is not None:
         return
     session_id = _session_id()
-    draft_id = _new_id()
+    draft_id, rewrite = _new_id(), False
     try:
-        draft_id = _restore(session_id) or draft_id
+        kept, rewrite = _restore(session_id)
+        draft_id = kept or draft_id
     except Exception as exc:
         actions.notify("warning", actions.failure_message("bring back this tab's work", exc))
     with _lock:
         _holders[draft_id] = session_id or ""
     st.session_state[Keys.DRAFT_ID] = draft_id
-    st.session_state[Keys.DRAFT_WRITTEN] = _snapshot()
+    # A draft of an older release (a copy of its run in it) is written again at once, by id.
+    st.session_state[Keys.DRAFT_WRITTEN] = None if rewrite else _snapshot()
+    st.session_state[Keys.DRAFT_WORKER] = bench().worker
 
 
-def _restore(session_id: str | None) -> str | None:
-    """The draft id this tab keeps, when it is the URL's; None for a new one."""
+def _restore(session_id: str | None) -> tuple[str | None, bool]:
+    """The draft id this tab keeps, when it is the URL's (None for a new one), and whether its
+    draft is to be written again (it held a copy of its run)."""
     store = get_services().store
     try:
         store.prune_drafts(DRAFT_MAX_AGE)
@@ -210,19 +217,18 @@ def _restore(session_id: str | None) -> str | None:
     if draft is not None:
         with _lock:  # checked and claimed at once: two tabs opening one URL together get one each
             copy = _held_elsewhere(wanted, session_id)
-            worker = None if copy else _live.pop(wanted, None)
+            worker = None if copy else get_services().runs.take_tab_run(wanted)
             if not copy:
                 _holders[wanted] = session_id or ""
-        _apply(wanted, draft.content, store, worker)
+        rewrite = _apply(wanted, draft.content, store, worker)
         if not copy:
-            return wanted
+            return wanted, rewrite
         copied = _new_id()
-        draft_run.copy_run(store, wanted, copied)
         lab_part = store.load_draft(f"{wanted}.lab")  # the Lab's unsaved work (studio.ui.lab._lab_draft)
         if lab_part is not None:
             store.save_draft(f"{copied}.lab", lab_part.content)
         store.save_draft(copied, draft.content)
-        return copied
+        return copied, rewrite
     plan_id = params.get(PLAN_PARAM)
     if plan_id:
         version = params.get(VERSION_PARAM, "")
@@ -232,7 +238,7 @@ def _restore(session_id: str | None) -> str | None:
             actions.open_saved_run(plan_id, number, run_id)
         else:
             actions.open_saved_plan(plan_id, number)
-    return None
+    return None, False
 
 
 def _text(data: dict[str, Any], name: str) -> str:
@@ -240,21 +246,13 @@ def _text(data: dict[str, Any], name: str) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _as_stored(store: Any, run: Run) -> Run:
-    """A stored run as the store has it now: a durable run went on after the draft was written
-    (the studio stopped mid-run, or it finished after this tab went away)."""
-    try:
-        return store.load_run(run.id)
-    except Exception:  # gone since (its plan deleted): the tab's copy
-        return run
-
-
 def _why(exc: Exception) -> str:
     return actions.plain_message(exc) if isinstance(exc, PlanStudioError) else str(exc).splitlines()[0]
 
 
-def _apply(draft_id: str, content: str, store: PlanStore, worker: RunHandle | None) -> None:
-    """Put a draft's work into the session, as much of it as still reads."""
+def _apply(draft_id: str, content: str, store: PlanStore, worker: RunHandle | None) -> bool:
+    """Put a draft's work into the session, as much of it as still reads; True when the draft is
+    of an older release, to be written again (its run by id)."""
     state = st.session_state
     b = bench()
     try:
@@ -263,7 +261,7 @@ def _apply(draft_id: str, content: str, store: PlanStore, worker: RunHandle | No
             raise ValueError("it is not a JSON object")
     except ValueError as exc:
         actions.notify("warning", f"This tab's unsaved work could not be brought back: its draft is unreadable ({exc}).")
-        return
+        return False
     lost: list[str] = []
     goal, text = _text(data, "goal"), _text(data, "json")
     plan: Plan | None = None
@@ -293,7 +291,7 @@ def _apply(draft_id: str, content: str, store: PlanStore, worker: RunHandle | No
     state[Keys.FEEDBACK] = _text(data, "feedback")
     state[Keys.SAVE_MESSAGE] = _text(data, "save_message")
     if plan is None:
-        return
+        return False
     review_work.restore_part(data.get("review"))
     if data.get("approved") is True:
         b.approved = actions.execution_fingerprint(plan)
@@ -304,16 +302,30 @@ def _apply(draft_id: str, content: str, store: PlanStore, worker: RunHandle | No
             b.saved = SavedRef(str(saved["plan_id"]), int(saved["version"]), actions.fingerprint(stored))
         except Exception as exc:
             lost.append(f"its saved version is gone ({_why(exc)}); Save stores it as a new plan")
+    rewrite = False
     if worker is not None:  # the run this tab started before the reload: shown live again
         b.worker = worker
     elif data.get("run") is not None:
         try:
-            run = draft_run.read_run(store, draft_id, data["run"], plan)
-            if data.get("run_saved") is True and b.saved is not None:
-                b.run_saved = run.id
-                run = _as_stored(store, run)
-            b.run = actions.settled_run(run)
+            kept = draft_run.read_run(store, draft_id, data["run"], plan)
+            rewrite = kept.upgraded
+            b.run = actions.settled_run(kept.run)
+            b.run_saved = kept.run.id if kept.stored or _stored_now(store, kept.run, lost) else None
         except (ValueError, PlanError) as exc:
             lost.append(f"its run no longer loads ({_why(exc)})")
     if lost:
         actions.notify("warning", "Brought back this tab's work, but " + "; ".join(lost) + ".")
+    return rewrite
+
+
+def _stored_now(store: PlanStore, run: Run, lost: list[str]) -> bool:
+    """Store a run an older release kept only in this tab's draft, with the version of its plan
+    (saved now if it is not), as running it on would: from now on the draft names it by id."""
+    b = bench()
+    try:
+        saved = store_current(b, store, run.plan, message="saved with the run this tab kept")
+        store.save_run(actions.settled_run(run), plan_id=saved.plan_id, version=saved.version)
+        return True
+    except Exception as exc:  # still shown; it stays the tab's until a reload
+        lost.append(f"its run could not be stored ({_why(exc)}), and is shown until this tab is reloaded")
+        return False

@@ -17,6 +17,7 @@ from .. import workbench as wb
 from ._navigation import PLAN_PAGE, page
 from ._state import PERSIST, Keys
 from ._text import md_escape
+from ..workbench._services import Services
 
 __all__ = ["PAGE_SIZE", "library_page"]
 
@@ -44,7 +45,7 @@ def library_page() -> None:
         shown = services.store.list_plans(search, limit=st.session_state[Keys.LIBRARY_SHOWN] or PAGE_SIZE)
         histories = services.store.histories([summary.id for summary in shown])
         for summary in shown:
-            _plan_card(summary, histories[summary.id])
+            _plan_card(services, summary, histories[summary.id])
         if len(shown) < total:
             st.button(f"Show more ({total - len(shown)} not shown)", key="library.more",
                       on_click=_show_more, args=(len(shown),), icon=":material/expand_more:")
@@ -65,7 +66,7 @@ def _open(summary: PlanSummary, version: int | None = None) -> None:
     actions.show_notices()  # why it could not be opened
 
 
-def _plan_card(summary: PlanSummary, history: PlanHistory) -> None:
+def _plan_card(services: Services, summary: PlanSummary, history: PlanHistory) -> None:
     with st.container(border=True, key=f"library.card.{summary.id}"):
         about, button = st.columns([6, 1], vertical_alignment="center")
         about.markdown(f"**{md_escape(summary.goal or '(no goal)')}**")
@@ -99,7 +100,7 @@ def _plan_card(summary: PlanSummary, history: PlanHistory) -> None:
                 if run.parent_id is not None:
                     reruns.setdefault(run.parent_id, []).append(run)
             for run, depth in _by_lineage(history.runs, reruns):
-                _run_line(run, summary.goal, depth, reruns.get(run.id, []))
+                _run_line(services, run, summary.goal, depth, reruns.get(run.id, []))
 
 
 def _by_lineage(runs: list[RunSummary], reruns: dict[str, list[RunSummary]]) -> list[tuple[RunSummary, int]]:
@@ -129,9 +130,9 @@ def _came_from(run: RunSummary, reruns: list[RunSummary]) -> str:
     return " · ".join(parts)
 
 
-def _run_line(run: RunSummary, goal: str, depth: int = 0, reruns: list[RunSummary] | None = None) -> None:
+def _run_line(services: Services, run: RunSummary, goal: str, depth: int = 0, reruns: list[RunSummary] | None = None) -> None:
     text, action = st.columns([6, 1], vertical_alignment="center")
-    status = wb.listed_status(run)
+    status = wb.listed_status(services, run)
     shown = run.counts if status.startswith("running") else run.shown_counts()  # a step running now runs
     counts = ", ".join(f"{n} {s}" for s, n in shown.items())
     started = f"{run.started_at:%Y-%m-%d %H:%M}" if run.started_at else "not started"

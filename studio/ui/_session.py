@@ -17,6 +17,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from core import Settings, ToolRegistry, overrides_from_json
 from core.storage import PlanStore
 
+from ..workbench._runs_here import RunsHere
 from ..workbench._services import Services, build_services
 from ._state import Keys
 
@@ -29,6 +30,13 @@ def _store_for(path: str) -> PlanStore:
     return PlanStore(path)
 
 
+@st.cache_resource(show_spinner=False)
+def _runs_for(path: str) -> RunsHere:
+    # The runs live on that store in this process, whatever settings a session picks: a run one
+    # session started is "running" in every other's Library, and its tab finds it after a reload.
+    return RunsHere()
+
+
 @st.cache_resource(show_spinner=False, max_entries=16)
 def _services_with_overrides(settings_json: str, overrides_json: str) -> Services:
     # Shared by the sessions that made the same overrides; the tools' sources are never changed.
@@ -38,7 +46,8 @@ def _services_with_overrides(settings_json: str, overrides_json: str) -> Service
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _services_for(settings_json: str) -> Services:
     settings = Settings.model_validate_json(settings_json)
-    services = build_services(settings, store=_store_for(str(settings.store_path)))
+    path = str(settings.store_path)
+    services = build_services(settings, store=_store_for(path), runs=_runs_for(path))
     for problem in services.tool_problems:  # also on the Tools page; here for whoever started it
         print(f"plan-studio: tools: {problem}", file=sys.stderr, flush=True)
     return services

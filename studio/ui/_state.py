@@ -35,7 +35,7 @@ class Keys:
     BENCH = "plan.bench"  # workbench.Workbench: the plan being worked on, its approval, version, review, run
     REVIEW_COMMENT = "review.comment"  # the reviewer's comment (a widget; synced with the workbench)
     DRAFT_ID = "plan.draft_id"  # this tab's draft in the store (and its URL), set on the session's first run
-    DRAFT_RUN_WRITTEN = "plan.draft_run_written"  # which run the draft's run part holds (_draft_run), to skip rewrites
+    DRAFT_WORKER = "plan.draft_worker"  # the run handle this tab last told the registry of runs live here about
     DRAFT_WRITTEN = "plan.draft_written"  # what the draft last written holds (_drafts.Snapshot), to skip rewrites
     # Plan page: the editor (graph, inspector, history, comparison)
     EDITOR_GRAPH = "plan.graph"  # the (editable) graph component, one identity idle and during a run; its trigger ``action`` carries graph edits
@@ -92,7 +92,7 @@ _DEFAULTS: dict[str, Any] = {
     Keys.LIBRARY_SHOWN: 0,  # 0: the Library's first page
     Keys.DRAFT_ID: None,
     Keys.DRAFT_WRITTEN: None,
-    Keys.DRAFT_RUN_WRITTEN: None,
+    Keys.DRAFT_WORKER: None,
     Keys.SETTINGS_OVERRIDES: None,
     Keys.SETTINGS_MESSAGE: None,
     Keys.SETTINGS_PLANNER: None,

@@ -11,7 +11,7 @@ Modules: ``_bench`` (the values), ``_editing`` (edits and approval), ``_planning
 re-plan, import), ``_saving`` (save, open, delete), ``_running`` (run, stop, collect),
 ``_deciding`` (a person's decision on a step that waits), ``_rerunning`` (retry and rerun from a step),
 ``_run_handle`` (the one seam to what carries a run out), ``_durable_handle`` (every run from the page
-durable), ``_resuming`` and ``_doubts`` (Resume of a run cut off), ``_run_control`` (resume and cancel
+durable), ``_runs_here`` (the one registry of the runs live in this process, ``Services.runs``), ``_resuming`` and ``_doubts`` (Resume of a run cut off), ``_run_control`` (resume and cancel
 for the review API), ``_reviewing`` and ``_intake``
 (agents' reviews), ``_unsaved`` (is the work saved?), ``_messages`` (how failures read).
 """
@@ -23,12 +23,11 @@ from ._editing import (PENDING_EDIT, RUN_IN_PROGRESS, apply_edit, apply_pending_
                        redo, refused_during_run, refused_for_json, run_in_progress, set_locks, show_plan,
                        start_empty_plan, take_edit, undo, write_panel)
 from ._deciding import WaitingStep, decide_step, set_ask_first, waiting_run, waiting_view
-from ._held_runs import held_run, hold_if_waiting, let_go
 from ._intake import MAX_AGENT_NAME, MAX_WAIT_SECONDS, REVIEWS_URL_PATH, registry_for, review_link, review_view, submit_review
 from ._messages import attempt, failure_message, log, plain_message
 from ._planning import GOAL_FIRST, import_plan, plan_for_goal, plan_goal, replan, replanned
 from ._reviewing import close_review, decide_review, open_review, services_with_tools, work_id
-from ._run_handle import RunHandle, start_run
+from ._run_handle import RunHandle
 from ._rerun_preview import RerunPreview, RerunStep
 from ._rerunning import (ask_rerun, cancel_rerun, confirm_rerun, join_rerun, preview_rerun,
                          rerun_lineage, rerun_of, start_rerun)
@@ -46,7 +45,7 @@ __all__ = [
     "ResumeLine", "ResumeView", "listed_status", "cancel_run", "cancel_stored_run", "join_stored_run", "resume_run",
     "resume_stored_run",
     "resume_view", "run_again_lines",
-    "WaitingStep", "decide_step", "waiting_run", "set_ask_first", "held_run", "hold_if_waiting", "let_go", "waiting_view",
+    "WaitingStep", "decide_step", "waiting_run", "set_ask_first", "waiting_view",
     "GOAL_FIRST", "MAX_AGENT_NAME", "MAX_WAIT_SECONDS", "REVIEWS_URL_PATH", "review_link", "NOT_APPROVED", "PENDING_EDIT", "RUN_IN_PROGRESS", "Conflict", "Notice",
     "NoticeKind", "Outcome", "Question", "RunHandle", "SavedRef", "Workbench", "apply_edit", "apply_pending_edit", "approval_problem",
     "approve", "attempt", "cancel_new_run", "close_review", "collect_finished_run", "confirm_new_run",
@@ -55,6 +54,6 @@ __all__ = [
     "not_saved", "open_review", "open_saved_plan", "open_saved_run", "plain_message", "plan_for_goal", "plan_goal", "redo",
     "refused_during_run", "refused_for_json", "registry_for", "replan", "replanned", "request_run", "review_view",
     "run_in_progress", "save", "save_on_top", "save_run_if_plan_saved", "services_with_tools", "set_locks",
-    "settled_run", "show_plan", "start_empty_plan", "start_run", "stop_run", "store_current", "submit_review",
+    "settled_run", "show_plan", "start_empty_plan", "stop_run", "store_current", "submit_review",
     "take_edit", "undo", "work_id", "write_panel",
 ]

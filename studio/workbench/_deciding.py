@@ -1,10 +1,10 @@
 """A person's decision on a step that waits for one: what is shown, and the one use case that
 records it, whoever asks (the Plan page, the review API, the MCP server).
 
-A run stops its pass "held" when steps wait (``core.run._approval``). Once the page's workbench
-has it back (``collect_finished_run``) the run is kept by id (``_held_runs``), so the review API
-and the MCP server, in the same process, can show and decide its waiting steps; a run handed to
-a worker leaves (nobody may decide on a run being driven). A decision from the page goes on with
+A run stops its pass "held" when steps wait (``core.run._approval``). Once its handle's part
+ended, the run is kept by id in the registry of runs live here (``Services.runs``), so the review
+API and the MCP server, in the same process, can show and decide its waiting steps; a run handed
+to a worker leaves (nobody may decide on a run being driven). A decision from the page goes on with
 the run at once; one from elsewhere that leaves no step waiting carries the stored run on in the
 studio in the background (``_run_control``), as a resume over the API does.
 """
@@ -20,8 +20,6 @@ from core import decide_step as record_decision
 from ._services import Services
 from ._bench import Outcome, Workbench
 from ._editing import refused_during_run, refused_for_json, take_edit, write_panel
-from ._durable_handle import running_here
-from ._held_runs import held_lock, held_run, held_runs, hold_if_waiting
 from ._messages import attempt
 from ._run_control import resume_stored_run
 from ._running import request_run
@@ -76,8 +74,9 @@ def waiting_view(run: Run, registry: ToolRegistry) -> list[WaitingStep]:
 def waiting_run(services: Services, run_id: str) -> Run | None:
     """The run ``run_id`` if it waits for a person: held here, or, after a restart of the
     studio, as stored (then held here for a decision)."""
-    run = held_run(run_id)
-    if run is not None or running_here(run_id):
+    here = services.runs
+    run = here.held(run_id)
+    if run is not None or here.going(run_id):
         return run
     try:
         stored = services.store.load_run(run_id)
@@ -85,8 +84,8 @@ def waiting_run(services: Services, run_id: str) -> Run | None:
         return None
     if stored.finished or not waiting_steps(stored):
         return None
-    hold_if_waiting(stored)
-    return held_run(run_id)
+    here.hold_if_waiting(stored)
+    return here.held(run_id)
 
 
 def decide_step(services: Services, run_id: str, step_id: str, approve: bool, *, seen_hash: str | None = None,
@@ -95,8 +94,9 @@ def decide_step(services: Services, run_id: str, step_id: str, approve: bool, *,
     arguments the person was shown (a decision on others is refused). With the page's ``bench``
     holding that run, the run goes on at once."""
     out = Outcome()
-    with held_lock:
-        run = held_runs.get(run_id)
+    here = services.runs
+    with here.lock:
+        run = here.held(run_id)
         if run is None and bench is not None and bench.run is not None and bench.run.id == run_id:
             run = bench.run
         if run is None:
@@ -107,7 +107,7 @@ def decide_step(services: Services, run_id: str, step_id: str, approve: bool, *,
         except DecisionRefused as exc:
             return out.say("error", f"Could not decide: {exc}")
         if not waiting_steps(run):
-            held_runs.pop(run_id, None)
+            here.let_go(run_id)
         # Kept with the stored run too: the decision outlives a restart of the studio.
         with attempt(out, "keep the decision with the run"):
             services.store.records.step_finished(run_id, run.steps[step_id])

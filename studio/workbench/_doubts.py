@@ -7,23 +7,18 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from typing import TYPE_CHECKING
-
 from core import CUT_OFF, NotFound, Run
 
 from ._services import Services
-from ._durable_handle import running_here
-
-if TYPE_CHECKING:
-    from core.storage import PlanStore
 
 __all__ = ["cut_off", "doubts", "undecided_doubts"]
 
 
-def cut_off(store: PlanStore, run: Run) -> bool:
+def cut_off(services: Services, run: Run) -> bool:
     """Whether ``run`` (as stored) stopped mid-run: a step left running, interrupted or cancelled;
     or, killed between two steps, its record still says running while nothing runs it here."""
-    if run.finished or running_here(run.id):
+    store = services.store
+    if run.finished or services.runs.going(run.id):
         return False
     if any(state.status in CUT_OFF for state in run.steps.values()):
         return True

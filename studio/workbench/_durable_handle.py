@@ -1,80 +1,130 @@
-"""The studio's runs as durable runs: one ``DurableRuns`` per store in this process, and the
-run handle that carries a part of a run out on a thread of its own.
+"""The studio's runs as durable runs: one ``DurableRuns`` in this process, and the run handle
+that carries a part of a run out on a thread of its own, registered with the services' registry
+of runs live here (``_runs_here``) while it does.
 
-``DurableRunHandle`` is ``core.BackgroundRun`` (its live progress, Stop and Cancel, read by the
-page from any thread) over ``DurableRuns.go_on``: the run is read from the store, and each
-step's start, arguments, result, error and timing are written there as they happen, so a kill
-of the studio loses nothing that finished and the run can be resumed (``_resuming``).
+``DurableRunHandle`` runs ``DurableRuns.go_on`` on a thread of its own (a page script is stopped
+at the next click, which would cut a run off mid-step): the run is in the store from its first
+step, each step's start, arguments, result, error and timing written as they happen, so a kill
+of the studio loses nothing that finished and the run can be resumed (``_resuming``). The page
+reads it live through a recorder told what the store is told (``_live_view``), from any thread;
+Stop and Cancel work from any thread too. Only the handle's thread touches the run until it ends.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from typing import TYPE_CHECKING, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
-from core import BackgroundRun, Run, RunKind
+from core import Run, RunKind, RunLimits, RunProgress
 
+from ._live_view import LiveView
 from ._services import Services
 
 if TYPE_CHECKING:  # DBOS and SQLAlchemy are slow to import; the CLI starts without them
     from core.durable import DurableRuns
 
-__all__ = ["DurableRunHandle", "durable_runs", "running_here"]
+__all__ = ["DurableRunHandle", "durable_runs"]
 
 log = logging.getLogger("studio.runs")
 
 _lock = threading.Lock()
-# DurableRuns binds this process's workflows to one store and registry (its listeners, the
-# engines to cancel): made once per store, not per click, or a second would drop the first's.
-_made: list[tuple[object, object, "DurableRuns"]] = []
-_live: set[str] = set()  # runs a handle carries out in this process now
+# Module-level on purpose: DBOS is one per process, and ``DurableRuns`` binds its workflows to
+# one store and registry (``core.durable.bind``: its listeners, the engines to cancel). Made once
+# per store and tools, not per click or per services, or a second would drop the first's.
+_made: list[tuple[tuple[object, ...], "DurableRuns"]] = []
+_SERVICES_OWN = object()
 
 
-def running_here(run_id: str) -> bool:
-    """Whether this studio carries ``run_id`` out now (the Library says "running", not "interrupted")."""
-    return run_id in _live
-
-
-def durable_runs(services: Services) -> DurableRuns:
-    """The durable runs of ``services``' store and tools."""
+def durable_runs(services: Services, *, synthesizer: Any = _SERVICES_OWN, limits: RunLimits | None = None) -> DurableRuns:
+    """The durable runs of ``services``' store and tools, with their final answer maker and
+    limits, or those given (the command line's: no answer unless asked, writes approved up front)."""
     from core.durable import DurableRuns
 
-    store, registry = services.store, services.registry
+    made_with = (services.store, services.registry,
+                 services.executor.synthesizer if synthesizer is _SERVICES_OWN else synthesizer,
+                 limits or services.executor.limits)
     with _lock:
-        if _made and _made[0][0] is store and _made[0][1] is registry:
-            return _made[0][2]
-        runs = DurableRuns(store, registry, services.executor.synthesizer, limits=services.executor.limits)
-        _made[:] = [(store, registry, runs)]
+        if _made and all(a is b for a, b in zip(_made[0][0], made_with)):
+            return _made[0][1]
+        runs = DurableRuns(made_with[0], made_with[1], made_with[2], limits=made_with[3])
+        _made[:] = [(made_with, runs)]
         return runs
 
 
-class DurableRunHandle(BackgroundRun):
-    """A part of the durable run ``run`` (as stored): its next step (``kind="next"``: a step
-    budget of one) or the rest of it; ``decisions`` answer its steps in doubt."""
+class DurableRunHandle:
+    """A part of the durable run ``run`` (as stored, handed on to ``go_on``: not read again): its
+    next step (``kind="next"``: a step budget of one) or the rest of it; ``decisions`` answer its
+    steps in doubt. In the registry of runs live here from ``start`` until its part ended. A
+    failure that is not a step's (a store gone, a bug) ends it and is kept in ``error``."""
 
-    def __init__(self, runs: DurableRuns, run: Run, kind: RunKind, decisions: Mapping[str, str] | None = None,
-                 *, on_end: Callable[[Run], None] | None = None) -> None:
-        super().__init__(runs, run, kind)  # type: ignore[arg-type]  # BackgroundRun.cancel calls runs.cancel(id)
-        self._runs = runs
+    def __init__(self, services: Services, run: Run, kind: RunKind, decisions: Mapping[str, str] | None = None) -> None:
+        self.run_id = run.id
+        self.kind: RunKind = kind
+        self.error: Exception | None = None
+        self._run = run
+        self._runs = durable_runs(services)
+        self._here = services.runs
         self._decisions = dict(decisions or {})
-        self._on_end = on_end
+        self._live = LiveView(run)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._work, name=f"run-{run.id}", daemon=True)
+
+    def start(self) -> DurableRunHandle:
+        """Carry the run out from now; refused (``RunStillGoing``) when a handle here does already."""
+        from core.durable import RunStillGoing
+
+        if not self._here.carry(self.run_id, self):
+            raise RunStillGoing(f"run {self.run_id!r} is being run in this studio")
+        try:
+            self._thread.start()
+        except BaseException:
+            self._here.ended(self._run, self)
+            raise
+        return self
+
+    @property
+    def alive(self) -> bool:
+        """True until the handle is done with the run (or never started)."""
+        return self._thread.is_alive()
+
+    @property
+    def run(self) -> Run:
+        """The run itself; only once the handle is done, since until then it changes under you."""
+        if self.alive:
+            raise RuntimeError("the run is still in progress; read progress() until it ends")
+        return self._run
+
+    def stop(self) -> None:
+        """Start no more steps; those running now finish, the steps not started stay pending."""
+        self._stop.set()
+
+    def cancel(self) -> None:
+        """End the run now: steps running are cancelled (an ``async def`` tool) or abandoned (a
+        thread cannot be stopped) and recorded ``cancelled``; the rest stays pending."""
+        self._stop.set()
+        self._runs.cancel(self.run_id)
+
+    def join(self, timeout: float | None = None) -> bool:
+        """Wait for the handle to be done; True when it is."""
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    def progress(self) -> RunProgress:
+        return self._live.progress(self.kind, alive=self.alive, stopping=self._stop.is_set())
 
     def _work(self) -> None:
-        _live.add(self._run.id)
         try:
-            self._run = self._runs.go_on(self._run.id, step_budget=1 if self.kind == "next" else None,
-                                         decisions=self._decisions, on_event=self._record,
-                                         should_stop=self._stop.is_set)
+            self._run = self._runs.go_on(self.run_id, step_budget=1 if self.kind == "next" else None,
+                                         decisions=self._decisions, on_event=self._live.on_event,
+                                         should_stop=self._stop.is_set, run=self._run, watcher=self._live)
         except Exception as exc:  # kept for whoever collects the run, with the run as stored
-            log.error("run %s stopped by an error", self._run.id, exc_info=exc)
+            log.error("run %s stopped by an error", self.run_id, exc_info=exc)
             self.error = exc
             try:
-                self._run = self._runs.store.load_run(self._run.id)
+                self._run = self._runs.store.load_run(self.run_id)
             except Exception:  # the store itself is away: the run as it was handed over
                 pass
         finally:
-            _live.discard(self._run.id)
-            self._publish_final()
-            if self._on_end is not None:
-                self._on_end(self._run)
+            self._live.settled(self._run)
+            self._here.ended(self._run, self)

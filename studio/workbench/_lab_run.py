@@ -1,6 +1,10 @@
 """A Lab experiment running beside the page: ``core.lab.run_experiment`` in a thread, its results
 kept as they come, so the page draws progress while it runs and keeps what was done when the
-user stops it (or the planner fails part-way). No Streamlit here: the page reads it."""
+user stops it (or the planner fails part-way). No Streamlit here: the page reads it.
+
+``start_experiment`` is the use case the Lab page calls (and anyone else may): the checks that
+say why an experiment cannot run (``experiment_blocker``), then the run, with the services' tools
+and the planner the experiment names."""
 
 from __future__ import annotations
 
@@ -8,11 +12,17 @@ import datetime as dt
 import logging
 import threading
 
+from typing import Sequence
+
 from core import PlanStudioError, Settings, ToolRegistry, Validator
-from core.lab import Experiment, GoalResult, PlannerFactory, run_experiment
+from core.lab import EditProblem, Experiment, GoalResult, PlannerFactory, check_overrides, run_experiment
 from core.planners import Planner, make_planner
 
-__all__ = ["LabRun", "planner_factory"]
+from ._bench import Outcome
+from ._messages import attempt
+from ._services import Services
+
+__all__ = ["LabRun", "experiment_blocker", "planner_factory", "start_experiment"]
 
 log = logging.getLogger(__name__)
 
@@ -79,3 +89,28 @@ class LabRun:
 
     def join(self, timeout: float | None = None) -> bool:
         return self._done.wait(timeout)
+
+
+def experiment_blocker(experiment: Experiment, problems: Sequence[EditProblem]) -> str | None:
+    """Why ``experiment`` cannot run as it is (``problems``: its edits' problems), or None."""
+    if problems:
+        return "Fix the edits marked above first."
+    if not experiment.goals:
+        return "Add goals first."
+    if not experiment.overrides:
+        return "Edit a description first: there is nothing to compare."
+    return None
+
+
+def start_experiment(services: Services, experiment: Experiment) -> tuple[Outcome, LabRun | None]:
+    """Plan every goal of ``experiment`` with the tools' words and with the edited ones, in the
+    background (``LabRun``); refused, saying why, when it cannot run as it is."""
+    out = Outcome()
+    blocker = experiment_blocker(experiment, check_overrides(services.registry, experiment.overrides))
+    if blocker is not None:
+        return out.say("error", f"Could not run the experiment: {blocker}"), None
+    with attempt(out, "run the experiment"):
+        run = LabRun(experiment, services.registry, planner_factory(services.settings, experiment.planner),
+                     today=services.settings.effective_today(), validator=Validator(services.registry)).start()
+        return out.done(), run
+    return out, None

@@ -16,12 +16,12 @@ whose plan changed since.
 
 from __future__ import annotations
 
-import threading
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from core import GOING, Effects, NotFound, Plan, Run, VersionConflict, step_label
 
+from . import _carrying
 from ._changes import describe_changes
 from ._services import Services
 from ._bench import Outcome, Workbench
@@ -29,7 +29,7 @@ from ._durable_handle import durable_runs
 from ._editing import approve, execution_fingerprint, fingerprint, refused_during_run, refused_for_json
 from ._messages import attempt
 from ._rerun_preview import RerunPreview, RerunStep
-from ._running import collect_finished_run, request_run
+from ._running import request_run
 from ._saving import hold_conflict, open_saved_run, save_run_if_plan_saved, store_current
 
 if TYPE_CHECKING:  # SQLAlchemy and DBOS are slow to import; the CLI starts without them
@@ -149,9 +149,8 @@ def _carry_out(bench: Workbench, services: Services, parent: Run, shown: RerunPr
             return
         # What the editor holds: the parent's plan, its notes as now; stored, seeded and linked
         # as every durable rerun is.
-        run_id = durable_runs(services).start(bench.plan, plan_id=saved[0], version=saved[1], parent_id=parent.id,
-                                              rerun_from=choice.start, seeded=choice.reused)
-        run = store.load_run(run_id)
+        run = _carrying.new_rerun(durable_runs(services), bench.plan, plan_id=saved[0], version=saved[1], parent_id=parent.id,
+                        start=choice.start, reused=choice.reused)
         bench.run, bench.run_saved, bench.rerun = run, run.id, None
         # Confirming a preview of exactly what runs is approving it.
         out.notices.extend(approve(bench, services.validator).notices)
@@ -181,23 +180,18 @@ def _parent_stored(bench: Workbench, store: PlanStore, parent: Run, out: Outcome
     return (saved.plan_id, saved.version) if saved is not None else None
 
 
-# Reruns asked for by run id (the review API), carried out off the caller's thread: id -> the
-# thread that waits for the run's end and stores it. Finished ones leave as new ones come.
-_background_lock = threading.Lock()
-_background: dict[str, threading.Thread] = {}
-
-
 def start_rerun(services: Services, run_id: str, *, from_step: str | None = None,
                 retry: bool = False) -> tuple[Outcome, RerunPreview | None]:
     """Retry or rerun stored run ``run_id`` with no page to show it: it is opened in a workbench
-    of its own and run with run-all in the background, stored as it ends (``join_rerun`` waits)."""
+    of its own and run with run-all in the background, in the store as it goes, registered with
+    the runs live here like every run of the studio (``join_rerun`` waits for it)."""
     out, shown = preview_rerun(services, run_id, from_step=from_step, retry=retry)
     if shown is None:
         return out, None
     bench = Workbench()
     with attempt(out, _what(retry)):
         plan_id, version = services.store.records.where(run_id)
-        opened = open_saved_run(bench, services.store, plan_id, version, run_id)
+        opened = open_saved_run(bench, services, plan_id, version, run_id)
         if not opened.ok:
             out.notices.extend(opened.notices)
             out.ok = False
@@ -206,35 +200,14 @@ def start_rerun(services: Services, run_id: str, *, from_step: str | None = None
         started = confirm_rerun(bench, services)
         out.notices, out.ok = started.notices, started.ok
         if started.ok and bench.run_saved is not None:  # the new run's id, stored before it started
-            _in_background(bench, services, bench.run_saved)
             return out, replace(shown, run_id=bench.run_saved)
     return out, None
 
 
-def _in_background(bench: Workbench, services: Services, run_id: str) -> None:
-    def carry() -> None:
-        worker = bench.worker
-        if worker is not None:
-            worker.join()
-        collect_finished_run(bench, lambda: services.store)
-
-    thread = threading.Thread(target=carry, name=f"plan-rerun-{run_id}", daemon=True)
-    with _background_lock:
-        for done in [k for k, t in _background.items() if not t.is_alive()]:
-            del _background[done]
-        _background[run_id] = thread
-    thread.start()
-
-
-def join_rerun(run_id: str, timeout: float | None = None) -> bool:
-    """Wait until rerun ``run_id`` started by ``start_rerun`` ended and was stored; True when it
-    has (or is not one this process carries out)."""
-    with _background_lock:
-        thread = _background.get(run_id)
-    if thread is None:
-        return True
-    thread.join(timeout)
-    return not thread.is_alive()
+def join_rerun(services: Services, run_id: str, timeout: float | None = None) -> bool:
+    """Wait until rerun ``run_id`` started by ``start_rerun`` ended (it is in the store as it
+    goes); True when it has (or is not one this process carries out)."""
+    return services.runs.join(run_id, timeout)
 
 
 def rerun_lineage(store: PlanStore, run_id: str, plan: Plan) -> str | None:

@@ -20,7 +20,6 @@ from ._bench import Outcome, Workbench
 from ._doubts import cut_off, doubts, undecided_doubts
 from ._editing import execution_fingerprint, refused_during_run
 from ._messages import attempt
-from ._durable_handle import running_here
 from ._running import hand_over
 
 if TYPE_CHECKING:
@@ -70,7 +69,7 @@ def resume_view(bench: Workbench, services: Services) -> ResumeView | None:
     """What Resume would do with the run shown, or None when it has nothing to resume (no run,
     a run going on, finished, or only paused between steps: Run next step / Run all go on)."""
     run = bench.run
-    if run is None or bench.worker is not None or not cut_off(services.store, run):
+    if run is None or bench.worker is not None or not cut_off(services, run):
         return None
     return ResumeView(run.id, "cancelled" if run.status == "cancelled" else "interrupted", run_again_lines(services, run),
                       [s.id for s in run.plan.steps if run.steps[s.id].status in FINISHED])
@@ -102,14 +101,14 @@ def resume_run(bench: Workbench, services: Services, decisions: Mapping[str, str
     return out
 
 
-def listed_status(run: RunSummary) -> str:
+def listed_status(services: Services, run: RunSummary) -> str:
     """How a list (the Library) says where a stored run is: finished; running in this studio now;
     cut off (a step was left running or interrupted: open it to resume); cancelled; or paused
     between steps, each with how many steps are done."""
     if not run.paused:
         return run.status
     done = f"({run.steps_done} of {run.steps_total} steps done)"
-    if running_here(run.id):
+    if services.runs.going(run.id):
         return f"running {done}"
     counts = run.shown_counts()
     if run.status == "cancelled" or counts.get("cancelled"):

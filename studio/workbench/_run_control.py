@@ -1,13 +1,13 @@
 """Resume and cancel a stored run by its id, for the review API (``studio.api._run_control_api``):
 the same checks as the Plan page's Resume and Cancel, on a run no page holds.
 
-A resumed run goes on in this studio on a handle of its own, in the store as it goes; when it
-stops with steps waiting for a person, it is kept for a decision (``_held_runs``) like the page's.
+A resumed run goes on in this studio on a handle of its own, in the store as it goes, registered
+with the runs live here (``Services.runs``); when it stops with steps waiting for a person, it is
+kept there for a decision like the page's.
 """
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass, field
 from typing import Mapping
 
@@ -17,14 +17,10 @@ from ._services import Services
 from ._bench import Outcome
 from ._doubts import doubts, undecided_doubts
 from ._durable_handle import DurableRunHandle, durable_runs
-from ._held_runs import hold_if_waiting, let_go
 from ._messages import attempt
 from ._resuming import ResumeLine, run_again_lines
 
 __all__ = ["RunControl", "cancel_stored_run", "join_stored_run", "resume_stored_run"]
-
-_lock = threading.Lock()
-_going: dict[str, DurableRunHandle] = {}  # runs resumed over the API, until they end
 
 
 @dataclass
@@ -51,37 +47,25 @@ def resume_stored_run(services: Services, run_id: str, decisions: Mapping[str, s
         return RunControl(out.say("error", f"No run {run_id!r} in this studio's store."), found=False)
     if run.finished:
         return RunControl(out.say("error", f"Run {run_id} has finished ({run.status}): nothing to resume."))
-    runs = durable_runs(services)
-    with _lock:
-        if runs.being_run_here(run_id) or run_id in _going:
+    with services.runs.lock:
+        if durable_runs(services).being_run_here(run_id) or services.runs.going(run_id):
             return RunControl(out.say("error", f"Run {run_id} is being run now."))
         again = run_again_lines(services, run)
         blocked = undecided_doubts(services, run, decisions)
         if blocked:
             return RunControl(out.say("error", f"Could not resume: {blocked}"), again=again)
         with attempt(out, "resume the run"):
-            let_go(run_id)
-            handle = DurableRunHandle(runs, run, "all", {s: d for s, d in decisions.items() if s in doubts(services, run)},
-                                      on_end=lambda ended: _ended(run_id, ended))
-            _going[run_id] = handle
-            handle.start()
+            DurableRunHandle(services, run, "all",
+                             {s: d for s, d in decisions.items() if s in doubts(services, run)}).start()
             out.done().say("success", f"Run {run_id} resumed: {len(again)} step{'s' if len(again) != 1 else ''} "
                                       "to run; finished steps keep their results.")
     return RunControl(out, again=again)
 
 
-def join_stored_run(run_id: str, timeout: float | None = None) -> bool:
-    """Wait (at most ``timeout`` seconds) until run ``run_id``, carried on here by id (a resume
-    or a decision over the API), has stopped; True when it has, or none goes on."""
-    with _lock:
-        handle = _going.get(run_id)
-    return handle is None or handle.join(timeout)
-
-
-def _ended(run_id: str, run: object) -> None:
-    with _lock:
-        _going.pop(run_id, None)
-    hold_if_waiting(run)  # type: ignore[arg-type]
+def join_stored_run(services: Services, run_id: str, timeout: float | None = None) -> bool:
+    """Wait (at most ``timeout`` seconds) until run ``run_id``, carried on here (a resume or a
+    decision over the API, a rerun, the page's), has stopped; True when it has, or none goes on."""
+    return services.runs.join(run_id, timeout)
 
 
 def cancel_stored_run(services: Services, run_id: str) -> RunControl:

@@ -1,22 +1,23 @@
 """The one seam between the workbench and whatever carries a run out.
 
 A run is carried out off the caller's thread (a page script is stopped at the next click, which
-would cut a run off mid-step). The page's runs are durable (``_durable_handle``, a
-``core.BackgroundRun`` over ``core.durable``); ``start_run`` carries out a run in memory only,
-for runs that need no durability (mock and preview runs).
+would cut a run off mid-step). Every run of the studio is durable (``_durable_handle``, over
+``core.durable``), registered with the runs live here (``_runs_here``) while it goes on.
 """
 
 from __future__ import annotations
 
 from typing import Protocol
 
-from core import BackgroundRun, Executor, Run, RunKind, RunProgress
+from core import Run, RunProgress
 
-__all__ = ["RunHandle", "start_run"]
+__all__ = ["RunHandle"]
 
 
 class RunHandle(Protocol):
     """What the workbench needs of a run going on."""
+
+    run_id: str
 
     @property
     def alive(self) -> bool: ...
@@ -34,15 +35,10 @@ class RunHandle(Protocol):
         ...
 
     def progress(self) -> RunProgress:
-        """Where the run is now (each step's status, the step running), for a live view."""
+        """Where the run is now (each step's ``StepStatus``, the step running), for a live view."""
         ...
 
     def join(self, timeout: float | None = None) -> bool:
         """Wait for the run to end (at most ``timeout`` seconds); True when it has."""
         ...
 
-
-def start_run(executor: Executor, run: Run, kind: RunKind) -> RunHandle:
-    """Carry out the next step (``kind="next"``) or the rest of ``run`` in the background, in
-    memory only."""
-    return BackgroundRun(executor, run, kind).start()

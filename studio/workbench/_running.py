@@ -15,7 +15,6 @@ from core import NotFound, Plan, Run, RunKind, VersionConflict, waiting_steps
 
 from ._services import Services
 from ._bench import Outcome, Workbench
-from ._held_runs import hold_if_waiting, let_go
 from ._editing import execution_fingerprint, fingerprint, is_approved, refused_during_run, refused_for_json
 from ._messages import attempt, failure_message
 from ._doubts import undecided_doubts
@@ -54,11 +53,12 @@ def _start(bench: Workbench, services: Services, plan: Plan, kind: RunKind, out:
 
 def hand_over(bench: Workbench, services: Services, run: Run, kind: RunKind,
               decisions: Mapping[str, str] | None = None) -> None:
-    """Carry out ``run`` (stored) further on a durable run handle; the handle owns it until collected."""
-    let_go(run.id)  # no decision on it from elsewhere while a worker drives it
+    """Carry out ``run`` (as stored: read or made by the caller, not read again) further on a
+    durable run handle; the handle owns it until collected."""
+    # Registered with the runs live here: no decision on it from elsewhere while it is driven.
+    bench.worker = DurableRunHandle(services, run, kind, decisions).start()
     bench.run = None  # the handle's until collected
     bench.run_saved = run.id
-    bench.worker = DurableRunHandle(durable_runs(services), run, kind, decisions).start()
 
 
 def _new_stored_run(bench: Workbench, services: Services, plan: Plan, out: Outcome) -> Run | None:
@@ -74,8 +74,8 @@ def _new_stored_run(bench: Workbench, services: Services, plan: Plan, out: Outco
         return None
     if saved is not before:
         out.say("info", f"Saved as version {saved.version} to run it: a run is stored with the version it ran.")
-    run_id = durable_runs(services).start(plan, plan_id=saved.plan_id, version=saved.version)
-    return services.store.load_run(run_id)
+    # As put in the store: carried out from this very object, not read back (``go_on(run=...)``).
+    return durable_runs(services).new_run(plan, plan_id=saved.plan_id, version=saved.version)
 
 
 def _stored_to_go_on(bench: Workbench, services: Services, run: Run) -> Run:
@@ -154,7 +154,8 @@ def cancel_run(bench: Workbench) -> Outcome:
 def collect_finished_run(bench: Workbench, store: Callable[[], PlanStore]) -> Outcome:
     """Take the run back from a handle that is done: it is the run shown, and it is stored with
     the plan when the plan is saved. ``ok`` when a run was collected. ``store`` is asked for
-    only when the run is to be stored."""
+    only when the run is to be stored. (A run left waiting for a person is held for a decision
+    by the registry of runs live here when its handle ends.)"""
     out = Outcome()
     worker = bench.worker
     if worker is None or worker.alive:
@@ -162,7 +163,6 @@ def collect_finished_run(bench: Workbench, store: Callable[[], PlanStore]) -> Ou
     bench.worker = None
     run = worker.run
     bench.run = run
-    hold_if_waiting(run)
     out.done()
     if worker.error is not None:
         out.say("error", failure_message("finish the run", worker.error))

@@ -17,6 +17,7 @@ from ._bench import Conflict, Outcome, SavedRef, Workbench
 from ._doubts import cut_off
 from ._editing import fingerprint, refused_during_run, refused_for_json, run_in_progress, show_plan
 from ._messages import attempt, failure_message
+from ._services import Services
 
 if TYPE_CHECKING:  # SQLAlchemy is slow to import; the CLI starts without it
     from core.storage import PlanStore
@@ -118,21 +119,22 @@ def _show_stored_run(bench: Workbench, run: Run) -> None:
     bench.run_saved = run.id
 
 
-def _run_state(store: PlanStore, run: Run) -> str:
+def _run_state(services: Services, run: Run) -> str:
     done = sum(s.status in FINISHED for s in run.steps.values())
     if run.finished:
         return run.status
     # Cancelled and waiting are what the run says of itself; one marked running or interrupted
     # was cut off unless this studio runs it (``cut_off``), else it paused between steps.
     said = run.status == StepStatus.cancelled or run.status == StepStatus.waiting
-    status = run.status if said else "interrupted" if cut_off(store, run) else "paused"
+    status = run.status if said else "interrupted" if cut_off(services, run) else "paused"
     return f"{status}, {done} of {len(run.steps)} steps done"
 
 
-def open_saved_plan(bench: Workbench, store: PlanStore, plan_id: str, version: int | None = None) -> Outcome:
+def open_saved_plan(bench: Workbench, services: Services, plan_id: str, version: int | None = None) -> Outcome:
     """Put a stored plan (its latest version by default) in the editor, with the latest run
     stored for that version."""
     out = Outcome()
+    store = services.store
     if refused_during_run(bench, out, "open another plan"):
         return out
     with attempt(out, "open the plan"):
@@ -145,14 +147,15 @@ def open_saved_plan(bench: Workbench, store: PlanStore, plan_id: str, version: i
         said = f"Opened version {version} of this plan."
         if run is not None:
             _show_stored_run(bench, run)
-            said += f" Its latest run is shown below ({_run_state(store, run)})."
+            said += f" Its latest run is shown below ({_run_state(services, run)})."
         out.done().say("info", said)
     return out
 
 
-def open_saved_run(bench: Workbench, store: PlanStore, plan_id: str, version: int, run_id: str) -> Outcome:
+def open_saved_run(bench: Workbench, services: Services, plan_id: str, version: int, run_id: str) -> Outcome:
     """Put a stored run with the plan version it ran in the editor."""
     out = Outcome()
+    store = services.store
     if refused_during_run(bench, out, "open another run"):
         return out
     with attempt(out, "open the run"):
@@ -160,7 +163,7 @@ def open_saved_run(bench: Workbench, store: PlanStore, plan_id: str, version: in
         run = store.load_run(run_id)
         show_plan(bench, plan, saved=SavedRef(plan_id, version, fingerprint(plan)))
         _show_stored_run(bench, run)
-        state = _run_state(store, run)
+        state = _run_state(services, run)
         then = (" Resume (under Run) carries it on; approve the plan to run it again." if state.split(",")[0] in RESUMABLE else " Approve the plan to run it again" + (
             " or carry on." if not run.finished else "."))
         out.done().say("info", f"Opened run {run.id} ({state}) of version {version} of this plan.{then}")

@@ -1,4 +1,5 @@
-"""What the studio and the CLI work with: settings, tools, store, executor, planner.
+"""What the studio and the CLI work with: settings, tools, store, executor, planner, and the
+registry of the runs this process drives (``_runs_here``).
 
 ``build_services`` makes them from settings. It needs no Streamlit, and this module does not
 import it, so the command line starts without loading the web app (``_session`` is the
@@ -14,6 +15,8 @@ from core import (Executor, PlannerError, PlanStudioError, RunLimits, Settings, 
                   make_synthesizer, private_folder)
 from core.planners import Planner, make_planner
 from tools import load_tools
+
+from ._runs_here import RunsHere
 
 if TYPE_CHECKING:  # pragma: no cover
     from core.storage import PlanStore
@@ -32,6 +35,9 @@ class Services:
     _store: PlanStore | None = field(default=None, repr=False)
     # One line per tool source (a --tools file, an MCP server) that could not be loaded.
     tool_problems: list[str] = field(default_factory=list)
+    # The runs live in this process: shared by every copy of these services (``with_tool_overrides``)
+    # and, in the studio, by the services of every settings on the same store (``_session``).
+    runs: RunsHere = field(default_factory=RunsHere, repr=False)
 
     @property
     def store(self) -> PlanStore:
@@ -73,11 +79,12 @@ def _make_planner(settings: Settings, registry: ToolRegistry) -> tuple[Planner |
 
 
 def build_services(settings: Settings, registry: ToolRegistry | None = None,
-                   store: PlanStore | None = None) -> Services:
+                   store: PlanStore | None = None, runs: RunsHere | None = None) -> Services:
     """Everything the studio and the CLI need, built from ``settings``.
 
     ``registry`` replaces the installed tools (tests pass their own); ``store`` shares an open
-    store instead of opening the settings' database again.
+    store instead of opening the settings' database again, and ``runs`` the registry of the
+    runs live on it.
     """
     problems: list[str] = []
     # Before any tool or store writes there: plans, runs and reviews are the user's alone, also
@@ -95,6 +102,7 @@ def build_services(settings: Settings, registry: ToolRegistry | None = None,
         _planner_problem=problem,
         _store=store,
         tool_problems=problems,
+        runs=runs if runs is not None else RunsHere(),
     )
 
 

@@ -99,7 +99,7 @@ def test_a_run_cut_off_opens_interrupted_says_what_runs_again_and_resume_asks_ab
         services: Services, gate: Gate) -> None:
     run_id, plan_id = cut_off_at_b(services)
     bench = wb.Workbench()
-    assert wb.open_saved_run(bench, services.store, plan_id, 1, run_id).ok
+    assert wb.open_saved_run(bench, services, plan_id, 1, run_id).ok
     assert bench.run.status == "interrupted"
     view = wb.resume_view(bench, services)
     assert view is not None
@@ -121,7 +121,7 @@ def test_a_step_in_doubt_marked_failed_is_not_called_and_its_dependants_are_skip
         services: Services, gate: Gate) -> None:
     run_id, plan_id = cut_off_at_b(services)
     bench = wb.Workbench()
-    assert wb.open_saved_run(bench, services.store, plan_id, 1, run_id).ok
+    assert wb.open_saved_run(bench, services, plan_id, 1, run_id).ok
     assert wb.resume_run(bench, services, {"b": "failed"}).ok
     _finish(bench, services)
     assert gate.calls == []
@@ -131,8 +131,6 @@ def test_a_step_in_doubt_marked_failed_is_not_called_and_its_dependants_are_skip
 
 def test_a_wait_for_a_person_survives_a_restart_and_a_decision_over_the_api_carries_the_run_on(
         services: Services, gate: Gate) -> None:
-    from studio.workbench import _held_runs
-
     gate.release.set()
     marked = PLAN.model_copy(update={"steps": [*PLAN.steps[:2], PLAN.steps[2].model_copy(update={"ask_first": True})]})
     bench = _approved(services, marked)
@@ -140,17 +138,17 @@ def test_a_wait_for_a_person_survives_a_restart_and_a_decision_over_the_api_carr
     _finish(bench, services)
     run_id = bench.run.id
     assert _statuses(services, run_id) == {"a": "succeeded", "b": "succeeded", "c": "waiting"}
-    _held_runs.held_runs.clear()  # the studio restarts: nothing in memory
+    services.runs.forget_held()  # the studio restarts: nothing in memory
     waiting = wb.waiting_run(services, run_id)  # what the review API's GET .../waiting reads
     assert waiting is not None and [w.step_id for w in wb.waiting_view(waiting, services.registry)] == ["c"]
     shown = wb.waiting_view(waiting, services.registry)[0]
     assert wb.decide_step(services, run_id, "c", True, seen_hash=shown.arguments_hash, by="api").ok
     # Nothing else waits: the stored run goes on in the studio, with the decision kept with it.
-    assert wb.join_stored_run(run_id, timeout=60)
+    assert wb.join_stored_run(services, run_id, timeout=60)
     stored = services.store.load_run(run_id)
     assert stored.steps["c"].decision.approved and stored.finished and stored.steps["c"].result == 3
     page = wb.Workbench()  # a page opening it later sees it finished
     plan_id, version = services.store.records.where(run_id)
-    assert wb.open_saved_run(page, services.store, plan_id, version, run_id).ok
+    assert wb.open_saved_run(page, services, plan_id, version, run_id).ok
     assert page.run.finished and page.run.steps["c"].result == 3
     assert gate.calls == ["count 0", "hold 1", "count 2"], "nothing ran twice"

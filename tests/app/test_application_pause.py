@@ -31,7 +31,7 @@ def test_a_marked_step_waits_and_the_page_sees_its_resolved_arguments(services: 
     assert waiting.step_id == marked and waiting.effects == "read-only"
     assert waiting.arguments == bench.run.steps[marked].arguments and "${" not in str(waiting.arguments)
     assert "the reviewer asked" in waiting.reason
-    assert wb.held_run(bench.run.id) is bench.run
+    assert services.runs.held(bench.run.id) is bench.run
 
 
 def test_approving_on_the_page_goes_on_with_the_run(services: Services) -> None:
@@ -51,7 +51,7 @@ def test_a_decision_by_run_id_is_kept_and_carries_the_run_on(services: Services)
     bench, marked = run_until_a_marked_step_waits(services, position=0)
     out = wb.decide_step(services, bench.run.id, marked, False, by="api")
     assert out.ok and "the run goes on in the studio" in texts(out)[-1], texts(out)
-    assert wb.join_stored_run(bench.run.id, timeout=60)
+    assert wb.join_stored_run(services, bench.run.id, timeout=60)
     stored = services.store.load_run(bench.run.id)
     after = stored.steps[bench.plan.steps[1].id]
     assert stored.finished and stored.steps[marked].status == StepStatus.rejected

@@ -66,7 +66,7 @@ def test_a_rerun_asked_by_run_id_runs_in_the_background_and_is_stored(services, 
     out, started = wb.start_rerun(services, parent.id, from_step="b")
     assert out.ok and started.run_id is not None, texts(out)
     assert services.store.records.lineage(started.run_id) == (parent.id, "b")  # linked before it runs
-    assert wb.join_rerun(started.run_id, timeout=60)
+    assert wb.join_rerun(services, started.run_id, timeout=60)
     child = services.store.load_run(started.run_id)
     assert child.finished and sorted(tools.calls) == ["b", "d"] and child.steps["d"].result == 3
 

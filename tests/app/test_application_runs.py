@@ -101,16 +101,16 @@ def test_a_saved_run_opens_with_its_plan_and_a_deleted_plan_leaves_an_unsaved_co
     _finish(bench, services)
     plan_id, run_id = bench.saved.plan_id, bench.run.id
     other = Workbench()
-    opened = wb.open_saved_plan(other, services.store, plan_id)
+    opened = wb.open_saved_plan(other, services, plan_id)
     assert opened.ok and other.run.id == run_id and other.run_saved == run_id
     assert texts(opened) == [f"Opened version 1 of this plan. Its latest run is shown below ({bench.run.status})."]
     assert load_plan(other.panel_text, "native") == other.plan == bench.plan
     again = Workbench()
-    assert wb.open_saved_run(again, services.store, plan_id, 1, run_id).ok and again.run.id == run_id
+    assert wb.open_saved_run(again, services, plan_id, 1, run_id).ok and again.run.id == run_id
     deleted = wb.delete_saved_plan(other, services.store, plan_id, GOAL)
     assert texts(deleted) == [f"Deleted “{GOAL}” with its versions and runs."]
     assert other.saved is None and other.plan == bench.plan
-    missing = wb.open_saved_plan(Workbench(), services.store, plan_id)
+    missing = wb.open_saved_plan(Workbench(), services, plan_id)
     assert not missing.ok and texts(missing)[0].startswith("Could not open the plan")
 
 

@@ -132,7 +132,7 @@ def test_a_save_after_another_tab_saved_is_held_then_saved_on_top(services: Serv
     bench = _planned(services)
     assert wb.save(bench, services.store).ok
     other = Workbench()
-    assert wb.open_saved_plan(other, services.store, bench.saved.plan_id).ok
+    assert wb.open_saved_plan(other, services, bench.saved.plan_id).ok
     for tab, note in ((other, "theirs"), (bench, "mine")):
         out, _ = wb.apply_edit(tab, f"note {note}", lambda p, n=note: p.model_copy(update={"goal": n}))
         assert out.ok

@@ -116,3 +116,21 @@ def test_a_planner_with_no_model_stops_the_run_with_its_reason_instead_of_failin
                  today=TODAY).start()
     assert run.join(30)
     assert len(run.results) == 2 and run.error == "No model configured: set OPENAI_API_KEY"
+
+
+def test_the_lab_starts_an_experiment_through_the_workbench_and_says_why_it_cannot(tmp_path) -> None:
+    """``start_experiment`` is the use case the Lab page calls: the same refusals the page shows
+    under its button, then the run with the services' tools and the planner the experiment names."""
+    from core import Settings
+    from studio.workbench._lab_run import start_experiment
+    from studio.workbench._services import build_services
+
+    services = build_services(Settings(data_dir=tmp_path / "data", today=TODAY), registry=registry())
+    out, run = start_experiment(services, Experiment(goals=[LabGoal("goal 0")]))
+    assert run is None and not out.ok
+    assert out.notices[-1].text == "Could not run the experiment: Edit a description first: there is nothing to compare."
+    out, run = start_experiment(services, experiment(0))
+    assert run is None and "Add goals first." in out.notices[-1].text
+    out, run = start_experiment(services, experiment(3))
+    assert out.ok and run is not None and run.join(30)
+    assert [r.goal for r in run.results] == ["goal 0", "goal 1", "goal 2"] and run.error is None

@@ -65,5 +65,5 @@ def test_an_agent_sees_the_waiting_step_and_approves_exactly_its_arguments(studi
                         "arguments_hash": waiting["arguments_hash"]})))
     assert decided["decided"] is True
     assert bench.run.steps[marked].status == StepStatus.rejected and bench.run.steps[marked].decision.by == "api"
-    assert join_stored_run(bench.run.id, timeout=60)  # nothing else waits: the run went on, and ends
+    assert join_stored_run(services, bench.run.id, timeout=60)  # nothing else waits: the run went on, and ends
     assert services.store.load_run(bench.run.id).finished

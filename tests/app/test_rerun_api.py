@@ -45,7 +45,7 @@ def test_a_retry_starts_a_linked_run_that_runs_the_failed_step_and_its_dependant
     assert answer.status_code == 201, answer.text
     run_id = answer.json()["run_id"]
     assert services.store.records.lineage(run_id) == (parent.id, "b")
-    assert wb.join_rerun(run_id, timeout=60)
+    assert wb.join_rerun(services, run_id, timeout=60)
     child = services.store.load_run(run_id)
     assert child.status == "succeeded" and sorted(tools.calls) == ["b", "d"]
 

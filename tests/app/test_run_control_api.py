@@ -39,10 +39,7 @@ def api(tmp_path: Path, gate: Gate):
 
 
 def _wait_until_ended(services: Services, run_id: str) -> None:
-    from studio.workbench._run_control import _going
-
-    handle = _going.get(run_id)
-    assert handle is None or handle.join(WAIT)
+    assert services.runs.join(run_id, WAIT)
 
 
 def test_resume_over_the_api_asks_about_a_step_in_doubt_then_finishes_without_rerunning(api, gate: Gate) -> None:

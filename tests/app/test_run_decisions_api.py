@@ -51,7 +51,7 @@ def test_a_decision_with_the_hash_shown_is_kept_on_the_run(held) -> None:
     assert decision.approved and decision.by == "api" and decision.arguments_hash == shown["arguments_hash"]
     # Nothing else waits: the run went on in the studio, the approved step run with those arguments.
     assert "the run goes on in the studio" in answer.json()["notices"][-1]["text"]
-    assert join_stored_run(bench.run.id, timeout=60)
+    assert join_stored_run(services, bench.run.id, timeout=60)
     stored = services.store.load_run(bench.run.id)
     assert stored.finished and stored.steps[marked].status == StepStatus.succeeded
     assert stored.steps[marked].arguments == shown["arguments"]

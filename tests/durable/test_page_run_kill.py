@@ -30,7 +30,7 @@ def _resume_in_a_new_studio(tmp_path: Path, log: Path, run_id: str, decisions: d
     services = page_run_child.services_for(tmp_path / "data", log)
     plan_id, version = services.store.records.where(run_id)
     bench = wb.Workbench()
-    opened = wb.open_saved_run(bench, services.store, plan_id, version, run_id)
+    opened = wb.open_saved_run(bench, services, plan_id, version, run_id)
     assert opened.ok and "interrupted" in texts(opened)[0], texts(opened)
     view = wb.resume_view(bench, services)
     assert view is not None and view.status == "interrupted"
@@ -85,7 +85,7 @@ def test_a_writing_step_killed_mid_call_is_asked_about_and_marked_failed_is_not_
     services = page_run_child.services_for(tmp_path / "data", log)
     plan_id, version = services.store.records.where(run_id)
     bench = wb.Workbench()
-    assert wb.open_saved_run(bench, services.store, plan_id, version, run_id).ok
+    assert wb.open_saved_run(bench, services, plan_id, version, run_id).ok
     view = wb.resume_view(bench, services)
     assert view.in_doubt == ["c3"] and all(line.writes for line in view.again)
     refused = wb.resume_run(bench, services, {})

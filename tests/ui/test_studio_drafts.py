@@ -268,3 +268,65 @@ def test_a_tab_reloaded_after_its_durable_run_went_on_shows_the_run_as_stored(ap
     back = _reload(_url(app))
     shown = back.session_state[Keys.BENCH].run
     assert shown.id == run.id and shown.steps[second].status == StepStatus.interrupted
+
+
+def _draft(draft_id: str) -> dict:
+    with _store() as store:
+        return json.loads(store.load_draft(draft_id).content)
+
+
+def _older_release_draft(app: AppTest, run_value: object, *, part: str | None = None) -> str:
+    """A draft as an older release wrote it, from ``app``'s: its run a copy (whole in the draft,
+    or in a part of its own), not an id."""
+    mine = _draft(app.session_state[Keys.DRAFT_ID])
+    old_id = "0123456789abcdef"
+    with _store() as store:
+        store.save_draft(old_id, json.dumps({**mine, "run": run_value}))
+        if part is not None:
+            store.save_draft(old_id + ".run", part)
+    return old_id
+
+
+@pytest.mark.parametrize("layout", ["whole", "part"])
+def test_an_older_draft_holding_a_copy_of_its_run_opens_and_then_names_it_by_id(app: AppTest, layout: str) -> None:
+    """Drafts of older releases held the run (whole, then in a part of the draft): such a tab
+    still opens with its run, the one the store has, and its draft is written again by id."""
+    make_plan(app)
+    app.button(key="plan.approve").click().run()
+    run_plan(app, "all")
+    run = app.session_state[Keys.BENCH].run
+    if layout == "whole":
+        old_id = _older_release_draft(app, run.model_dump(mode="json"))
+    else:
+        old_id = _older_release_draft(app, {"part": run.id},
+                                      part=json.dumps(run.model_dump(mode="json", exclude={"plan"})))
+    back = _reload({"draft": old_id})
+    assert back.session_state[Keys.BENCH].run == run and back.session_state[Keys.BENCH].run_saved == run.id
+    assert "Brought back" not in texts(back), texts(back)
+    assert _draft(old_id)["run"] == {"id": run.id}  # written again at once: the id, no copy
+
+
+def test_an_older_draft_with_a_run_only_in_the_page_stores_it_once_and_names_it(app: AppTest) -> None:
+    """A run an older release kept only in the tab (never stored) is stored when the tab
+    opens, with the version of its plan, as running it on would store it; then named by id."""
+    from core import Executor
+    from studio import get_services
+
+    plan = make_plan(app)
+    app.button(key="plan.approve").click().run()
+    page_only = Executor(get_services().registry).start(plan)
+    old_id = _older_release_draft(app, page_only.model_dump(mode="json"))
+    back = _reload({"draft": old_id})
+    shown = back.session_state[Keys.BENCH]
+    assert shown.run.id == page_only.id and shown.run_saved == page_only.id, texts(back)
+    with _store() as store:
+        assert store.load_run(page_only.id).plan == plan
+    assert _draft(old_id)["run"] == {"id": page_only.id}
+
+
+def test_a_draft_naming_a_run_the_store_lost_says_so_and_still_opens(app: AppTest) -> None:
+    make_plan(app)
+    old_id = _older_release_draft(app, {"id": "gone0000run"})
+    back = _reload({"draft": old_id})
+    assert back.session_state[Keys.BENCH].plan is not None and back.session_state[Keys.BENCH].run is None
+    assert "its run no longer loads (it is gone from the store" in texts(back)

@@ -7,6 +7,7 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from core import Settings
 from core.storage import PlanStore
 
 from studio import Keys, get_services
@@ -56,11 +57,11 @@ def big_report(size: str = "big") -> dict:
     return {"size": size, "records": [{"id": n, "name": f"record {n:09d}", "note": "x" * 60} for n in range(RECORDS)]}
 
 
-def test_a_draft_write_does_not_copy_a_big_run_result_on_every_change(
+def test_a_draft_names_its_run_by_id_and_never_copies_its_result(
         app: AppTest, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The tab's draft used to hold its run whole, rewritten on every change of the tab's state
-    (a 50 MB result: 52 MB per keystroke committed). The run is written when it changes; a
-    change elsewhere writes only what changed, and a reload still brings the whole run back."""
+    """The tab's draft used to hold its run whole (a 50 MB result: 52 MB per keystroke
+    committed), then a copy of it in a part of its own: the finished run was stored twice. The
+    run is in the store once; the draft names it by id, and a reload brings the whole run back."""
     get_services().registry.register(big_report)
     make_plan(app)
     edit_json(app, plan_text([{"id": "a", "tool": "big_report", "params": {"size": "big"}}]))
@@ -74,9 +75,16 @@ def test_a_draft_write_does_not_copy_a_big_run_result_on_every_change(
 
     monkeypatch.setattr(PlanStore, "save_draft", counting_save)
     run_plan(app, "all")
-    result_size = len(json.dumps(app.session_state[Keys.BENCH].run.steps["a"].result, separators=(",", ":")))
+    run = app.session_state[Keys.BENCH].run
+    result_size = len(json.dumps(run.steps["a"].result, separators=(",", ":")))
     assert result_size > 400_000
-    assert sum(size for _, size in written) > result_size  # the run is kept once it ended
+    assert written and max(size for _, size in written) < 20_000, written  # the result is in no draft
+    draft_id = app.session_state[Keys.DRAFT_ID]
+    assert {name for name, _ in written} == {draft_id}, "no part of the draft holds a copy of the run"
+    with PlanStore(Settings.from_env().store_path) as store:
+        assert json.loads(store.load_draft(draft_id).content)["run"] == {"id": run.id}
+        assert store.load_draft(draft_id + ".run") is None
+        assert store.load_run(run.id) == run  # the one copy: the store's
 
     written.clear()
     for n in range(3):

@@ -12,10 +12,9 @@ import json
 
 import streamlit as st
 
-from core import Validator
 from core.lab import EditProblem, Experiment, GoalResult, VariantResult
 
-from ...workbench._lab_run import LabRun, planner_factory
+from ...workbench._lab_run import LabRun, experiment_blocker, start_experiment
 from ._lab_state import LabWork, current_experiment, key, lab_work
 from ...workbench._services import Services
 from .._text import md_escape
@@ -31,9 +30,7 @@ def results_section(work: LabWork, services: Services, experiment: Experiment, p
     st.radio("Planner", ["embedded", "llm"], index=0 if work.planner == "embedded" else 1, horizontal=True,
              key=key(work, "planner"), format_func=lambda p: {"embedded": "Embedded (offline)", "llm": "LLM"}[p])
     running = work.run is not None and work.run.running
-    blocked = ("Fix the edits marked above first." if problems else
-               "Add goals first." if not experiment.goals else
-               "Edit a description first: there is nothing to compare." if not experiment.overrides else None)
+    blocked = experiment_blocker(experiment, problems)
     left, right, note = st.columns([1.2, 1, 4], vertical_alignment="center")
     left.button("Run experiment", key="lab.run", type="primary", disabled=running or blocked is not None,
                 on_click=_start, args=(services,), icon=":material/science:")
@@ -50,9 +47,11 @@ def results_section(work: LabWork, services: Services, experiment: Experiment, p
 
 def _start(services: Services) -> None:
     work = lab_work()
-    experiment = current_experiment(work, services.registry)
-    work.run = LabRun(experiment, services.registry, planner_factory(services.settings, experiment.planner),
-                      today=services.settings.effective_today(), validator=Validator(services.registry)).start()
+    out, run = start_experiment(services, current_experiment(work, services.registry))
+    if run is not None:
+        work.run = run
+    elif out.notices:  # refused (the button is disabled then: a click sent before it was)
+        st.toast(md_escape(out.notices[-1].text), icon=":material/block:")
 
 
 def _stop() -> None:

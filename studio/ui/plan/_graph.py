@@ -34,16 +34,16 @@ VIS_NETWORK_FILE = _HERE / "static" / "vis-network.min.js"
 _ASSETS = _HERE / "assets"
 
 # status -> (fill, border, text)
-STATUS_COLOURS: dict[str, tuple[str, str, str]] = {
-    StepStatus.pending.value: ("#e5e7eb", "#9ca3af", "#111827"),
-    StepStatus.running.value: ("#3b82f6", "#1d4ed8", "#ffffff"),
-    StepStatus.succeeded.value: ("#16a34a", "#166534", "#ffffff"),
-    StepStatus.failed.value: ("#dc2626", "#991b1b", "#ffffff"),
-    StepStatus.skipped.value: ("#f59e0b", "#b45309", "#111827"),
-    StepStatus.interrupted.value: ("#8b5cf6", "#6d28d9", "#ffffff"),
-    StepStatus.cancelled.value: ("#64748b", "#334155", "#ffffff"),
-    StepStatus.waiting.value: ("#facc15", "#a16207", "#111827"),  # waits for a person: look here
-    StepStatus.rejected.value: ("#7f1d1d", "#450a0a", "#ffffff"),
+STATUS_COLOURS: dict[StepStatus, tuple[str, str, str]] = {
+    StepStatus.pending: ("#e5e7eb", "#9ca3af", "#111827"),
+    StepStatus.running: ("#3b82f6", "#1d4ed8", "#ffffff"),
+    StepStatus.succeeded: ("#16a34a", "#166534", "#ffffff"),
+    StepStatus.failed: ("#dc2626", "#991b1b", "#ffffff"),
+    StepStatus.skipped: ("#f59e0b", "#b45309", "#111827"),
+    StepStatus.interrupted: ("#8b5cf6", "#6d28d9", "#ffffff"),
+    StepStatus.cancelled: ("#64748b", "#334155", "#ffffff"),
+    StepStatus.waiting: ("#facc15", "#a16207", "#111827"),  # waits for a person: look here
+    StepStatus.rejected: ("#7f1d1d", "#450a0a", "#ffffff"),
 }
 
 GRAPH_MIN_HEIGHT = 440
@@ -99,9 +99,10 @@ def _levels(plan: Plan) -> dict[str, int]:
     return {step_id: level[dag.graph["mapping"][step_id]] for step_id in graph.nodes}
 
 
-def _tooltip(index: int, plan: Plan, status: str, run: Run | None, problems: list[str]) -> str:
+def _tooltip(index: int, plan: Plan, status: StepStatus, run: Run | None, problems: list[str]) -> str:
     step = plan.steps[index]
-    lines = [f"step {index} · {step.tool}", f"status: {status}"]
+    # A StepStatus is its text (a str enum): written as it is, where an f-string would name its class.
+    lines = [f"step {index} · {step.tool}", "status: " + status]
     lines += [f"problem: {message}" for message in problems]
     if step.locked:
         lines.append("locked: a re-plan keeps this step")
@@ -129,9 +130,9 @@ def _problems_by_step(problems: Iterable[Problem]) -> dict[str, list[str]]:
     return out
 
 
-def _label(index: int, tool: str, status: str, problem: bool, locked: bool, changed: bool = False) -> str:
+def _label(index: int, tool: str, status: StepStatus, problem: bool, locked: bool, changed: bool = False) -> str:
     first = ("⚠ " if problem else "") + f"{index} · {tool}"
-    second = [status] if status != StepStatus.pending.value else []
+    second: list[str] = [status] if status != StepStatus.pending else []
     second += ["locked"] if locked else []
     second += ["changed"] if changed else []
     return first + ("\n" + " · ".join(second) if second else "")
@@ -181,7 +182,7 @@ def graph_data(plan: Plan, run: Run | None = None, problems: Iterable[Problem] =
     statuses = []
     for index, step in enumerate(plan.steps):
         state = run.steps.get(step.id) if run else None
-        status = state.status.value if state is not None else StepStatus.pending.value
+        status = state.status if state is not None else StepStatus.pending
         statuses.append(status)
         fill, border, text = STATUS_COLOURS[status]
         marks: dict[str, Any] = {}

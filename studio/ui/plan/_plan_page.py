@@ -100,7 +100,7 @@ def _plan_view(services: Services, plan: Plan) -> None:
     graph_column, json_column = st.columns([3, 2], gap="large")
     with graph_column:
         st.markdown(f"**Graph** · {len(plan.steps)} step{'s' if len(plan.steps) != 1 else ''} · "
-                    + " ".join(f":{_STATUS_COLOUR[s]}[●] {s}" for s in STATUS_COLOURS))
+                    + " ".join(f":{_STATUS_COLOUR[s]}[●] " + s for s in STATUS_COLOURS))
         editor.editor_toolbar(services, plan)
         graph_slot = st.empty()  # filled last: the graph, or during a run its live progress and graph
         if plan.steps:
@@ -274,10 +274,10 @@ def _live_run(plan: Plan, errors: list[Problem], lineage: str | None) -> None:
 
 
 def _progress_run(plan: Plan, progress: RunProgress) -> Run:
-    """The run in progress as far as the graph needs it: each step's status."""
+    """The run in progress as far as the graph needs it: each step's status, a ``StepStatus``
+    as the live view was told it (``workbench._live_view``), taken as it is."""
     return Run(id=progress.run_id, plan=plan,
-               steps={step_id: StepRun(step_id=step_id, status=StepStatus(status))
-                      for step_id, status in progress.statuses.items()})
+               steps={step_id: StepRun(step_id=step_id, status=status) for step_id, status in progress.statuses.items()})
 
 
 def _results(plan: Plan, run: Run, lineage: str | None) -> None:
