@@ -90,7 +90,7 @@ class _Variables(EnvSettingsSource):
     """The environment's ``PLAN_STUDIO_*`` variables, lists split as their field says."""
 
     def _load_env_vars(self) -> Mapping[str, str | None]:
-        # Only upper-case names, as the README spells them: plan_studio_model is another variable
+        # Only upper-case names, as docs/configuration.md spells them: plan_studio_model is another variable
         # (pydantic-settings would match either unless told case matters, and then it wants the
         # field's lower-case name after the prefix).
         upper = {name: value for name, value in os.environ.items() if name.isupper()}
