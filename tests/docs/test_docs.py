@@ -178,6 +178,7 @@ def bytecode(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("pycache")
 
 
+@pytest.mark.timeout(900)  # a dozen plan-studio processes: minutes on a loaded machine
 @pytest.mark.parametrize("page", RUN_PAGES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_each_pages_command_examples_run(page: Path, tmp_path: Path, bytecode: Path) -> None:
     """A page's ``bash run`` blocks, in order, in one fresh folder with its own data folder; each
