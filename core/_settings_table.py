@@ -73,21 +73,24 @@ def _plain(value: Any) -> Any:
 
 def _values(field: FieldInfo) -> str:
     kind = field.annotation
+    options = set(typing.get_args(kind)) - {type(None)}
     if typing.get_origin(kind) is typing.Literal:
         return " or ".join(f"`{choice}`" for choice in typing.get_args(kind))
     if kind is bool:
         return "`true` or `false`"
     if kind in (int, float):
         return _bounds(field, "a number" if kind is float else "a whole number")
-    if kind is dt.date or (typing.get_args(kind) and dt.date in typing.get_args(kind)):
+    if kind is dt.date or options == {dt.date}:
         return "`YYYY-MM-DD`"
-    if kind is str:
-        return "a name"
+    if kind is Path:
+        return "a folder"
+    if options == {Path, str}:
+        return "a file or a URL"
     if typing.get_origin(kind) is list:
         return "a list"
     if typing.get_origin(kind) is dict or (isinstance(kind, type) and issubclass(kind, BaseModel)):
         return "JSON"
-    return "a file or a URL" if str in typing.get_args(kind) else "a folder"
+    return "text"
 
 
 def _bounds(field: FieldInfo, noun: str) -> str:

@@ -300,6 +300,11 @@ def test_the_settings_table_is_the_one_the_declaration_renders() -> None:
         f"docs/configuration.md's settings table differs from core/_settings.py: run `{REGENERATE}`")
 
 
+def test_every_setting_says_what_it_means() -> None:
+    # The description is the table's "Meaning" cell: a setting declared without one is undocumented.
+    assert [name for name, field in Settings.model_fields.items() if not field.description] == []
+
+
 def test_the_settings_table_check_sees_a_changed_default() -> None:
     stale = CONFIGURATION.replace("| `PLAN_STUDIO_MODEL` | `gpt-4o-mini` |", "| `PLAN_STUDIO_MODEL` | `gpt-4` |")
     assert stale != CONFIGURATION and with_settings_table(stale) == CONFIGURATION
