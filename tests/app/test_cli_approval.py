@@ -31,7 +31,7 @@ def save_note(text: str) -> str:
     Args:
         text: The note.
     """
-    with open(pathlib.Path(__file__).parent.parent.joinpath("notes.txt"), "a") as f:
+    with open(pathlib.Path(__file__).with_name("notes.txt"), "a") as f:
         f.write(text + "\\n")
     return "saved"
 
