@@ -92,7 +92,7 @@ class _Variables(EnvSettingsSource):
     """The environment's ``PLAN_STUDIO_*`` variables, lists split as their field says."""
 
     def _load_env_vars(self) -> Mapping[str, str | None]:
-        # Only upper-case names, as the README spells them: plan_studio_model is another variable
+        # Only upper-case names, as docs/configuration.md spells them: plan_studio_model is another variable
         # (pydantic-settings would match either unless told case matters, and then it wants the
         # field's lower-case name after the prefix).
         upper = {name: value for name, value in os.environ.items() if name.isupper()}
@@ -113,37 +113,69 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix=_PREFIX, env_ignore_empty=True, extra="ignore",
                                       populate_by_name=True)
 
-    data_dir: Path = Field(default_factory=lambda: Path(platformdirs.user_data_dir("plan-studio")))
+    # Each description is the Environment table of docs/configuration.md (core/_settings_table.py
+    # renders it); "shown_default" stands for a default that depends on the machine or the moment.
+    data_dir: Path = Field(
+        default_factory=lambda: Path(platformdirs.user_data_dir("plan-studio")),
+        json_schema_extra={"shown_default": "the user data folder (`~/.local/share/plan-studio` on Linux)"},
+        description="The data folder, where the plan store, the demo data and the lists are kept, private to you: "
+                    "the folder 0700, its files 0600, tightened if an existing one is looser (`--data-dir`)")
     db_path: Path | str | None = Field(
         None, validation_alias="PLAN_STUDIO_DB",  # not PLAN_STUDIO_DB_PATH
-        description="The plan store: a SQLite file, or a postgresql+psycopg://user@host/db URL; "
-                    "default: <data_dir>/studio.sqlite3")
-    today: dt.date | None = Field(None, description="Pins 'today' for dates and demo data; default: the real date")
-    planner: PlannerName = Field("embedded", description="The planner: embedded (offline), llm, or a plugin's")
-    model: str = "gpt-4o-mini"
-    temperature: float = Field(0.1, ge=0, le=2)
-    max_retries: int = Field(3, ge=0, le=10, description="Repair attempts after the first reply")
-    timeout: float = Field(60.0, gt=0, description="Seconds to wait for the model")
-    first_timeout: float = Field(300.0, gt=0, description="Seconds to wait for the model's first answer, "
-                                 "which may find a local server loading the model")
+        json_schema_extra={"shown_default": "`studio.sqlite3` in the data folder"},
+        description="The plan store: a SQLite file, or a PostgreSQL database as "
+                    "`postgresql+psycopg://user:password@host:5432/db`, which then keeps plans, runs, drafts, "
+                    "reviews and the run engine's state")
+    today: dt.date | None = Field(None, json_schema_extra={"shown_default": "the real date"},
+                                  description="Pins today, `YYYY-MM-DD`: the date \"last week\" or \"today\" "
+                                              "resolves against, and the demo data's today (`--today`)")
+    planner: PlannerName = Field("embedded", description="`embedded` plans offline from the tools' descriptions; "
+                                 "`llm` asks the model at `OPENAI_BASE_URL`; or the name a planner plugin registers (`--planner`)")
+    model: str = Field("gpt-4o-mini", description="The model's name")
+    temperature: float = Field(0.1, ge=0, le=2, description="The model's temperature")
+    max_retries: int = Field(3, ge=0, le=10, description="Repair attempts after the model's first reply")
+    timeout: float = Field(60.0, gt=0, description="Seconds one model request may spend waiting on the endpoint in "
+                           "all, from connecting to the last byte, even if it keeps sending bytes or header lines; "
+                           "an answer larger than 128 MiB once decompressed is refused")
+    first_timeout: float = Field(300.0, gt=0, description="Seconds the first request to a model may take, in place "
+                                 "of `PLAN_STUDIO_TIMEOUT` when longer: a local server may load the model then")
     # A 40-step plan with notes is about 2,500 tokens; the seed goals' plans take 60-400.
-    max_tokens: int = Field(3000, ge=64, le=200_000, description="Most tokens the model may write in one answer")
+    max_tokens: int = Field(3000, ge=64, le=200_000, description="The most tokens the model may write in one answer, "
+                            "sent as `max_tokens` with every request (a 40-step plan with notes takes about 2,500)")
     tools: Annotated[list[str], _Split(split_tool_sources)] = Field(
-        default_factory=list, description="Python tool files and modules (--tools)")
+        default_factory=list, description="Python tool sources (`--tools`), separated by `os.pathsep` (`:` on Linux, "
+                                          "like `PATH`; `pkg.mod:register` stays whole)")
     mcp: Annotated[list[str], _Split(split_mcp_servers)] = Field(
-        default_factory=list, description="MCP servers: command lines or URLs (--mcp)")
-    tools_timeout: float = Field(15.0, gt=0, description="Seconds to wait for a --tools source to load")
-    mcp_timeout: float = Field(30.0, gt=0, description="Seconds to wait for an MCP server to start or answer")
-    max_parallel: int = Field(64, ge=1, le=1024, description="Steps of a run that may run at once")
-    tool_timeout: float = Field(300.0, gt=0, description="Seconds a tool may run before its step fails")
+        default_factory=list, description="MCP servers, one per line: stdio command lines or streamable HTTP URLs "
+                                          "(`--mcp`)")
+    tools_timeout: float = Field(15.0, gt=0, description="Seconds one Python tool source may take to load before it "
+                                 "is given up on and named")
+    mcp_timeout: float = Field(30.0, gt=0, description="Seconds an MCP server may take to start and list its tools, "
+                               "or to answer one call")
+    max_parallel: int = Field(64, ge=1, le=1024, description="Steps of a run that may run at once: steps whose "
+                              "dependencies are done run at the same time, sync tools on threads, `async def` tools "
+                              "awaited")
+    tool_timeout: float = Field(300.0, gt=0, description="Seconds a tool may run before its step fails with \"timed "
+                                "out after N s\"; the run goes on. `inf`: no limit (as `register(timeout=math.inf)` "
+                                "for one tool): a lone step of a sync tool with no limit is then called on the thread "
+                                "that drives the run, saving a hand-over to a pool thread and back (LangGraph's rule "
+                                "for a step without a timeout), but nothing can cut it off, and Cancel acts once it "
+                                "returns (at once in a run to the end: `Executor.execute`, a durable run)")
     tool_timeouts: dict[str, float] = Field(
-        default_factory=dict, description='Seconds per tool, over the default and the tool\'s own: {"slow_tool": 900}')
-    retry: RetryPolicy = Field(RetryPolicy(), description="When a failed tool call is made again (JSON)")
-    retries: dict[str, RetryPolicy] = Field(default_factory=dict, description="Retry policy per tool (JSON)")
-    approve_writes: bool = Field(True, description="A step whose tool is not read-only waits for a person to "
-                                 "approve its arguments before it runs")
+        default_factory=dict, description="Seconds per tool, over the default and the tool's own "
+                                          "`register(timeout=...)`, as JSON: `{\"slow_tool\": 900}`")
+    retry: RetryPolicy = Field(RetryPolicy(), description="When a failed tool call is made again, as JSON: "
+                               "`retryable` is a tool raising `core.RetryableError`; add `timeout` or `error` to "
+                               "`retry_on` to retry those too. Each call is kept with the step")
+    retries: dict[str, RetryPolicy] = Field(default_factory=dict, description="A retry policy per tool, as JSON: "
+                                            "`{\"flaky_api\": {\"max_attempts\": 5}}`")
+    approve_writes: bool = Field(True, description="A step whose tool is not declared read-only waits for a person to "
+                                 "approve its resolved arguments before it runs (steps marked `ask_first` always "
+                                 "wait)")
     allowed_origins: Annotated[list[str], _Split(lambda text: text.replace(",", " ").split())] = Field(
-        default_factory=list, description="Origins besides the studio's own that may use it: a reverse proxy's")
+        default_factory=list, description="Origins besides the studio's own that may use it, e.g. a reverse proxy's "
+                                          "`https://studio.example.com`, separated by spaces or commas "
+                                          "(`--allowed-origin`)")
 
     @field_validator("db_path")
     @classmethod

@@ -1,5 +1,5 @@
 """The run benchmark is one script printing runs in memory and durable runs (issue 17, item 8);
-its figures are its own business (they go in the README), here only that it runs and says them."""
+its figures are its own business (they go in docs/performance.md), here only that it runs and says them."""
 
 from __future__ import annotations
 

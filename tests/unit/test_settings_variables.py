@@ -10,13 +10,13 @@ from pydantic import ValidationError
 
 from core import Settings
 
-README = Path(__file__).resolve().parents[2] / "README.md"
-# Variables the README lists that are not settings: the CLI's hand-over note, the client's token.
+CONFIGURATION = Path(__file__).resolve().parents[2] / "docs" / "configuration.md"
+# Variables docs/configuration.md lists that are not settings: the CLI's hand-over note, the client's token.
 NOT_SETTINGS = {"PLAN_STUDIO_FROM_OPTIONS", "PLAN_STUDIO_TOKEN"}
 
 
-def test_every_setting_has_the_variable_the_readme_names() -> None:
-    table = set(re.findall(r"^\| `(PLAN_STUDIO_\w+)` \|", README.read_text(encoding="utf-8"), re.MULTILINE))
+def test_every_setting_has_the_variable_the_docs_name() -> None:
+    table = set(re.findall(r"^\| `(PLAN_STUDIO_\w+)` \|", CONFIGURATION.read_text(encoding="utf-8"), re.MULTILINE))
     variables = {Settings.variable(name) for name in Settings.model_fields}
     assert variables == table - NOT_SETTINGS
     assert Settings.variable("db_path") == "PLAN_STUDIO_DB"
@@ -47,7 +47,7 @@ def test_empty_variables_are_not_set(monkeypatch: pytest.MonkeyPatch) -> None:
     assert Settings.from_env().timeout == 60.0 and Settings.from_env().tools == []
 
 
-def test_lists_are_split_as_the_readme_says(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_lists_are_split_as_the_docs_say(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PLAN_STUDIO_MCP", "node a.js stdio\n\n  https://h/mcp | X-Key: v \n")
     monkeypatch.setenv("PLAN_STUDIO_ALLOWED_ORIGINS", "https://A.example, http://10.0.0.5:8501/")
     settings = Settings.from_env()
