@@ -183,7 +183,7 @@ def room_of(module: str) -> str:
             return "core"
         if second in {"_errors", "_limits", "_private_files"}:
             return "core.basics"
-        if second == "_settings":
+        if second in {"_settings", "_settings_table"}:
             return "core.settings"
         if second == "durable" or parts[1:3] == ["run", "durable"]:
             return "core.durable"

@@ -17,7 +17,6 @@ _MUTATORS = {"append", "add", "update", "pop", "popitem", "clear", "setdefault",
 _CONTAINERS = {"dict", "list", "set", "defaultdict", "OrderedDict", "WeakKeyDictionary", "WeakValueDictionary",
                "WeakSet", "deque", "Counter"}
 
-_RUN = "one of the places that know which runs are live: the run's rewrite (issue 26, item 1) makes them one"
 DOCUMENTED = {
     # Extension points: what plugins register, read by every loader and validator in the process.
     "core.hooks:_manager": "the plugin manager (pluggy): the one list of extension points, process-wide",
@@ -33,19 +32,16 @@ DOCUMENTED = {
     "core.storage._values:_last_time": "the store's clock: stamps stay in order across every store in the process",
     "tools._load_deadline:_stuck": "tool-group loads that overran: a thread cannot be killed, only not started again",
     "tools._mcp_connection:_OPEN": "the MCP servers (child processes) this process started, stopped at exit",
-    # Others' rooms, being rewritten in issue 26.
+    # The run engine's, one per process because DBOS and the threads under it are.
     "core.durable._runtime:_state": "DBOS's one launch per process (its location, queues, executor)",
-    "core.durable._workflow:_bound": _RUN,
-    "core.run._step_call:_POOL": "the daemon threads that call tools; the run's rewrite decides its owner",
-    "core.run._step_call:_event_loop": "the loop async tools run on; the run's rewrite decides its owner",
+    "core.durable._workflow:_bound": "the store and tools DBOS's workflow functions run against: DBOS calls "
+                                     "them by name with serializable arguments only, and launches once per process",
+    "core.run._step_call:_POOL": "the daemon threads that call sync tools for every run: daemon, so a tool that never "
+                                   "returns cannot hold the process at exit (ADR 0005)",
+    "core.run._step_call:_event_loop": "the one event loop async tools are awaited on, for every run",
     "core.run._step_call:_loop_lock": "guards _event_loop's start",
     "studio.ui._drafts:_holders": "which session of this process holds a tab's draft",
-    "studio.ui._drafts:_live": _RUN,
-    "studio.workbench._durable_handle:_live": _RUN,
-    "studio.workbench._durable_handle:_made": "the durable runners made for a store, one per process",
-    "studio.workbench._held_runs:held_runs": _RUN,
-    "studio.workbench._rerunning:_background": _RUN,
-    "studio.workbench._run_control:_going": _RUN,
+    "studio.workbench._durable_handle:_made": "one DurableRuns per store in the process: DBOS launches once per process",
 }
 
 
