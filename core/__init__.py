@@ -43,7 +43,7 @@ from .run._model import StepAttempt, StepDecision
 from .run._approval import approval_reason, arguments_hash, decide_step, waiting_steps
 from .run._status import (BLOCKING, CUT_OFF, EXPLAINED, FINISHED, GOING, RAN, REPORT_ORDER, RESUMABLE, RUNNABLE,
                            STATUS_TABLE, StatusTraits)
-from .run._background import BackgroundRun, RunKind, RunProgress
+from .run._background import BackgroundRun, RunKind, RunProgress, RunThread
 from .editing._output_paths import OutputPath, output_paths
 from .plan._references import path_text
 from .run._previews import Preview, flow_preview, preview_reference
@@ -81,7 +81,7 @@ __all__ = [
     "Reference", "find_references", "parse_reference", "resolve_params",
     # validation and execution
     "Problem", "Validator", "Event", "EventType", "Executor", "Run", "StepRun", "StepStatus",
-    "Synthesizer", "BackgroundRun", "RunKind", "RunProgress", "StepAttempt",
+    "Synthesizer", "BackgroundRun", "RunThread", "RunKind", "RunProgress", "StepAttempt",
     "StepDecision", "DecisionRefused", "approval_reason", "arguments_hash", "decide_step", "waiting_steps",
     # the engine seam, and what a run is held to
     "RunEngine", "RunRecorder", "NoRecorder", "NO_RECORDER", "StopReason", "RunLimits", "RetryPolicy", "FailureKind",

@@ -27,7 +27,7 @@ from typing import Literal, Mapping
 from ._engine import RunEngine
 from ._executor import Event, Run
 
-__all__ = ["BackgroundRun", "RunKind", "RunProgress"]
+__all__ = ["BackgroundRun", "RunKind", "RunProgress", "RunThread"]
 
 log = logging.getLogger("core.runner")
 
@@ -55,7 +55,47 @@ class RunProgress:
         return out
 
 
-class BackgroundRun:
+class RunThread:
+    """A run carried out on a daemon thread of its own, which whoever started it may stop, cancel
+    and join: ``BackgroundRun`` here, the studio's durable run handle. A subclass sets ``_run``,
+    ``_stop`` and ``_thread`` and says how a run is cancelled now (``_cancel_now``)."""
+
+    _run: Run
+    _stop: threading.Event
+    _thread: threading.Thread
+
+    @property
+    def alive(self) -> bool:
+        """True until the thread is done with the run (or never started)."""
+        return self._thread.is_alive()
+
+    @property
+    def run(self) -> Run:
+        """The run itself; only once the thread is done, since until then it changes under you."""
+        if self.alive:
+            raise RuntimeError("the run is still in progress; read progress() until it ends")
+        return self._run
+
+    def stop(self) -> None:
+        """Start no more steps; those running now finish, the steps not started stay pending."""
+        self._stop.set()
+
+    def cancel(self) -> None:
+        """End the run now: steps running are cancelled (an ``async def`` tool) or abandoned (a
+        thread cannot be stopped) and marked ``cancelled``; the rest stays pending."""
+        self._stop.set()
+        self._cancel_now()
+
+    def join(self, timeout: float | None = None) -> bool:
+        """Wait for the thread; True when it is done."""
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    def _cancel_now(self) -> None:
+        raise NotImplementedError
+
+
+class BackgroundRun(RunThread):
     """Runs ``run`` with ``executor`` in a daemon thread: its next step, or all of it."""
 
     def __init__(self, executor: RunEngine, run: Run, kind: RunKind) -> None:
@@ -76,32 +116,8 @@ class BackgroundRun:
         self._thread.start()
         return self
 
-    @property
-    def alive(self) -> bool:
-        """True until the worker has finished with the run (or never started)."""
-        return self._thread.is_alive()
-
-    @property
-    def run(self) -> Run:
-        """The run itself; only once the worker is done, since until then it changes under you."""
-        if self.alive:
-            raise RuntimeError("the run is still in progress; read progress() until it ends")
-        return self._run
-
-    def stop(self) -> None:
-        """Start no more steps; those running now finish, the steps not started stay pending."""
-        self._stop.set()
-
-    def cancel(self) -> None:
-        """End the run now: steps running are cancelled (an ``async def`` tool) or abandoned (a
-        thread cannot be stopped) and marked ``cancelled``; the rest stays pending."""
-        self._stop.set()
+    def _cancel_now(self) -> None:
         self._executor.cancel(self._run.id)
-
-    def join(self, timeout: float | None = None) -> bool:
-        """Wait for the worker; True when it is done."""
-        self._thread.join(timeout)
-        return not self._thread.is_alive()
 
     def progress(self) -> RunProgress:
         with self._lock:

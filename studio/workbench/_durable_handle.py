@@ -16,7 +16,7 @@ import logging
 import threading
 from typing import TYPE_CHECKING, Any, Mapping
 
-from core import Run, RunKind, RunLimits, RunProgress
+from core import Run, RunKind, RunLimits, RunProgress, RunThread
 
 from ._live_view import LiveView
 from ._services import Services
@@ -52,7 +52,7 @@ def durable_runs(services: Services, *, synthesizer: Any = _SERVICES_OWN, limits
         return runs
 
 
-class DurableRunHandle:
+class DurableRunHandle(RunThread):
     """A part of the durable run ``run`` (as stored, handed on to ``go_on``: not read again): its
     next step (``kind="next"``: a step budget of one) or the rest of it; ``decisions`` answer its
     steps in doubt. In the registry of runs live here from ``start`` until its part ended. A
@@ -83,32 +83,8 @@ class DurableRunHandle:
             raise
         return self
 
-    @property
-    def alive(self) -> bool:
-        """True until the handle is done with the run (or never started)."""
-        return self._thread.is_alive()
-
-    @property
-    def run(self) -> Run:
-        """The run itself; only once the handle is done, since until then it changes under you."""
-        if self.alive:
-            raise RuntimeError("the run is still in progress; read progress() until it ends")
-        return self._run
-
-    def stop(self) -> None:
-        """Start no more steps; those running now finish, the steps not started stay pending."""
-        self._stop.set()
-
-    def cancel(self) -> None:
-        """End the run now: steps running are cancelled (an ``async def`` tool) or abandoned (a
-        thread cannot be stopped) and recorded ``cancelled``; the rest stays pending."""
-        self._stop.set()
+    def _cancel_now(self) -> None:
         self._runs.cancel(self.run_id)
-
-    def join(self, timeout: float | None = None) -> bool:
-        """Wait for the handle to be done; True when it is."""
-        self._thread.join(timeout)
-        return not self._thread.is_alive()
 
     def progress(self) -> RunProgress:
         return self._live.progress(self.kind, alive=self.alive, stopping=self._stop.is_set())
