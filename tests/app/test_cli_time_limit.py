@@ -195,7 +195,7 @@ def test_ctrl_c_while_a_tool_never_returns_names_the_step_and_ends_at_once(folde
 def test_ctrl_c_once_the_command_is_done_prints_nothing_more(folder: Path) -> None:
     # The command has said all it had to; the interpreter is exiting (DBOS's thread pool is joined
     # then). Ctrl-C ends the process with the command's status, or, late in the exit when Python
-    # has given SIGINT back its default, by the signal itself: never a traceback.
+    # has given SIGINT back its default, by the signal itself.
     process, began = _start(folder, _plan(folder, "echo"), limit=LIMIT)
     assert process.stdout is not None
     lines = []
@@ -206,4 +206,7 @@ def test_ctrl_c_once_the_command_is_done_prints_nothing_more(folder: Path) -> No
     process.send_signal(signal.SIGINT)
     ran = _finish(folder, process, began)
     assert lines == ["step 0 (echo): succeeded, 1 result\n", "run succeeded: 1 succeeded\n"]
-    assert ran.err == "" and ran.status in (0, -signal.SIGINT), (ran.status, ran.err)
+    # The Ctrl-C may still reach the command between its last line and its return (closing the run
+    # there): then it is the one line of any interrupt. Whenever it comes: never a traceback.
+    assert (ran.err, ran.status) in {("", 0), ("", -signal.SIGINT), ("plan-studio: interrupted\n", 130)}, \
+        (ran.status, ran.err)
