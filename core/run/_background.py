@@ -60,6 +60,7 @@ class RunThread:
     and join: ``BackgroundRun`` here, the studio's durable run handle. A subclass sets ``_run``,
     ``_stop`` and ``_thread`` and says how a run is cancelled now (``_cancel_now``)."""
 
+    run_id: str  # fixed when the run starts, so safe to read while it goes on
     _run: Run
     _stop: threading.Event
     _thread: threading.Thread
@@ -101,6 +102,7 @@ class BackgroundRun(RunThread):
     def __init__(self, executor: RunEngine, run: Run, kind: RunKind) -> None:
         self._executor = executor
         self._run = run
+        self.run_id = run.id
         self.kind: RunKind = kind
         self._lock = threading.Lock()
         self._stop = threading.Event()

@@ -240,7 +240,7 @@ def test_a_reload_during_a_run_keeps_the_run(app: AppTest) -> None:
     app.button(key="plan.run_all").click().run()  # started; this session never collects it
     no_failures(app)
     worker = app.session_state[Keys.BENCH].worker
-    run_id = (worker.run if worker is not None else app.session_state[Keys.BENCH].run).id
+    run_id = worker.run_id if worker is not None else app.session_state[Keys.BENCH].run.id
 
     back = _reload(_url(app))
     picked_up = back.session_state[Keys.BENCH].worker
