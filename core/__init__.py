@@ -8,6 +8,9 @@ from .editing._edits import (Dependent, add_dependency, add_step, delete_step, d
                      edge_between, move_step, remove_dependency, steps_deleted_with)
 from ._errors import (
     DecisionRefused,
+    Forbidden,
+    PolicyDenied,
+    PolicyError,
     EditRefused,
     McpServerError,
     NotFound,
@@ -34,12 +37,13 @@ from ._errors import (
     ToolTimedOut,
     VersionConflict,
 )
+from .access import ANONYMOUS, Actor, ActorKind, Role, require
 from .tooling._declared import declared_tool, parse_tool_definitions, with_declared_tools
 from .run._engine import NO_RECORDER, NoRecorder, RunEngine, RunRecorder, StopReason
 from .run._executor import Event, EventType, Executor, Run, StepRun, StepStatus, Synthesizer
 from .tooling._retry import FailureKind, RetryPolicy
 from .run._policy import RunLimits
-from .run._model import StepAttempt, StepDecision
+from .run._model import Ask, StepAttempt, StepDecision
 from .run._approval import approval_reason, arguments_hash, decide_step, waiting_steps
 from .run._status import (BLOCKING, CUT_OFF, EXPLAINED, FINISHED, GOING, RAN, REPORT_ORDER, RESUMABLE, RUNNABLE,
                            STATUS_TABLE, StatusTraits)
@@ -82,7 +86,9 @@ __all__ = [
     # validation and execution
     "Problem", "Validator", "Event", "EventType", "Executor", "Run", "StepRun", "StepStatus",
     "Synthesizer", "BackgroundRun", "RunThread", "RunKind", "RunProgress", "StepAttempt",
-    "StepDecision", "DecisionRefused", "approval_reason", "arguments_hash", "decide_step", "waiting_steps",
+    "StepDecision", "Ask", "DecisionRefused",
+    # who does what: actors, roles, and the errors of access and policy
+    "Actor", "ActorKind", "Role", "ANONYMOUS", "require", "Forbidden", "PolicyError", "PolicyDenied", "approval_reason", "arguments_hash", "decide_step", "waiting_steps",
     # the engine seam, and what a run is held to
     "RunEngine", "RunRecorder", "NoRecorder", "NO_RECORDER", "StopReason", "RunLimits", "RetryPolicy", "FailureKind",
     "offline_summary", "ModelSynthesizer", "make_synthesizer",

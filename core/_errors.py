@@ -16,6 +16,9 @@
     │   ├── ToolTimedOut         the tool did not answer within its timeout
     │   └── ToolResultError      the tool returned something that is not JSON
     ├── DecisionRefused          a person's decision on a waiting step cannot apply
+    ├── Forbidden                the actor lacks the role a use case needs (names both)
+    ├── PolicyError              a policy file or rule is wrong (names the line or the rule)
+    ├── PolicyDenied             a rule of the policy denies a step (names the step and the rule)
     ├── DescriptionRefused       a Lab edit of a tool's words the manual cannot take
     ├── RunStillGoing            a durable run is being run by a process still alive
     ├── StepsInDoubt             writing steps were cut off mid-call: a person decides
@@ -145,6 +148,35 @@ class DecisionRefused(PlanStudioError):
     def __init__(self, message: str, *, step_ids: list[str] | None = None) -> None:
         self.step_ids = step_ids or []
         super().__init__(message)
+
+
+class Forbidden(PlanStudioError):
+    """The actor may not do this: it needs a role they do not hold (``core.access.require``)."""
+
+    def __init__(self, message: str, *, actor: str = "", needed: str = "") -> None:
+        super().__init__(message)
+        self.actor = actor
+        self.needed = needed
+
+
+class PolicyError(PlanStudioError):
+    """A policy file or one of its rules is wrong; ``line`` and ``rule`` say where when known."""
+
+    def __init__(self, message: str, *, line: int | None = None, rule: str | None = None) -> None:
+        where = f"line {line}: " if line is not None else ""
+        where += f"rule {rule!r}: " if rule else ""
+        super().__init__(where + message)
+        self.line = line
+        self.rule = rule
+
+
+class PolicyDenied(PlanStudioError):
+    """A rule of the policy denies steps of a plan: nothing of it may run."""
+
+    def __init__(self, message: str, *, step_ids: Sequence[str] = (), rules: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.step_ids = list(step_ids)
+        self.rules = list(rules)
 
 
 class DescriptionRefused(PlanStudioError):

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 from ..plan._model import Plan
 from ._status import StepStatus
 
-__all__ = ["Run", "StepAttempt", "StepDecision", "StepRun", "StepStatus"]
+__all__ = ["Ask", "Run", "StepAttempt", "StepDecision", "StepRun", "StepStatus"]
 
 
 class StepAttempt(BaseModel):
@@ -37,6 +37,19 @@ class StepDecision(BaseModel):
     by: str = ""  # where it was decided: "page", "api", "mcp", "cli"
 
 
+class Ask(BaseModel):
+    """What a waiting step needs before it may run, as the policy said: ``approvers`` distinct
+    actors' approvals, each holding one of ``roles`` (role names of ``core.access.Role``; empty:
+    the approver role) or belonging to one of ``groups`` when groups are named. ``rule`` is the
+    rule that asked (empty for the default policy), ``reason`` says why, for the approver."""
+
+    approvers: int = 1
+    roles: list[str] = Field(default_factory=list)
+    groups: list[str] = Field(default_factory=list)
+    rule: str = ""
+    reason: str = ""
+
+
 class StepRun(BaseModel):
     """What happened to one step in one run."""
 
@@ -53,6 +66,8 @@ class StepRun(BaseModel):
     retried: list[StepAttempt] = Field(default_factory=list)
     # A person's approval or rejection, for a step that waits for one (``core.run._approval``).
     decision: StepDecision | None = None
+    # What the policy asks before the step may run, set when it starts waiting (``Ask``).
+    ask: Ask | None = None
     # The token of the worker running the step, while it runs; never saved or dumped.
     worker: str | None = Field(default=None, exclude=True, repr=False)
 

@@ -10,8 +10,10 @@ Inside them, rooms; ``ROOMS`` says which rooms each may import (its own always):
              validation ← plan, schema, tooling
              editing, formats ← plan, schema, tooling, validation
              run.model (the run, its statuses and events) ← plan
-             run (the engine) ← run.model, plan, tooling, validation, llm, settings
-             storage ← plan, run.model, settings             (never the engine)
+             access (actors and roles) ← basics
+             policy (rules as data) ← plan, schema, tooling, validation, access
+             run (the engine) ← run.model, plan, tooling, validation, llm, settings, access, policy
+             storage ← plan, run.model, settings, access     (never the engine)
              durable ← run, run.model, storage               (the engine that keeps a run in the store)
              planners ← plan, tooling, validation, editing, formats, llm   (never run nor storage)
              lab ← plan, tooling, validation, formats, planners          (no storage: it reads a Library)
@@ -138,6 +140,7 @@ BASICS = {"core.basics", "core.hooks"}  # the errors, the bounds, and the one li
 PLAN_LEVEL = BASICS | {"core.plan", "core.schema", "core.tooling", "core.validation"}
 CORE_ROOMS = {"core", "core.basics", "core.hooks", "core.settings", "core.plan", "core.schema", "core.tooling", "core.validation",
               "core.editing", "core.formats", "core.llm", "core.run.model", "core.run", "core.storage",
+              "core.access", "core.policy",
               "core.durable", "core.planners", "core.lab"}
 INTERFACES = {"studio.ui", "studio.api", "studio.mcp", "studio.cli"}
 ROOMS: dict[str, set[str]] = {
@@ -152,9 +155,12 @@ ROOMS: dict[str, set[str]] = {
     "core.editing": PLAN_LEVEL,
     "core.formats": PLAN_LEVEL,
     "core.run.model": BASICS | {"core.plan"},
-    "core.run": PLAN_LEVEL | {"core.settings", "core.llm", "core.run.model"},
-    "core.storage": BASICS | {"core.settings", "core.plan", "core.run.model"},
-    "core.durable": PLAN_LEVEL | {"core.settings", "core.run.model", "core.run", "core.storage"},
+    "core.access": BASICS,
+    "core.policy": PLAN_LEVEL | {"core.access"},
+    "core.run": PLAN_LEVEL | {"core.settings", "core.llm", "core.run.model", "core.access", "core.policy"},
+    "core.storage": BASICS | {"core.settings", "core.plan", "core.run.model", "core.access"},
+    "core.durable": PLAN_LEVEL | {"core.settings", "core.run.model", "core.run", "core.storage", "core.access",
+                                  "core.policy"},
     "core.planners": PLAN_LEVEL | {"core.settings", "core.editing", "core.formats", "core.llm"},
     "core.lab": PLAN_LEVEL | {"core.formats", "core.planners"},
     "core": CORE_ROOMS - {"core"},
