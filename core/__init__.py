@@ -47,7 +47,8 @@ from .run._model import Ask, StepAttempt, StepDecision
 from .run._approval import approval_reason, arguments_hash, decide_step, waiting_steps
 from .run._status import (BLOCKING, CUT_OFF, EXPLAINED, FINISHED, GOING, RAN, REPORT_ORDER, RESUMABLE, RUNNABLE,
                            STATUS_TABLE, StatusTraits)
-from .run._background import BackgroundRun, RunKind, RunProgress, RunThread
+from .run._background import BackgroundRun, RunThread
+from .run._live_view import LiveView, RunKind, RunProgress
 from .editing._output_paths import OutputPath, output_paths
 from .plan._references import path_text
 from .run._previews import Preview, flow_preview, preview_reference
@@ -85,7 +86,7 @@ __all__ = [
     "Reference", "find_references", "parse_reference", "resolve_params",
     # validation and execution
     "Problem", "Validator", "Event", "EventType", "Executor", "Run", "StepRun", "StepStatus",
-    "Synthesizer", "BackgroundRun", "RunThread", "RunKind", "RunProgress", "StepAttempt",
+    "Synthesizer", "BackgroundRun", "LiveView", "RunThread", "RunKind", "RunProgress", "StepAttempt",
     "StepDecision", "Ask", "DecisionRefused",
     # who does what: actors, roles, and the errors of access and policy
     "Actor", "ActorKind", "Role", "ANONYMOUS", "require", "Forbidden", "PolicyError", "PolicyDenied", "approval_reason", "arguments_hash", "decide_step", "waiting_steps",

@@ -20,39 +20,14 @@ from __future__ import annotations
 
 import logging
 import threading
-from dataclasses import dataclass, field
-from types import MappingProxyType
-from typing import Literal, Mapping
 
 from ._engine import RunEngine
-from ._executor import Event, Run
+from ._executor import Run
+from ._live_view import LiveView, RunKind, RunProgress
 
 __all__ = ["BackgroundRun", "RunKind", "RunProgress", "RunThread"]
 
 log = logging.getLogger("core.runner")
-
-RunKind = Literal["next", "all"]
-
-
-@dataclass(frozen=True)
-class RunProgress:
-    """What a background run has done so far, as seen at one moment."""
-
-    run_id: str
-    kind: RunKind
-    alive: bool
-    stopping: bool
-    statuses: Mapping[str, str]  # step id -> status, in plan order
-    current: str | None  # the step started last that still runs, if any
-    events: tuple[Event, ...] = field(repr=False)
-    answer: str = ""  # the final answer so far, while it streams
-    running: tuple[str, ...] = ()  # every step running now (a parallel run has several), as they started
-
-    def counts(self) -> dict[str, int]:
-        out: dict[str, int] = {}
-        for status in self.statuses.values():
-            out[status] = out.get(status, 0) + 1
-        return out
 
 
 class RunThread:
@@ -104,13 +79,8 @@ class BackgroundRun(RunThread):
         self._run = run
         self.run_id = run.id
         self.kind: RunKind = kind
-        self._lock = threading.Lock()
         self._stop = threading.Event()
-        self._events: list[Event] = []
-        self._statuses = {step_id: state.status.value for step_id, state in run.steps.items()}
-        self._current: str | None = None
-        self._running: dict[str, None] = {}  # the steps running now, in the order they started
-        self._answer: list[str] = []
+        self._view = LiveView(run)  # told each change by the engine, as the store would be
         self.error: Exception | None = None
         self._thread = threading.Thread(target=self._work, name=f"run-{run.id}", daemon=True)
 
@@ -122,44 +92,16 @@ class BackgroundRun(RunThread):
         self._executor.cancel(self._run.id)
 
     def progress(self) -> RunProgress:
-        with self._lock:
-            return RunProgress(run_id=self._run.id, kind=self.kind, alive=self.alive,
-                               stopping=self._stop.is_set(),
-                               statuses=MappingProxyType(dict(self._statuses)),
-                               current=self._current, events=tuple(self._events),
-                               answer="".join(self._answer),
-                               running=tuple(self._running))
+        return self._view.progress(self.kind, alive=self.alive, stopping=self._stop.is_set())
 
     def _work(self) -> None:
         try:
             # Driven as every run is (``RunEngine.drive``); this thread waits for it.
-            self._executor.drive(self._run, on_event=self._record, should_stop=self._stop.is_set,
-                                 limit=1 if self.kind == "next" else None)
+            self._executor.drive(self._run, on_event=self._view.on_event, watcher=self._view,
+                                 should_stop=self._stop.is_set, limit=1 if self.kind == "next" else None)
         except Exception as exc:  # kept for whoever collects the run; the thread must not die silently
             log.error("run %s stopped by an unexpected error", self._run.id, exc_info=exc)
             self.error = exc
         finally:
-            self._publish_final()
-
-    def _publish_final(self) -> None:
-        with self._lock:
-            # The executor marked any step it was cut off in; publish the final statuses.
-            self._statuses = {step_id: state.status.value for step_id, state in self._run.steps.items()}
-            self._current = None
-            self._running.clear()
-
-    def _record(self, event: Event) -> None:
-        with self._lock:
-            self._events.append(event)
-            if event.type == "plan_step_start" and event.step_id is not None:
-                self._statuses[event.step_id] = "running"
-                self._running[event.step_id] = None
-                self._current = event.step_id
-            elif event.type == "plan_step_end" and event.step_id is not None:
-                self._statuses[event.step_id] = str(event.data.get("status"))
-                self._running.pop(event.step_id, None)
-                if self._current == event.step_id:
-                    # Another step may still run (a parallel run): the latest started of them.
-                    self._current = next(reversed(self._running), None)
-            elif event.type == "text_delta":
-                self._answer.append(str(event.data.get("text", "")))
+            # The executor marked any step it was cut off in: the final statuses, as the run holds them.
+            self._view.settled(self._run)

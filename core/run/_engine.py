@@ -158,10 +158,12 @@ class RunEngine(Protocol):
         ...
 
     def drive(self, run: Run, *, on_event: Callable[[Event], object] | None = None,
-              should_stop: Callable[[], bool] | None = None, limit: int | None = None) -> None:
+              should_stop: Callable[[], bool] | None = None, limit: int | None = None,
+              watcher: RunRecorder | None = None) -> None:
         """What ``run_all`` (``limit=1``: ``run_next``) does, the run driven by the engine itself
-        while the caller waits; ``on_event`` is told each event. Every caller that runs a plan
-        (a page, the CLI, ``execute``, a worker, a DBOS workflow) runs it so."""
+        while the caller waits; ``on_event`` is told each event, ``watcher`` (a live view) every
+        change after the engine's own recorder. Every caller that runs a plan (a page, the CLI,
+        ``execute``, a worker, a DBOS workflow) runs it so."""
         ...
 
     def cancel(self, run_id: str) -> bool:

@@ -125,14 +125,18 @@ class Executor:
         return run
 
     def drive(self, run: Run, *, on_event: Callable[[Event], object] | None = None,
-              should_stop: Callable[[], bool] | None = None, limit: int | None = None) -> None:
+              should_stop: Callable[[], bool] | None = None, limit: int | None = None,
+              watcher: RunRecorder | None = None) -> None:
         """Run every step that can run, as ``run_all`` does (``limit=1``: the next one, as
         ``run_next`` does), on a thread of its own while this one waits (``_driven_run``);
-        ``on_event`` is told each event, on that thread."""
+        ``on_event`` is told each event, on that thread. ``watcher`` (a live view) is told every
+        change of this pass after the executor's own recorder."""
         if run.finished:
             return
         driven = DrivenRun(on_event)
-        run_pass = self._pass(run, limit=limit, should_stop=should_stop, hand_over=driven.hand_over)
+        recorder = self.recorder if watcher is None else Recorders((self.recorder, watcher))
+        run_pass = self._pass(run, limit=limit, should_stop=should_stop, hand_over=driven.hand_over,
+                              recorder=recorder)
         driven.drive(self._begun(run_pass), carry_on=lambda: self._through(run_pass, run_pass.carry_on()),
                      cancel=run_pass.cancel)
 
@@ -140,14 +144,14 @@ class Executor:
         """The run's events, yielded to the caller's thread, which drives the run as it takes them."""
         if run.finished:
             return
-        yield from self._begin(run)
-        run_pass = self._pass(run, limit=limit, should_stop=should_stop)
+        yield from self._begin(run, self.recorder)
+        run_pass = self._pass(run, limit=limit, should_stop=should_stop, recorder=self.recorder)
         yield from self._through(run_pass, run_pass.events())
 
-    def _begin(self, run: Run) -> Iterator[Event]:
+    def _begin(self, run: Run, recorder: RunRecorder) -> Iterator[Event]:
         if run.started_at is None:
             run.started_at = now()
-            self.recorder.run_started(run)
+            recorder.run_started(run)
             yield Event(type="turn_start", run_id=run.id, data={"goal": run.plan.goal})
             yield Event(type="plan_created", run_id=run.id, data={"plan": run.plan.model_dump(mode="json")})
 
@@ -156,15 +160,15 @@ class Executor:
         ``cancel`` before they start, so it is forgotten however they end."""
 
         def begun_then_passed() -> Iterator[Event]:
-            yield from self._begin(run_pass.run)
+            yield from self._begin(run_pass.run, run_pass.recorder)
             yield from run_pass.events()
 
         return self._through(run_pass, begun_then_passed())
 
     def _pass(self, run: Run, *, limit: int | None, should_stop: Callable[[], bool] | None,
-              hand_over: Callable[[], None] | None = None) -> RunPass:
+              recorder: RunRecorder, hand_over: Callable[[], None] | None = None) -> RunPass:
         """A pass over ``run``, known to ``cancel`` until it stops."""
-        run_pass = RunPass(run, self.registry, self.limits, self.recorder, limit=limit, should_stop=should_stop,
+        run_pass = RunPass(run, self.registry, self.limits, recorder, limit=limit, should_stop=should_stop,
                            hand_over=hand_over)
         with self._lock:
             self._passes.setdefault(run.id, []).append(run_pass)
@@ -180,10 +184,10 @@ class Executor:
             handed_over = True  # the pass goes on from another thread, still known to cancel
             raise
         except KeyboardInterrupt:
-            self.recorder.run_stopped(run, "cancel")
+            run_pass.recorder.run_stopped(run, "cancel")
             raise
         except GeneratorExit:
-            self.recorder.run_stopped(run, "abandoned")
+            run_pass.recorder.run_stopped(run, "abandoned")
             raise
         finally:
             if not handed_over:
@@ -194,12 +198,12 @@ class Executor:
                     if not passes:
                         self._passes.pop(run.id, None)
         if run_pass.reason is None:
-            yield from self._finish(run)
+            yield from self._finish(run, run_pass.recorder)
         else:
-            self.recorder.run_stopped(run, run_pass.reason)
+            run_pass.recorder.run_stopped(run, run_pass.reason)
 
-    def _finish(self, run: Run) -> Iterator[Event]:
-        self.recorder.run_finished(run)
+    def _finish(self, run: Run, recorder: RunRecorder) -> Iterator[Event]:
+        recorder.run_finished(run)
         if self.synthesizer is not None:
             parts: list[str] = []
             for piece in self.synthesizer(run):

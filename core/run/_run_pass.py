@@ -116,7 +116,7 @@ class RunPass:
         self.run = run
         self._registry = registry
         self._limits = limits
-        self._recorder = recorder
+        self.recorder = recorder  # told of every change of this pass (the executor's, and a watcher's)
         self._limit = limit
         self._should_stop = should_stop
         # Written in C: a short step's outcome reaches this thread for a third less than through
@@ -210,14 +210,14 @@ class RunPass:
         for step_id, state in self.run.steps.items():
             if state.status == StepStatus.running and not workers.alive(state.worker):
                 _cut(state, StepStatus.interrupted, INTERRUPTED_NOTE)
-                self._recorder.step_ended(self.run, step_id)
+                self.recorder.step_ended(self.run, step_id)
                 yield step_end(self.run, step_id)
 
     def _skip(self, step_id: str, blocked: list[str]) -> Event:
         state = self.run.steps[step_id]
         state.status = StepStatus.skipped
         state.error = f"skipped: depends on {', '.join(self.run.plan.label(d) for d in blocked)}, which did not succeed"
-        self._recorder.step_ended(self.run, step_id)
+        self.recorder.step_ended(self.run, step_id)
         self._ready.finished(step_id, self.run)
         return step_end(self.run, step_id)
 
@@ -239,7 +239,7 @@ class RunPass:
             if decision.approved:
                 return None
             state.status, state.error = StepStatus.rejected, REJECTED_NOTE
-            self._recorder.step_ended(self.run, step_id)
+            self.recorder.step_ended(self.run, step_id)
             self._ready.finished(step_id, self.run)
             return step_end(self.run, step_id)
         changed = " (its arguments changed since the last decision)" if decision is not None else ""
@@ -247,7 +247,7 @@ class RunPass:
         state.arguments, state.result = arguments, None
         state.error = f"waiting for a person: {reason}{changed}"
         state.decision = None
-        self._recorder.step_ended(self.run, step_id)
+        self.recorder.step_ended(self.run, step_id)
         return step_end(self.run, step_id)
 
     def _start(self, step_id: str) -> Iterator[Event]:
@@ -301,12 +301,12 @@ class RunPass:
             flight.attempts.append(StepAttempt(number=flight.attempt, started_at=now()))
             _write(self.run.steps[flight.step_id], retried=flight.attempts[:-1])
         starts = [(f.step_id, f.attempts[-1], f.arguments) for f in flights]
-        batch = getattr(self._recorder, "steps_started", None)
+        batch = getattr(self.recorder, "steps_started", None)
         if batch is not None:
             batch(self.run, starts)
         else:
             for step_id, attempt, arguments in starts:
-                self._recorder.step_started(self.run, step_id, attempt, arguments)
+                self.recorder.step_started(self.run, step_id, attempt, arguments)
         lone = len(flights) == 1 == len(self._flights) and is_sync(flights[0].tool)
         if lone and self._hand_over is not None:
             self._call_inline(flights[0])
@@ -357,12 +357,12 @@ class RunPass:
                 self._unsent.append(flight)
         if not ended:
             return
-        batch = getattr(self._recorder, "steps_ended", None)
+        batch = getattr(self.recorder, "steps_ended", None)
         if batch is not None:
             batch(self.run, [f.step_id for f in ended])
         else:
             for flight in ended:
-                self._recorder.step_ended(self.run, flight.step_id)
+                self.recorder.step_ended(self.run, flight.step_id)
         for flight in ended:
             self._ready.finished(flight.step_id, self.run)
         for flight in ended:
@@ -387,7 +387,7 @@ class RunPass:
     def _end(self, step_id: str, token: str, began: float, arguments: dict[str, Any] | None, result: Any,
              error: str | None, attempts: list[StepAttempt]) -> None:
         self._settle(step_id, token, began, arguments, result, error, attempts)
-        self._recorder.step_ended(self.run, step_id)
+        self.recorder.step_ended(self.run, step_id)
         self._ready.finished(step_id, self.run)
 
     def _settle(self, step_id: str, token: str, began: float, arguments: dict[str, Any] | None, result: Any,
@@ -421,7 +421,7 @@ class RunPass:
         state.duration_ms = round((time.perf_counter() - flight.began) * 1000, 3)
         _cut(state, status, note)
         try:
-            self._recorder.step_ended(self.run, flight.step_id)
+            self.recorder.step_ended(self.run, flight.step_id)
         except Exception:  # already on the way out with another error: that one is told
             pass
 

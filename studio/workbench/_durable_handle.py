@@ -6,7 +6,7 @@ of runs live here (``_runs_here``) while it does.
 at the next click, which would cut a run off mid-step): the run is in the store from its first
 step, each step's start, arguments, result, error and timing written as they happen, so a kill
 of the studio loses nothing that finished and the run can be resumed (``_resuming``). The page
-reads it live through a recorder told what the store is told (``_live_view``), from any thread;
+reads it live through a recorder told what the store is told (``core.LiveView``), from any thread;
 Stop and Cancel work from any thread too. Only the handle's thread touches the run until it ends.
 """
 
@@ -16,9 +16,8 @@ import logging
 import threading
 from typing import TYPE_CHECKING, Any, Mapping
 
-from core import Run, RunKind, RunLimits, RunProgress, RunThread
+from core import LiveView, Run, RunKind, RunLimits, RunProgress, RunThread
 
-from ._live_view import LiveView
 from ._services import Services
 
 if TYPE_CHECKING:  # DBOS and SQLAlchemy are slow to import; the CLI starts without them

@@ -92,11 +92,15 @@ def test_drive_with_a_limit_of_one_runs_the_next_step_as_run_next_does() -> None
 class _Watched(BackgroundRun):
     """A background run that notes the thread each event is told on."""
 
-    told_on: set[int]
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.told_on: set[int] = set()
+        told = self._view.on_event
 
-    def _record(self, event: Event) -> None:
-        self.told_on.add(threading.get_ident())
-        super()._record(event)
+        def noting(event: Event) -> None:
+            self.told_on.add(threading.get_ident())
+            told(event)
+        self._view.on_event = noting  # type: ignore[method-assign]
 
 
 @pytest.mark.parametrize("kind", ["all", "next"])
@@ -105,7 +109,6 @@ def test_a_page_run_in_the_background_is_driven_as_execute_drives_one(kind: str)
     executor = Executor(_tools(calls, timeout=0.2), max_parallel=1)
     plan = Plan(goal="g", steps=[*_chain(2, hang=0).steps, Step(id="free", tool="add", params={"value": 7})])
     worker = _Watched(executor, executor.start(plan), kind)
-    worker.told_on = set()
     assert worker.start().join(LIVENESS)
     run = worker.run
     # Its lone step was called by the thread driving the run (not handed to a pool thread by a

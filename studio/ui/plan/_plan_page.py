@@ -275,7 +275,7 @@ def _live_run(plan: Plan, errors: list[Problem], lineage: str | None) -> None:
 
 def _progress_run(plan: Plan, progress: RunProgress) -> Run:
     """The run in progress as far as the graph needs it: each step's status, a ``StepStatus``
-    as the live view was told it (``workbench._live_view``), taken as it is."""
+    as the live view was told it (``core.run._live_view``), taken as it is."""
     return Run(id=progress.run_id, plan=plan,
                steps={step_id: StepRun(step_id=step_id, status=status) for step_id, status in progress.statuses.items()})
 

@@ -1,6 +1,8 @@
 """The live view of a run going on: a recorder (``core.run._engine.RunRecorder``) beside the
-store's, told the same changes right after the store is (``DurableRuns.go_on(watcher=...)``),
-on the thread that drives the run; read by the page from its own thread, as a ``RunProgress``.
+store's, told the same changes right after the store is (``Executor.drive(watcher=...)``,
+``DurableRuns.go_on(watcher=...)``), on the thread that drives the run; read from any other
+thread (the page's) as a ``RunProgress``. ``BackgroundRun`` and the studio's durable run handle
+both keep one: one class holds a run's live progress.
 
 As the store's recorder, it reads each step's status from the run itself (``StepStatus``
 values, never strings), so drawing a poll of the run converts no status. Burr's post-step hooks
@@ -12,12 +14,38 @@ kept too, for what only they carry: the final answer as it streams, what each st
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Literal, Mapping
 
-from core import Event, Run, RunKind, RunProgress, StepAttempt, StepStatus
+from ._events import Event
+from ._model import Run, StepAttempt
+from ._status import StepStatus
 
-__all__ = ["LiveView"]
+__all__ = ["LiveView", "RunKind", "RunProgress"]
+
+RunKind = Literal["next", "all"]
+
+
+@dataclass(frozen=True)
+class RunProgress:
+    """What a background run has done so far, as seen at one moment."""
+
+    run_id: str
+    kind: RunKind
+    alive: bool
+    stopping: bool
+    statuses: Mapping[str, StepStatus]  # step id -> status, in plan order
+    current: str | None  # the step started last that still runs, if any
+    events: tuple[Event, ...] = field(repr=False)
+    answer: str = ""  # the final answer so far, while it streams
+    running: tuple[str, ...] = ()  # every step running now (a parallel run has several), as they started
+
+    def counts(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for status in self.statuses.values():  # a StepStatus is the str it names: no conversion
+            out[status] = out.get(status, 0) + 1
+        return out
 
 
 class LiveView:
