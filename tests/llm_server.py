@@ -39,6 +39,7 @@ the test loudly instead of hanging.
 from __future__ import annotations
 
 import json
+import queue
 import threading
 import struct
 import time
@@ -77,6 +78,9 @@ class LLMServer:
     requests: list[dict[str, Any]] = field(default_factory=list)
     auth_headers: list[str | None] = field(default_factory=list)
     accept_encodings: list[str | None] = field(default_factory=list)
+    # Seconds from the first header line to the client hanging up, per slow-headers reply the
+    # client gave up on (a client that waited out the whole trickle puts nothing): ``hung_up()``.
+    _hang_ups: queue.Queue[float] = field(default_factory=queue.Queue)
     refuses_response_format: bool = False
     dialect: str = "openai"                  # how a local server answers: see the module docstring
     n_ctx: int | None = None                 # its context, in tokens; None: unbounded
@@ -119,6 +123,15 @@ class LLMServer:
 
     def reject_response_format(self) -> None:
         self.refuses_response_format = True
+
+    def hung_up(self) -> float:
+        """Seconds the client listened to slow headers before it hung up, on this server's clock;
+        waits for the server to see it (it does at its next header line). Fails if the client
+        stayed on until the headers stopped (``_SLOW_HEADERS_FOR``)."""
+        try:
+            return self._hang_ups.get(timeout=_SLOW_HEADERS_FOR + 5)
+        except queue.Empty:
+            raise AssertionError(f"the client never hung up on headers trickling for {_SLOW_HEADERS_FOR} s") from None
 
     # -- reading what was asked -------------------------------------------------------------
     @property
@@ -252,10 +265,14 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(b"HTTP/1.1 200 OK\r\n")
         self.wfile.flush()
         began, line = time.monotonic(), 0
-        while not self.owner._stopping.wait(every) and time.monotonic() - began < _SLOW_HEADERS_FOR:
-            line += 1
-            self.wfile.write(f"X-Still-Thinking-{line}: yes\r\n".encode())
-            self.wfile.flush()
+        try:
+            while not self.owner._stopping.wait(every) and time.monotonic() - began < _SLOW_HEADERS_FOR:
+                line += 1
+                self.wfile.write(f"X-Still-Thinking-{line}: yes\r\n".encode())
+                self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            self.owner._hang_ups.put(time.monotonic() - began)
+            raise
         self.close_connection = True
 
     def _trickle(self, content_type: str) -> None:
@@ -302,7 +319,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
 
 
-_SLOW_HEADERS_FOR = 20.0
+_SLOW_HEADERS_FOR = 60.0
 
 
 def gzip_bomb(size: int) -> bytes:

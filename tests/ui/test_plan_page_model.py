@@ -4,7 +4,6 @@ a timeout and an HTTP 500 lose nothing, a re-plan goes through the model and kee
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -56,9 +55,8 @@ def test_a_model_sending_its_headers_slowly_is_cut_off_and_the_plan_says_so(app:
     # One header line every 0.3 s never trips a per-read timeout of 1 s; the whole answer's does.
     llm_server.slow_headers(every=0.3)
     app.text_area(key=Keys.GOAL).input(GOAL)
-    began = time.monotonic()
     app.button(key="plan.make").click().run()
-    assert time.monotonic() - began < 1 + 5  # the limit, and a margin for the app's own run
+    assert llm_server.hung_up() < 1 + 15  # on the server's clock: the limit, and a margin for a loaded machine
     no_failures(app)
     [error] = error_texts(app)
     assert error.startswith("Could not make a plan:") and "timed out after 1 s" in error
