@@ -9,6 +9,8 @@ from .editing._edits import (Dependent, add_dependency, add_step, delete_step, d
 from ._errors import (
     DecisionRefused,
     Forbidden,
+    NameTaken,
+    Unauthenticated,
     PolicyDenied,
     PolicyError,
     EditRefused,
@@ -37,7 +39,8 @@ from ._errors import (
     ToolTimedOut,
     VersionConflict,
 )
-from .access import ANONYMOUS, Actor, ActorKind, Role, require
+from .access import (ANONYMOUS, LOCAL_USER_ID, Actor, ActorKind, AgentToken, Person, Role, agent_actor, person_actor,
+                     require)
 from .tooling._declared import declared_tool, parse_tool_definitions, with_declared_tools
 from .run._engine import NO_RECORDER, NoRecorder, RunEngine, RunRecorder, StopReason
 from .run._executor import Event, EventType, Executor, Run, StepRun, StepStatus, Synthesizer
@@ -88,7 +91,8 @@ __all__ = [
     "Synthesizer", "BackgroundRun", "RunThread", "RunKind", "RunProgress", "StepAttempt",
     "StepDecision", "Ask", "DecisionRefused",
     # who does what: actors, roles, and the errors of access and policy
-    "Actor", "ActorKind", "Role", "ANONYMOUS", "require", "Forbidden", "PolicyError", "PolicyDenied", "approval_reason", "arguments_hash", "decide_step", "waiting_steps",
+    "Actor", "ActorKind", "Role", "ANONYMOUS", "require", "Forbidden", "Unauthenticated", "NameTaken", "LOCAL_USER_ID",
+    "AgentToken", "Person", "agent_actor", "person_actor", "PolicyError", "PolicyDenied", "approval_reason", "arguments_hash", "decide_step", "waiting_steps",
     # the engine seam, and what a run is held to
     "RunEngine", "RunRecorder", "NoRecorder", "NO_RECORDER", "StopReason", "RunLimits", "RetryPolicy", "FailureKind",
     "offline_summary", "ModelSynthesizer", "make_synthesizer",
