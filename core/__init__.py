@@ -39,7 +39,7 @@ from ._errors import (
     ToolTimedOut,
     VersionConflict,
 )
-from .access import (ANONYMOUS, LOCAL_USER_ID, Actor, ActorKind, AgentToken, Person, Role, agent_actor, person_actor,
+from .access import (ANONYMOUS, LOCAL_ACTOR, LOCAL_USER_ID, Actor, ActorKind, AgentToken, Person, Role, agent_actor, person_actor,
                      require)
 from .tooling._declared import declared_tool, parse_tool_definitions, with_declared_tools
 from .run._engine import NO_RECORDER, NoRecorder, RunEngine, RunRecorder, StopReason
@@ -91,7 +91,7 @@ __all__ = [
     "Synthesizer", "BackgroundRun", "RunThread", "RunKind", "RunProgress", "StepAttempt",
     "StepDecision", "Ask", "DecisionRefused",
     # who does what: actors, roles, and the errors of access and policy
-    "Actor", "ActorKind", "Role", "ANONYMOUS", "require", "Forbidden", "Unauthenticated", "NameTaken", "LOCAL_USER_ID",
+    "Actor", "ActorKind", "Role", "ANONYMOUS", "require", "Forbidden", "Unauthenticated", "NameTaken", "LOCAL_USER_ID", "LOCAL_ACTOR",
     "AgentToken", "Person", "agent_actor", "person_actor", "PolicyError", "PolicyDenied", "approval_reason", "arguments_hash", "decide_step", "waiting_steps",
     # the engine seam, and what a run is held to
     "RunEngine", "RunRecorder", "NoRecorder", "NO_RECORDER", "StopReason", "RunLimits", "RetryPolicy", "FailureKind",

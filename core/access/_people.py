@@ -22,10 +22,12 @@ from typing import Iterable, Mapping
 
 from ._actor import Actor, Role
 
-__all__ = ["LOCAL_USER_ID", "TOKEN_PREFIX", "AgentToken", "Person", "agent_actor", "hash_matches", "new_token",
+__all__ = ["LOCAL_ACTOR", "LOCAL_USER_ID", "TOKEN_PREFIX", "AgentToken", "Person", "agent_actor", "hash_matches", "new_token",
            "person_actor", "role_from_groups", "token_hash"]
 
 LOCAL_USER_ID = "user:local"  # the one person of an embedded studio, made on its first start
+# The local user as an actor: who the CLI, a Python caller and an embedded studio's page act as.
+LOCAL_ACTOR = Actor(id=LOCAL_USER_ID, name="the local user", kind="person", role=Role.admin)
 TOKEN_PREFIX = "ps_"  # agents' tokens start so: a secret scanner, or a person, can tell one
 _TOKEN_BYTES = 32
 
