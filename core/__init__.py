@@ -63,7 +63,7 @@ from .tooling._registry import NonBlank, Tool, ToolRegistry, describe_bounds, sc
 from .tooling._definition import ADDITIVE, DESTRUCTIVE, IDEMPOTENT, READ_ONLY, UNKNOWN, Effects, ToolDefinition
 from .tooling._overrides import ToolOverride, overrides_from_json
 from .tooling._words import ToolWords
-from ._settings import FROM_OPTIONS_VARIABLE, PlannerName, Settings
+from ._settings import FROM_OPTIONS_VARIABLE, START_SECRET_VARIABLE, PlannerName, Settings, take_start_secret
 from .run._synthesis import ModelSynthesizer, make_synthesizer, offline_summary
 from .plan._references import Reference, find_references, parse_reference, resolve_params
 from .validation._validator import Problem, Validator
@@ -74,7 +74,7 @@ __all__ = [
     "Plan", "PlanMetadata", "Step", "new_step_id",
     # tools and settings
     "Tool", "ToolRegistry", "ToolWords", "schema_alternatives", "describe_bounds", "NonBlank", "Settings", "PlannerName",
-    "FROM_OPTIONS_VARIABLE",
+    "FROM_OPTIONS_VARIABLE", "START_SECRET_VARIABLE", "take_start_secret",
     # edits (by step id) and their history
     "Dependent", "add_step", "dependents_of", "steps_deleted_with", "delete_step", "duplicate_step",
     "move_step", "add_dependency", "remove_dependency", "edge_between",

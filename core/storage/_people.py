@@ -58,6 +58,10 @@ class PeopleStore:
         """The person ``person_id``, added with ``role`` when first seen; later sign-ins keep the
         role they have (an admin may have changed it) and update name, email and groups."""
         groups_json = json.dumps(sorted(groups))
+        with self._db.session("look up the person") as session:  # most sign-ins change nothing
+            known = session.get(PersonRow, person_id)
+        if known is not None and (known.name, known.email, known.groups_json) == (name, email, groups_json):
+            return _person(known)
         with self._db.session("record the person", write=True) as session:
             row = session.get(PersonRow, person_id)
             if row is None:
@@ -94,19 +98,19 @@ class PeopleStore:
         return _token(row)
 
     def tokens(self) -> list[AgentToken]:
-        """Every token, newest first, revoked ones included."""
+        """Every token, oldest first, revoked ones included."""
         with self._db.session("list the agent tokens") as session:
-            rows = session.exec(select(AgentTokenRow).order_by(AgentTokenRow.created.desc()))  # type: ignore[attr-defined]
+            rows = session.exec(select(AgentTokenRow).order_by(AgentTokenRow.created, AgentTokenRow.name))
             return [_token(r) for r in rows]
 
-    def token_for(self, token: str, token_hash: str) -> AgentToken | None:
+    def token_for(self, token: str, token_hash: str, *, note_use: bool = True) -> AgentToken | None:
         """The token whose hash is ``token_hash`` (``token``'s), its use noted; None if none is."""
         with self._db.session("look up the agent token") as session:
             row = session.exec(select(AgentTokenRow).where(AgentTokenRow.token_hash == token_hash)).first()
         if row is None or not hash_matches(token, row.token_hash):
             return None
         at = now()
-        if row.revoked_at is None and (row.last_used is None or at - row.last_used >= LAST_USED_EVERY):
+        if note_use and row.revoked_at is None and (row.last_used is None or at - row.last_used >= LAST_USED_EVERY):
             with self._db.session("note the agent token's use", write=True) as session:
                 session.execute(update(AgentTokenRow).where(AgentTokenRow.name == row.name).values(last_used=at))
             row.last_used = at

@@ -14,9 +14,11 @@ from typing import Any, Final
 
 import streamlit as st
 
+from core import ANONYMOUS, Actor
+
 from ..workbench import Conflict, SavedRef, Workbench
 
-__all__ = ["PERSIST", "Conflict", "Keys", "SavedRef", "bench", "init_state"]
+__all__ = ["PERSIST", "Conflict", "Keys", "SavedRef", "actor", "bench", "init_state"]
 
 PERSIST: Final = "session"
 
@@ -32,6 +34,7 @@ class Keys:
     IMPORT_TEXT = "plan.import_text"
     EXPORT_FORMAT = "plan.export_format"
     # Plan page state
+    ACTOR = "session.actor"  # core.Actor: who is signed in, set by the entry script each run (_sign_in)
     BENCH = "plan.bench"  # workbench.Workbench: the plan being worked on, its approval, version, review, run
     REVIEW_COMMENT = "review.comment"  # the reviewer's comment (a widget; synced with the workbench)
     DRAFT_ID = "plan.draft_id"  # this tab's draft in the store (and its URL), set on the session's first run
@@ -129,5 +132,13 @@ def init_state() -> None:
 
 
 def bench() -> Workbench:
-    """The plan being worked on in this session (one value, not a key per field)."""
-    return st.session_state[Keys.BENCH]
+    """The plan being worked on in this session (one value, not a key per field), worked on by
+    whoever is signed in (a callback runs before the entry script: the actor of the last run)."""
+    work = st.session_state[Keys.BENCH]
+    work.actor = actor()
+    return work
+
+
+def actor() -> Actor:
+    """Who is signed in in this session; nobody (a viewer) before the entry script said."""
+    return st.session_state.get(Keys.ACTOR) or ANONYMOUS

@@ -28,7 +28,7 @@ def _take_in_shared_token(services: Services) -> str:
     """The shared token file's token, kept in the store as ``default`` (admin) if it is not yet."""
     shared = ensure_token(services.settings.data_dir)
     people = services.store.people
-    if people.token_for(shared, token_hash(shared)) is None:
+    if people.token_for(shared, token_hash(shared), note_use=False) is None:
         try:
             people.add_token(DEFAULT_TOKEN, agent_id="agent:default", role=Role.admin, token_hash=token_hash(shared))
         except NameTaken:
