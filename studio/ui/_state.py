@@ -71,6 +71,14 @@ class Keys:
     SETTINGS_MCP_NEW = "settings.mcp_new"  # the "Add an MCP server" text box
     SETTINGS_MCP_MESSAGE = "settings.mcp_message"  # (kind, text) about the last add or remove, or None
     SETTINGS_TOKEN_SHOWN = "settings.token_shown"  # whether Settings shows the review API token (Reveal)
+    # Settings: agents' tokens and people (_access_settings; admins only)
+    SETTINGS_NEW_TOKEN = "settings.new_token"  # (name, token) just made: drawn once, then dropped
+    SETTINGS_TOKEN_NAME = "settings.tokens.name"
+    SETTINGS_TOKEN_ROLE = "settings.tokens.role"
+    SETTINGS_TOKEN_REVOKE = "settings.tokens.pick"
+    SETTINGS_PERSON = "settings.people.pick"
+    SETTINGS_PERSON_ROLE = "settings.people.role"
+    SETTINGS_ACCESS_MESSAGE = "settings.access.message"  # (kind, text) about the last token or role change
     # Tools page widgets
     TOOLS_FILTER = "tools.filter"
     # {tool: {"description": text, "params": {name: text}}}: descriptions this session reads
