@@ -9,6 +9,8 @@ from .editing._edits import (Dependent, add_dependency, add_step, delete_step, d
 from ._errors import (
     DecisionRefused,
     Forbidden,
+    NameTaken,
+    Unauthenticated,
     PolicyDenied,
     PolicyError,
     EditRefused,
@@ -37,7 +39,8 @@ from ._errors import (
     ToolTimedOut,
     VersionConflict,
 )
-from .access import ANONYMOUS, Actor, ActorKind, Role, require
+from .access import (ANONYMOUS, LOCAL_ACTOR, LOCAL_USER_ID, Actor, ActorKind, AgentToken, Person, Role, agent_actor, person_actor,
+                     require)
 from .tooling._declared import declared_tool, parse_tool_definitions, with_declared_tools
 from .run._engine import NO_RECORDER, NoRecorder, RunEngine, RunRecorder, StopReason
 from .run._executor import Event, EventType, Executor, Run, StepRun, StepStatus, Synthesizer
@@ -61,7 +64,7 @@ from .tooling._registry import NonBlank, Tool, ToolRegistry, describe_bounds, sc
 from .tooling._definition import ADDITIVE, DESTRUCTIVE, IDEMPOTENT, READ_ONLY, UNKNOWN, Effects, ToolDefinition
 from .tooling._overrides import ToolOverride, overrides_from_json
 from .tooling._words import ToolWords
-from ._settings import FROM_OPTIONS_VARIABLE, PlannerName, Settings
+from ._settings import FROM_OPTIONS_VARIABLE, START_SECRET_VARIABLE, PlannerName, Settings, take_start_secret
 from .run._synthesis import ModelSynthesizer, make_synthesizer, offline_summary
 from .plan._references import Reference, find_references, parse_reference, resolve_params
 from .validation._validator import Problem, Validator
@@ -72,7 +75,7 @@ __all__ = [
     "Plan", "PlanMetadata", "Step", "new_step_id",
     # tools and settings
     "Tool", "ToolRegistry", "ToolWords", "schema_alternatives", "describe_bounds", "NonBlank", "Settings", "PlannerName",
-    "FROM_OPTIONS_VARIABLE",
+    "FROM_OPTIONS_VARIABLE", "START_SECRET_VARIABLE", "take_start_secret",
     # edits (by step id) and their history
     "Dependent", "add_step", "dependents_of", "steps_deleted_with", "delete_step", "duplicate_step",
     "move_step", "add_dependency", "remove_dependency", "edge_between",
@@ -89,7 +92,8 @@ __all__ = [
     "Synthesizer", "BackgroundRun", "LiveView", "RunThread", "RunKind", "RunProgress", "StepAttempt",
     "StepDecision", "Ask", "DecisionRefused",
     # who does what: actors, roles, and the errors of access and policy
-    "Actor", "ActorKind", "Role", "ANONYMOUS", "require", "Forbidden", "PolicyError", "PolicyDenied", "approval_reason", "arguments_hash", "decide_step", "waiting_steps",
+    "Actor", "ActorKind", "Role", "ANONYMOUS", "require", "Forbidden", "Unauthenticated", "NameTaken", "LOCAL_USER_ID", "LOCAL_ACTOR",
+    "AgentToken", "Person", "agent_actor", "person_actor", "PolicyError", "PolicyDenied", "approval_reason", "arguments_hash", "decide_step", "waiting_steps",
     # the engine seam, and what a run is held to
     "RunEngine", "RunRecorder", "NoRecorder", "NO_RECORDER", "StopReason", "RunLimits", "RetryPolicy", "FailureKind",
     "offline_summary", "ModelSynthesizer", "make_synthesizer",

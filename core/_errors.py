@@ -17,6 +17,7 @@
     │   └── ToolResultError      the tool returned something that is not JSON
     ├── DecisionRefused          a person's decision on a waiting step cannot apply
     ├── Forbidden                the actor lacks the role a use case needs (names both)
+    ├── Unauthenticated          no one is signed in: an unknown or revoked token (names which)
     ├── PolicyError              a policy file or rule is wrong (names the line or the rule)
     ├── PolicyDenied             a rule of the policy denies a step (names the step and the rule)
     ├── DescriptionRefused       a Lab edit of a tool's words the manual cannot take
@@ -31,6 +32,7 @@
     │   └── RepairLimitReached   the model kept returning invalid plans; carries the last problems
     └── StorageError             the plan store could not read or write
         ├── NotFound             no plan, version or run with that id
+        ├── NameTaken            an agent token of that name exists already
         ├── VersionConflict      a newer version was saved since the one a save started from
         ├── ExperimentConflict   a newer version of a Lab experiment was saved meanwhile
         └── ReviewDecided        the review was already approved or rejected
@@ -159,6 +161,15 @@ class Forbidden(PlanStudioError):
         self.needed = needed
 
 
+class Unauthenticated(PlanStudioError):
+    """The caller is nobody the studio knows: no token, an unknown one, or a revoked one
+    (``revoked`` says which: an agent is told its token was revoked, not that it is wrong)."""
+
+    def __init__(self, message: str, *, revoked: bool = False) -> None:
+        super().__init__(message)
+        self.revoked = revoked
+
+
 class PolicyError(PlanStudioError):
     """A policy file or one of its rules is wrong; ``line`` and ``rule`` say where when known."""
 
@@ -267,6 +278,10 @@ class StorageError(PlanStudioError):
 
 class NotFound(StorageError):
     """No record with that id."""
+
+
+class NameTaken(StorageError):
+    """A record must have a name of its own (an agent token): that one is taken."""
 
 
 class VersionConflict(StorageError):

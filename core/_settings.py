@@ -13,7 +13,7 @@ import importlib.util
 import os
 import re
 from pathlib import Path
-from typing import Annotated, Any, Callable, Mapping
+from typing import Annotated, Any, Callable, Literal, Mapping
 
 import platformdirs
 from pydantic import Field, field_validator
@@ -24,7 +24,7 @@ from pydantic_settings.sources.utils import parse_env_vars
 from . import hooks
 from .tooling._retry import RetryPolicy
 
-__all__ = ["Settings", "PlannerName", "FROM_OPTIONS_VARIABLE", "split_tool_sources", "split_mcp_servers", "api_key",
+__all__ = ["Settings", "PlannerName", "FROM_OPTIONS_VARIABLE", "START_SECRET_VARIABLE", "take_start_secret", "split_tool_sources", "split_mcp_servers", "api_key",
            "is_database_url"]
 
 # The name of a registered planner (``core.hooks``' ``planners``): "embedded", "llm", or a plugin's.
@@ -41,6 +41,11 @@ _MODULE = re.compile(r"^[A-Za-z_][\w.]*$")
 FROM_OPTIONS_VARIABLE = "PLAN_STUDIO_FROM_OPTIONS"
 _OPTIONS = {"data_dir": "--data-dir", "today": "--today", "planner": "--planner", "tools": "--tools",
             "mcp": "--mcp", "allowed_origins": "--allowed-origin"}
+# Set by ``plan-studio`` for the studio it starts in its own process: the per-start secret of the
+# URL it prints (``?token=``). Taken out of the environment when read, so no child process (a
+# tool, an MCP server) inherits it; a process's environment is readable by its own user only.
+START_SECRET_VARIABLE = "PLAN_STUDIO_START_SECRET"
+RoleName = Literal["viewer", "reviewer", "approver", "admin"]  # core.access.Role's names
 # An origin a browser sends: scheme, host and optional port, nothing after.
 _DATABASE_URL = re.compile(r"^postgres(ql)?(\+\w+)?://")
 _ORIGIN = re.compile(r"^https?://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?/?$")
@@ -49,6 +54,11 @@ _ORIGIN = re.compile(r"^https?://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?/
 def is_database_url(location: object) -> bool:
     """Whether a store location is a database URL (``postgresql+psycopg://...``), not a file."""
     return isinstance(location, str) and _DATABASE_URL.match(location) is not None
+
+
+def take_start_secret() -> str | None:
+    """The per-start secret ``plan-studio`` handed over, removed from the environment; None if none."""
+    return os.environ.pop(START_SECRET_VARIABLE, None) or None
 
 
 def api_key() -> str:
@@ -176,6 +186,34 @@ class Settings(BaseSettings):
         default_factory=list, description="Origins besides the studio's own that may use it, e.g. a reverse proxy's "
                                           "`https://studio.example.com`, separated by spaces or commas "
                                           "(`--allowed-origin`)")
+
+    user_header: str | None = Field(
+        None, description="A header naming who is signed in, set by a reverse proxy in front of the studio "
+                          "(e.g. `X-Forwarded-User`); believed only from `PLAN_STUDIO_TRUSTED_PROXIES`, "
+                          "removed from any other request")
+    trusted_proxies: Annotated[list[str], _Split(lambda text: text.replace(",", " ").split())] = Field(
+        default_factory=list, description="The addresses or networks (`10.0.0.0/8`) of the reverse proxies whose "
+                                          "`PLAN_STUDIO_USER_HEADER` is believed, separated by spaces or commas")
+    default_role: RoleName = Field("viewer", description="The role of a person signing in for the first time "
+                                   "(OIDC or a proxy header): `viewer`, `reviewer`, `approver` or `admin`; an admin "
+                                   "changes it on Settings")
+    group_roles: dict[str, RoleName] = Field(
+        default_factory=dict, description="Roles by group for people signing in for the first time, as JSON: "
+                                          "`{\"finance\": \"approver\"}` (the highest of their groups' roles, and "
+                                          "at least `PLAN_STUDIO_DEFAULT_ROLE`)")
+    groups_claim: str = Field("groups", description="The OIDC claim (`st.user`) that lists a person's groups")
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _proxies(cls, proxies: list[str]) -> list[str]:
+        import ipaddress
+
+        for proxy in proxies:
+            try:
+                ipaddress.ip_network(proxy, strict=False)
+            except ValueError:
+                raise ValueError(f"{proxy!r} is not an address or network like 10.0.0.5 or 10.0.0.0/8") from None
+        return proxies
 
     @field_validator("db_path")
     @classmethod

@@ -19,11 +19,13 @@ from studio import init_state  # noqa: E402
 from studio.ui._actions import collect_finished_run  # noqa: E402
 from studio.ui._drafts import keep_draft, restore_draft, sync_url  # noqa: E402
 from studio.ui._navigation import NAVIGATION, page  # noqa: E402
+from studio.ui._sign_in import sign_in_gate  # noqa: E402
 
 # A file, not a ":material/…:" icon: Streamlit fetches those favicons from Google's servers.
 st.set_page_config(page_title="Plan Studio", page_icon=str(Path(__file__).resolve().parent / "assets" / "icon.png"),
                    layout="wide")
 init_state()
+sign_in_gate()  # who is here (the local user, a proxy's, an OIDC sign-in); under OIDC, nobody: stops here
 restore_draft()  # the session's first run: the work this tab's URL names comes back
 collect_finished_run()  # on every page: a run that ended while the user was elsewhere is kept
 keep_draft()  # after the callbacks of this run: what they changed is kept, and named in the URL

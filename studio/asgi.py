@@ -18,17 +18,39 @@ _PROJECT = str(Path(__file__).resolve().parent.parent)
 _HERE = Path(__file__).resolve().parent
 sys.path[:] = [_PROJECT] + [p for p in sys.path if p != _PROJECT and Path(p or ".").resolve() != _HERE]
 
-from core import Settings  # noqa: E402
+import secrets  # noqa: E402
+
+from core import Settings, take_start_secret  # noqa: E402
 from studio.api._origin_guard import origin_guard  # noqa: E402
 from studio.api._review_api import api_routes, make_token  # noqa: E402
 from studio.api._rerun_api import rerun_routes  # noqa: E402
 from studio.api._run_control_api import run_control_routes  # noqa: E402
 from studio.api._run_decisions_api import run_routes  # noqa: E402
-from studio.ui._session import get_services  # noqa: E402
+from studio.api._sign_in_guard import sign_in_guard  # noqa: E402
+from studio.ui._session import get_services, oidc_configured  # noqa: E402
 
+
+def _start_secret() -> str | None:
+    """The per-start secret of the page's URL (``_sign_in_guard``): the one ``plan-studio`` handed
+    over, or one made here for a studio started with ``streamlit run studio/asgi.py``. None when
+    people sign in with OIDC instead."""
+    if oidc_configured():
+        take_start_secret()  # not needed: people sign in
+        return None
+    secret = take_start_secret()
+    if secret is None:
+        secret = secrets.token_urlsafe(32)
+        port = st.config.get_option("server.port")
+        print(f"Plan Studio: open http://127.0.0.1:{port}/?token={secret}", file=sys.stderr, flush=True)
+    return secret
+
+
+_SETTINGS = Settings.from_env()
 app = st.App(Path(__file__).resolve().parent / "app.py",
              # The API answers with the pages' own cached services: one store and one set of tools.
              routes=[*api_routes(get_services), *run_routes(get_services), *run_control_routes(get_services),
                      *rerun_routes(get_services)],
              lifespan=make_token,
-             middleware=[origin_guard(Settings.from_env().allowed_origins)])
+             middleware=[origin_guard(_SETTINGS.allowed_origins),
+                         sign_in_guard(secret=_start_secret(), user_header=_SETTINGS.user_header,
+                                       trusted_proxies=_SETTINGS.trusted_proxies)])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -11,7 +12,7 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import pytest
 
@@ -119,10 +120,50 @@ def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[s
 
 @dataclass
 class Studio:
-    url: str
+    url: str  # http://127.0.0.1:PORT, for paths (the API, health); the page needs ``open_url`` first
     data_dir: Path
     log: Path
     pid: int = 0  # the studio's process (a test may kill it)
+    token: str = ""  # the per-start secret plan-studio printed
+
+    @property
+    def open_url(self) -> str:
+        """The address plan-studio printed: the first visit with it signs the browser in."""
+        return f"{self.url}/?token={self.token}"
+
+
+_START_LINE = re.compile(r"Plan Studio: open (http://127\.0\.0\.1:\d+)/\?token=([\w-]+)")
+# The studios started and not stopped, and what signs a test's browser in to each (the
+# ``_browser_signed_in`` fixture): a studio may start before the browser (module fixtures) or after.
+_RUNNING: list[Studio] = []
+_SIGN_IN: list[Callable[[Studio], None]] = []
+
+
+@pytest.fixture(autouse=True)
+def _browser_signed_in(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test with a ``page`` has its browser sign in to every studio it uses, as a person does:
+    one visit to the address plan-studio printed, whose answer sets the studio's cookie."""
+    if "page" not in request.fixturenames:
+        yield
+        return
+    context = request.getfixturevalue("context")
+
+    def sign_in(studio: Studio) -> None:
+        response = context.request.get(studio.open_url)
+        assert response.ok, f"signing in to {studio.url} answered {response.status}"
+
+    for running in _RUNNING:
+        sign_in(running)
+    _SIGN_IN.append(sign_in)
+    try:
+        yield
+    finally:
+        _SIGN_IN.remove(sign_in)
+
+
+def _start_token(log: Path) -> str:
+    found = _START_LINE.search(log.read_text(errors="replace"))
+    return found.group(2) if found else ""
 
 
 def _free_port() -> int:
@@ -161,8 +202,14 @@ def start_studio(folder: Path, **env_vars: str) -> Iterator[Studio]:
             if process.poll() is not None or time.monotonic() > deadline:
                 pytest.fail(f"the studio did not start:\n{log.read_text(errors='replace')}")
             time.sleep(0.2)
-        yield Studio(url=url, data_dir=data_dir, log=log, pid=process.pid)
+        started = Studio(url=url, data_dir=data_dir, log=log, pid=process.pid, token=_start_token(log))
+        assert started.token, f"the studio printed no address with its token:\n{log.read_text(errors='replace')}"
+        _RUNNING.append(started)
+        for sign_in in list(_SIGN_IN):
+            sign_in(started)
+        yield started
     finally:
+        _RUNNING[:] = [s for s in _RUNNING if s.url != url]
         process.terminate()
         try:
             process.wait(timeout=10)

@@ -24,11 +24,12 @@ Failures raise ``core.StorageError``; missing plans, versions and runs raise ``c
 
 from .._errors import ExperimentConflict
 from ._lab import LabStore, SavedExperiment
+from ._people import PeopleStore
 from ._records import Draft, PlanHistory, PlanSummary, PlanVersion, RunSummary, VersionSummary
 from ._run_records import RunListing, RunRecords
 from ._reviews import REVIEW_STATUSES, Review, ReviewStatus, ReviewSummary, StepDecision, step_decisions
 from ._store import PlanStore
 
-__all__ = ["Draft", "ExperimentConflict", "LabStore", "SavedExperiment", "PlanHistory", "PlanStore", "PlanSummary",
+__all__ = ["Draft", "ExperimentConflict", "LabStore", "PeopleStore", "SavedExperiment", "PlanHistory", "PlanStore", "PlanSummary",
            "PlanVersion", "REVIEW_STATUSES", "Review", "ReviewStatus", "ReviewSummary", "RunListing", "RunRecords",
            "RunSummary", "StepDecision", "VersionSummary", "step_decisions"]

@@ -34,8 +34,9 @@ class Reviews:
         self._plans = plans
 
     def submit(self, plan: Plan, *, agent: str, fmt: str, original_text: str,
-               tools: list[dict[str, Any]] | None = None) -> Review:
-        """Keep ``plan``, sent by ``agent`` in format ``fmt`` as ``original_text``, for review."""
+               tools: list[dict[str, Any]] | None = None, submitted_by: str | None = None) -> Review:
+        """Keep ``plan``, sent by ``agent`` in format ``fmt`` as ``original_text``, for review;
+        ``submitted_by`` is the actor id that sent it (an approver may not approve their own)."""
         text = plan_json(plan)
         tools_json = json_text(tools)
         with self._db.session("store the review", write=True) as session:
@@ -43,9 +44,9 @@ class Reviews:
             at = now()
             session.add(ReviewRow(id=review_id, agent=agent, submitted_at=at, goal=plan.goal, status="pending",
                                   format=fmt, original_text=original_text, plan_json=text,
-                                  tools_json=tools_json))
+                                  tools_json=tools_json, submitted_by=submitted_by))
         return Review(id=review_id, agent=agent, submitted_at=at, goal=plan.goal, status="pending", format=fmt,
-                      original_text=original_text, plan=plan, tools=tools)
+                      original_text=original_text, plan=plan, tools=tools, submitted_by=submitted_by)
 
     def get(self, review_id: str) -> Review:
         """The review with its decision, if made; ``NotFound`` when there is none with that id."""
@@ -64,7 +65,8 @@ class Reviews:
                       comment=row.comment, decided_at=row.decided_at,
                       decisions=[StepDecision(d.step_id, d.decision) for d in decisions],
                       plan_id=row.plan_id, version=row.version,
-                      approved_plan=None if version is None else self._db.read_plan(version, where, path))
+                      approved_plan=None if version is None else self._db.read_plan(version, where, path),
+                      submitted_by=row.submitted_by)
 
     def status(self, review_id: str) -> str:
         """Only the review's status: what a waiting agent polls, one indexed lookup."""

@@ -65,6 +65,7 @@ class Review:
     plan_id: str | None = None
     version: int | None = None
     approved_plan: Plan | None = None
+    submitted_by: str | None = None  # the actor id that submitted it (an agent's token), if known
 
     @property
     def decided(self) -> bool:

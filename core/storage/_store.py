@@ -21,6 +21,7 @@ from ..run._model import Run
 from ._drafts import Drafts
 from ._engine import Database
 from ._lab import LabStore
+from ._people import PeopleStore
 from ._plans import Plans
 from ._records import Draft, PlanHistory, PlanSummary, PlanVersion, RunSummary
 from ._review_store import Reviews
@@ -41,6 +42,7 @@ class PlanStore:
         self.runs = Runs(self._database)
         self.drafts = Drafts(self._database)
         self.reviews = Reviews(self._database, self.plans)
+        self.people = PeopleStore(self._database)  # people who sign in and agents' tokens (hashed)
         self.lab = LabStore(self._database)  # the Lab's experiments and tools last seen
         # A run written step by step as it happens (durable runs), and the list of recent runs.
         self.records = RunRecords(self._database)
@@ -155,9 +157,11 @@ class PlanStore:
 
     # -- reviews -----------------------------------------------------------------------------
     def submit_review(self, plan: Plan, *, agent: str, fmt: str, original_text: str,
-                      tools: list[dict[str, Any]] | None = None) -> Review:
-        """Keep ``plan``, sent by ``agent`` in format ``fmt`` as ``original_text``, for review."""
-        return self.reviews.submit(plan, agent=agent, fmt=fmt, original_text=original_text, tools=tools)
+                      tools: list[dict[str, Any]] | None = None, submitted_by: str | None = None) -> Review:
+        """Keep ``plan``, sent by ``agent`` in format ``fmt`` as ``original_text``, for review;
+        ``submitted_by`` names the actor that sent it."""
+        return self.reviews.submit(plan, agent=agent, fmt=fmt, original_text=original_text, tools=tools,
+                                   submitted_by=submitted_by)
 
     def get_review(self, review_id: str) -> Review:
         """The review with its decision, if made; ``NotFound`` when there is none with that id."""

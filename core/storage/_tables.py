@@ -149,6 +149,7 @@ class ReviewRow(SQLModel, table=True):
     plan_id: str | None = Field(default=None, foreign_key="plan.id", ondelete="SET NULL",
                                 description="The stored plan holding the approved version.")
     version: int | None = None
+    submitted_by: str | None = Field(default=None, description="The actor id of who submitted it (an agent's token).")
 
 
 class ReviewDecisionRow(SQLModel, table=True):

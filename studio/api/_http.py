@@ -1,8 +1,11 @@
-"""What every route of the review API shares: the token check, the studio's errors as JSON
-answers, and a JSON body read no further than ``MAX_BODY_BYTES``.
+"""What every route of the review API shares: who calls (an agent's token), the studio's errors
+as JSON answers, and a JSON body read no further than ``MAX_BODY_BYTES``.
 
 A route's handler takes the request and the studio's ``Services``; ``guarded(handler,
-services)`` puts it behind the token check. ``services`` is how the API reaches the studio's
+services)`` puts it behind the token check: the bearer token is resolved to its agent's
+``Actor`` (``request.state.actor``; 401 for none, an unknown token or a revoked one, saying
+it was revoked), and a use case refusing the actor's role (``core.Forbidden``) is a 403 naming
+the role needed. ``services`` is how the API reaches the studio's
 own services (``studio/asgi.py`` hands over the pages' cached ones, a test its own), so this
 room imports no other interface's modules.
 """
@@ -17,15 +20,14 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from core import NotFound, PlanStudioError, ReviewRequestError
+from core import Actor, Forbidden, NotFound, PlanStudioError, ReviewRequestError, Unauthenticated
 
-from ..workbench._api_token import ensure_token, token_matches
+from ..workbench._agent_tokens import actor_for_bearer
 from ..workbench._services import Services
 
-__all__ = ["Handler", "MAX_BODY_BYTES", "ServicesSource", "error", "guarded", "read_body"]
+__all__ = ["Handler", "MAX_BODY_BYTES", "ServicesSource", "actor", "error", "guarded", "read_body"]
 
 MAX_BODY_BYTES = 4 * 1024 * 1024  # a 1000-step plan with its tools is well under 1 MiB
-_UNAUTHORIZED = "unauthorized: send the header 'Authorization: Bearer TOKEN' (`plan-studio token` prints it)"
 
 Handler = Callable[[Request, Services], Awaitable[Response]]
 ServicesSource = Callable[[], Services]
@@ -41,17 +43,20 @@ def error(status: int, message: str, field: str | None = None, **headers: str) -
 def guarded(handler: Handler, services: ServicesSource) -> Callable[[Request], Awaitable[Response]]:
     """``handler`` behind the token check, with the studio's errors as JSON answers."""
     async def endpoint(request: Request) -> Response:
+        header = request.headers.get("authorization")
         try:
             serving = await run_in_threadpool(services)
-            token = await run_in_threadpool(ensure_token, serving.settings.data_dir)
+            request.state.actor = await run_in_threadpool(actor_for_bearer, serving, header)
+        except Unauthenticated as exc:
+            return error(401, str(exc), **{"WWW-Authenticate": "Bearer"})
         except PlanStudioError as exc:
             # Said before the token is checked: the reason (a path, say) goes to the log only.
             print(f"plan-studio: the review API cannot serve: {exc}", file=sys.stderr, flush=True)
             return error(503, "the studio cannot serve reviews now; its log says why")
-        if not token_matches(request.headers.get("authorization"), token):
-            return error(401, _UNAUTHORIZED, **{"WWW-Authenticate": "Bearer"})
         try:
             return await handler(request, serving)
+        except Forbidden as exc:
+            return JSONResponse({"error": str(exc), "needed": exc.needed}, status_code=403)
         except _TooLarge:
             return error(413, f"the request body is over {MAX_BODY_BYTES} bytes")
         except ReviewRequestError as exc:
@@ -61,6 +66,11 @@ def guarded(handler: Handler, services: ServicesSource) -> Callable[[Request], A
         except PlanStudioError as exc:
             return error(500, str(exc))
     return endpoint
+
+
+def actor(request: Request) -> Actor:
+    """Who calls: the agent whose token ``guarded`` checked."""
+    return request.state.actor
 
 
 async def read_body(request: Request) -> Any:

@@ -26,7 +26,7 @@ import sys
 from typing import Any, Awaitable, Callable, Iterable, MutableMapping
 from urllib.parse import urlsplit
 
-__all__ = ["FRAMING_HEADERS", "OWN_HOST_NAMES", "OriginGuard", "origin_guard"]
+__all__ = ["FRAMING_HEADERS", "OWN_HOST_NAMES", "OriginGuard", "origin_guard", "refuse"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -119,7 +119,7 @@ class OriginGuard:
         if reason is not None:
             kind = "WebSocket" if scope["type"] == "websocket" else scope.get("method", "HTTP")
             print(f"plan-studio: refused {kind} {_shown(scope.get('path', ''))}: {reason}", file=sys.stderr, flush=True)
-            await _refuse(scope, receive, send, reason)
+            await refuse(scope, receive, send, reason)
             return
 
         async def send_unframeable(message: Message) -> None:
@@ -130,11 +130,13 @@ class OriginGuard:
         await self.app(scope, receive, send_unframeable)
 
 
-async def _refuse(scope: Scope, receive: Receive, send: Send, reason: str) -> None:
+async def refuse(scope: Scope, receive: Receive, send: Send, reason: str, *, framing: bool = True) -> None:
+    """Answer 403 with ``reason`` (a WebSocket handshake too, where the server can); ``framing``
+    False for a middleware inside this guard, which adds those headers itself."""
     body = f"Forbidden: {reason}\n".encode()
     # The reason quotes the request's own headers: plain text, and never sniffed as anything else.
     headers = [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(body)).encode()),
-               (b"x-content-type-options", b"nosniff"), *FRAMING_HEADERS]
+               (b"x-content-type-options", b"nosniff"), *(FRAMING_HEADERS if framing else ())]
     if scope["type"] == "http":
         await send({"type": "http.response.start", "status": 403, "headers": headers})
         await send({"type": "http.response.body", "body": body})

@@ -22,7 +22,7 @@ from starlette.routing import Route
 
 from core import ReviewRequestError
 
-from ._http import ServicesSource, guarded, read_body
+from ._http import ServicesSource, actor, guarded, read_body
 from ..workbench._services import Services
 from ..workbench import preview_rerun, start_rerun
 
@@ -54,7 +54,8 @@ async def _rerun(request: Request, services: Services) -> Response:
     from_step, retry, dry_run = _asked(body)
     await run_in_threadpool(services.store.records.where, run_id)  # NotFound: 404
     use_case = preview_rerun if dry_run else start_rerun
-    out, preview = await run_in_threadpool(lambda: use_case(services, run_id, from_step=from_step, retry=retry))
+    out, preview = await run_in_threadpool(lambda: use_case(services, run_id, from_step=from_step, retry=retry,
+                                                            actor=actor(request)))
     notices = out.notices_json()
     if preview is None:
         errors = [n.text for n in out.notices if n.kind == "error"] or ["the rerun could not start"]

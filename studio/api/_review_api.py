@@ -4,8 +4,10 @@
     GET  /api/reviews/{id}                     the review      -> 200 {status, plan, comment, decisions, problems, ...}
     GET  /api/reviews/{id}/wait?timeout=S      the same, once decided or after S seconds (long poll)
 
-Every call needs ``Authorization: Bearer TOKEN``; without it, or with another token, the answer
-is 401 with the same message whatever was asked, so nothing about reviews leaks. Bodies over
+Every call needs ``Authorization: Bearer TOKEN``, an agent's own token (``plan-studio token
+create NAME``); without it, or with an unknown one, the answer is 401 with the same message
+whatever was asked, so nothing about reviews leaks (a revoked token is told it was revoked).
+Submitting needs the reviewer role, reading the viewer role; else 403 naming the role. Bodies over
 ``MAX_BODY_BYTES`` are refused with 413; a submission that cannot be read gets 400 naming the
 field (``plan``, ``format``, ``tools[2].inputSchema``, ...).
 """
@@ -22,12 +24,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from core import ReviewRequestError, Settings
+from core import ReviewRequestError, Role, Settings, require
 
 from ..workbench._api_token import ensure_token
 from ..workbench import MAX_WAIT_SECONDS, review_link, review_view, submit_review
 from ..workbench._services import Services
-from ._http import ServicesSource, guarded, read_body
+from ._http import ServicesSource, actor, guarded, read_body
 from ._tcp_nodelay import nodelay_listening_sockets
 
 __all__ = ["DEFAULT_WAIT_SECONDS", "api_routes", "make_token"]
@@ -43,14 +45,15 @@ def _link(request: Request, review_id: str) -> str:
 
 async def _submit(request: Request, services: Services) -> Response:
     body = await read_body(request)  # over the limit: 413 (``guarded``)
-    review = await run_in_threadpool(submit_review, services, body)
+    review = await run_in_threadpool(lambda: submit_review(services, body, actor=actor(request)))
     return JSONResponse({"id": review.id, "status": review.status, "url": _link(request, review.id)},
                         status_code=201)
 
 
 async def _view(request: Request, services: Services, review_id: str) -> Response:
     def build() -> dict[str, Any]:
-        return review_view(services, services.store.get_review(review_id), url=_link(request, review_id))
+        return review_view(services, services.store.get_review(review_id), url=_link(request, review_id),
+                           actor=actor(request))
     return JSONResponse(await run_in_threadpool(build))
 
 
@@ -77,6 +80,7 @@ async def _wait(request: Request, services: Services) -> Response:
     Polls the status (cheap) rather than waiting on this process alone: the decision may be
     made by another studio process or the MCP server writing to the same store."""
     review_id = request.path_params["review_id"]
+    require(actor(request), Role.viewer, "read a review")
     deadline = time.monotonic() + _timeout(request)
     while True:
         status = await run_in_threadpool(services.store.review_status, review_id)

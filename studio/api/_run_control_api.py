@@ -22,7 +22,7 @@ from starlette.routing import Route
 
 from core import ReviewRequestError
 
-from ._http import ServicesSource, error, guarded, read_body
+from ._http import ServicesSource, actor, error, guarded, read_body
 from ..workbench._services import Services
 from ..workbench import cancel_stored_run, resume_stored_run
 from ..workbench._run_control import RunControl
@@ -59,13 +59,13 @@ async def _decisions(request: Request) -> dict[str, str]:
 async def _resume(request: Request, services: Services) -> Response:
     run_id = request.path_params["run_id"]
     decisions = await _decisions(request)  # over the limit: 413 (``guarded``)
-    control = await run_in_threadpool(resume_stored_run, services, run_id, decisions)
+    control = await run_in_threadpool(lambda: resume_stored_run(services, run_id, decisions, actor=actor(request)))
     return _answer(run_id, control, "resumed", 202)
 
 
 async def _cancel(request: Request, services: Services) -> Response:
     run_id = request.path_params["run_id"]
-    control = await run_in_threadpool(cancel_stored_run, services, run_id)
+    control = await run_in_threadpool(lambda: cancel_stored_run(services, run_id, actor=actor(request)))
     return _answer(run_id, control, "cancelled", 200)
 
 

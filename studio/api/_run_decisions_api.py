@@ -19,9 +19,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from core import ReviewRequestError
+from core import ReviewRequestError, Role, require
 
-from ._http import ServicesSource, error, guarded, read_body
+from ._http import ServicesSource, actor, error, guarded, read_body
 from ..workbench._services import Services
 from ..workbench import decide_step, waiting_run, waiting_view
 
@@ -34,6 +34,7 @@ def _no_run(run_id: str) -> Response:
 
 async def _waiting(request: Request, services: Services) -> Response:
     run_id = request.path_params["run_id"]
+    require(actor(request), Role.viewer, "see the steps that wait")
     run = await run_in_threadpool(waiting_run, services, run_id)  # held here, or stored (after a restart)
     if run is None:
         return _no_run(run_id)
@@ -55,6 +56,9 @@ async def _decision(request: Request, services: Services) -> Response:
     seen = body.get("arguments_hash")
     if seen is not None and not isinstance(seen, str):
         raise ReviewRequestError("arguments_hash", "must be the string GET .../waiting gave")
+    # Until decide_step takes the actor itself (the ``decide`` work), the role is checked here.
+    who = actor(request)
+    require(who, Role.approver, "decide on a waiting step")
     if await run_in_threadpool(waiting_run, services, run_id) is None:
         return _no_run(run_id)
     out = await run_in_threadpool(lambda: decide_step(services, run_id, step_id, approve, seen_hash=seen, by="api"))

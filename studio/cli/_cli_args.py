@@ -98,7 +98,17 @@ def parser() -> argparse.ArgumentParser:
     replan.add_argument("--format", choices=_importable(),
                         help="the file's format, also used for the output when it can be "
                              "written (default: from its suffix and content)")
-    commands.add_parser("token", parents=[common], help="print the review API's token")
+    token = commands.add_parser("token", parents=[common],
+                                help="print the shared admin token ('default'), or make, list and revoke agents' tokens")
+    token_commands = token.add_subparsers(dest="token_command", metavar="{create,list,revoke}")
+    create = token_commands.add_parser("create", parents=[common], help="make an agent's token (printed once, kept hashed)")
+    create.add_argument("name", help="the token's name (letters, digits, '.', '_', '-')")
+    create.add_argument("--role", default="reviewer", choices=["viewer", "reviewer", "approver", "admin"],
+                        help="what the agent may do (default reviewer: submit plans and run them)")
+    create.add_argument("--agent", default=None, help="the agent's name (default: the token's name)")
+    token_commands.add_parser("list", parents=[common], help="the tokens: name, agent, role, created, last used, revoked")
+    revoke = token_commands.add_parser("revoke", parents=[common], help="revoke a token from now on")
+    revoke.add_argument("name", help="the token's name")
     mcp_server = commands.add_parser("mcp-server", parents=[common],
                                      help="serve the review inbox to MCP clients over stdio")
     mcp_server.add_argument("--studio-url", default="http://127.0.0.1:8501",

@@ -8,7 +8,8 @@
                                                 (the run is recorded as it goes: see runs, resume)
     plan-studio runs | resume RUN_ID | rerun RUN_ID --from STEP | worker   durable runs (_cli_runs)
     plan-studio replan FILE --feedback TEXT     the changed plan
-    plan-studio token                           the review API's token (made if there is none)
+    plan-studio token                           the shared admin token, 'default' (made if there is none)
+    plan-studio token create NAME [--role R]    an agent's own token (printed once); token list | revoke NAME
     plan-studio mcp-server [--studio-url URL]   the review inbox as an MCP server on stdio
 
 Every command also takes ``--tools FILE_OR_MODULE`` (your Python tools) and ``--mcp
@@ -25,13 +26,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import secrets
 import sys
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence, TextIO
 
 from pydantic import ValidationError
 
-from core import (CUT_OFF, FINISHED, FORMATS, FROM_OPTIONS_VARIABLE, Executor, Plan, PlanError,
+from core import (CUT_OFF, FINISHED, FORMATS, FROM_OPTIONS_VARIABLE, START_SECRET_VARIABLE, Executor, Plan, PlanError,
                   PlanInvalid, PlanStudioError, Run, Settings, StepRun, StepStatus, private_folder)
 from core._errors import CliError, Interrupted, NotText
 from core.formats import detect_and_load, export_plan
@@ -273,9 +275,31 @@ def _exported(plan: Plan, fmt: str, services: Services, goal: str | None) -> str
 
 
 def _cmd_token(args: argparse.Namespace, services: Services) -> int:
+    """The shared token (no subcommand), or agents' tokens: create, list, revoke. The command
+    line is the local user, an admin."""
+    from core import LOCAL_ACTOR, Role
+    from ..workbench._agent_tokens import create_token, list_tokens, revoke_token
     from ..workbench._api_token import ensure_token
 
-    print(ensure_token(services.settings.data_dir))
+    command = getattr(args, "token_command", None)
+    if command is None:
+        print(ensure_token(services.settings.data_dir))
+        return 0
+    if command == "create":
+        made, token = create_token(services, args.name, role=Role.parse(args.role), agent=args.agent,
+                                   actor=LOCAL_ACTOR)
+        print(token)
+        print(f"plan-studio: token {made.name!r} for {made.agent_id} ({made.role.name}); it is shown only now",
+              file=sys.stderr)
+        return 0
+    if command == "revoke":
+        revoked = revoke_token(services, args.name, actor=LOCAL_ACTOR)
+        print(f"revoked {revoked.name!r} at {revoked.revoked_at:%Y-%m-%d %H:%M:%S} UTC")
+        return 0
+    for t in list_tokens(services, actor=LOCAL_ACTOR):
+        used = f"{t.last_used:%Y-%m-%d %H:%M}" if t.last_used else "never"
+        state = f"revoked {t.revoked_at:%Y-%m-%d %H:%M}" if t.revoked_at else "active"
+        print(f"{t.name}\t{t.agent_id}\t{t.role.name}\tcreated {t.created:%Y-%m-%d %H:%M}\tlast used {used}\t{state}")
     return 0
 
 
@@ -323,7 +347,11 @@ def _serve(args: argparse.Namespace) -> int:
     os.environ[FROM_OPTIONS_VARIABLE] = ",".join(given)
     settings = _settings(args)  # a bad setting is reported here, not as a broken page
     private_folder(settings.data_dir)  # an older studio's loose folder is tightened before serving
-    print(f"Plan Studio: http://127.0.0.1:{args.port}", file=sys.stderr, flush=True)
+    # The page's per-start secret (studio/api/_sign_in_guard.py): handed to the server in this
+    # process's own environment (the server takes it out again), never written to a file.
+    secret = secrets.token_urlsafe(32)
+    os.environ[START_SECRET_VARIABLE] = secret
+    print(f"Plan Studio: open http://127.0.0.1:{args.port}/?token={secret}", file=sys.stderr, flush=True)
     streamlit_cli.main(args=_studio_argv(args.port, settings.allowed_origins), prog_name="plan-studio")
     return 0
 

@@ -21,7 +21,7 @@ from ..workbench._runs_here import RunsHere
 from ..workbench._services import Services, build_services
 from ._state import Keys
 
-__all__ = ["get_services", "session_overrides", "session_tool_overrides", "source_services"]
+__all__ = ["get_services", "oidc_configured", "session_overrides", "session_tool_overrides", "source_services"]
 
 
 @st.cache_resource(show_spinner=False)
@@ -91,6 +91,16 @@ def get_services() -> Services:
     if not overrides:
         return services
     return _services_with_overrides(settings_json, json.dumps(overrides, sort_keys=True))
+
+
+def oidc_configured() -> bool:
+    """Whether people sign in with OIDC: an ``[auth]`` section in Streamlit's ``secrets.toml``."""
+    from streamlit.auth_util import get_secrets_auth_section
+
+    try:
+        return bool(get_secrets_auth_section())
+    except Exception:  # an unreadable secrets file: Streamlit itself says why on the page
+        return False
 
 
 def source_services() -> Services:

@@ -17,6 +17,7 @@ from core.llm import ModelClient
 from tools import McpServerSpec
 
 from . import _actions as actions
+from ._access_settings import access_settings, may_see_the_shared_token
 from ._state import PERSIST, Keys
 from ._text import md_escape
 
@@ -51,6 +52,7 @@ def settings_page() -> None:
             "planner needs neither.", icon=":material/key_off:")
     st.caption("The key itself is never shown, logged or stored: only whether it is set.")
     _review_api(settings)
+    access_settings(services)
 
     st.subheader("Planner for this session")
     st.caption("The environment (`PLAN_STUDIO_PLANNER`, `PLAN_STUDIO_MODEL`, "
@@ -249,7 +251,11 @@ def _review_api(settings: Settings) -> None:
 
     st.subheader("Review API")
     st.caption("Agents send plans for review to `POST /api/reviews` on this studio's address, with the "
-               "header `Authorization: Bearer TOKEN`; `plan-studio token` prints the token too.")
+               "header `Authorization: Bearer TOKEN`: the shared admin token below (`default`; "
+               "`plan-studio token` prints it too), or better an agent's own, made under People and agents.")
+    if not may_see_the_shared_token():
+        st.caption("The shared admin token is shown to admins only; ask one for a token of your agent's own.")
+        return
     with st.container(key="settings-token"), actions.shown("show the review API token"):
         if not st.session_state[Keys.SETTINGS_TOKEN_SHOWN]:
             st.markdown("Token: `••••••••••••••••` (hidden)")
@@ -262,4 +268,4 @@ def _review_api(settings: Settings) -> None:
 
 
 def _show_token(shown: bool) -> None:
-    st.session_state[Keys.SETTINGS_TOKEN_SHOWN] = shown
+    st.session_state[Keys.SETTINGS_TOKEN_SHOWN] = shown and may_see_the_shared_token()

@@ -14,9 +14,11 @@ from typing import Any, Final
 
 import streamlit as st
 
+from core import ANONYMOUS, Actor
+
 from ..workbench import Conflict, SavedRef, Workbench
 
-__all__ = ["PERSIST", "Conflict", "Keys", "SavedRef", "bench", "init_state"]
+__all__ = ["PERSIST", "Conflict", "Keys", "SavedRef", "actor", "bench", "init_state"]
 
 PERSIST: Final = "session"
 
@@ -32,6 +34,7 @@ class Keys:
     IMPORT_TEXT = "plan.import_text"
     EXPORT_FORMAT = "plan.export_format"
     # Plan page state
+    ACTOR = "session.actor"  # core.Actor: who is signed in, set by the entry script each run (_sign_in)
     BENCH = "plan.bench"  # workbench.Workbench: the plan being worked on, its approval, version, review, run
     REVIEW_COMMENT = "review.comment"  # the reviewer's comment (a widget; synced with the workbench)
     DRAFT_ID = "plan.draft_id"  # this tab's draft in the store (and its URL), set on the session's first run
@@ -68,6 +71,14 @@ class Keys:
     SETTINGS_MCP_NEW = "settings.mcp_new"  # the "Add an MCP server" text box
     SETTINGS_MCP_MESSAGE = "settings.mcp_message"  # (kind, text) about the last add or remove, or None
     SETTINGS_TOKEN_SHOWN = "settings.token_shown"  # whether Settings shows the review API token (Reveal)
+    # Settings: agents' tokens and people (_access_settings; admins only)
+    SETTINGS_NEW_TOKEN = "settings.new_token"  # (name, token) just made: drawn once, then dropped
+    SETTINGS_TOKEN_NAME = "settings.tokens.name"
+    SETTINGS_TOKEN_ROLE = "settings.tokens.role"
+    SETTINGS_TOKEN_REVOKE = "settings.tokens.pick"
+    SETTINGS_PERSON = "settings.people.pick"
+    SETTINGS_PERSON_ROLE = "settings.people.role"
+    SETTINGS_ACCESS_MESSAGE = "settings.access.message"  # (kind, text) about the last token or role change
     # Tools page widgets
     TOOLS_FILTER = "tools.filter"
     # {tool: {"description": text, "params": {name: text}}}: descriptions this session reads
@@ -129,5 +140,13 @@ def init_state() -> None:
 
 
 def bench() -> Workbench:
-    """The plan being worked on in this session (one value, not a key per field)."""
-    return st.session_state[Keys.BENCH]
+    """The plan being worked on in this session (one value, not a key per field), worked on by
+    whoever is signed in (a callback runs before the entry script: the actor of the last run)."""
+    work = st.session_state[Keys.BENCH]
+    work.actor = actor()
+    return work
+
+
+def actor() -> Actor:
+    """Who is signed in in this session; nobody (a viewer) before the entry script said."""
+    return st.session_state.get(Keys.ACTOR) or ANONYMOUS

@@ -14,7 +14,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
-from core import EditHistory, Plan, PlanIdentity, Run, RunKind
+from core import LOCAL_ACTOR, Actor, EditHistory, Plan, PlanIdentity, Run, RunKind
 
 from ._rerun_preview import RerunPreview
 from ._run_handle import RunHandle
@@ -116,6 +116,9 @@ class Workbench:
     rerun: RerunPreview | None = None  # a retry or rerun of the run shown, waiting for the user's confirm
     question: Question | None = None  # another plan waits while the user says what of the edits
     notices: list[Notice] = field(default_factory=list)  # what the last action said
+    # Who works on it: every use case checks this actor's role. The UI sets whoever is signed in
+    # before each action; the CLI and a Python caller work as the local user (admin).
+    actor: Actor = LOCAL_ACTOR
     # How the Plan JSON text is read: the plan, and a notice when it was read as another format.
     # None: Plan Studio's JSON only. A front end that reads other formats pasted there sets it.
     read_panel: Callable[[str], tuple[Plan, str | None]] | None = field(default=None, repr=False)

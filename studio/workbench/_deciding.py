@@ -14,10 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from core import DecisionRefused, Run, ToolRegistry, arguments_hash, dump_plan, waiting_steps
+from core import Role, DecisionRefused, Run, ToolRegistry, arguments_hash, dump_plan, waiting_steps
 from core import decide_step as record_decision
 
 from ._services import Services
+from ._roles import refused_for_role
 from ._bench import Outcome, Workbench
 from ._editing import refused_during_run, refused_for_json, take_edit, write_panel
 from ._messages import attempt
@@ -48,6 +49,8 @@ def set_ask_first(bench: Workbench, step_ids: list[str]) -> Outcome:
     """Mark the steps a run must ask a person about before they run (review metadata, like a
     lock: the plan runs the same, so its approval stands)."""
     out = Outcome()
+    if refused_for_role(bench.actor, out, Role.reviewer, "mark steps to ask about"):
+        return out
     plan = bench.plan
     if plan is None or refused_during_run(bench, out, "mark steps to ask about") \
             or refused_for_json(bench, out, "mark steps to ask about"):

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from typing import Callable
 
-from core import hooks, EditHistory, Plan, PlanError, PlanIdentity, PlanStudioError, Validator, dump_plan, load_plan, \
+from core import Role, hooks, EditHistory, Plan, PlanError, PlanIdentity, PlanStudioError, Validator, dump_plan, load_plan, \
     plan_identity
 
+from ._roles import refused_for_role
 from ._bench import Outcome, SavedRef, Workbench
 from ._messages import failure_message, plain_message
 
@@ -159,6 +160,8 @@ def take_edit(bench: Workbench, out: Outcome, plan: Plan, label: str, *, record:
 def edit_json(bench: Workbench) -> Outcome:
     """The Plan JSON changed: take the plan if it parses, else keep the text and say why."""
     out = Outcome()
+    if refused_for_role(bench.actor, out, Role.reviewer, "edit the plan"):
+        return out
     text = bench.panel_text
     bench.json_read = text
     if bench.plan is not None and run_in_progress(bench):
@@ -184,6 +187,8 @@ def edit_json(bench: Workbench) -> Outcome:
 def apply_pending_edit(bench: Workbench) -> Outcome:
     """After the run: the edit that waited in the Plan JSON replaces the plan (if it parses)."""
     out = Outcome()
+    if refused_for_role(bench.actor, out, Role.reviewer, "edit the plan"):
+        return out
     if run_in_progress(bench):
         return out.say("warning", f"{RUN_IN_PROGRESS} before you apply your edit.")
     out = edit_json(bench)  # the edit is the text in the panel, read afresh
@@ -236,6 +241,8 @@ def apply_edit(bench: Workbench, label: str, change: Callable[[Plan], Plan]) -> 
     one undo step, or held as pending text during a run. Gives the edited plan, or None when
     the edit was refused (the notice says why; the plan stays as it was)."""
     out = Outcome()
+    if refused_for_role(bench.actor, out, Role.reviewer, "edit the plan"):
+        return (out, None)
     if bench.plan is None:
         return out, None
     if run_in_progress(bench):
@@ -253,7 +260,7 @@ def apply_edit(bench: Workbench, label: str, change: Callable[[Plan], Plan]) -> 
 
 def _move(bench: Workbench, label: str, step: Callable[[EditHistory], Plan | None]) -> Outcome:
     out = Outcome()
-    if edit_refused(bench, out, label):
+    if refused_for_role(bench.actor, out, Role.reviewer, label) or edit_refused(bench, out, label):
         return out
     plan = step(edit_history(bench))
     if plan is None:
@@ -275,6 +282,8 @@ def redo(bench: Workbench) -> Outcome:
 def start_empty_plan(bench: Workbench) -> Outcome:
     """An empty plan to build step by step, for the goal typed so far."""
     out = Outcome()
+    if refused_for_role(bench.actor, out, Role.reviewer, "start a plan"):
+        return out
     if edit_refused(bench, out, "start an empty plan"):
         return out
     show_plan(bench, Plan(goal=bench.goal.strip()), saved=None)
@@ -285,6 +294,8 @@ def set_locks(bench: Workbench, locked: list[str]) -> Outcome:
     """Mark the steps ``locked`` so a re-plan keeps them; refused (the plan keeps its locks)
     during a run or while the Plan JSON does not parse."""
     out = Outcome()
+    if refused_for_role(bench.actor, out, Role.reviewer, "lock steps"):
+        return out
     plan = bench.plan
     if plan is None:
         return out
@@ -312,6 +323,8 @@ def approval_problem(bench: Workbench, validator: Validator) -> str | None:
 def approve(bench: Workbench, validator: Validator) -> Outcome:
     """Approve the plan in the editor, so it may run; refused while ``approval_problem`` says why."""
     out = Outcome()
+    if refused_for_role(bench.actor, out, Role.reviewer, "approve the plan to run"):
+        return out
     plan = bench.plan
     if plan is None or refused_during_run(bench, out, "approve the plan") \
             or refused_for_json(bench, out, "approve the plan"):

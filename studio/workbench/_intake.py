@@ -18,7 +18,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core import (FORMATS, PlanError, ReviewRequestError, ToolRegistry, Validator, dump_plan,
+from core import (FORMATS, LOCAL_ACTOR, Actor, PlanError, Role, require, ReviewRequestError, ToolRegistry, Validator, dump_plan,
                   parse_tool_definitions, with_declared_tools)
 from core.formats import detect_and_load
 
@@ -84,8 +84,10 @@ def registry_for(services: Services, tools: list[dict[str, Any]] | None) -> Tool
     return with_declared_tools(services.registry, parse_tool_definitions(tools))
 
 
-def submit_review(services: Services, body: Any) -> Review:
-    """Read ``body`` (a submission, as decoded JSON) and store it as a pending review."""
+def submit_review(services: Services, body: Any, *, actor: Actor = LOCAL_ACTOR) -> Review:
+    """Read ``body`` (a submission, as decoded JSON) and store it as a pending review, recording
+    ``actor`` as who submitted it (an approver may not approve their own)."""
+    require(actor, Role.reviewer, "submit a plan for review")
     if not isinstance(body, dict):
         raise ReviewRequestError("body", f"must be a JSON object, not {type(body).__name__}")
     unknown = sorted(set(body) - _FIELDS)
@@ -106,15 +108,18 @@ def submit_review(services: Services, body: Any) -> Review:
     if goal and not plan.goal:
         plan = plan.model_copy(update={"goal": goal})
     try:
-        return services.store.submit_review(plan, agent=agent, fmt=fmt, original_text=text, tools=tools)
+        return services.store.submit_review(plan, agent=agent, fmt=fmt, original_text=text, tools=tools,
+                                            submitted_by=actor.id)
     except PlanError as exc:  # read, but past a bound the store keeps plans within
         raise ReviewRequestError("plan", str(exc)) from exc
 
 
-def review_view(services: Services, review: Review, *, url: str | None = None) -> dict[str, Any]:
+def review_view(services: Services, review: Review, *, url: str | None = None,
+                actor: Actor = LOCAL_ACTOR) -> dict[str, Any]:
     """The review as the API answers it: status, the plan as approved (edits included) or as
     sent while pending or rejected, the comment, a decision per step, and the problems the
     validator finds in that plan against the studio's tools and the agent's."""
+    require(actor, Role.viewer, "read a review")
     plan = review.approved_plan or review.plan
     registry = registry_for(services, review.tools)
     problems = Validator(registry).validate(plan)
@@ -125,6 +130,7 @@ def review_view(services: Services, review: Review, *, url: str | None = None) -
         "agent": review.agent,
         "goal": review.goal,
         "submitted_at": review.submitted_at.isoformat(),
+        "submitted_by": review.submitted_by,
         "decided_at": review.decided_at.isoformat() if review.decided_at else None,
         "comment": review.comment,
         "decisions": [{"step_id": d.step_id, "decision": d.decision} for d in review.decisions],

@@ -14,11 +14,12 @@ import threading
 
 from typing import Sequence
 
-from core import PlanStudioError, Settings, ToolRegistry, Validator
+from core import LOCAL_ACTOR, Actor, PlanStudioError, Role, Settings, ToolRegistry, Validator
 from core.lab import EditProblem, Experiment, GoalResult, PlannerFactory, check_overrides, run_experiment
 from core.planners import Planner, make_planner
 
 from ._bench import Outcome
+from ._roles import refused_for_role
 from ._messages import attempt
 from ._services import Services
 
@@ -102,10 +103,13 @@ def experiment_blocker(experiment: Experiment, problems: Sequence[EditProblem]) 
     return None
 
 
-def start_experiment(services: Services, experiment: Experiment) -> tuple[Outcome, LabRun | None]:
+def start_experiment(services: Services, experiment: Experiment, *,
+                     actor: Actor = LOCAL_ACTOR) -> tuple[Outcome, LabRun | None]:
     """Plan every goal of ``experiment`` with the tools' words and with the edited ones, in the
     background (``LabRun``); refused, saying why, when it cannot run as it is."""
     out = Outcome()
+    if refused_for_role(actor, out, Role.reviewer, "run a Lab experiment"):
+        return out, None
     blocker = experiment_blocker(experiment, check_overrides(services.registry, experiment.overrides))
     if blocker is not None:
         return out.say("error", f"Could not run the experiment: {blocker}"), None

@@ -19,11 +19,12 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from core import GOING, Effects, NotFound, Plan, Run, VersionConflict, step_label
+from core import GOING, LOCAL_ACTOR, Actor, Effects, NotFound, Plan, Role, Run, VersionConflict, require, step_label
 
 from . import _carrying
 from ._changes import describe_changes
 from ._services import Services
+from ._roles import refused_for_role
 from ._bench import Outcome, Workbench
 from ._durable_handle import durable_runs
 from ._editing import approve, execution_fingerprint, fingerprint, refused_during_run, refused_for_json
@@ -83,8 +84,9 @@ def _checked(out: Outcome, services: Services, parent: Run, from_step: str | Non
 
 
 def preview_rerun(services: Services, run_id: str, *, from_step: str | None = None,
-                  retry: bool = False) -> tuple[Outcome, RerunPreview | None]:
+                  retry: bool = False, actor: Actor = LOCAL_ACTOR) -> tuple[Outcome, RerunPreview | None]:
     """What the rerun of stored run ``run_id`` would run again (a dry run); nothing changes."""
+    require(actor, Role.viewer, "preview a rerun")
     out = Outcome()
     with attempt(out, _what(retry)):
         preview = _checked(out, services, services.store.load_run(run_id), from_step, retry)
@@ -98,6 +100,8 @@ def ask_rerun(bench: Workbench, services: Services, *, from_step: str | None = N
               retry: bool = False) -> Outcome:
     """The Plan page's first click: the preview of a rerun of the run it shows (``bench.rerun``)."""
     out = Outcome()
+    if refused_for_role(bench.actor, out, Role.reviewer, "rerun a run"):
+        return out
     bench.rerun = None
     run = bench.run
     if run is None or refused_during_run(bench, out, _what(retry)) or refused_for_json(bench, out, _what(retry)):
@@ -114,6 +118,8 @@ def cancel_rerun(bench: Workbench) -> Outcome:
 def confirm_rerun(bench: Workbench, services: Services) -> Outcome:
     """The user saw the preview and confirmed: the rerun starts, in this workbench."""
     out = Outcome()
+    if refused_for_role(bench.actor, out, Role.reviewer, "rerun a run"):
+        return out
     shown, run = bench.rerun, bench.run
     if shown is None or refused_during_run(bench, out, _what(shown.retry)) \
             or refused_for_json(bench, out, _what(shown.retry)):
@@ -181,14 +187,15 @@ def _parent_stored(bench: Workbench, store: PlanStore, parent: Run, out: Outcome
 
 
 def start_rerun(services: Services, run_id: str, *, from_step: str | None = None,
-                retry: bool = False) -> tuple[Outcome, RerunPreview | None]:
+                retry: bool = False, actor: Actor = LOCAL_ACTOR) -> tuple[Outcome, RerunPreview | None]:
     """Retry or rerun stored run ``run_id`` with no page to show it: it is opened in a workbench
     of its own and run with run-all in the background, in the store as it goes, registered with
     the runs live here like every run of the studio (``join_rerun`` waits for it)."""
-    out, shown = preview_rerun(services, run_id, from_step=from_step, retry=retry)
+    require(actor, Role.reviewer, "rerun a run")
+    out, shown = preview_rerun(services, run_id, from_step=from_step, retry=retry, actor=actor)
     if shown is None:
         return out, None
-    bench = Workbench()
+    bench = Workbench(actor=actor)
     with attempt(out, _what(retry)):
         plan_id, version = services.store.records.where(run_id)
         opened = open_saved_run(bench, services, plan_id, version, run_id)

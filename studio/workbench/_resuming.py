@@ -13,9 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Mapping
 
-from core import FINISHED, Run
+from core import Role, FINISHED, Run
 
 from ._services import Services
+from ._roles import refused_for_role
 from ._bench import Outcome, Workbench
 from ._doubts import cut_off, doubts, undecided_doubts
 from ._editing import execution_fingerprint, refused_during_run
@@ -80,6 +81,8 @@ def resume_run(bench: Workbench, services: Services, decisions: Mapping[str, str
     answer its steps in doubt (``"again"`` or ``"failed"``). It was approved when it started, so
     it goes on without a new approval, but only as the plan it ran (an edited plan is a new run)."""
     out = Outcome()
+    if refused_for_role(bench.actor, out, Role.reviewer, "resume a run"):
+        return out
     run = bench.run
     if refused_during_run(bench, out, "resume a run"):
         return out

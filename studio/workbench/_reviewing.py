@@ -12,9 +12,10 @@ import dataclasses
 import json
 from typing import TYPE_CHECKING, Callable
 
-from core import Plan, PlanError, ReviewDecided, Validator, hooks, load_plan
+from core import Role, Plan, PlanError, ReviewDecided, Validator, hooks, load_plan
 
 from ._services import Services
+from ._roles import refused_for_role
 from ._bench import Outcome, SavedRef, Workbench
 from ._editing import approval_problem, edit_refused, fingerprint, run_in_progress, show_plan, write_panel
 from ._intake import registry_for
@@ -69,6 +70,8 @@ def open_review(bench: Workbench, store: PlanStore, review_id: str) -> Outcome:
     """Put the review in the editor: while it is pending, the reviewer's work on it where there
     is some, else the plan as sent; once decided, the plan as approved, or as sent when rejected."""
     out = Outcome()
+    if refused_for_role(bench.actor, out, Role.viewer, "open a review"):
+        return out
     if run_in_progress(bench):
         return out.say("info", "A run is in progress: stop it or let it finish, then open the review.")
     with attempt(out, "open the review"):
@@ -107,6 +110,8 @@ def decide_review(bench: Workbench, store: PlanStore, review_id: str, *, approve
     click sent before the button was drawn disabled must not send the agent a plan with problems.
     ``validator`` gives the validator that knows the agent's tools."""
     out = Outcome()
+    if refused_for_role(bench.actor, out, Role.approver, "decide on a review"):
+        return out
     if approve and edit_refused(bench, out, "approve the review"):  # a run going on, or the JSON not parsing
         return out
     plan = bench.plan

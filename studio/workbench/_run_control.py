@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from core import NotFound
+from core import LOCAL_ACTOR, Actor, NotFound, Role, require
 
 from ._services import Services
 from ._bench import Outcome
@@ -32,10 +32,12 @@ class RunControl:
     again: list[ResumeLine] = field(default_factory=list)
 
 
-def resume_stored_run(services: Services, run_id: str, decisions: Mapping[str, str]) -> RunControl:
+def resume_stored_run(services: Services, run_id: str, decisions: Mapping[str, str], *,
+                      actor: Actor = LOCAL_ACTOR) -> RunControl:
     """Carry on the stored run ``run_id`` here: finished steps are not run again; ``decisions``
     answer its steps in doubt. Refused (saying why) for a finished run, one being run, or a step
     in doubt without a decision."""
+    require(actor, Role.reviewer, "resume a run")
     out = Outcome()
     bad = {step: d for step, d in decisions.items() if d not in ("again", "failed")}
     if bad:
@@ -68,9 +70,10 @@ def join_stored_run(services: Services, run_id: str, timeout: float | None = Non
     return services.runs.join(run_id, timeout)
 
 
-def cancel_stored_run(services: Services, run_id: str) -> RunControl:
+def cancel_stored_run(services: Services, run_id: str, *, actor: Actor = LOCAL_ACTOR) -> RunControl:
     """Cancel ``run_id`` if this studio runs it now (from the page or resumed over the API):
     its running steps are recorded ``cancelled``, everything recorded before stays."""
+    require(actor, Role.reviewer, "cancel a run")
     out = Outcome()
     try:
         run = services.store.load_run(run_id)

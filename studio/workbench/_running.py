@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable, Mapping
 
-from core import NotFound, Plan, Run, RunKind, VersionConflict, waiting_steps
+from core import Role, NotFound, Plan, Run, RunKind, VersionConflict, waiting_steps
 
 from ._services import Services
+from ._roles import refused_for_role
 from ._bench import Outcome, Workbench
 from ._editing import execution_fingerprint, fingerprint, is_approved, refused_during_run, refused_for_json
 from ._messages import attempt, failure_message
@@ -103,6 +104,8 @@ def request_run(bench: Workbench, services: Services, kind: RunKind) -> Outcome:
     (``bench.confirm_new_run``): the user may expect a next step where there is none, and a new
     run replaces the results on the page; "Run all" is plainly a new run."""
     out = Outcome()
+    if refused_for_role(bench.actor, out, Role.reviewer, "run the plan"):
+        return out
     bench.confirm_new_run = None
     if refused_during_run(bench, out, "start another run") or refused_for_json(bench, out, "run the plan"):
         return out
@@ -119,6 +122,8 @@ def request_run(bench: Workbench, services: Services, kind: RunKind) -> Outcome:
 def confirm_new_run(bench: Workbench, services: Services) -> Outcome:
     """The user confirmed: start the new run that "Run next step" asked about."""
     out = Outcome()
+    if refused_for_role(bench.actor, out, Role.reviewer, "run the plan"):
+        return out
     kind, plan = bench.confirm_new_run, bench.plan
     bench.confirm_new_run = None
     if kind is None or plan is None or refused_during_run(bench, out, "start another run") \
@@ -136,6 +141,9 @@ def cancel_new_run(bench: Workbench) -> Outcome:
 
 def stop_run(bench: Workbench) -> Outcome:
     """Stop the run in progress after its current step; the steps not started stay pending."""
+    out = Outcome()
+    if refused_for_role(bench.actor, out, Role.reviewer, "stop a run"):
+        return out
     if bench.worker is not None:
         bench.worker.stop()
     return Outcome().done()
@@ -144,6 +152,9 @@ def stop_run(bench: Workbench) -> Outcome:
 def cancel_run(bench: Workbench) -> Outcome:
     """End the run in progress now: its running steps are cancelled (or abandoned) and recorded
     ``cancelled``; what finished stays, the rest stays pending."""
+    out = Outcome()
+    if refused_for_role(bench.actor, out, Role.reviewer, "cancel a run"):
+        return out
     worker = bench.worker
     if worker is None or not worker.alive:
         return Outcome().say("info", "No run is going on.")

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from core import FINISHED, RESUMABLE, Plan, Run, StepStatus, VersionConflict
+from core import Role, FINISHED, RESUMABLE, Plan, Run, StepStatus, VersionConflict
 
 from ._changes import describe_changes
+from ._roles import refused_for_role
 from ._bench import Conflict, Outcome, SavedRef, Workbench
 from ._doubts import cut_off
 from ._editing import fingerprint, refused_during_run, refused_for_json, run_in_progress, show_plan
@@ -62,6 +63,8 @@ def save(bench: Workbench, store: PlanStore, message: str = "") -> Outcome:
     """Store the plan (a new version when it changed since the last save) and its run.
     ``ok`` when the plan is stored (the version note is used up)."""
     out = Outcome()
+    if refused_for_role(bench.actor, out, Role.reviewer, "save the plan"):
+        return out
     plan = bench.plan
     if plan is None or refused_for_json(bench, out, "save the plan"):
         return out
@@ -86,6 +89,8 @@ def save(bench: Workbench, store: PlanStore, message: str = "") -> Outcome:
 def save_on_top(bench: Workbench, store: PlanStore) -> Outcome:
     """Save this editor's plan as the version after the newer one; its message says so."""
     out = Outcome()
+    if refused_for_role(bench.actor, out, Role.reviewer, "save the plan"):
+        return out
     conflict, plan = bench.conflict, bench.plan
     if conflict is None or plan is None or refused_for_json(bench, out, "save the plan"):
         return out
@@ -134,6 +139,8 @@ def open_saved_plan(bench: Workbench, services: Services, plan_id: str, version:
     """Put a stored plan (its latest version by default) in the editor, with the latest run
     stored for that version."""
     out = Outcome()
+    if refused_for_role(bench.actor, out, Role.viewer, "open a plan"):
+        return out
     store = services.store
     if refused_during_run(bench, out, "open another plan"):
         return out
@@ -155,6 +162,8 @@ def open_saved_plan(bench: Workbench, services: Services, plan_id: str, version:
 def open_saved_run(bench: Workbench, services: Services, plan_id: str, version: int, run_id: str) -> Outcome:
     """Put a stored run with the plan version it ran in the editor."""
     out = Outcome()
+    if refused_for_role(bench.actor, out, Role.viewer, "open a run"):
+        return out
     store = services.store
     if refused_during_run(bench, out, "open another run"):
         return out
@@ -175,6 +184,8 @@ def delete_saved_plan(bench: Workbench, store: PlanStore, plan_id: str, goal: st
     ``ok`` with the editor's notices cleared when the editor held it ("Opened version N" would
     now be wrong)."""
     out = Outcome()
+    if refused_for_role(bench.actor, out, Role.reviewer, "delete a plan"):
+        return out
     try:
         store.delete_plan(plan_id)
     except Exception as exc:

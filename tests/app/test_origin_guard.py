@@ -40,13 +40,18 @@ def _port(studio: Studio) -> int:
     return urlparse(studio.url).port
 
 
-def _handshake(studio: Studio, host: str, origin: str | None) -> tuple[int, str]:
-    """Open the app's WebSocket as a browser would; the status and body of the answer."""
+def _handshake(studio: Studio, host: str, origin: str | None, *, cookie: str | None = None,
+               token: str | None = None) -> tuple[int, str]:
+    """Open the app's WebSocket as a browser would (with the studio's ``cookie``, or the start
+    ``token`` in the address); the status and body of the answer."""
     key = base64.b64encode(os.urandom(16)).decode()
-    lines = ["GET /_stcore/stream HTTP/1.1", f"Host: {host}", "Upgrade: websocket", "Connection: Upgrade",
+    path = "/_stcore/stream" + (f"?token={token}" if token is not None else "")
+    lines = [f"GET {path} HTTP/1.1", f"Host: {host}", "Upgrade: websocket", "Connection: Upgrade",
              f"Sec-WebSocket-Key: {key}", "Sec-WebSocket-Version: 13"]
     if origin is not None:
         lines.append(f"Origin: {origin}")
+    if cookie is not None:
+        lines.append(f"Cookie: {cookie}")
     with socket.create_connection(("127.0.0.1", _port(studio)), timeout=30) as conn:
         conn.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
         answer = b""
@@ -89,7 +94,7 @@ def _own_host(studio: Studio) -> str:
 @pytest.mark.parametrize("name", ["127.0.0.1", "localhost"])
 def test_the_studios_own_page_opens_its_websocket(served: Studio, name: str) -> None:
     host = f"{name}:{_port(served)}"
-    assert _handshake(served, host, f"http://{host}")[0] == 101
+    assert _handshake(served, host, f"http://{host}", token=served.token)[0] == 101
 
 
 def test_a_page_on_another_localhost_port_cannot_open_the_websocket(served: Studio) -> None:

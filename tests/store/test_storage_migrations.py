@@ -61,14 +61,27 @@ def test_head_is_the_newest_revision() -> None:
 
 def _upgraded(schema: set[tuple[str, str, str | None]]) -> set[tuple[str, str, str | None]]:
     """Main's schema with what the revisions after 0001 add: the run's lineage (0004), the
-    steps' decisions (0005) and the calls retried (0006)."""
+    steps' decisions (0005), the calls retried (0006), people and agents' tokens (0007)."""
     before, after = "plan_json VARCHAR NOT NULL, \n", "plan_json VARCHAR NOT NULL, parent_id VARCHAR, rerun_from VARCHAR, \n"
     worker = ("table", "run_worker", "CREATE TABLE run_worker (\n\tid VARCHAR NOT NULL, \n\tseen_at DATETIME NOT NULL, "
               "\n\ttaken_over_by VARCHAR, \n\tPRIMARY KEY (id)\n)")
     decided = ("duration_ms FLOAT, \n", "duration_ms FLOAT, decision_json VARCHAR, retried_json VARCHAR, \n")  # 0005, 0006
+    submitted = ("version INTEGER, \n", "version INTEGER, submitted_by VARCHAR, \n")  # 0007
+    people = {  # 0007
+        ("table", "person", "CREATE TABLE person (\n\tid VARCHAR NOT NULL, \n\tname VARCHAR NOT NULL, \n\temail VARCHAR "
+         "NOT NULL, \n\trole VARCHAR NOT NULL, \n\tgroups_json VARCHAR NOT NULL, \n\tcreated DATETIME NOT NULL, "
+         "\n\tPRIMARY KEY (id)\n)"),
+        ("index", "sqlite_autoindex_person_1", None),
+        ("table", "agent_token", "CREATE TABLE agent_token (\n\tname VARCHAR NOT NULL, \n\tagent_id VARCHAR NOT NULL, "
+         "\n\trole VARCHAR NOT NULL, \n\ttoken_hash VARCHAR NOT NULL, \n\tcreated DATETIME NOT NULL, \n\tlast_used "
+         "DATETIME, \n\trevoked_at DATETIME, \n\tPRIMARY KEY (name)\n)"),
+        ("index", "sqlite_autoindex_agent_token_1", None),
+        ("index", "ix_agent_token_token_hash", "CREATE UNIQUE INDEX ix_agent_token_token_hash ON agent_token (token_hash)"),
+    }
     return {(kind, name, sql.replace(before, after) if name == "run" else
-             sql.replace(*decided) if name == "step_run" else sql) for kind, name, sql in schema} | {
-        worker, ("index", "sqlite_autoindex_run_worker_1", None)}
+             sql.replace(*decided) if name == "step_run" else
+             sql.replace(*submitted) if name == "review" else sql) for kind, name, sql in schema} | {
+        worker, ("index", "sqlite_autoindex_run_worker_1", None)} | people
 
 
 def test_a_new_file_is_made_at_head_with_the_schema_main_made_and_upgraded(tmp_path: Path) -> None:

@@ -13,10 +13,11 @@ from typing import Any
 
 import streamlit as st
 
-from core import Run
+from core import Role, Run
 
 from .. import _actions as actions
 from ... import workbench as wb
+from ...workbench._roles import refused_for_role
 from ...workbench._services import Services
 from .._session import get_services
 from .._text import md_escape
@@ -33,8 +34,13 @@ def _cell(value: Any) -> str:
 
 
 def _decide(run_id: str, step_id: str, approve: bool, seen_hash: str) -> None:
-    actions.act(lambda b: wb.decide_step(get_services(), run_id, step_id, approve, seen_hash=seen_hash,
-                                         by="page", bench=b), "decide on the step")
+    def decide(b: wb.Workbench) -> wb.Outcome:
+        # Until decide_step checks the actor itself (the ``decide`` work), the role is checked here.
+        refused = wb.Outcome()
+        if refused_for_role(b.actor, refused, Role.approver, "decide on a waiting step"):
+            return refused
+        return wb.decide_step(get_services(), run_id, step_id, approve, seen_hash=seen_hash, by="page", bench=b)
+    actions.act(decide, "decide on the step")
 
 
 def pause_panel(services: Services, run: Run) -> None:
