@@ -170,9 +170,9 @@ def decide_step(run: Run, step_id: str, approve: bool, *, actor: Actor, seen_has
             raise _refuse(f"{label}: edited arguments must be a JSON object", step_id, "arguments", "arguments")
         problems = tool.check_arguments(edited) if tool is not None else []
         if problems:
-            field, message = problems[0]
-            raise _refuse(f"{label}: the edited arguments do not fit {step.tool}: {field}: {message}",
-                          step_id, "arguments", f"arguments.{field}")
+            said = "; ".join(f"{field}: {message}" for field, message in problems)
+            raise _refuse(f"{label}: the edited arguments do not fit {step.tool}: {said}",
+                          step_id, "arguments", f"arguments.{problems[0][0]}")
     record = StepDecision(
         approved=approve, arguments_hash=arguments_hash(edited) if edited is not None else current,
         decided_at=now(), channel=channel, actor_id=actor.id, actor_name=actor.name, actor_kind=actor.kind,
