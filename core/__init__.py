@@ -45,7 +45,7 @@ from .tooling._retry import FailureKind, RetryPolicy
 from .run._policy import RunLimits
 from .run._model import Ask, Grant, StepAttempt, StepDecision
 from .run._approval import (GrantBook, approval_reason, approvals_needed, approvers_so_far, arguments_hash, decide_step,
-                             effects_label, shown_hash, waiting_steps)
+                             effects_label, grant_passes, shown_hash, waiting_steps)
 from .run._status import (BLOCKING, CUT_OFF, EXPLAINED, FINISHED, GOING, RAN, REPORT_ORDER, RESUMABLE, RUNNABLE,
                            STATUS_TABLE, StatusTraits)
 from .run._background import BackgroundRun, RunKind, RunProgress, RunThread
@@ -90,7 +90,7 @@ __all__ = [
     "StepDecision", "Ask", "Grant", "GrantBook", "DecisionRefused",
     # who does what: actors, roles, and the errors of access and policy
     "Actor", "ActorKind", "Role", "ANONYMOUS", "require", "Forbidden", "PolicyError", "PolicyDenied", "approval_reason", "arguments_hash", "decide_step", "waiting_steps",
-    "approvals_needed", "approvers_so_far", "effects_label", "shown_hash",
+    "approvals_needed", "approvers_so_far", "effects_label", "grant_passes", "shown_hash",
     # the engine seam, and what a run is held to
     "RunEngine", "RunRecorder", "NoRecorder", "NO_RECORDER", "StopReason", "RunLimits", "RetryPolicy", "FailureKind",
     "offline_summary", "ModelSynthesizer", "make_synthesizer",
