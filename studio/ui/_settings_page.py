@@ -17,6 +17,7 @@ from core.llm import ModelClient
 from tools import McpServerSpec
 
 from . import _actions as actions
+from ._grants_panel import grants_panel
 from ._state import PERSIST, Keys
 from ._text import md_escape
 
@@ -51,6 +52,7 @@ def settings_page() -> None:
             "planner needs neither.", icon=":material/key_off:")
     st.caption("The key itself is never shown, logged or stored: only whether it is set.")
     _review_api(settings)
+    grants_panel(services)
 
     st.subheader("Planner for this session")
     st.caption("The environment (`PLAN_STUDIO_PLANNER`, `PLAN_STUDIO_MODEL`, "
