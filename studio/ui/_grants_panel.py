@@ -33,8 +33,14 @@ def _what(grant: Grant) -> str:
     return f"{grant.tool} with exactly {text}"
 
 
+_NOTICE = "settings.grants.notice"  # what the last Revoke said, shown once above the list
+
+
 def _revoke(grant_id: str) -> None:
-    actions.act(lambda _b: wb.revoke_grant(get_services(), grant_id, actor=page_actor()), "revoke the grant")
+    out = wb.Outcome().say("error", "Could not revoke the grant.")
+    with wb.attempt(out, "revoke the grant"):
+        out = wb.revoke_grant(get_services(), grant_id, actor=page_actor())
+    st.session_state[_NOTICE] = [(n.kind, n.text) for n in out.notices]
 
 
 def grants_panel(services: Services) -> None:
@@ -42,6 +48,8 @@ def grants_panel(services: Services) -> None:
     st.caption("Approvals given for more than one step: for the rest of a run, or always for one tool "
                "with exactly the same arguments. A revoked grant lets nothing pass; such steps ask again.")
     with st.container(key="settings-grants"), actions.shown("list the grants"):
+        for kind, text in st.session_state.pop(_NOTICE, []):
+            (st.success if kind == "success" else st.error)(md_escape(text))
         grants = wb.list_grants(services, actor=page_actor())
         if not grants:
             st.caption("No grants in force.")
