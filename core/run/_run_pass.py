@@ -31,8 +31,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping
 
-from ._approval import REJECTED_NOTE, GrantBook, approval_reason, approved_arguments, arguments_hash, effects_label, \
-    grant_passes
+from ._approval import (REJECTED_NOTE, GrantBook, approval_reason, approved_arguments, arguments_hash,
+                        passes_on_a_grant)
 from ._engine import RunRecorder, StopReason
 from .._errors import ToolCallError
 from ._events import Event, now, step_end, step_result
@@ -113,8 +113,7 @@ class RunPass:
                  hand_over: Callable[[], None] | None = None, grants: GrantBook | None = None) -> None:
         """``hand_over``: this pass is driven on a thread of its own (``_driven_run``), which
         calls a lone step's sync tool itself; when such a call is given up, ``hand_over()``
-        carries the run on from a new thread (``carry_on``). ``grants``: where the scoped
-        approvals are kept, asked before a step waits."""
+        carries the run on from a new thread (``carry_on``). ``grants``: asked before a step waits."""
         self.run = run
         self._registry = registry
         self._limits = limits
@@ -130,8 +129,7 @@ class RunPass:
         self._results = _Results(run)
         self._hand_over = hand_over
         self._grants = grants
-        # Steps approved with the approver's edit of their arguments: they run with exactly those.
-        self._edited: dict[str, dict[str, Any]] = {}
+        self._edited: dict[str, dict[str, Any]] = {}  # approved steps: the arguments they run with
         self._inline: InlineCall | None = None  # the latest call made on the driving thread
         self._started, self._stopping = 0, False
 
@@ -240,43 +238,25 @@ class RunPass:
         except Exception:  # the step fails when it starts, saying why; nothing to approve
             return None
         decision = state.decision
-        if decision is not None and decision.approved:
-            approved = approved_arguments(decision, arguments)
-            if approved is not None:  # runs with exactly what was approved (the edit, if any)
-                if decision.edited:
-                    self._edited[step_id] = dict(approved)
-                return None
-        elif decision is not None and decision.arguments_hash == arguments_hash(arguments):
+        approved = approved_arguments(decision, arguments) if decision is not None and decision.approved else None
+        if decision is not None and approved is not None:  # runs with exactly what was approved (an edit too)
+            self._edited[step_id] = dict(approved)
+            return None
+        if decision is not None and not decision.approved and decision.arguments_hash == arguments_hash(arguments):
             state.status, state.error = StepStatus.rejected, REJECTED_NOTE
             self._recorder.step_ended(self.run, step_id)
             self._ready.finished(step_id, self.run)
             return step_end(self.run, step_id)
-        if decision is None and self._granted(step_id, tool, arguments):
+        if decision is None and passes_on_a_grant(self.run, step_id, tool, arguments, self._grants):
             return None
         changed = " (its arguments changed since the last decision)" if decision is not None else ""
         if decision is not None or arguments_hash(state.arguments) != arguments_hash(arguments):
             state.approvals = []  # approvals of other arguments do not count for these
-        state.status = StepStatus.waiting
-        state.arguments, state.result = arguments, None
+        state.status, state.arguments, state.result = StepStatus.waiting, arguments, None
         state.error = f"waiting for a person: {reason}{changed}"
         state.decision = None
         self._recorder.step_ended(self.run, step_id)
         return step_end(self.run, step_id)
-
-    def _granted(self, step_id: str, tool: Tool, arguments: dict[str, Any]) -> bool:
-        """Let the step pass on a grant (recorded as its approval); only where one approver is
-        enough: a grant is one person's word."""
-        state = self.run.steps[step_id]
-        if self._grants is None or (state.ask is not None and state.ask.approvers > 1):
-            return False
-        try:
-            grant = self._grants.letting_pass(self.run.id, tool.name, arguments_hash(arguments))
-        except Exception:  # the grants cannot be read (a store away): the step asks a person
-            grant = None
-        if grant is None:
-            return False
-        grant_passes(self.run, step_id, grant, arguments, effects_label(tool))
-        return True
 
     def _start(self, step_id: str) -> Iterator[Event]:
         run = self.run

@@ -12,4 +12,4 @@ to it (a test checks the two agree): opening a store reads the file's revision a
 Alembic only when it is not ``HEAD``.
 """
 
-HEAD = "0006"
+HEAD = "0008"
