@@ -46,8 +46,9 @@ from .run._engine import NO_RECORDER, NoRecorder, RunEngine, RunRecorder, StopRe
 from .run._executor import Event, EventType, Executor, Run, StepRun, StepStatus, Synthesizer
 from .tooling._retry import FailureKind, RetryPolicy
 from .run._policy import RunLimits
-from .run._model import Ask, StepAttempt, StepDecision
-from .run._approval import approval_reason, arguments_hash, decide_step, waiting_steps
+from .run._model import Ask, Grant, StepAttempt, StepDecision
+from .run._approval import (GrantBook, approval_reason, approvals_needed, approvers_so_far, arguments_hash, decide_step,
+                             effects_label, grant_passes, shown_hash, waiting_steps)
 from .run._status import (BLOCKING, CUT_OFF, EXPLAINED, FINISHED, GOING, RAN, REPORT_ORDER, RESUMABLE, RUNNABLE,
                            STATUS_TABLE, StatusTraits)
 from .run._background import BackgroundRun, RunThread
@@ -90,10 +91,12 @@ __all__ = [
     # validation and execution
     "Problem", "Validator", "Event", "EventType", "Executor", "Run", "StepRun", "StepStatus",
     "Synthesizer", "BackgroundRun", "LiveView", "RunThread", "RunKind", "RunProgress", "StepAttempt",
-    "StepDecision", "Ask", "DecisionRefused",
+    "StepDecision", "Ask", "Grant", "GrantBook", "DecisionRefused",
     # who does what: actors, roles, and the errors of access and policy
-    "Actor", "ActorKind", "Role", "ANONYMOUS", "require", "Forbidden", "Unauthenticated", "NameTaken", "LOCAL_USER_ID", "LOCAL_ACTOR",
-    "AgentToken", "Person", "agent_actor", "person_actor", "PolicyError", "PolicyDenied", "approval_reason", "arguments_hash", "decide_step", "waiting_steps",
+    "Actor", "ActorKind", "Role", "ANONYMOUS", "require", "Forbidden", "Unauthenticated", "NameTaken", "LOCAL_USER_ID",
+    "LOCAL_ACTOR", "AgentToken", "Person", "agent_actor", "person_actor", "PolicyError", "PolicyDenied",
+    "approval_reason", "arguments_hash", "decide_step", "waiting_steps",
+    "approvals_needed", "approvers_so_far", "effects_label", "grant_passes", "shown_hash",
     # the engine seam, and what a run is held to
     "RunEngine", "RunRecorder", "NoRecorder", "NO_RECORDER", "StopReason", "RunLimits", "RetryPolicy", "FailureKind",
     "offline_summary", "ModelSynthesizer", "make_synthesizer",

@@ -145,10 +145,16 @@ class ToolResultError(ToolCallError):
 
 
 class DecisionRefused(PlanStudioError):
-    """A decision that cannot apply: no such step, or it is not waiting, or its arguments moved."""
+    """A decision that cannot apply. ``why`` says which kind, for an interface to answer with:
+    ``unknown`` (no such step), ``not_waiting`` (decided, or no longer waiting), ``stale`` (what
+    was shown changed), ``replayed`` (this approver decided already), ``unnamed`` (no hash of
+    what was shown), ``arguments`` (an edit the tool's schema refuses; ``field`` names it)."""
 
-    def __init__(self, message: str, *, step_ids: list[str] | None = None) -> None:
+    def __init__(self, message: str, *, step_ids: list[str] | None = None, why: str = "",
+                 field: str = "") -> None:
         self.step_ids = step_ids or []
+        self.why = why
+        self.field = field
         super().__init__(message)
 
 

@@ -26,6 +26,7 @@ from studio.api._review_api import api_routes, make_token  # noqa: E402
 from studio.api._rerun_api import rerun_routes  # noqa: E402
 from studio.api._run_control_api import run_control_routes  # noqa: E402
 from studio.api._run_decisions_api import run_routes  # noqa: E402
+from studio.api._grants_api import grant_routes  # noqa: E402
 from studio.api._sign_in_guard import sign_in_guard  # noqa: E402
 from studio.ui._session import get_services, oidc_configured  # noqa: E402
 
@@ -49,7 +50,7 @@ _SETTINGS = Settings.from_env()
 app = st.App(Path(__file__).resolve().parent / "app.py",
              # The API answers with the pages' own cached services: one store and one set of tools.
              routes=[*api_routes(get_services), *run_routes(get_services), *run_control_routes(get_services),
-                     *rerun_routes(get_services)],
+                     *rerun_routes(get_services), *grant_routes(get_services)],
              lifespan=make_token,
              middleware=[origin_guard(_SETTINGS.allowed_origins),
                          sign_in_guard(secret=_start_secret(), user_header=_SETTINGS.user_header,

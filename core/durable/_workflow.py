@@ -224,7 +224,8 @@ def run_workflow(run_id: str, step_budget: int | None = None, decisions: dict[st
         watcher = context.watchers.get(run_id)
         recorder = StoreRecorder(context.store)
         executor = Executor(context.registry, context.synthesizer, limits=context.limits,
-                            recorder=recorder if watcher is None else _StoreThenWatcher(recorder, watcher))
+                            recorder=recorder if watcher is None else _StoreThenWatcher(recorder, watcher),
+                            grants=context.store.grants)
         context.engines[run_id] = executor
         should_stop = context.should_stop.get(run_id)
         executor.drive(run, on_event=listener, should_stop=should_stop, limit=step_budget)

@@ -42,6 +42,7 @@ from __future__ import annotations
 import threading
 from typing import Callable, Iterator
 
+from ._approval import GrantBook
 from ._driven_run import DrivenRun
 from ._engine import NO_RECORDER, Recorders, RunRecorder
 from ._events import Event, EventType, Synthesizer, now
@@ -71,8 +72,9 @@ class Executor:
 
     def __init__(self, registry: ToolRegistry, synthesizer: Synthesizer | None = None, *,
                  limits: RunLimits | None = None, max_parallel: int | None = None,
-                 recorder: RunRecorder = NO_RECORDER) -> None:
+                 recorder: RunRecorder = NO_RECORDER, grants: GrantBook | None = None) -> None:
         self.registry = registry
+        self.grants = grants  # the scoped approvals a step may pass on (``core.run._approval``)
         self.validator = Validator(registry)
         self.synthesizer = synthesizer
         limits = limits or RunLimits()
@@ -169,7 +171,7 @@ class Executor:
               recorder: RunRecorder, hand_over: Callable[[], None] | None = None) -> RunPass:
         """A pass over ``run``, known to ``cancel`` until it stops."""
         run_pass = RunPass(run, self.registry, self.limits, recorder, limit=limit, should_stop=should_stop,
-                           hand_over=hand_over)
+                           hand_over=hand_over, grants=self.grants)
         with self._lock:
             self._passes.setdefault(run.id, []).append(run_pass)
         return run_pass

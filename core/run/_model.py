@@ -11,12 +11,12 @@ import datetime as dt
 import uuid
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import AliasChoices, BaseModel, Field
 
 from ..plan._model import Plan
 from ._status import StepStatus
 
-__all__ = ["Ask", "Run", "StepAttempt", "StepDecision", "StepRun", "StepStatus"]
+__all__ = ["Ask", "Grant", "Run", "StepAttempt", "StepDecision", "StepRun", "StepStatus"]
 
 
 class StepAttempt(BaseModel):
@@ -29,12 +29,73 @@ class StepAttempt(BaseModel):
 
 
 class StepDecision(BaseModel):
-    """A person's answer to a step that waited for one, kept on the run so a resume sees it."""
+    """One approver's answer to a step that waited for one (``core.run._approval``), kept on the
+    run so a resume sees it: who, when, by which channel, under which rule, and exactly what was
+    approved. A step keeps one per approver (``StepRun.approvals``); ``StepRun.decision`` is the
+    one that settled it (the last approval a count needed, a rejection, or a grant)."""
 
     approved: bool
-    arguments_hash: str  # of the resolved arguments the person saw: an approval holds for those only
+    # Of the arguments the step runs with: the resolved ones shown, or the approver's edit of them.
+    arguments_hash: str
     decided_at: dt.datetime
-    by: str = ""  # where it was decided: "page", "api", "mcp", "cli"
+    # Where it was decided: "page", "api", "mcp", "cli", "link", or "grant" (a grant let it pass).
+    # Read from "by" too: decisions stored before 0008 named only the channel, as "by".
+    channel: str = Field(default="", validation_alias=AliasChoices("channel", "by"))
+    actor_id: str = ""  # who decided: "user:alice@example.com", "agent:api", "rule:reads-pass"
+    actor_name: str = ""
+    actor_kind: str = ""  # person, agent, rule or system (``core.access.ActorKind``)
+    rule: str = ""  # the rule that asked for the approval (or decided on its own)
+    # Of exactly what was shown: the tool, the resolved arguments and the tool's effects.
+    shown_hash: str = ""
+    # The approver's edit: the arguments the step runs with, and the resolved ones they replaced.
+    arguments: dict[str, Any] | None = None
+    original_arguments: dict[str, Any] | None = None
+    grant_id: str = ""  # the grant this approval made, or the grant that let the step pass
+    scope: str = "once"  # once, run (every later step of the tool in this run) or always
+
+    @property
+    def by(self) -> str:
+        """The channel, as decisions before 0008 named it."""
+        return self.channel
+
+    @property
+    def edited(self) -> bool:
+        return self.arguments is not None
+
+
+class Grant(BaseModel):
+    """A scoped approval: steps of ``tool`` pass without asking, in run ``run_id`` with any
+    arguments (scope ``run``), or in any run with exactly the arguments hashed ``arguments_hash``
+    (scope ``always``); until ``expires_at`` (None: no end) unless revoked first."""
+
+    id: str = Field(default_factory=lambda: uuid.uuid4().hex[:12])
+    tool: str
+    scope: str  # "run" or "always"
+    run_id: str | None = None
+    arguments_hash: str | None = None
+    arguments: dict[str, Any] | None = None  # the exact arguments of an ``always`` grant, to show
+    granted_by: str  # the approver's actor id
+    granted_by_name: str = ""
+    granted_by_kind: str = "person"
+    channel: str = ""
+    created_at: dt.datetime
+    expires_at: dt.datetime | None = None
+    revoked_at: dt.datetime | None = None
+    revoked_by: str | None = None
+
+    def lets_pass(self, run_id: str, tool: str, arguments_hash: str, at: dt.datetime) -> bool:
+        """Whether this grant approves a step of ``tool`` with those arguments in ``run_id`` now."""
+        if self.revoked_at is not None or tool != self.tool:
+            return False
+        if self.expires_at is not None and _aware(self.expires_at) <= _aware(at):
+            return False
+        if self.scope == "run":
+            return run_id == self.run_id
+        return self.scope == "always" and arguments_hash == self.arguments_hash
+
+
+def _aware(at: dt.datetime) -> dt.datetime:
+    return at if at.tzinfo else at.replace(tzinfo=dt.timezone.utc)
 
 
 class Ask(BaseModel):
@@ -64,8 +125,11 @@ class StepRun(BaseModel):
     # oldest first; the last call is the step's own result, error and timing above. Empty for a
     # step called once (most), so a run without retries is what it always was.
     retried: list[StepAttempt] = Field(default_factory=list)
-    # A person's approval or rejection, for a step that waits for one (``core.run._approval``).
+    # The answer that settled a step that waited (``core.run._approval``): the approval that met
+    # the count the step asked for, a rejection, or a grant; None while it waits.
     decision: StepDecision | None = None
+    # Every approver's answer so far, oldest first (several when the step asks for N approvers).
+    approvals: list[StepDecision] = Field(default_factory=list)
     # What the policy asks before the step may run, set when it starts waiting (``Ask``).
     ask: Ask | None = None
     # The token of the worker running the step, while it runs; never saved or dumped.
@@ -99,6 +163,9 @@ class Run(BaseModel):
     started_at: dt.datetime | None = None
     finished_at: dt.datetime | None = None
     answer: str | None = None
+    # The actor id of whoever submitted the plan this run carries out (an agent's owner, a
+    # review's submitter), when known: they may not approve its waiting steps themselves.
+    submitted_by: str | None = None
 
     @classmethod
     def for_plan(cls, plan: Plan) -> "Run":

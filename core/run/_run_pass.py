@@ -31,7 +31,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping
 
-from ._approval import REJECTED_NOTE, approval_reason, arguments_hash
+from ._approval import (REJECTED_NOTE, GrantBook, approval_reason, approved_arguments, arguments_hash,
+                        passes_on_a_grant)
 from ._engine import RunRecorder, StopReason
 from .._errors import ToolCallError
 from ._events import Event, now, step_end, step_result
@@ -109,10 +110,10 @@ _WAKE = object()  # put on the queue by cancel(): the driving thread looks at th
 class RunPass:
     def __init__(self, run: Run, registry: ToolRegistry, limits: RunLimits, recorder: RunRecorder, *,
                  limit: int | None, should_stop: Callable[[], bool] | None,
-                 hand_over: Callable[[], None] | None = None) -> None:
+                 hand_over: Callable[[], None] | None = None, grants: GrantBook | None = None) -> None:
         """``hand_over``: this pass is driven on a thread of its own (``_driven_run``), which
         calls a lone step's sync tool itself; when such a call is given up, ``hand_over()``
-        carries the run on from a new thread (``carry_on``)."""
+        carries the run on from a new thread (``carry_on``). ``grants``: asked before a step waits."""
         self.run = run
         self._registry = registry
         self._limits = limits
@@ -127,6 +128,8 @@ class RunPass:
         self._unsent: list[_Flight] = []  # started (events told), their tools not called yet
         self._results = _Results(run)
         self._hand_over = hand_over
+        self._grants = grants
+        self._edited: dict[str, dict[str, Any]] = {}  # approved steps: the arguments they run with
         self._inline: InlineCall | None = None  # the latest call made on the driving thread
         self._started, self._stopping = 0, False
 
@@ -235,16 +238,21 @@ class RunPass:
         except Exception:  # the step fails when it starts, saying why; nothing to approve
             return None
         decision = state.decision
-        if decision is not None and decision.arguments_hash == arguments_hash(arguments):
-            if decision.approved:
-                return None
+        approved = approved_arguments(decision, arguments) if decision is not None and decision.approved else None
+        if decision is not None and approved is not None:  # runs with exactly what was approved (an edit too)
+            self._edited[step_id] = dict(approved)
+            return None
+        if decision is not None and not decision.approved and decision.arguments_hash == arguments_hash(arguments):
             state.status, state.error = StepStatus.rejected, REJECTED_NOTE
             self.recorder.step_ended(self.run, step_id)
             self._ready.finished(step_id, self.run)
             return step_end(self.run, step_id)
+        if decision is None and passes_on_a_grant(self.run, step_id, tool, arguments, self._grants):
+            return None
         changed = " (its arguments changed since the last decision)" if decision is not None else ""
-        state.status = StepStatus.waiting
-        state.arguments, state.result = arguments, None
+        if decision is not None or arguments_hash(state.arguments) != arguments_hash(arguments):
+            state.approvals = []  # approvals of other arguments do not count for these
+        state.status, state.arguments, state.result = StepStatus.waiting, arguments, None
         state.error = f"waiting for a person: {reason}{changed}"
         state.decision = None
         self.recorder.step_ended(self.run, step_id)
@@ -263,7 +271,8 @@ class RunPass:
             yield Event(type="plan_step_start", run_id=run.id, step_id=step_id,
                         data={"index": index, "tool": step.tool, "note": step.note})
             try:
-                arguments = resolve_params(step.params, self._results)
+                edited = self._edited.pop(step_id, None)
+                arguments = edited if edited is not None else resolve_params(step.params, self._results)
             except Exception as exc:  # a reference to data the earlier step did not return
                 error = str(exc) if isinstance(exc, ToolCallError) else f"{step.tool} failed: {type(exc).__name__}: {exc}"
                 self._end(step_id, token, began, None, None, error, [])

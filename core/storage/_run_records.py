@@ -47,8 +47,8 @@ class RunListing:
 _STEP_STARTED = text("UPDATE step_run SET status = 'running', arguments_json = :arguments, result_json = NULL, "
                      "error = NULL, started_at = :at, duration_ms = NULL WHERE run_id = :run AND step_id = :step")
 _STEP_ENDED = text("UPDATE step_run SET status = :status, arguments_json = :arguments, result_json = :result, "
-                   "error = :error, duration_ms = :duration, decision_json = :decision, retried_json = :retried "
-                   "WHERE run_id = :run AND step_id = :step")
+                   "error = :error, duration_ms = :duration, decision_json = :decision, retried_json = :retried, "
+                   "approvals_json = :approvals WHERE run_id = :run AND step_id = :step")
 
 # A run's start and end are written as its steps are (``Database.driver_writes``).
 _RUN_STATE = text("UPDATE run SET status = :status, started_at = COALESCE(:started, started_at), "
@@ -105,7 +105,8 @@ class RunRecords:
                  "arguments": _text(state.arguments, "arguments", state.step_id),
                  "result": _text(state.result, "result", state.step_id), "error": state.error,
                  "duration": state.duration_ms, "decision": _text(state.decision, "decision", state.step_id),
-                 "retried": _text(state.retried, "retried", state.step_id) if state.retried else None}
+                 "retried": _text(state.retried, "retried", state.step_id) if state.retried else None,
+                 "approvals": _text(state.approvals, "approvals", state.step_id) if state.approvals else None}
                 for state in states]
         self._db.driver_writes.write("record the step's end", _STEP_ENDED, rows)
 

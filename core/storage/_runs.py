@@ -29,7 +29,7 @@ __all__ = ["Runs"]
 
 _STEP_COLUMNS = (StepRunRow.step_id, StepRunRow.status, StepRunRow.arguments_json, StepRunRow.result_json,
                  StepRunRow.error, StepRunRow.started_at, StepRunRow.duration_ms, StepRunRow.decision_json,
-                 StepRunRow.retried_json)
+                 StepRunRow.retried_json, StepRunRow.approvals_json)
 
 
 class Runs:
@@ -68,6 +68,7 @@ class Runs:
             row.finished_at = run.finished_at
             row.status = run.status
             row.answer = run.answer
+            row.submitted_by = getattr(run, "submitted_by", None)
             row.plan_json = text
             session.add(row)
             session.exec(delete(StepRunRow).where(StepRunRow.run_id == run.id))  # type: ignore[call-overload]
@@ -105,12 +106,14 @@ class Runs:
                                         arguments=json_value(s.arguments_json), result=json_value(s.result_json),
                                         error=s.error, started_at=s.started_at, duration_ms=s.duration_ms,
                                         decision=json_value(s.decision_json),
-                                        retried=json_value(s.retried_json) or [])
+                                        retried=json_value(s.retried_json) or [],
+                                        approvals=json_value(s.approvals_json) or [])
                      for s in step_rows}
             # Built, not validated: pydantic would run the plan's own checks once more, on a plan
             # just read and checked.
             return Run.model_construct(id=row.id, plan=plan, steps=steps, started_at=row.started_at,
-                                       finished_at=row.finished_at, answer=row.answer)
+                                       finished_at=row.finished_at, answer=row.answer,
+                                       submitted_by=row.submitted_by)
         except (ValueError, ValidationError) as exc:
             raise StorageError(f"{where} in {self._db.path} is unreadable: {exc}") from exc
 
@@ -192,7 +195,7 @@ def _counts(tallies: Any) -> dict[str, dict[str, int]]:
 
 
 def _step_values(run_id: str, position: int, state: StepRun) -> dict[str, Any]:
-    data = state.model_dump(mode="json", include={"arguments", "result", "decision", "retried"})
+    data = state.model_dump(mode="json", include={"arguments", "result", "decision", "retried", "approvals"})
     arguments, result = json_text(data["arguments"]), json_text(data["result"])
     for text in (arguments, result, state.error):
         if text is not None:
@@ -202,4 +205,5 @@ def _step_values(run_id: str, position: int, state: StepRun) -> dict[str, Any]:
                 result_json=result, error=state.error,
                 started_at=state.started_at, duration_ms=state.duration_ms,
                 decision_json=json_text(data["decision"]),
-                retried_json=json_text(data["retried"]) if data["retried"] else None)
+                retried_json=json_text(data["retried"]) if data["retried"] else None,
+                approvals_json=json_text(data["approvals"]) if data["approvals"] else None)

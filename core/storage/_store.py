@@ -20,6 +20,7 @@ from ..plan._model import Plan
 from ..run._model import Run
 from ._drafts import Drafts
 from ._engine import Database
+from ._grants import Grants
 from ._lab import LabStore
 from ._people import PeopleStore
 from ._plans import Plans
@@ -46,6 +47,8 @@ class PlanStore:
         self.lab = LabStore(self._database)  # the Lab's experiments and tools last seen
         # A run written step by step as it happens (durable runs), and the list of recent runs.
         self.records = RunRecords(self._database)
+        # Scoped approvals of waiting steps (for one run, or always for exact arguments).
+        self.grants = Grants(self._database)
 
     @property
     def database(self) -> Database:

@@ -18,7 +18,7 @@ from sqlalchemy import DateTime, UniqueConstraint
 from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
 
-__all__ = ["UTCDateTime", "DraftRow", "PlanRow", "PlanVersionRow", "ReviewDecisionRow", "ReviewRow", "RunRow", "RunWorkerRow", "StepRunRow"]
+__all__ = ["UTCDateTime", "DraftRow", "GrantRow", "PlanRow", "PlanVersionRow", "ReviewDecisionRow", "ReviewRow", "RunRow", "RunWorkerRow", "StepRunRow"]
 
 
 class UTCDateTime(TypeDecorator[dt.datetime]):
@@ -87,6 +87,7 @@ class RunRow(SQLModel, table=True):
     plan_json: str = Field(description="The plan as it was run.")
     parent_id: str | None = Field(default=None, description="The run a retry or rerun came from.")
     rerun_from: str | None = Field(default=None, description="The step a rerun starts again from.")
+    submitted_by: str | None = Field(default=None, description="Who submitted the plan run (may not approve it).")
 
 
 class StepRunRow(SQLModel, table=True):
@@ -106,6 +107,24 @@ class StepRunRow(SQLModel, table=True):
     decision_json: str | None = Field(default=None, description="A person's decision on a step that waited.")
     retried_json: str | None = Field(default=None, description="The calls before the last, each failed and "
                                      "tried again under the retry policy.")
+    approvals_json: str | None = Field(default=None, description="Every approver's answer to a step that waited.")
+
+
+class GrantRow(SQLModel, table=True):
+    """A scoped approval (``core.run._model.Grant``), kept whole as JSON; the columns it is
+    looked up and listed by beside it."""
+
+    __tablename__ = "approval_grant"
+
+    id: str = Field(primary_key=True)
+    tool: str = Field(index=True)
+    scope: str
+    run_id: str | None = None
+    arguments_hash: str | None = None
+    created_at: dt.datetime = Field(sa_type=UTCDateTime)
+    expires_at: dt.datetime | None = Field(default=None, sa_type=UTCDateTime)
+    revoked_at: dt.datetime | None = Field(default=None, sa_type=UTCDateTime)
+    content: str
 
 
 class RunWorkerRow(SQLModel, table=True):

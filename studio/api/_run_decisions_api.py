@@ -1,13 +1,21 @@
 """The review API's part for a pause for a person: a run's waiting steps and a decision on one.
 
     GET  /api/runs/{id}/waiting                  -> 200 {run_id, status, waiting: [{step_id, label,
-                                                    tool, effects, reason, arguments, arguments_hash}]}
-    POST /api/runs/{id}/steps/{step}/decision    {"approve": true|false, "arguments_hash": "..."}
-                                                 -> 200 {decided, notices}; 409 when it cannot apply
+                                                    tool, effects, reason, arguments, arguments_hash,
+                                                    shown_hash, approvals_needed, approvals: [...], rule}]}
+    POST /api/runs/{id}/steps/{step}/decision    {"approve": true|false, "shown_hash": "...",
+                                                  "arguments": {...}?, "grant": "once"|"run"|"always"|
+                                                  {"scope": ..., "expires_in_hours": n}?}
+                                                 -> 200 {decided, settled, approvals, approvals_needed, notices}
+                                                 400 no hash / bad edit (``field``), 403 not allowed,
+                                                 409 stale, replayed or not waiting (``why``)
 
 Behind the same token and origin rules as the rest of the review API (``_http.guarded``,
-the studio's origin guard). ``arguments_hash`` is the hash the caller was shown with the
-arguments: a decision holds for exactly those (omit it only to decide on whatever they are).
+the studio's origin guard). A decision must name what it decides on: ``shown_hash`` (tool,
+resolved arguments and effects, as GET .../waiting gave them) or, from older clients,
+``arguments_hash``; without either it is refused (400): before issue 27 ``{"approve": true}``
+alone was taken. Who decides: the request's actor, the agent or person its token names
+(``_http.actor``).
 """
 
 from __future__ import annotations
@@ -19,13 +27,16 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from core import ReviewRequestError, Role, require
+from core import NotFound, ReviewRequestError
 
 from ._http import ServicesSource, actor, error, guarded, read_body
 from ..workbench._services import Services
-from ..workbench import decide_step, waiting_run, waiting_view
+from ..workbench import approval_json, decide_step, grant_from_json, waiting_run, waiting_view
 
 __all__ = ["run_routes"]
+
+_CHANNELS = ("api", "mcp")  # the MCP server decides through this API and says so
+_STATUS = {"forbidden": 403, "unnamed": 400, "arguments": 400, "no_run": 404}
 
 
 def _no_run(run_id: str) -> Response:
@@ -45,25 +56,51 @@ async def _waiting(request: Request, services: Services) -> Response:
     return JSONResponse(await run_in_threadpool(build))
 
 
-async def _decision(request: Request, services: Services) -> Response:
-    run_id, step_id = request.path_params["run_id"], request.path_params["step_id"]
-    body = await read_body(request)  # over the limit: 413 (``guarded``)
+def _request(body: Any) -> tuple[bool, str, dict[str, Any] | None, Any, str]:
     if not isinstance(body, dict):
-        raise ReviewRequestError("body", "must be a JSON object like {\"approve\": true, \"arguments_hash\": \"...\"}")
+        raise ReviewRequestError("body", "must be a JSON object like {\"approve\": true, \"shown_hash\": \"...\"}")
     approve = body.get("approve")
     if not isinstance(approve, bool):
         raise ReviewRequestError("approve", "must be true or false")
-    seen = body.get("arguments_hash")
-    if seen is not None and not isinstance(seen, str):
-        raise ReviewRequestError("arguments_hash", "must be the string GET .../waiting gave")
-    # Until decide_step takes the actor itself (the ``decide`` work), the role is checked here.
-    who = actor(request)
-    require(who, Role.approver, "decide on a waiting step")
+    seen = body.get("shown_hash", body.get("arguments_hash"))
+    if not isinstance(seen, str) or not seen:
+        raise ReviewRequestError("shown_hash", "a decision must name what it decides on: the shown_hash (or "
+                                               "arguments_hash) GET .../waiting gave with the step")
+    arguments = body.get("arguments")
+    if arguments is not None and not isinstance(arguments, dict):
+        raise ReviewRequestError("arguments", "must be a JSON object: the step's arguments as edited")
+    try:
+        grant = grant_from_json(body.get("grant"))
+    except ValueError as exc:
+        raise ReviewRequestError("grant", str(exc)) from None
+    channel = body.get("channel", "api")
+    if channel not in _CHANNELS:
+        raise ReviewRequestError("channel", f"must be one of {', '.join(_CHANNELS)}")
+    return approve, seen, arguments, grant, channel
+
+
+async def _decision(request: Request, services: Services) -> Response:
+    run_id, step_id = request.path_params["run_id"], request.path_params["step_id"]
+    body = await read_body(request)  # over the limit: 413 (``guarded``)
+    approve, seen, arguments, grant, channel = _request(body)
+    who = actor(request)  # the token's agent or person (``guarded``)
     if await run_in_threadpool(waiting_run, services, run_id) is None:
-        return _no_run(run_id)
-    out = await run_in_threadpool(lambda: decide_step(services, run_id, step_id, approve, seen_hash=seen, by="api"))
-    body_out = {"decided": out.ok, "notices": out.notices_json()}
-    return JSONResponse(body_out, status_code=200 if out.ok else 409)
+        try:
+            await run_in_threadpool(services.store.load_run, run_id)
+        except NotFound:
+            return _no_run(run_id)
+        return JSONResponse({"decided": False, "why": "not_waiting", "notices": [
+            {"kind": "error", "text": f"Run {run_id} waits for no decision now: it runs on, or finished "
+                                      "(another decision may have come first)."}]}, status_code=409)
+    out = await run_in_threadpool(lambda: decide_step(services, run_id, step_id, approve, actor=who, channel=channel,
+                                                      seen_hash=seen, arguments=arguments, grant=grant))
+    answer: dict[str, Any] = {"decided": out.ok, "notices": out.notices_json(), "settled": out.settled,
+                              "approvals_needed": out.needed, "approvals": [approval_json(a) for a in out.approvals]}
+    if not out.ok:
+        answer["why"] = out.refusal
+        if out.field:
+            answer["field"] = out.field
+    return JSONResponse(answer, status_code=200 if out.ok else _STATUS.get(out.refusal, 409))
 
 
 def run_routes(services: ServicesSource) -> list[Route]:

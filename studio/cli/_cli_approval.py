@@ -12,9 +12,12 @@ import json
 import sys
 from typing import Callable, Collection, TextIO
 
-from core import Plan, Run, RunLimits, ToolRegistry, approval_reason, decide_step, waiting_steps
+from core import (LOCAL_ACTOR, Actor, DecisionRefused, Forbidden, Plan, Role, Run, RunLimits, ToolRegistry, approval_reason,
+                  approvals_needed, approvers_so_far, decide_step, shown_hash, waiting_steps)
 
 __all__ = ["approve_on_terminal", "approved_up_front", "nobody_to_ask", "steps_that_ask", "refusal"]
+
+# Who answers at the terminal: the local user (``core.LOCAL_ACTOR``).
 
 # Arguments come from tool results: shown as JSON with every control character escaped (no
 # terminal escape sequence gets through), and cut so a huge argument cannot flood the terminal.
@@ -60,17 +63,20 @@ def _shown(arguments: object) -> str:
     return text if len(text) <= _SHOWN_CHARS else text[:_SHOWN_CHARS] + f"... ({len(text)} characters)"
 
 
-def approve_all(run: Run) -> bool:
+def approve_all(run: Run, registry: ToolRegistry) -> bool:
     """``--approve-writes`` for a run already going: approve each waiting step of ``run`` for the
-    arguments it waits with (True when there were any)."""
+    arguments it waits with, as the local user (True when there were any)."""
     waiting = waiting_steps(run)
     for step_id in waiting:
-        decide_step(run, step_id, True, by="cli")
+        step = run.plan.steps[run.plan.index_of(step_id)]
+        tool = registry.get(step.tool)
+        seen = shown_hash(step.tool, run.steps[step_id].arguments, tool.effects.label)
+        decide_step(run, step_id, True, actor=LOCAL_ACTOR, seen_hash=seen, tool=tool, channel="cli")
     return bool(waiting)
 
 
 def approve_on_terminal(run: Run, registry: ToolRegistry, *, ask: Callable[[str], str] = input,
-                        out: TextIO = sys.stdout) -> int:
+                        out: TextIO = sys.stdout, actor: Actor = LOCAL_ACTOR) -> int:
     """Ask about each waiting step of ``run``; return how many were decided."""
     decided = 0
     for step_id in waiting_steps(run):
@@ -78,11 +84,20 @@ def approve_on_terminal(run: Run, registry: ToolRegistry, *, ask: Callable[[str]
         tool = registry.get(step.tool)
         state = run.steps[step_id]
         print(f"{run.plan.label(step_id)} waits: {tool.name} ({tool.effects.label})", file=out)
-        print(f"  arguments: {_shown(state.arguments)}", file=out, flush=True)
+        print(f"  arguments: {_shown(state.arguments)}", file=out)
+        needed, so_far = approvals_needed(state), approvers_so_far(state)
+        if needed > 1 or so_far:
+            names = ", ".join(_shown(a.actor_name or a.actor_id) for a in so_far) or "nobody yet"
+            print(f"  approvals: {len(so_far)} of {needed} (approved by {names})", file=out)
+        seen = shown_hash(step.tool, state.arguments, tool.effects.label)  # exactly what was printed
         try:
             answer = ask("  run it with these arguments? [y/N] ").strip().lower()
         except EOFError:
             answer = ""
-        decide_step(run, step_id, answer in ("y", "yes"), by="cli")
+        try:
+            decide_step(run, step_id, answer in ("y", "yes"), actor=actor, seen_hash=seen, tool=tool, channel="cli")
+        except (DecisionRefused, Forbidden) as exc:
+            print(f"  not decided: {exc}", file=out, flush=True)
+            continue
         decided += 1
     return decided

@@ -97,7 +97,7 @@ def _decider(args: argparse.Namespace, services: Services, plan: Plan, again: Co
     (each approved for the arguments it waits with), the person at the terminal, or nobody
     (the refusal said on stderr; None)."""
     if args.approve_writes:
-        return approve_all
+        return lambda held: approve_all(held, services.registry)
     asking = steps_that_ask(plan, services.registry, services.executor.limits.approve_writes, among=again)
     if asking and not sys.stdin.isatty():
         print(refusal(asking), file=sys.stderr)

@@ -54,7 +54,8 @@ def add_run_tools(server: MCPServer, services: Services, studio_url: str) -> Non
     @server.tool()
     async def waiting_steps(run_id: str) -> dict[str, Any]:
         """The steps of a run in the studio that wait for a person's approval, each with its tool,
-        effects, resolved arguments and the arguments_hash to pass to decide_step.
+        effects, resolved arguments, the shown_hash to pass to decide_step, how many approvals it
+        needs and who has approved so far.
 
         Args:
             run_id: The run's id, as the studio shows it.
@@ -62,17 +63,26 @@ def add_run_tools(server: MCPServer, services: Services, studio_url: str) -> Non
         return await asyncio.to_thread(ask, "GET", f"/api/runs/{quoted(run_id)}/waiting")
 
     @server.tool()
-    async def decide_step(run_id: str, step_id: str, approve: bool, arguments_hash: str | None = None) -> dict[str, Any]:
-        """Approve or reject a step that waits for a person, for exactly the arguments shown.
+    async def decide_step(run_id: str, step_id: str, approve: bool, shown_hash: str = "", arguments_hash: str = "",
+                          arguments: dict[str, Any] | None = None, grant: str = "once") -> dict[str, Any]:
+        """Approve or reject a step that waits for a person, for exactly what was shown.
 
         Args:
             run_id: The run's id.
             step_id: The waiting step's id (waiting_steps lists them).
             approve: true runs the step; false rejects it (the steps that depend on it are skipped).
-            arguments_hash: The hash waiting_steps gave with the arguments; the decision is refused
-                if the arguments are others now.
+            shown_hash: The shown_hash waiting_steps gave with the step (required: or arguments_hash);
+                the decision is refused if what the step would run changed since.
+            arguments_hash: The arguments_hash waiting_steps gave, for a client that only has it.
+            arguments: The step's arguments as edited by the approver: the step runs with exactly
+                these (checked against the tool's schema). Omit to approve them as shown.
+            grant: "once" (default), "run" (every later step of this tool in this run passes) or
+                "always" (this tool with exactly these arguments, in any run, until it expires).
         """
-        body: dict[str, Any] = {"approve": approve}
-        if arguments_hash is not None:
-            body["arguments_hash"] = arguments_hash
+        seen = shown_hash or arguments_hash
+        if not seen:
+            raise ToolError("a decision must name what it decides on: pass the shown_hash waiting_steps gave")
+        body: dict[str, Any] = {"approve": approve, "shown_hash": seen, "grant": grant, "channel": "mcp"}
+        if arguments is not None:
+            body["arguments"] = arguments
         return await asyncio.to_thread(ask, "POST", f"/api/runs/{quoted(run_id)}/steps/{quoted(step_id)}/decision", body)

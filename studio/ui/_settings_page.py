@@ -18,6 +18,7 @@ from tools import McpServerSpec
 
 from . import _actions as actions
 from ._access_settings import access_settings, may_see_the_shared_token
+from ._grants_panel import grants_panel
 from ._state import PERSIST, Keys
 from ._text import md_escape
 
@@ -53,6 +54,7 @@ def settings_page() -> None:
     st.caption("The key itself is never shown, logged or stored: only whether it is set.")
     _review_api(settings)
     access_settings(services)
+    grants_panel(services)
 
     st.subheader("Planner for this session")
     st.caption("The environment (`PLAN_STUDIO_PLANNER`, `PLAN_STUDIO_MODEL`, "

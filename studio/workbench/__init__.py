@@ -9,7 +9,7 @@ Streamlit (``tests/app/test_application_*`` check it).
 
 Modules: ``_bench`` (the values), ``_editing`` (edits and approval), ``_planning`` (goal,
 re-plan, import), ``_saving`` (save, open, delete), ``_running`` (run, stop, collect),
-``_deciding`` (a person's decision on a step that waits), ``_rerunning`` (retry and rerun from a step),
+``_deciding`` (a person's decision on a step that waits), ``_grants`` (scoped approvals), ``_rerunning`` (retry and rerun from a step),
 ``_run_handle`` (the one seam to what carries a run out), ``_durable_handle`` (every run from the page
 durable), ``_runs_here`` (the one registry of the runs live in this process, ``Services.runs``), ``_resuming`` and ``_doubts`` (Resume of a run cut off), ``_run_control`` (resume and cancel
 for the review API), ``_reviewing`` and ``_intake``
@@ -22,7 +22,8 @@ from ._editing import (PENDING_EDIT, RUN_IN_PROGRESS, apply_edit, apply_pending_
                        edit_json, edit_refused, execution_fingerprint, fingerprint, is_approved, json_blocker,
                        redo, refused_during_run, refused_for_json, run_in_progress, set_locks, show_plan,
                        start_empty_plan, take_edit, undo, write_panel)
-from ._deciding import WaitingStep, decide_step, set_ask_first, waiting_run, waiting_view
+from ._deciding import DecisionOutcome, WaitingStep, approval_json, decide_step, set_ask_first, waiting_run, waiting_view
+from ._grants import ALWAYS_DAYS, GrantRequest, grant_from_json, list_grants, revoke_grant
 from ._intake import MAX_AGENT_NAME, MAX_WAIT_SECONDS, REVIEWS_URL_PATH, registry_for, review_link, review_view, submit_review
 from ._messages import attempt, failure_message, log, plain_message
 from ._planning import GOAL_FIRST, import_plan, plan_for_goal, plan_goal, replan, replanned
@@ -45,7 +46,8 @@ __all__ = [
     "ResumeLine", "ResumeView", "listed_status", "cancel_run", "cancel_stored_run", "join_stored_run", "resume_run",
     "resume_stored_run",
     "resume_view", "run_again_lines",
-    "WaitingStep", "decide_step", "waiting_run", "set_ask_first", "waiting_view",
+    "WaitingStep", "decide_step", "waiting_run", "set_ask_first", "waiting_view", "DecisionOutcome", "approval_json",
+    "ALWAYS_DAYS", "GrantRequest", "grant_from_json", "list_grants", "revoke_grant",
     "GOAL_FIRST", "MAX_AGENT_NAME", "MAX_WAIT_SECONDS", "REVIEWS_URL_PATH", "review_link", "NOT_APPROVED", "PENDING_EDIT", "RUN_IN_PROGRESS", "Conflict", "Notice",
     "NoticeKind", "Outcome", "Question", "RunHandle", "SavedRef", "Workbench", "apply_edit", "apply_pending_edit", "approval_problem",
     "approve", "attempt", "cancel_new_run", "close_review", "collect_finished_run", "confirm_new_run",

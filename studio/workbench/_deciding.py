@@ -12,25 +12,42 @@ studio in the background (``_run_control``), as a resume over the API does.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from dataclasses import field as default
 from typing import Any
 
-from core import Role, DecisionRefused, Run, ToolRegistry, arguments_hash, dump_plan, waiting_steps
+from core import (Actor, DecisionRefused, Forbidden, Grant, Role, Run, StepDecision, ToolRegistry, approvals_needed,
+                  approvers_so_far, arguments_hash, dump_plan, effects_label, grant_passes, shown_hash,
+                  waiting_steps)
 from core import decide_step as record_decision
 
 from ._services import Services
 from ._roles import refused_for_role
 from ._bench import Outcome, Workbench
 from ._editing import refused_during_run, refused_for_json, take_edit, write_panel
+from ._grants import GrantRequest, make_grant
 from ._messages import attempt
 from ._run_control import resume_stored_run
 from ._running import request_run
 
-__all__ = ["WaitingStep", "decide_step", "set_ask_first", "waiting_run", "waiting_view"]
+__all__ = ["DecisionOutcome", "WaitingStep", "approval_json", "decide_step", "set_ask_first", "waiting_run",
+           "waiting_view"]
+
+
+def approval_json(decision: StepDecision) -> dict[str, Any]:
+    """One approver's record as the API and the MCP server show it."""
+    return {"approved": decision.approved, "actor_id": decision.actor_id, "actor_name": decision.actor_name,
+            "actor_kind": decision.actor_kind, "channel": decision.channel, "rule": decision.rule,
+            "decided_at": decision.decided_at.isoformat(), "shown_hash": decision.shown_hash,
+            "arguments_hash": decision.arguments_hash, "edited_arguments": decision.arguments,
+            "original_arguments": decision.original_arguments, "scope": decision.scope,
+            "grant_id": decision.grant_id}
+
 
 @dataclass(frozen=True)
 class WaitingStep:
     """A step waiting for a person, as an approver sees it. ``arguments`` come from tool
-    results: untrusted, escaped wherever drawn."""
+    results: untrusted, escaped wherever drawn. ``shown_hash`` binds what is shown (tool,
+    arguments, effects): a decision names it. ``approvals`` so far, of ``needed``."""
 
     step_id: str
     label: str
@@ -39,10 +56,38 @@ class WaitingStep:
     reason: str
     arguments: dict[str, Any]
     arguments_hash: str
+    shown_hash: str = ""
+    needed: int = 1
+    approvals: tuple[StepDecision, ...] = ()
+    rule: str = ""
+    submitted_by: str | None = None
+
+    @property
+    def approvers(self) -> list[str]:
+        """Who approved so far, by name."""
+        return [a.actor_name or a.actor_id for a in self.approvals if a.approved]
 
     def as_json(self) -> dict[str, Any]:
         return {"step_id": self.step_id, "label": self.label, "tool": self.tool, "effects": self.effects,
-                "reason": self.reason, "arguments": self.arguments, "arguments_hash": self.arguments_hash}
+                "reason": self.reason, "arguments": self.arguments, "arguments_hash": self.arguments_hash,
+                "shown_hash": self.shown_hash, "approvals_needed": self.needed,
+                "approvals": [approval_json(a) for a in self.approvals], "rule": self.rule,
+                "submitted_by": self.submitted_by}
+
+
+@dataclass
+class DecisionOutcome(Outcome):
+    """What a decision did; when refused, ``refusal`` says which kind (an interface answers by
+    it: ``forbidden``, ``unnamed`` and ``arguments`` are the asker's to fix, ``stale``,
+    ``replayed`` and ``not_waiting`` conflict with the step as it is, ``no_run``) and ``field``
+    names the field at fault. ``decision``: the record kept; ``settled``: it met the count."""
+
+    refusal: str = ""
+    field: str = ""
+    decision: StepDecision | None = None
+    settled: bool = False
+    approvals: list[StepDecision] = default(default_factory=list)
+    needed: int = 1
 
 
 def set_ask_first(bench: Workbench, step_ids: list[str]) -> Outcome:
@@ -67,10 +112,13 @@ def waiting_view(run: Run, registry: ToolRegistry) -> list[WaitingStep]:
     for step_id in waiting_steps(run):
         step = run.plan.steps[run.plan.index_of(step_id)]
         state = run.steps[step_id]
-        effects = registry.get(step.tool).effects.label if step.tool in registry else "unknown (may write)"
+        effects = effects_label(registry.get(step.tool) if step.tool in registry else None)
         out.append(WaitingStep(step_id, run.plan.label(step_id), step.tool, effects,
                                (state.error or "").removeprefix("waiting for a person: "),
-                               dict(state.arguments or {}), arguments_hash(state.arguments)))
+                               dict(state.arguments or {}), arguments_hash(state.arguments),
+                               shown_hash(step.tool, state.arguments, effects), approvals_needed(state),
+                               tuple(approvers_so_far(state)), state.ask.rule if state.ask else "",
+                               run.submitted_by))
     return out
 
 
@@ -91,42 +139,95 @@ def waiting_run(services: Services, run_id: str) -> Run | None:
     return here.held(run_id)
 
 
-def decide_step(services: Services, run_id: str, step_id: str, approve: bool, *, seen_hash: str | None = None,
-                by: str = "", bench: Workbench | None = None) -> Outcome:
-    """Approve or reject a waiting step of run ``run_id``. ``seen_hash``: the hash of the
-    arguments the person was shown (a decision on others is refused). With the page's ``bench``
-    holding that run, the run goes on at once."""
-    out = Outcome()
+def _granted_now(run: Run, grant: Grant, registry: ToolRegistry, decided: str) -> list[str]:
+    """The run's other steps waiting undecided that ``grant`` lets pass, approved by it now."""
+    passed = []
+    for other in waiting_steps(run):
+        state = run.steps[other]
+        step = run.plan.steps[run.plan.index_of(other)]
+        if other == decided or state.decision is not None or state.approvals or approvals_needed(state) > 1:
+            continue
+        if grant.lets_pass(run.id, step.tool, arguments_hash(state.arguments), grant.created_at):
+            tool = registry.get(step.tool) if step.tool in registry else None
+            grant_passes(run, other, grant, state.arguments, effects_label(tool))
+            passed.append(other)
+    return passed
+
+
+def _refused(out: DecisionOutcome, refusal: str, text: str, field: str = "") -> DecisionOutcome:
+    out.refusal, out.field = refusal, field
+    return out.say("error", text)  # type: ignore[return-value]
+
+
+def decide_step(services: Services, run_id: str, step_id: str, approve: bool, *, actor: Actor, channel: str,
+                seen_hash: str, arguments: dict[str, Any] | None = None, grant: GrantRequest | None = None,
+                bench: Workbench | None = None) -> DecisionOutcome:
+    """``actor`` approves or rejects a waiting step of run ``run_id`` from ``channel``.
+
+    ``seen_hash``: the ``shown_hash`` (or ``arguments_hash``) of what the actor was shown; a
+    decision without it, on something else, twice by one actor, or on a step no longer waiting
+    is refused (``refusal`` says which). ``arguments``: the approver's edit, checked against the
+    tool's schema; the step runs with exactly those. ``grant``: approve once (default), for this
+    run, or always for these arguments. A step asking for N approvers waits for N. With the
+    page's ``bench`` holding that run, the run goes on at once once nothing waits undecided."""
+    out = DecisionOutcome()
+    grant = grant or GrantRequest()
+    if not seen_hash:
+        return _refused(out, "unnamed", "Could not decide: a decision must name what it decides on (the "
+                                        "shown_hash given with the waiting step).", "shown_hash")
+    if arguments is not None and not isinstance(arguments, dict):
+        return _refused(out, "arguments", "Could not decide: edited arguments must be a JSON object.", "arguments")
     here = services.runs
-    with here.lock:
+    with here.lock:  # two decisions at once: one is taken first, the other sees it
         run = here.held(run_id)
         if run is None and bench is not None and bench.run is not None and bench.run.id == run_id:
             run = bench.run
         if run is None:
-            return out.say("error", f"No run {run_id!r} waits for a decision here (it finished, "
-                                    "is running, or belongs to a studio that restarted).")
+            return _refused(out, "no_run", f"No run {run_id!r} waits for a decision here (it finished, "
+                                           "is running, or belongs to a studio that restarted).")
+        step = run.plan.steps[run.plan.index_of(step_id)] if step_id in run.steps else None
+        tool = services.registry.get(step.tool) if step is not None and step.tool in services.registry else None
         try:
-            record_decision(run, step_id, approve, seen_hash=seen_hash, by=by)
+            decision = record_decision(run, step_id, approve, actor=actor, seen_hash=seen_hash, tool=tool,
+                                       channel=channel, arguments=arguments, scope=grant.scope)
+        except Forbidden as exc:
+            return _refused(out, "forbidden", f"Could not decide: {exc}")
         except DecisionRefused as exc:
-            return out.say("error", f"Could not decide: {exc}")
+            return _refused(out, exc.why or "not_waiting", f"Could not decide: {exc}", exc.field)
+        state = run.steps[step_id]
+        changed = [state]
+        out.decision, out.settled = decision, state.decision is decision
+        out.approvals, out.needed = approvers_so_far(state), approvals_needed(state)
+        if approve and step is not None:
+            with attempt(out, "keep the grant"):
+                made = make_grant(services, grant, run_id=run_id, tool=step.tool, approval=decision, actor=actor,
+                                  channel=channel)
+                if made is not None:
+                    decision.grant_id = made.id
+                    changed += [run.steps[s] for s in _granted_now(run, made, services.registry, step_id)]
         if not waiting_steps(run):
             here.let_go(run_id)
         # Kept with the stored run too: the decision outlives a restart of the studio.
         with attempt(out, "keep the decision with the run"):
-            services.store.records.step_finished(run_id, run.steps[step_id])
+            services.store.records.steps_finished(run_id, changed)
     label = run.plan.label(step_id)
     out.done()
-    if bench is not None and bench.run is run:
+    verb = "Approved" if approve else "Rejected"
+    if approve and not out.settled:
+        names = ", ".join(a.actor_name or a.actor_id for a in out.approvals)
+        more = out.needed - len(out.approvals)
+        out.say("success", f"Approved {label} ({len(out.approvals)} of {out.needed} approvals: {names}); "
+                           f"it waits for {more} more approver{'s' if more != 1 else ''}.")
+    elif bench is not None and bench.run is run:
         with attempt(out, "go on with the run"):
             going = request_run(bench, services, "all")
             out.notices.extend(going.notices)
-        out.say("success", f"{'Approved' if approve else 'Rejected'} {label}; the run goes on.")
+        out.say("success", f"{verb} {label}; the run goes on.")
     elif any(run.steps[s].decision is None for s in waiting_steps(run)):  # approved ones wait until run
-        out.say("success", f"{'Approved' if approve else 'Rejected'} {label}; the run goes on once its other "
-                           "waiting steps are decided.")
+        out.say("success", f"{verb} {label}; the run goes on once its other waiting steps are decided.")
     else:  # decided from elsewhere (the review API, MCP): nobody else would carry it on
         going = resume_stored_run(services, run_id, {}).outcome
         out.notices.extend(going.notices)
         if going.ok:
-            out.say("success", f"{'Approved' if approve else 'Rejected'} {label}; the run goes on in the studio.")
+            out.say("success", f"{verb} {label}; the run goes on in the studio.")
     return out

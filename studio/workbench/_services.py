@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Mapping
 
-from core import (Executor, PlannerError, PlanStudioError, RunLimits, Settings, ToolOverride, ToolRegistry, Validator,
+from core import (Executor, Grant, PlannerError, PlanStudioError, RunLimits, Settings, ToolOverride, ToolRegistry, Validator,
                   make_synthesizer, private_folder)
 from core.planners import Planner, make_planner
 from tools import load_tools
@@ -93,7 +93,7 @@ def build_services(settings: Settings, registry: ToolRegistry | None = None,
     if registry is None:
         registry, problems = load_tools(settings)
     planner, problem = _make_planner(settings, registry)
-    return Services(
+    services = Services(
         settings=settings,
         registry=registry,
         executor=Executor(registry, synthesizer=make_synthesizer(settings), limits=_run_limits(settings)),
@@ -104,6 +104,18 @@ def build_services(settings: Settings, registry: ToolRegistry | None = None,
         tool_problems=problems,
         runs=runs if runs is not None else RunsHere(),
     )
+    services.executor.grants = _StoreGrants(services)
+    return services
+
+
+class _StoreGrants:
+    """The store's grants for the services' executor, the store opened only when a step asks."""
+
+    def __init__(self, services: Services) -> None:
+        self._services = services
+
+    def letting_pass(self, run_id: str, tool: str, arguments_hash: str) -> Grant | None:
+        return self._services.store.grants.letting_pass(run_id, tool, arguments_hash)
 
 
 def _run_limits(settings: Settings) -> RunLimits:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from core import Plan, Settings, StepStatus
+from core import Actor, Plan, Role, Settings, StepStatus
 from durable_page_helpers import PLAN, WAIT, Gate, cut_off_at_b, tools_for
 from studio import workbench as wb
 from studio.workbench._services import Services, build_services
@@ -142,7 +142,8 @@ def test_a_wait_for_a_person_survives_a_restart_and_a_decision_over_the_api_carr
     waiting = wb.waiting_run(services, run_id)  # what the review API's GET .../waiting reads
     assert waiting is not None and [w.step_id for w in wb.waiting_view(waiting, services.registry)] == ["c"]
     shown = wb.waiting_view(waiting, services.registry)[0]
-    assert wb.decide_step(services, run_id, "c", True, seen_hash=shown.arguments_hash, by="api").ok
+    approver = Actor(id="user:ann", name="Ann", kind="person", role=Role.approver)
+    assert wb.decide_step(services, run_id, "c", True, actor=approver, channel="api", seen_hash=shown.shown_hash).ok
     # Nothing else waits: the stored run goes on in the studio, with the decision kept with it.
     assert wb.join_stored_run(services, run_id, timeout=60)
     stored = services.store.load_run(run_id)

@@ -7,11 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from core import Settings, StepStatus
+from core import Actor, Role, Settings, StepStatus
 from studio import workbench as wb
 from studio.workbench._services import Services, build_services
 from studio.workbench import Workbench
 from workbench_helpers import TODAY, run_until_a_marked_step_waits, texts
+
+ANN = Actor(id="user:ann", name="Ann", kind="person", role=Role.approver)
 
 
 @pytest.fixture
@@ -37,7 +39,8 @@ def test_a_marked_step_waits_and_the_page_sees_its_resolved_arguments(services: 
 def test_approving_on_the_page_goes_on_with_the_run(services: Services) -> None:
     bench, marked = run_until_a_marked_step_waits(services)
     [waiting] = wb.waiting_view(bench.run, services.registry)
-    out = wb.decide_step(services, bench.run.id, marked, True, seen_hash=waiting.arguments_hash, by="page", bench=bench)
+    out = wb.decide_step(services, bench.run.id, marked, True, actor=ANN, channel="page", seen_hash=waiting.shown_hash,
+                         bench=bench)
     assert out.ok, texts(out)
     _finish(bench, services)
     assert bench.run.finished and bench.run.steps[marked].status == StepStatus.succeeded
@@ -49,7 +52,8 @@ def test_a_decision_by_run_id_is_kept_and_carries_the_run_on(services: Services)
     """Decided from elsewhere (the review API, MCP), with nothing else waiting, the stored run
     goes on in the studio: nobody has to press Run all."""
     bench, marked = run_until_a_marked_step_waits(services, position=0)
-    out = wb.decide_step(services, bench.run.id, marked, False, by="api")
+    [waiting] = wb.waiting_view(bench.run, services.registry)
+    out = wb.decide_step(services, bench.run.id, marked, False, actor=ANN, channel="api", seen_hash=waiting.shown_hash)
     assert out.ok and "the run goes on in the studio" in texts(out)[-1], texts(out)
     assert wb.join_stored_run(services, bench.run.id, timeout=60)
     stored = services.store.load_run(bench.run.id)
@@ -62,9 +66,13 @@ def test_a_decision_by_run_id_is_kept_and_carries_the_run_on(services: Services)
 
 def test_a_decision_on_what_does_not_wait_says_why(services: Services) -> None:
     bench, marked = run_until_a_marked_step_waits(services)
-    stale = wb.decide_step(services, bench.run.id, marked, True, seen_hash="0" * 64, by="api")
+    stale = wb.decide_step(services, bench.run.id, marked, True, actor=ANN, channel="api", seen_hash="0" * 64)
     assert not stale.ok and "arguments changed since they were shown" in texts(stale)[0]
     first = bench.plan.steps[0].id
-    assert "is not waiting" in texts(wb.decide_step(services, bench.run.id, first, True))[0]
-    assert "No run 'nope'" in texts(wb.decide_step(services, "nope", marked, True))[0]
+    [waiting] = wb.waiting_view(bench.run, services.registry)
+    seen = dict(actor=ANN, channel="api", seen_hash=waiting.shown_hash)
+    assert "is not waiting" in texts(wb.decide_step(services, bench.run.id, first, True, **seen))[0]
+    assert "No run 'nope'" in texts(wb.decide_step(services, "nope", marked, True, **seen))[0]
+    unnamed = wb.decide_step(services, bench.run.id, marked, True, actor=ANN, channel="api", seen_hash="")
+    assert not unnamed.ok and unnamed.refusal == "unnamed" and unnamed.field == "shown_hash"
     assert bench.run.steps[marked].status == StepStatus.waiting

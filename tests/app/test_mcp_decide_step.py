@@ -57,6 +57,8 @@ def test_an_agent_sees_the_waiting_step_and_approves_exactly_its_arguments(studi
     listed = _structured(run_apart(server.call_tool("waiting_steps", {"run_id": bench.run.id})))
     [waiting] = listed["waiting"]
     assert waiting["step_id"] == marked and waiting["arguments"] == bench.run.steps[marked].arguments
+    with pytest.raises(ToolError, match="must name what it decides on"):
+        run_apart(server.call_tool("decide_step", {"run_id": bench.run.id, "step_id": marked, "approve": True}))
     with pytest.raises(ToolError, match="arguments changed"):
         run_apart(server.call_tool("decide_step", {"run_id": bench.run.id, "step_id": marked, "approve": True,
                                                      "arguments_hash": "0" * 64}))
@@ -64,6 +66,27 @@ def test_an_agent_sees_the_waiting_step_and_approves_exactly_its_arguments(studi
         "decide_step", {"run_id": bench.run.id, "step_id": marked, "approve": False,
                         "arguments_hash": waiting["arguments_hash"]})))
     assert decided["decided"] is True
-    assert bench.run.steps[marked].status == StepStatus.rejected and bench.run.steps[marked].decision.by == "api"
+    assert bench.run.steps[marked].status == StepStatus.rejected and bench.run.steps[marked].decision.by == "mcp"
     assert join_stored_run(services, bench.run.id, timeout=60)  # nothing else waits: the run went on, and ends
     assert services.store.load_run(bench.run.id).finished
+
+
+def test_an_agent_approves_its_edit_of_the_arguments_and_sees_who_approved(studio) -> None:
+    server, bench, marked, services = studio
+    [waiting] = _structured(run_apart(server.call_tool("waiting_steps", {"run_id": bench.run.id})))["waiting"]
+    assert waiting["approvals"] == [] and waiting["approvals_needed"] == 1
+    edited = {**waiting["arguments"], "facility_id": ["F002"]}  # the approver narrows it
+    with pytest.raises(ToolError, match="limit"):
+        run_apart(server.call_tool("decide_step", {"run_id": bench.run.id, "step_id": marked, "approve": True,
+                                                     "shown_hash": waiting["shown_hash"],
+                                                     "arguments": {**edited, "limit": 0}}))
+    decided = _structured(run_apart(server.call_tool(
+        "decide_step", {"run_id": bench.run.id, "step_id": marked, "approve": True,
+                        "shown_hash": waiting["shown_hash"], "arguments": edited})))
+    assert decided["decided"] is True and decided["settled"] is True
+    [approval] = decided["approvals"]
+    assert approval["actor_id"] == "agent:api" and approval["channel"] == "mcp"
+    assert approval["edited_arguments"] == edited and approval["original_arguments"] == waiting["arguments"]
+    assert join_stored_run(services, bench.run.id, timeout=60)
+    stored = services.store.load_run(bench.run.id)
+    assert stored.steps[marked].status == StepStatus.succeeded and stored.steps[marked].arguments == edited

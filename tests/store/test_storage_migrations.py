@@ -61,11 +61,14 @@ def test_head_is_the_newest_revision() -> None:
 
 def _upgraded(schema: set[tuple[str, str, str | None]]) -> set[tuple[str, str, str | None]]:
     """Main's schema with what the revisions after 0001 add: the run's lineage (0004), the
-    steps' decisions (0005), the calls retried (0006), people and agents' tokens (0007)."""
-    before, after = "plan_json VARCHAR NOT NULL, \n", "plan_json VARCHAR NOT NULL, parent_id VARCHAR, rerun_from VARCHAR, \n"
+    steps' decisions (0005), the calls retried (0006), people and agents' tokens (0007), every
+    approver's record, the run's submitter and the grants (0008)."""
+    before = "plan_json VARCHAR NOT NULL, \n"
+    after = "plan_json VARCHAR NOT NULL, parent_id VARCHAR, rerun_from VARCHAR, submitted_by VARCHAR, \n"
     worker = ("table", "run_worker", "CREATE TABLE run_worker (\n\tid VARCHAR NOT NULL, \n\tseen_at DATETIME NOT NULL, "
               "\n\ttaken_over_by VARCHAR, \n\tPRIMARY KEY (id)\n)")
-    decided = ("duration_ms FLOAT, \n", "duration_ms FLOAT, decision_json VARCHAR, retried_json VARCHAR, \n")  # 0005, 0006
+    decided = ("duration_ms FLOAT, \n",  # 0005, 0006, 0008
+               "duration_ms FLOAT, decision_json VARCHAR, retried_json VARCHAR, approvals_json VARCHAR, \n")
     submitted = ("version INTEGER, \n", "version INTEGER, submitted_by VARCHAR, \n")  # 0007
     people = {  # 0007
         ("table", "person", "CREATE TABLE person (\n\tid VARCHAR NOT NULL, \n\tname VARCHAR NOT NULL, \n\temail VARCHAR "
@@ -78,10 +81,15 @@ def _upgraded(schema: set[tuple[str, str, str | None]]) -> set[tuple[str, str, s
         ("index", "sqlite_autoindex_agent_token_1", None),
         ("index", "ix_agent_token_token_hash", "CREATE UNIQUE INDEX ix_agent_token_token_hash ON agent_token (token_hash)"),
     }
+    grants = ("table", "approval_grant", "CREATE TABLE approval_grant (\n\tid VARCHAR NOT NULL, \n\ttool VARCHAR NOT NULL, "
+              "\n\tscope VARCHAR NOT NULL, \n\trun_id VARCHAR, \n\targuments_hash VARCHAR, \n\tcreated_at DATETIME NOT NULL, "
+              "\n\texpires_at DATETIME, \n\trevoked_at DATETIME, \n\tcontent VARCHAR NOT NULL, \n\tPRIMARY KEY (id)\n)")
     return {(kind, name, sql.replace(before, after) if name == "run" else
              sql.replace(*decided) if name == "step_run" else
              sql.replace(*submitted) if name == "review" else sql) for kind, name, sql in schema} | {
-        worker, ("index", "sqlite_autoindex_run_worker_1", None)} | people
+        worker, ("index", "sqlite_autoindex_run_worker_1", None), grants,
+        ("index", "ix_approval_grant_tool", "CREATE INDEX ix_approval_grant_tool ON approval_grant (tool)"),
+        ("index", "sqlite_autoindex_approval_grant_1", None)} | people
 
 
 def test_a_new_file_is_made_at_head_with_the_schema_main_made_and_upgraded(tmp_path: Path) -> None:

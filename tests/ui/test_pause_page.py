@@ -87,3 +87,50 @@ def test_the_inspector_marks_a_step_to_ask_before_it_without_withdrawing_approva
     assert not at.button(key="plan.run_all").disabled, "a mark is review metadata: the plan stays approved"
     run_plan(at, "all")
     assert at.session_state[Keys.BENCH].run.steps["ship"].status == StepStatus.waiting
+
+
+# Issue 27, items 3 and 4 (Plan page): who has approved so far; the arguments edited on approval.
+
+def _finish(at: AppTest) -> None:
+    worker = at.session_state[Keys.BENCH].worker
+    if worker is not None:
+        assert worker.join(60)
+        at.run()
+
+
+def test_the_page_runs_exactly_the_arguments_edited_when_approving(held: AppTest) -> None:
+    from core import LOCAL_ACTOR
+    run = held.session_state[Keys.BENCH].run
+    original = dict(run.steps["ship"].arguments)
+    held.text_area(key="plan.pause.ship.edit").set_value("{not json").run()
+    held.button(key="plan.pause.ship.approve").click().run()
+    assert "The edited arguments are not JSON" in texts(held)
+    assert held.session_state[Keys.BENCH].run.steps["ship"].status == StepStatus.waiting
+    edited = {**original, "facility_id": ["F002"], "limit": 5}
+    held.text_area(key="plan.pause.ship.edit").set_value(json.dumps(edited)).run()
+    held.button(key="plan.pause.ship.approve").click().run()
+    no_failures(held)
+    _finish(held)
+    run = held.session_state[Keys.BENCH].run
+    assert run.finished and run.steps["ship"].status == StepStatus.succeeded
+    assert run.steps["ship"].arguments == edited
+    decision = run.steps["ship"].decision
+    assert decision.arguments == edited and decision.original_arguments == original
+    assert decision.actor_id == LOCAL_ACTOR.id and decision.channel == "page"
+
+
+def test_the_page_shows_who_approved_so_far_and_waits_for_the_count(held: AppTest) -> None:
+    from core import Actor, Ask, Role, arguments_hash, decide_step
+    run = held.session_state[Keys.BENCH].run
+    run.steps["ship"].ask = Ask(approvers=2, rule="two-for-shipments")  # stand-in for the policy
+    bob = Actor(id="user:bob", name="Bob", kind="person", role=Role.approver)
+    decide_step(run, "ship", True, actor=bob, seen_hash=arguments_hash(run.steps["ship"].arguments), channel="api")
+    held.run()
+    shown = texts(held)
+    assert "Approvals: 1 of 2 · approved by Bob (api) · rule two-for-shipments" in shown
+    held.button(key="plan.pause.ship.approve").click().run()
+    no_failures(held)
+    _finish(held)
+    run = held.session_state[Keys.BENCH].run
+    assert run.finished and run.steps["ship"].status == StepStatus.succeeded
+    assert [a.actor_id for a in run.steps["ship"].approvals][0] == "user:bob" and len(run.steps["ship"].approvals) == 2

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from core import (READ_ONLY, DecisionRefused, Executor, Plan, RunLimits, StepStatus, ToolRegistry,
+from core import (READ_ONLY, Actor, DecisionRefused, Role, Executor, Plan, RunLimits, StepStatus, ToolRegistry,
                   arguments_hash, decide_step, plan_identity, waiting_steps)
 from core.formats import plan_from_seed
 
@@ -49,6 +49,12 @@ def writing_plan() -> Plan:
 
 
 ASK = RunLimits(approve_writes=True)
+ANN = Actor(id="user:ann", name="Ann", kind="person", role=Role.approver)
+
+
+def shown(run, step_id: str) -> str:
+    """The hash a person was shown with the waiting step's arguments (here: the arguments')."""
+    return arguments_hash(run.steps[step_id].arguments)
 
 
 def run_all(executor: Executor, run) -> list:
@@ -76,7 +82,7 @@ def test_approve_runs_exactly_the_approved_arguments_and_the_run_goes_on():
     run = executor.start(writing_plan())
     run_all(executor, run)
     step = waiting_steps(run)[0]
-    decision = decide_step(run, step, True, seen_hash=arguments_hash({"text": "hello Ann"}), by="test")
+    decision = decide_step(run, step, True, actor=ANN, seen_hash=arguments_hash({"text": "hello Ann"}), channel="test")
     assert decision.approved and run.steps[step].status == StepStatus.waiting
     # Kept on the run: a stored run reloaded (as a resume after a restart does) still has it.
     reloaded = type(run).model_validate_json(run.model_dump_json())
@@ -94,7 +100,7 @@ def test_reject_ends_the_step_rejected_and_skips_its_dependants_saying_why():
     run = executor.start(plan)
     run_all(executor, run)
     step = waiting_steps(run)[0]
-    decide_step(run, step, False, by="test")
+    decide_step(run, step, False, actor=ANN, seen_hash=shown(run, step), channel="test")
     assert run.steps[step].status == StepStatus.rejected
     run_all(executor, run)
     after = run.steps[plan.steps[2].id]
@@ -111,7 +117,7 @@ def test_changed_arguments_void_the_approval_and_the_step_waits_again():
     run = executor.start(plan)
     run_all(executor, run)
     step = waiting_steps(run)[0]
-    decide_step(run, step, True)
+    decide_step(run, step, True, actor=ANN, seen_hash=shown(run, step))
     # On resume the earlier step runs again and answers otherwise (a rerun, a step re-done).
     first = run.steps[plan.steps[0].id]
     first.status, first.result = StepStatus.pending, None
@@ -130,9 +136,9 @@ def test_a_decision_on_arguments_the_person_did_not_see_is_refused():
     run_all(executor, run)
     step = waiting_steps(run)[0]
     with pytest.raises(DecisionRefused, match="arguments changed"):
-        decide_step(run, step, True, seen_hash=arguments_hash({"text": "hello Eve"}))
+        decide_step(run, step, True, actor=ANN, seen_hash=arguments_hash({"text": "hello Eve"}))
     with pytest.raises(DecisionRefused, match="step 0 \\(read_name\\) is not waiting"):
-        decide_step(run, plan.steps[0].id, True)
+        decide_step(run, plan.steps[0].id, True, actor=ANN, seen_hash=shown(run, step))
     assert run.steps[step].decision is None
 
 

@@ -13,4 +13,4 @@ to it (a test checks the two agree): opening a store reads the file's revision a
 Alembic only when it is not ``HEAD``.
 """
 
-HEAD = "0007"
+HEAD = "0008"

@@ -1,5 +1,7 @@
 """The Plan page's panel for a pause for a person: each step the run waits on, with its tool,
-effects and resolved arguments (as a table), and Approve / Reject.
+effects and resolved arguments (as a table), who has approved it so far of how many it needs,
+the arguments as editable JSON (an edit is what the approval approves, and what runs), the scope
+of the approval (once, for this run, always for these arguments), and Approve / Reject.
 
 A decision goes through ``workbench.decide_step``, as one from the review API or the MCP server
 does; from here the run goes on at once. Arguments come from earlier tools' results: untrusted.
@@ -13,11 +15,10 @@ from typing import Any
 
 import streamlit as st
 
-from core import Role, Run
+from core import Run
 
 from .. import _actions as actions
 from ... import workbench as wb
-from ...workbench._roles import refused_for_role
 from ...workbench._services import Services
 from .._session import get_services
 from .._text import md_escape
@@ -33,14 +34,49 @@ def _cell(value: Any) -> str:
     return text if len(text) <= _CELL_CHARS else text[:_CELL_CHARS] + f"… ({len(text)} characters)"
 
 
-def _decide(run_id: str, step_id: str, approve: bool, seen_hash: str) -> None:
-    def decide(b: wb.Workbench) -> wb.Outcome:
-        # Until decide_step checks the actor itself (the ``decide`` work), the role is checked here.
-        refused = wb.Outcome()
-        if refused_for_role(b.actor, refused, Role.approver, "decide on a waiting step"):
-            return refused
-        return wb.decide_step(get_services(), run_id, step_id, approve, seen_hash=seen_hash, by="page", bench=b)
-    actions.act(decide, "decide on the step")
+_SCOPES = {"once": "Approve once", "run": "For the rest of this run (every later step of this tool)",
+           "always": f"Always for exactly these arguments ({wb.ALWAYS_DAYS} days)"}
+
+
+def _edit_key(step_id: str) -> str:
+    return f"plan.pause.{step_id}.edit"
+
+
+def _shown_json(arguments: dict[str, Any]) -> str:
+    return json.dumps(arguments, indent=2, ensure_ascii=False, sort_keys=True, default=repr)
+
+
+def _edited(step_id: str, arguments: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
+    """The approver's edit of the arguments (None: as shown), or why the text is not one."""
+    text = st.session_state.get(_edit_key(step_id))
+    if text is None or text.strip() == _shown_json(arguments).strip():
+        return None, None
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        return None, f"The edited arguments are not JSON: {exc}."
+    if not isinstance(value, dict):
+        return None, "The edited arguments must be a JSON object, one field per argument."
+    return (None if value == arguments else value), None
+
+
+def _decide(run_id: str, step_id: str, approve: bool, seen_hash: str, arguments: dict[str, Any]) -> None:
+    edit, problem = _edited(step_id, arguments) if approve else (None, None)
+    if problem is not None:
+        actions.act(lambda _b: wb.Outcome().say("error", problem), "decide on the step")
+        return
+    scope = st.session_state.get(f"plan.pause.{step_id}.scope", "once") if approve else "once"
+    actions.act(lambda b: wb.decide_step(get_services(), run_id, step_id, approve, actor=b.actor, channel="page",
+                                         seen_hash=seen_hash, arguments=edit, grant=wb.GrantRequest(scope),
+                                         bench=b), "decide on the step")
+
+
+def _approvals(step: wb.WaitingStep) -> None:
+    if step.needed <= 1 and not step.approvals:
+        return
+    names = ", ".join(f"{a.actor_name or a.actor_id} ({a.channel})" for a in step.approvals) or "nobody yet"
+    rule = f" · rule {step.rule}" if step.rule else ""
+    st.markdown(md_escape(f"Approvals: {len(step.approvals)} of {step.needed} · approved by {names}{rule}"))
 
 
 def pause_panel(services: Services, run: Run) -> None:
@@ -54,16 +90,24 @@ def pause_panel(services: Services, run: Run) -> None:
         for step in waiting:
             st.markdown(f"**{md_escape(step.label)}** · effects: {md_escape(step.effects)}")
             st.caption(md_escape(f"Why it waits: {step.reason}"))
+            with st.container(key=f"plan.pause.{step.step_id}.approvals"):
+                _approvals(step)
             rows = [{"argument": name, "value": _cell(value)} for name, value in step.arguments.items()]
             if rows:
                 st.dataframe(rows, hide_index=True, width="stretch", key=f"plan.pause.{step.step_id}.arguments")
             else:
                 st.caption("No arguments.")
+            with st.expander("Edit the arguments before approving", key=f"plan.pause.{step.step_id}.editing"):
+                st.text_area("Arguments (JSON)", value=_shown_json(step.arguments), key=_edit_key(step.step_id),
+                             height=160, help="What you approve is what runs: the edit is checked against "
+                                              "the tool's schema and recorded beside the original.")
+            st.selectbox("Scope", list(_SCOPES), format_func=_SCOPES.__getitem__,
+                         key=f"plan.pause.{step.step_id}.scope")
             approve, reject = st.columns(2)
             approve.button("Approve and run", key=f"plan.pause.{step.step_id}.approve", type="primary",
                            icon=":material/check:", on_click=_decide,
-                           args=(run.id, step.step_id, True, step.arguments_hash),
-                           help="Runs this step with exactly these arguments; the run goes on.")
+                           args=(run.id, step.step_id, True, step.shown_hash, step.arguments),
+                           help="Runs this step with exactly these arguments (or your edit of them).")
             reject.button("Reject", key=f"plan.pause.{step.step_id}.reject", icon=":material/block:",
-                          on_click=_decide, args=(run.id, step.step_id, False, step.arguments_hash),
+                          on_click=_decide, args=(run.id, step.step_id, False, step.shown_hash, step.arguments),
                           help="The step does not run; the steps that depend on it are skipped.")
