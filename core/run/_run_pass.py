@@ -31,7 +31,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping
 
-from ._approval import REJECTED_NOTE, approval_reason, arguments_hash
+from ._approval import hold_step
 from ._engine import RunRecorder, StopReason
 from .._errors import ToolCallError
 from ._events import Event, now, step_end, step_result
@@ -222,32 +222,17 @@ class RunPass:
         return step_end(self.run, step_id)
 
     def _hold(self, step_id: str) -> Event | None:
-        """Keep a step that needs a person's approval from starting (``core.run._approval``): it
-        waits with its resolved arguments shown, or ends rejected; None lets it start."""
+        """Keep a step the policy does not let run from starting (``core.run._approval``): it
+        waits with its resolved arguments shown, or ends rejected (by a person or a rule); None
+        lets it start."""
         step = self.run.plan.steps[self._ready.positions[step_id]]
-        tool = self._registry.get(step.tool)
-        reason = approval_reason(step, tool, self._limits.approve_writes)
-        if reason is None:
+        held = hold_step(step, self._registry.get(step.tool), self._limits, self.run.steps[step_id],
+                         lambda: resolve_params(step.params, self._results))
+        if held is None:
             return None
-        state = self.run.steps[step_id]
-        try:
-            arguments = resolve_params(step.params, self._results)
-        except Exception:  # the step fails when it starts, saying why; nothing to approve
-            return None
-        decision = state.decision
-        if decision is not None and decision.arguments_hash == arguments_hash(arguments):
-            if decision.approved:
-                return None
-            state.status, state.error = StepStatus.rejected, REJECTED_NOTE
-            self._recorder.step_ended(self.run, step_id)
-            self._ready.finished(step_id, self.run)
-            return step_end(self.run, step_id)
-        changed = " (its arguments changed since the last decision)" if decision is not None else ""
-        state.status = StepStatus.waiting
-        state.arguments, state.result = arguments, None
-        state.error = f"waiting for a person: {reason}{changed}"
-        state.decision = None
         self._recorder.step_ended(self.run, step_id)
+        if held == "ended":
+            self._ready.finished(step_id, self.run)
         return step_end(self.run, step_id)
 
     def _start(self, step_id: str) -> Iterator[Event]:
