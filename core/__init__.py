@@ -38,6 +38,7 @@ from ._errors import (
     VersionConflict,
 )
 from .access import ANONYMOUS, Actor, ActorKind, Role, require
+from .policy import DEFAULT_POLICY, Policy, load_policy, parse_policy
 from .tooling._declared import declared_tool, parse_tool_definitions, with_declared_tools
 from .run._engine import NO_RECORDER, NoRecorder, RunEngine, RunRecorder, StopReason
 from .run._executor import Event, EventType, Executor, Run, StepRun, StepStatus, Synthesizer
@@ -88,7 +89,8 @@ __all__ = [
     "Synthesizer", "BackgroundRun", "RunThread", "RunKind", "RunProgress", "StepAttempt",
     "StepDecision", "Ask", "DecisionRefused",
     # who does what: actors, roles, and the errors of access and policy
-    "Actor", "ActorKind", "Role", "ANONYMOUS", "require", "Forbidden", "PolicyError", "PolicyDenied", "approval_reason", "arguments_hash", "decide_step", "waiting_steps",
+    "Actor", "ActorKind", "Role", "ANONYMOUS", "require", "Forbidden", "PolicyError", "PolicyDenied",
+    "Policy", "DEFAULT_POLICY", "load_policy", "parse_policy", "approval_reason", "arguments_hash", "decide_step", "waiting_steps",
     # the engine seam, and what a run is held to
     "RunEngine", "RunRecorder", "NoRecorder", "NO_RECORDER", "StopReason", "RunLimits", "RetryPolicy", "FailureKind",
     "offline_summary", "ModelSynthesizer", "make_synthesizer",

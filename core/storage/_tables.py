@@ -106,6 +106,8 @@ class StepRunRow(SQLModel, table=True):
     decision_json: str | None = Field(default=None, description="A person's decision on a step that waited.")
     retried_json: str | None = Field(default=None, description="The calls before the last, each failed and "
                                      "tried again under the retry policy.")
+    ask_json: str | None = Field(default=None, description="What the policy asks of a waiting step: approvers, "
+                                 "roles, groups, rule, reason.")
 
 
 class RunWorkerRow(SQLModel, table=True):

@@ -11,13 +11,17 @@ last valid plan wait (``json_blocker``).
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from core import hooks, EditHistory, Plan, PlanError, PlanIdentity, PlanStudioError, Validator, dump_plan, load_plan, \
     plan_identity
 
 from ._bench import Outcome, SavedRef, Workbench
 from ._messages import failure_message, plain_message
+from ._policy import policy_refusal
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._services import Services
 
 __all__ = [
     "PENDING_EDIT", "RUN_IN_PROGRESS", "apply_edit", "apply_pending_edit", "approval_problem", "approve", "discard_pending_edit", "edit_history", "edit_json",
@@ -309,8 +313,9 @@ def approval_problem(bench: Workbench, validator: Validator) -> str | None:
     return None
 
 
-def approve(bench: Workbench, validator: Validator) -> Outcome:
-    """Approve the plan in the editor, so it may run; refused while ``approval_problem`` says why."""
+def approve(bench: Workbench, validator: Validator, services: Services | None = None) -> Outcome:
+    """Approve the plan in the editor, so it may run; refused while ``approval_problem`` says why,
+    or (with ``services``) while the policy denies a step of it."""
     out = Outcome()
     plan = bench.plan
     if plan is None or refused_during_run(bench, out, "approve the plan") \
@@ -322,6 +327,8 @@ def approve(bench: Workbench, validator: Validator) -> Outcome:
         return out.say("error", failure_message("approve the plan", exc))
     if problem is not None:
         return out.say("error", f"Could not approve the plan: {problem[0].lower()}{problem[1:]}.")
+    if services is not None and (denied := policy_refusal(services, plan)) is not None:
+        return out.say("error", f"Could not approve the plan: {denied}")
     bench.approved = execution_fingerprint(plan)
     bench.approved_plan = plan  # kept after approval is withdrawn: the editor marks steps changed since
     hooks.notify("plan_approved", plan=plan, review_id=None)

@@ -61,11 +61,11 @@ def test_head_is_the_newest_revision() -> None:
 
 def _upgraded(schema: set[tuple[str, str, str | None]]) -> set[tuple[str, str, str | None]]:
     """Main's schema with what the revisions after 0001 add: the run's lineage (0004), the
-    steps' decisions (0005) and the calls retried (0006)."""
+    steps' decisions (0005), the calls retried (0006) and what the policy asks (0009)."""
     before, after = "plan_json VARCHAR NOT NULL, \n", "plan_json VARCHAR NOT NULL, parent_id VARCHAR, rerun_from VARCHAR, \n"
     worker = ("table", "run_worker", "CREATE TABLE run_worker (\n\tid VARCHAR NOT NULL, \n\tseen_at DATETIME NOT NULL, "
               "\n\ttaken_over_by VARCHAR, \n\tPRIMARY KEY (id)\n)")
-    decided = ("duration_ms FLOAT, \n", "duration_ms FLOAT, decision_json VARCHAR, retried_json VARCHAR, \n")  # 0005, 0006
+    decided = ("duration_ms FLOAT, \n", "duration_ms FLOAT, decision_json VARCHAR, retried_json VARCHAR, ask_json VARCHAR, \n")  # 0005, 0006, 0009
     return {(kind, name, sql.replace(before, after) if name == "run" else
              sql.replace(*decided) if name == "step_run" else sql) for kind, name, sql in schema} | {
         worker, ("index", "sqlite_autoindex_run_worker_1", None)}
