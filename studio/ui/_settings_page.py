@@ -17,6 +17,7 @@ from core.llm import ModelClient
 from tools import McpServerSpec
 
 from . import _actions as actions
+from ._policy_editor import policy_section
 from ._state import PERSIST, Keys
 from ._text import md_escape
 
@@ -63,6 +64,7 @@ def settings_page() -> None:
         st.button("Back to the environment's settings", key="settings.reset", on_click=reset,
                   icon=":material/restart_alt:")
     _mcp_servers(settings, services.tool_problems)
+    policy_section(services)
 
 
 def _mcp_servers(settings: Settings, problems: list[str]) -> None:
