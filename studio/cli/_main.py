@@ -376,10 +376,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if services.policy_problem is not None:
             # A run under another policy than the one asked for would run what it should not.
             if args.command in _RUNNING:
-                print(f"plan-studio: error: {_one_line(services.policy_problem)}", file=sys.stderr)
+                print(f"plan-studio: error: {_one_line(services.policy_problem)} (nothing runs under another "
+                      "policy than the one asked for)", file=sys.stderr)
                 return _EXIT_ERROR
             if args.command != "policy":
-                print(f"plan-studio: warning: {_one_line(services.policy_problem)}", file=sys.stderr)
+                print(f"plan-studio: warning: {_one_line(services.policy_problem)} (the default policy is used)",
+                      file=sys.stderr)
         status = _COMMANDS[args.command](args, services)
     except (CliError, PlanStudioError) as exc:
         print(f"plan-studio: error: {_one_line(exc)}", file=sys.stderr)

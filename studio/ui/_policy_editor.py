@@ -44,7 +44,9 @@ def policy_section(services: Services) -> None:
     st.caption(f"Ordered rules: the first that matches a step decides whether it runs, waits for approvers, or "
                f"never runs. Kept in `{md_escape(str(path))}` (`PLAN_STUDIO_POLICY`); see *docs/policy.md*.")
     if services.policy_problem:
-        st.warning(md_escape(services.policy_problem), icon=":material/policy:")
+        st.warning(md_escape(f"The policy file is not in force: {services.policy_problem}. Until it reads, the "
+                             "default policy is (read-only steps run, every other step asks)."),
+                   icon=":material/policy:")
     st.markdown(rules_table(wb.current_policy(services)))
     if st.session_state[Keys.SETTINGS_POLICY_TEXT] is None:
         st.session_state[Keys.SETTINGS_POLICY_TEXT] = wb.policy_text(services)

@@ -100,7 +100,7 @@ def policy_for(settings: Settings, registry: ToolRegistry) -> tuple[Policy, str 
         check_against(policy, registry)
         return policy, None
     except PolicyError as exc:
-        return DEFAULT_POLICY, f"{path}: {exc}; the default policy is in force (every write asks)"
+        return DEFAULT_POLICY, f"{path}: {exc}"
 
 
 def build_services(settings: Settings, registry: ToolRegistry | None = None,
