@@ -33,16 +33,21 @@ def rules_table(policy: Policy) -> str:
     for number, rule in enumerate(policy.rules, start=1):
         cells = [str(number), rule.name, rule.matches_text, rule.when.text if rule.when else "",
                  rule.outcome_text + (f": {rule.reason}" if rule.reason else "")]
-        rows.append("| " + " | ".join(md_escape(c).replace("|", "\\|").replace("\n", " ") for c in cells) + " |")
+        rows.append("| " + " | ".join(_cell(c) for c in cells) + " |")
     rows.append("| | *otherwise* | every step | | read-only runs; any other step asks 1 approver |")
     return "\n".join(rows)
+
+
+def _cell(text: str) -> str:
+    """``text`` in a table cell, on one line, escaped (``md_escape`` keeps a pipe from ending it)."""
+    return md_escape(" ".join(text.split()))
 
 
 def policy_section(services: Services) -> None:
     st.subheader("Policy")
     path = wb.policy_file(services.settings)
     st.caption(f"Ordered rules: the first that matches a step decides whether it runs, waits for approvers, or "
-               f"never runs. Kept in `{md_escape(str(path))}` (`PLAN_STUDIO_POLICY`); see *docs/policy.md*.")
+               f"never runs. Kept in `{str(path).replace('`', '')}` (`PLAN_STUDIO_POLICY`); see *docs/policy.md*.")
     if services.policy_problem:
         st.warning(md_escape(f"The policy file is not in force: {services.policy_problem}. Until it reads, the "
                              "default policy is (read-only steps run, every other step asks)."),
@@ -72,7 +77,7 @@ def _replay_report(services: Services, pending: tuple[str, ReplayReport]) -> Non
             st.markdown("\n".join(f"- {md_escape(d.text)}" for d in disagreements[:_SHOWN_DISAGREEMENTS]))
             if report.disagreeing > _SHOWN_DISAGREEMENTS:
                 st.caption(f"... and {report.disagreeing - _SHOWN_DISAGREEMENTS} more.")
-        save, cancel = st.columns([1, 1])
+        save, cancel, _rest = st.columns([1, 1, 4])
         save.button("Save this policy", key="settings.policy.save", type="primary", on_click=save_policy,
                     args=(services,), icon=":material/save:")
         cancel.button("Not now", key="settings.policy.cancel", on_click=_forget)
