@@ -41,6 +41,7 @@ from ._errors import (
 )
 from .access import (ANONYMOUS, LOCAL_ACTOR, LOCAL_USER_ID, Actor, ActorKind, AgentToken, Person, Role, agent_actor, person_actor,
                      require)
+from .policy import DEFAULT_POLICY, Policy, load_policy, parse_policy
 from .tooling._declared import declared_tool, parse_tool_definitions, with_declared_tools
 from .run._engine import NO_RECORDER, NoRecorder, RunEngine, RunRecorder, StopReason
 from .run._executor import Event, EventType, Executor, Run, StepRun, StepStatus, Synthesizer
@@ -97,6 +98,7 @@ __all__ = [
     "LOCAL_ACTOR", "AgentToken", "Person", "agent_actor", "person_actor", "PolicyError", "PolicyDenied",
     "approval_reason", "arguments_hash", "decide_step", "waiting_steps",
     "approvals_needed", "approvers_so_far", "effects_label", "grant_passes", "shown_hash",
+    "Policy", "DEFAULT_POLICY", "load_policy", "parse_policy",
     # the engine seam, and what a run is held to
     "RunEngine", "RunRecorder", "NoRecorder", "NO_RECORDER", "StopReason", "RunLimits", "RetryPolicy", "FailureKind",
     "offline_summary", "ModelSynthesizer", "make_synthesizer",

@@ -182,6 +182,13 @@ class Settings(BaseSettings):
     approve_writes: bool = Field(True, description="A step whose tool is not declared read-only waits for a person to "
                                  "approve its resolved arguments before it runs (steps marked `ask_first` always "
                                  "wait)")
+    policy_file: Path | None = Field(
+        None, validation_alias="PLAN_STUDIO_POLICY",  # not PLAN_STUDIO_POLICY_FILE
+        json_schema_extra={"shown_default": "`policy.toml` in the data folder when there is one, else the default "
+                                            "policy"},
+        description="The policy: ordered rules (TOML, or YAML for a `.yaml` file) that allow, ask about or deny "
+                    "each step, on its tool, group, effects, agent and arguments ([Policy](policy.md)); "
+                    "`plan-studio run --policy FILE` for one run")
     allowed_origins: Annotated[list[str], _Split(lambda text: text.replace(",", " ").split())] = Field(
         default_factory=list, description="Origins besides the studio's own that may use it, e.g. a reverse proxy's "
                                           "`https://studio.example.com`, separated by spaces or commas "
@@ -266,6 +273,15 @@ class Settings(BaseSettings):
             return _OPTIONS[name]
         variable = Settings.variable(name) if name in Settings.model_fields else None
         return variable if variable and os.environ.get(variable) else None
+
+    @property
+    def policy_path(self) -> Path | None:
+        """The policy file in force: the one set, else ``policy.toml`` in the data folder when
+        there is one; None for the default policy."""
+        if self.policy_file is not None:
+            return self.policy_file
+        kept = self.data_dir / "policy.toml"
+        return kept if kept.is_file() else None
 
     @property
     def store_path(self) -> Path | str:

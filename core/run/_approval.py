@@ -1,9 +1,13 @@
 """A pause for a person: which steps wait for an approval before they run, and the decisions.
 
-A step waits when its tool may write (``tool.effects.may_write``) and the run's limits say to
-ask (``RunLimits.approve_writes``), or when the reviewer marked it (``Step.ask_first``). The
-run pass resolves its arguments (references filled in from earlier results), keeps them on the
-step and marks it ``waiting``; steps that do not depend on it go on.
+The run's policy (``RunLimits.policy``, ``core.policy``) says of each step, on its resolved
+arguments, whether it runs, waits, or is denied; by default a step waits when its tool may write
+(``tool.effects.may_write``). A step waits when the policy asks and the run's limits say to ask
+(``RunLimits.approve_writes``), or when the reviewer marked it (``Step.ask_first``); a denied
+step never runs (``rejected``, the rule named as the one who decided). The run pass resolves its
+arguments (references filled in from earlier results), keeps them on the step and marks it
+``waiting``, with what it needs (``StepRun.ask``: how many approvers, which roles or groups, the
+rule); steps that do not depend on it go on.
 
 An approver then decides on exactly what was shown: ``shown_hash`` binds the tool, the resolved
 arguments and the tool's effects, and a decision that does not name it (or names another: the
@@ -11,9 +15,9 @@ arguments moved) is refused. Each approver's answer is kept on the run's ``StepR
 (``approvals``): who (an ``Actor``), when, the channel, the rule that asked, the hashes, and an
 edit of the arguments when the approver made one (the edit is the approval's content: the step
 runs with exactly the edited arguments, and ``arguments_hash`` binds to them). A step that asks
-for N approvers (``StepRun.ask``) waits until N distinct eligible actors approved the same
-content; one rejection rejects it; the actor who submitted the plan may not approve it. The
-answer that settles the step is ``StepRun.decision``.
+for N approvers waits until N distinct eligible actors approved the same content; one rejection
+rejects it; the actor who submitted the plan may not approve it. The answer that settles the
+step is ``StepRun.decision``.
 
 On the next pass an approved step runs if its arguments resolve to those that were approved
 (else it waits again, its approvals dropped); a rejected one ends ``rejected`` and its tool is
@@ -25,19 +29,22 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, Protocol
+from typing import Any, Callable, Literal, Protocol
 
 from .._errors import DecisionRefused, Forbidden
 from ..access import Actor, Role, require
 from ._events import now
 from ..plan._model import Step
+from ..policy import Policy, Verdict, check_step
+from ..policy import literal_arguments
 from ..tooling._registry import Tool
-from ._model import Grant, Run, StepDecision, StepRun
+from ._model import Ask, Grant, Run, StepDecision, StepRun
+from ._policy import RunLimits
 from ._status import StepStatus
 
 __all__ = ["REJECTED_NOTE", "GrantBook", "approval_reason", "approvals_needed", "approved_arguments",
-           "approvers_so_far", "arguments_hash", "decide_step", "effects_label", "grant_passes", "passes_on_a_grant", "shown_hash",
-           "waiting_steps"]
+           "approvers_so_far", "arguments_hash", "ask_of", "decide_step", "denied_note", "effects_label",
+           "grant_passes", "hold_step", "passes_on_a_grant", "shown_hash", "waiting_note", "waiting_steps"]
 
 REJECTED_NOTE = "rejected: a person said no before it ran"
 UNKNOWN_EFFECTS = "unknown (may write)"
@@ -48,6 +55,24 @@ class GrantBook(Protocol):
     """Where the grants are kept (the store's ``grants``): the one that lets a step pass, if any."""
 
     def letting_pass(self, run_id: str, tool: str, arguments_hash: str) -> Grant | None: ...
+
+
+def denied_note(verdict: Verdict) -> str:
+    """A denied step's error: "denied by rule no-deletes: nothing is deleted by an agent"."""
+    return f"denied by rule {verdict.rule}" + (f": {verdict.reason}" if verdict.reason else "")
+
+
+def waiting_note(verdict: Verdict) -> str:
+    """Why a step waits, for the approver."""
+    if verdict.rule:
+        return f"rule {verdict.rule} asks" + (f": {verdict.reason}" if verdict.reason else "")
+    return verdict.reason
+
+
+def ask_of(verdict: Verdict) -> Ask:
+    """What the waiting step needs, as the policy's verdict says."""
+    return Ask(approvers=max(1, verdict.approvers), roles=list(verdict.roles), groups=list(verdict.groups),
+               rule=verdict.rule, reason=verdict.reason)
 
 
 def arguments_hash(arguments: dict[str, Any] | None) -> str:
@@ -67,13 +92,75 @@ def effects_label(tool: Tool | None) -> str:
     return tool.effects.label if tool is not None else UNKNOWN_EFFECTS
 
 
-def approval_reason(step: Step, tool: Tool, approve_writes: bool) -> str | None:
-    """Why ``step`` must wait for a person, or None when it may just run."""
-    if step.ask_first:
-        return "the reviewer asked to approve this step before it runs"
-    if approve_writes and tool.effects.may_write:
-        return f"{tool.name} is not read-only ({tool.effects.label})"
-    return None
+def approval_reason(step: Step, tool: Tool, approve_writes: bool, policy: Policy | None = None,
+                    agent: Actor | None = None) -> str | None:
+    """Why ``step`` may wait for a person when it runs, judged before the run on its literal
+    params (a condition on a run-time value counts as asking), or None when it will not wait
+    (it runs, or the policy denies it)."""
+    verdict = check_step(policy or Policy(), step, tool, literal_arguments(step.params), agent)
+    if verdict.outcome != "ask" or not (approve_writes or step.ask_first):
+        return None
+    note = waiting_note(verdict)
+    return note if verdict.certain else f"{note} (depending on values only the run will know)"
+
+
+def _runs(verdict: Verdict, limits: RunLimits, ask_first: bool) -> bool:
+    """Whether a step so judged just runs: allowed, or asked about in a run that does not pause
+    (``approve_writes`` off) for a step no reviewer marked."""
+    return verdict.outcome == "allow" or (verdict.outcome == "ask" and not limits.approve_writes and not ask_first)
+
+
+Held = Literal["run", "waiting", "ended"]
+
+
+def hold_step(run: Run, step: Step, tool: Tool, limits: RunLimits, resolve: Callable[[], dict[str, Any]],
+              grants: GrantBook | None = None) -> tuple[Held, dict[str, Any] | None]:
+    """What the run pass does with a ready step of ``run`` before its tool is called, and with
+    which arguments: ("run", None), it runs with its resolved arguments; ("run", arguments), it
+    runs with exactly those an approver approved (an edit too); "waiting", it waits for people
+    (``StepRun.ask`` says what it needs); "ended", it is rejected, denied by a rule (the tool is
+    never called, whatever a person decided) or by a person. The policy is asked first without
+    the arguments: most verdicts need none, and resolving them costs. ``resolve()`` gives the
+    step's resolved arguments; ``grants`` may let a step pass that would wait."""
+    state = run.steps[step.id]
+    verdict = check_step(limits.rules, step, tool, None, limits.agent)
+    if verdict.certain and _runs(verdict, limits, step.ask_first):
+        return "run", None
+    try:
+        arguments = resolve()
+    except Exception:  # the step fails when it starts, saying why; nothing to decide
+        return "run", None
+    if not verdict.certain:
+        verdict = check_step(limits.rules, step, tool, arguments, limits.agent)
+        if _runs(verdict, limits, step.ask_first):
+            return "run", None
+    if verdict.outcome == "deny":
+        state.status, state.error, state.ask = StepStatus.rejected, denied_note(verdict), None
+        state.arguments, state.result = arguments, None
+        rule = Actor.rule(verdict.rule)
+        state.decision = StepDecision(approved=False, arguments_hash=arguments_hash(arguments), decided_at=now(),
+                                      channel="policy", actor_id=rule.id, actor_name=rule.name,
+                                      actor_kind=rule.kind, rule=verdict.rule,
+                                      shown_hash=shown_hash(step.tool, arguments, effects_label(tool)))
+        return "ended", None
+    decision = state.decision
+    approved = approved_arguments(decision, arguments) if decision is not None and decision.approved else None
+    if decision is not None and approved is not None:  # runs with exactly what was approved (an edit too)
+        return "run", dict(approved)
+    if decision is not None and not decision.approved and decision.arguments_hash == arguments_hash(arguments):
+        state.status, state.error = StepStatus.rejected, REJECTED_NOTE
+        return "ended", None
+    state.ask = ask_of(verdict)  # before the grants: a grant is one person's word, for one-approver asks
+    if decision is None and passes_on_a_grant(run, step.id, tool, arguments, grants):
+        return "run", None
+    changed = " (its arguments changed since the last decision)" if decision is not None else ""
+    if decision is not None or arguments_hash(state.arguments) != arguments_hash(arguments):
+        state.approvals = []  # approvals of other arguments do not count for these
+    state.status = StepStatus.waiting
+    state.arguments, state.result = arguments, None
+    state.error = f"waiting for a person: {waiting_note(verdict)}{changed}"
+    state.decision = None
+    return "waiting", None
 
 
 def waiting_steps(run: Run) -> list[str]:

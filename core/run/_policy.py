@@ -8,7 +8,11 @@ run (``_run_pass``) as each step starts:
   the tool's author (``register(timeout=...)``) or, above that, by the user's settings;
 - ``retry`` / ``retries``: the retry policy (``core.tooling._retry.RetryPolicy``, which a tool's
   author may declare with the tool), the same way;
-- ``approve_writes``: steps of tools that may write wait for a person (``_approval``).
+- ``approve_writes``: steps the policy asks about wait for people (``_approval``); off, nothing
+  pauses but steps a reviewer marked ``ask_first``;
+- ``policy``: the rules that allow, ask about or deny each step (``core.policy``; None: the
+  default policy, read-only steps run and any other asks), and ``agent``, who submitted the
+  plan, for rules that match on the agent. A denial holds whatever ``approve_writes`` says.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ from typing import Mapping
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..access import Actor
+from ..policy import DEFAULT_POLICY, Policy
 from ..tooling._retry import RetryPolicy
 
 __all__ = ["RunLimits"]
@@ -25,7 +31,7 @@ __all__ = ["RunLimits"]
 class RunLimits(BaseModel):
     """What a run is held to; ``core.Settings`` gives the user's (``RunLimits.from_settings``)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
     max_parallel: int = Field(64, ge=1, le=1024, description="Steps running at once")
     tool_timeout: float = Field(300.0, gt=0, description="Seconds a tool may run unless it says otherwise")
@@ -35,6 +41,8 @@ class RunLimits(BaseModel):
     # Off here (tests, previews, Python callers run what they are given); the studio's setting
     # ``approve_writes`` turns it on.
     approve_writes: bool = Field(False, description="Steps of tools that may write wait for a person")
+    policy: Policy | None = Field(None, description="The rules that allow, ask about or deny steps (None: the default)")
+    agent: Actor | None = Field(None, description="Who submitted the plan, for rules on the agent")
 
     @classmethod
     def from_settings(cls, settings: object) -> "RunLimits":
@@ -42,7 +50,12 @@ class RunLimits(BaseModel):
         # Not ``approve_writes``: who is there to approve is the front end's to say (the studio
         # and the CLI set it from the setting); a run built from settings alone does not pause.
         return cls(**{name: getattr(settings, name) for name in cls.model_fields
-                      if name != "approve_writes" and hasattr(settings, name)})
+                      if name not in ("approve_writes", "policy", "agent") and hasattr(settings, name)})
+
+    @property
+    def rules(self) -> Policy:
+        """The policy in force: the one given, else the default."""
+        return self.policy if self.policy is not None else DEFAULT_POLICY
 
     def timeout_for(self, tool: str, declared: float | None = None) -> float:
         """The user's setting for ``tool``, else what its author declared, else the default."""

@@ -31,8 +31,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping
 
-from ._approval import (REJECTED_NOTE, GrantBook, approval_reason, approved_arguments, arguments_hash,
-                        passes_on_a_grant)
+from ._approval import GrantBook, hold_step
 from ._engine import RunRecorder, StopReason
 from .._errors import ToolCallError
 from ._events import Event, now, step_end, step_result
@@ -225,37 +224,19 @@ class RunPass:
         return step_end(self.run, step_id)
 
     def _hold(self, step_id: str) -> Event | None:
-        """Keep a step that needs a person's approval from starting (``core.run._approval``): it
-        waits with its resolved arguments shown, or ends rejected; None lets it start."""
+        """Keep a step the policy does not let run from starting (``core.run._approval``): it
+        waits with its resolved arguments shown, or ends rejected (by a person or a rule); None
+        lets it start."""
         step = self.run.plan.steps[self._ready.positions[step_id]]
-        tool = self._registry.get(step.tool)
-        reason = approval_reason(step, tool, self._limits.approve_writes)
-        if reason is None:
+        held, arguments = hold_step(self.run, step, self._registry.get(step.tool), self._limits,
+                                    lambda: resolve_params(step.params, self._results), self._grants)
+        if held == "run":
+            if arguments is not None:  # runs with exactly what was approved (an edit too)
+                self._edited[step_id] = arguments
             return None
-        state = self.run.steps[step_id]
-        try:
-            arguments = resolve_params(step.params, self._results)
-        except Exception:  # the step fails when it starts, saying why; nothing to approve
-            return None
-        decision = state.decision
-        approved = approved_arguments(decision, arguments) if decision is not None and decision.approved else None
-        if decision is not None and approved is not None:  # runs with exactly what was approved (an edit too)
-            self._edited[step_id] = dict(approved)
-            return None
-        if decision is not None and not decision.approved and decision.arguments_hash == arguments_hash(arguments):
-            state.status, state.error = StepStatus.rejected, REJECTED_NOTE
-            self.recorder.step_ended(self.run, step_id)
-            self._ready.finished(step_id, self.run)
-            return step_end(self.run, step_id)
-        if decision is None and passes_on_a_grant(self.run, step_id, tool, arguments, self._grants):
-            return None
-        changed = " (its arguments changed since the last decision)" if decision is not None else ""
-        if decision is not None or arguments_hash(state.arguments) != arguments_hash(arguments):
-            state.approvals = []  # approvals of other arguments do not count for these
-        state.status, state.arguments, state.result = StepStatus.waiting, arguments, None
-        state.error = f"waiting for a person: {reason}{changed}"
-        state.decision = None
         self.recorder.step_ended(self.run, step_id)
+        if held == "ended":
+            self._ready.finished(step_id, self.run)
         return step_end(self.run, step_id)
 
     def _start(self, step_id: str) -> Iterator[Event]:

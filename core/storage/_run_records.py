@@ -48,7 +48,7 @@ _STEP_STARTED = text("UPDATE step_run SET status = 'running', arguments_json = :
                      "error = NULL, started_at = :at, duration_ms = NULL WHERE run_id = :run AND step_id = :step")
 _STEP_ENDED = text("UPDATE step_run SET status = :status, arguments_json = :arguments, result_json = :result, "
                    "error = :error, duration_ms = :duration, decision_json = :decision, retried_json = :retried, "
-                   "approvals_json = :approvals WHERE run_id = :run AND step_id = :step")
+                   "approvals_json = :approvals, ask_json = :ask WHERE run_id = :run AND step_id = :step")
 
 # A run's start and end are written as its steps are (``Database.driver_writes``).
 _RUN_STATE = text("UPDATE run SET status = :status, started_at = COALESCE(:started, started_at), "
@@ -96,7 +96,7 @@ class RunRecords:
 
     def step_finished(self, run_id: str, state: StepRun) -> None:
         """The step ended (or waits, or a person decided on it): its status, result or error, how
-        long it took, and the person's decision."""
+        long it took, the person's decision, and what the policy asks of a waiting step."""
         self.steps_finished(run_id, [state])
 
     def steps_finished(self, run_id: str, states: list[StepRun]) -> None:
@@ -106,7 +106,8 @@ class RunRecords:
                  "result": _text(state.result, "result", state.step_id), "error": state.error,
                  "duration": state.duration_ms, "decision": _text(state.decision, "decision", state.step_id),
                  "retried": _text(state.retried, "retried", state.step_id) if state.retried else None,
-                 "approvals": _text(state.approvals, "approvals", state.step_id) if state.approvals else None}
+                 "approvals": _text(state.approvals, "approvals", state.step_id) if state.approvals else None,
+                 "ask": _text(state.ask, "ask", state.step_id)}
                 for state in states]
         self._db.driver_writes.write("record the step's end", _STEP_ENDED, rows)
 

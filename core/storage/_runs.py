@@ -29,7 +29,7 @@ __all__ = ["Runs"]
 
 _STEP_COLUMNS = (StepRunRow.step_id, StepRunRow.status, StepRunRow.arguments_json, StepRunRow.result_json,
                  StepRunRow.error, StepRunRow.started_at, StepRunRow.duration_ms, StepRunRow.decision_json,
-                 StepRunRow.retried_json, StepRunRow.approvals_json)
+                 StepRunRow.retried_json, StepRunRow.approvals_json, StepRunRow.ask_json)
 
 
 class Runs:
@@ -107,7 +107,8 @@ class Runs:
                                         error=s.error, started_at=s.started_at, duration_ms=s.duration_ms,
                                         decision=json_value(s.decision_json),
                                         retried=json_value(s.retried_json) or [],
-                                        approvals=json_value(s.approvals_json) or [])
+                                        approvals=json_value(s.approvals_json) or [],
+                                        ask=json_value(s.ask_json))
                      for s in step_rows}
             # Built, not validated: pydantic would run the plan's own checks once more, on a plan
             # just read and checked.
@@ -195,7 +196,7 @@ def _counts(tallies: Any) -> dict[str, dict[str, int]]:
 
 
 def _step_values(run_id: str, position: int, state: StepRun) -> dict[str, Any]:
-    data = state.model_dump(mode="json", include={"arguments", "result", "decision", "retried", "approvals"})
+    data = state.model_dump(mode="json", include={"arguments", "result", "decision", "retried", "approvals", "ask"})
     arguments, result = json_text(data["arguments"]), json_text(data["result"])
     for text in (arguments, result, state.error):
         if text is not None:
@@ -206,4 +207,5 @@ def _step_values(run_id: str, position: int, state: StepRun) -> dict[str, Any]:
                 started_at=state.started_at, duration_ms=state.duration_ms,
                 decision_json=json_text(data["decision"]),
                 retried_json=json_text(data["retried"]) if data["retried"] else None,
-                approvals_json=json_text(data["approvals"]) if data["approvals"] else None)
+                approvals_json=json_text(data["approvals"]) if data["approvals"] else None,
+                ask_json=json_text(data["ask"]))

@@ -108,6 +108,8 @@ class StepRunRow(SQLModel, table=True):
     retried_json: str | None = Field(default=None, description="The calls before the last, each failed and "
                                      "tried again under the retry policy.")
     approvals_json: str | None = Field(default=None, description="Every approver's answer to a step that waited.")
+    ask_json: str | None = Field(default=None, description="What the policy asks of a waiting step: approvers, "
+                                 "roles, groups, rule, reason.")
 
 
 class GrantRow(SQLModel, table=True):

@@ -20,7 +20,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from core import Actor, Forbidden, NotFound, PlanStudioError, ReviewRequestError, Unauthenticated
+from core import Actor, Forbidden, NotFound, PlanStudioError, PolicyDenied, ReviewRequestError, Unauthenticated
 
 from ..workbench._agent_tokens import actor_for_bearer
 from ..workbench._services import Services
@@ -63,6 +63,8 @@ def guarded(handler: Handler, services: ServicesSource) -> Callable[[Request], A
             return error(400, str(exc), exc.field)
         except NotFound as exc:
             return error(404, str(exc))
+        except PolicyDenied as exc:  # the policy refuses the plan: named steps and rules
+            return JSONResponse({"error": str(exc), "steps": exc.step_ids, "rules": exc.rules}, status_code=403)
         except PlanStudioError as exc:
             return error(500, str(exc))
     return endpoint

@@ -12,8 +12,8 @@ import json
 import sys
 from typing import Callable, Collection, TextIO
 
-from core import (LOCAL_ACTOR, Actor, DecisionRefused, Forbidden, Plan, Role, Run, RunLimits, ToolRegistry, approval_reason,
-                  approvals_needed, approvers_so_far, decide_step, shown_hash, waiting_steps)
+from core import (LOCAL_ACTOR, Actor, DecisionRefused, Forbidden, Plan, Policy, Role, Run, RunLimits, ToolRegistry,
+                  approval_reason, approvals_needed, approvers_so_far, decide_step, shown_hash, waiting_steps)
 
 __all__ = ["approve_on_terminal", "approved_up_front", "nobody_to_ask", "steps_that_ask", "refusal"]
 
@@ -25,14 +25,14 @@ _SHOWN_CHARS = 2000
 
 
 def steps_that_ask(plan: Plan, registry: ToolRegistry, approve_writes: bool,
-                   among: Collection[str] | None = None) -> list[str]:
-    """Labels of the steps of ``plan`` (those of ``among``, when given) that will wait for a
-    person, each with why."""
+                   among: Collection[str] | None = None, policy: Policy | None = None) -> list[str]:
+    """Labels of the steps of ``plan`` (those of ``among``, when given) that will (or, on values
+    only the run knows, may) wait for a person under ``policy``, each with why."""
     out = []
     for step in plan.steps:
         if step.tool not in registry or (among is not None and step.id not in among):
             continue  # the plan's check says so, naming the step
-        reason = approval_reason(step, registry.get(step.tool), approve_writes)
+        reason = approval_reason(step, registry.get(step.tool), approve_writes, policy)
         if reason is not None:
             out.append(f"{plan.label(step.id)}: {reason}")
     return out
@@ -51,7 +51,7 @@ def approved_up_front(plan: Plan, limits: RunLimits) -> tuple[Plan, RunLimits]:
 
 def nobody_to_ask(plan: Plan, registry: ToolRegistry, limits: RunLimits) -> bool:
     """True (the refusal said on stderr) when steps would wait and stdin is no terminal."""
-    asking = steps_that_ask(plan, registry, limits.approve_writes)
+    asking = steps_that_ask(plan, registry, limits.approve_writes, policy=limits.policy)
     if asking and not sys.stdin.isatty():
         print(refusal(asking), file=sys.stderr)
         return True

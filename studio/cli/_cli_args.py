@@ -90,7 +90,16 @@ def parser() -> argparse.ArgumentParser:
                           "else a summary)")
     run.add_argument("--approve-writes", action="store_true",
                      help="approve every step that would wait for a person (tools that may write, "
-                          "steps marked ask-first)")
+                          "steps marked ask-first); steps the policy denies still never run")
+    run.add_argument("--policy", type=Path, metavar="FILE",
+                     help="the policy for this run: rules in a TOML or YAML file (default: PLAN_STUDIO_POLICY, "
+                          "else policy.toml in the data folder, else the default policy)")
+    policy = commands.add_parser("policy", parents=[common], help="check a policy file")
+    policy_commands = policy.add_subparsers(dest="policy_command", metavar="ACTION", required=True)
+    check = policy_commands.add_parser("check", parents=[common],
+                                       help="read a policy file against the tools: print its rules in order, or "
+                                            "the error with its line (exit 2)")
+    check.add_argument("policy_path", type=Path, metavar="FILE")
 
     replan = commands.add_parser("replan", parents=[common], help="change a plan as feedback asks")
     replan.add_argument("file", type=Path)

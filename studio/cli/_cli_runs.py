@@ -98,7 +98,8 @@ def _decider(args: argparse.Namespace, services: Services, plan: Plan, again: Co
     (the refusal said on stderr; None)."""
     if args.approve_writes:
         return lambda held: approve_all(held, services.registry)
-    asking = steps_that_ask(plan, services.registry, services.executor.limits.approve_writes, among=again)
+    limits = services.executor.limits
+    asking = steps_that_ask(plan, services.registry, limits.approve_writes, among=again, policy=limits.policy)
     if asking and not sys.stdin.isatty():
         print(refusal(asking), file=sys.stderr)
         return None

@@ -34,9 +34,11 @@ from typing import Any, Iterable, Iterator, Sequence, TextIO
 from pydantic import ValidationError
 
 from core import (CUT_OFF, FINISHED, FORMATS, FROM_OPTIONS_VARIABLE, START_SECRET_VARIABLE, Executor, Plan, PlanError,
-                  PlanInvalid, PlanStudioError, Run, Settings, StepRun, StepStatus, private_folder)
+                  PlanInvalid, PlanStudioError, PolicyDenied, PolicyError, Run, Settings, StepRun, StepStatus,
+                  private_folder)
 from core._errors import CliError, Interrupted, NotText
 from core.formats import detect_and_load, export_plan
+from core.policy import check_against, check_plan, load_policy
 from core.planners import planner_notices
 from tools import LoadNotice
 
@@ -70,7 +72,8 @@ def _settings(args: argparse.Namespace) -> Settings:
         return Settings.from_env(data_dir=getattr(args, "data_dir", None),
                                  today=getattr(args, "today", None),
                                  planner=getattr(args, "planner", None),
-                                 tools=_tool_sources(args), mcp=_listed(args, "mcp"))
+                                 tools=_tool_sources(args), mcp=_listed(args, "mcp"),
+                                 policy_file=getattr(args, "policy", None))
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
@@ -222,6 +225,7 @@ def _cmd_run(args: argparse.Namespace, services: Services) -> int:
     synthesizer = services.executor.synthesizer if args.answer else None
     try:
         Executor(services.registry).start(plan)  # the plan's problems come before any refusal
+        check_plan(limits.rules, plan, services.registry)  # a step the policy denies: none of it runs
         if nobody_to_ask(plan, services.registry, limits):
             return _EXIT_FAILED
         run = run_recorded(services, plan, message=f"plan-studio run {args.file.name}", synthesizer=synthesizer,
@@ -230,6 +234,9 @@ def _cmd_run(args: argparse.Namespace, services: Services) -> int:
     except PlanInvalid as exc:
         for problem in exc.problems:
             print(f"{args.file}: {problem.severity}: {_one_line(problem)}", file=sys.stderr)
+        return _EXIT_FAILED
+    except PolicyDenied as exc:
+        print(f"{args.file}: not run: {_one_line(exc)}", file=sys.stderr)
         return _EXIT_FAILED
     print(_summary(run))
     if args.answer and run.answer:
@@ -310,7 +317,26 @@ def _cmd_mcp_server(args: argparse.Namespace, services: Services) -> int:
     return 0
 
 
-_COMMANDS = {"plan": _cmd_plan, "validate": _cmd_validate, "run": _cmd_run, "replan": _cmd_replan,
+def _cmd_policy(args: argparse.Namespace, services: Services) -> int:
+    """``plan-studio policy check FILE``: the rules in order, or the error with its line."""
+    try:
+        policy = load_policy(args.policy_path)
+        check_against(policy, services.registry)
+    except PolicyError as exc:
+        print(f"plan-studio: error: {args.policy_path}: {_one_line(exc)}", file=sys.stderr)
+        return _EXIT_ERROR
+    print(f"{args.policy_path}: {len(policy.rules)} rule{'s' if len(policy.rules) != 1 else ''}, "
+          "the first that matches a step decides")
+    for number, rule in enumerate(policy.rules, start=1):
+        when = f" when {rule.when.text}" if rule.when is not None else ""
+        reason = f" ({rule.reason})" if rule.reason else ""
+        print(f"{number}. {rule.name}: {rule.matches_text}{when} -> {rule.outcome_text}{reason}")
+    print("otherwise: read-only steps run; any other step asks 1 approver")
+    return 0
+
+
+_RUNNING = {"run", "resume", "rerun", "worker"}
+_COMMANDS = {"plan": _cmd_plan, "policy": _cmd_policy, "validate": _cmd_validate, "run": _cmd_run, "replan": _cmd_replan,
              "token": _cmd_token, "mcp-server": _cmd_mcp_server, "runs": cmd_runs, "worker": cmd_worker,
              "resume": lambda args, services: cmd_resume(args, services, _step_line, _summary),
              "rerun": lambda args, services: cmd_rerun(args, services, _step_line, _summary)}
@@ -375,6 +401,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             for problem in failures:
                 print(f"plan-studio: error: {_one_line(problem)}", file=sys.stderr)
             return _EXIT_ERROR
+        if services.policy_problem is not None:
+            # A run under another policy than the one asked for would run what it should not.
+            if args.command in _RUNNING:
+                print(f"plan-studio: error: {_one_line(services.policy_problem)} (nothing runs under another "
+                      "policy than the one asked for)", file=sys.stderr)
+                return _EXIT_ERROR
+            if args.command != "policy":
+                print(f"plan-studio: warning: {_one_line(services.policy_problem)} (the default policy is used)",
+                      file=sys.stderr)
         status = _COMMANDS[args.command](args, services)
     except (CliError, PlanStudioError) as exc:
         print(f"plan-studio: error: {_one_line(exc)}", file=sys.stderr)

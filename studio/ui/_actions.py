@@ -198,7 +198,7 @@ def set_locks() -> None:
 
 
 def approve(validator: Validator) -> None:
-    if act(lambda b: wb.approve(b, validator), "approve the plan").ok:
+    if act(lambda b: wb.approve(b, validator, get_services()), "approve the plan").ok:
         st.session_state[Keys.EDITOR_CONFIRM_APPROVE] = False
 
 

@@ -55,7 +55,8 @@ def approval_blocker(services: Services) -> str | None:
 def decide(review_id: str, approve: bool) -> None:
     """Approve the plan in the editor (edits included, saved as a version) or reject it."""
     out = actions.act(lambda b: wb.decide_review(b, get_services().store, review_id, approve=approve,
-                                                 validator=lambda: editor_services().validator),
+                                                 validator=lambda: editor_services().validator,
+                                                 services=get_services()),
                       "record the decision")
     if out.ok:
         forget_work()

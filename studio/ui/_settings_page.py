@@ -19,6 +19,7 @@ from tools import McpServerSpec
 from . import _actions as actions
 from ._access_settings import access_settings, may_see_the_shared_token
 from ._grants_panel import grants_panel
+from ._policy_editor import policy_section
 from ._state import PERSIST, Keys
 from ._text import md_escape
 
@@ -67,6 +68,7 @@ def settings_page() -> None:
         st.button("Back to the environment's settings", key="settings.reset", on_click=reset,
                   icon=":material/restart_alt:")
     _mcp_servers(settings, services.tool_problems)
+    policy_section(services)
 
 
 def _mcp_servers(settings: Settings, problems: list[str]) -> None:

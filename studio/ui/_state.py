@@ -79,6 +79,10 @@ class Keys:
     SETTINGS_PERSON = "settings.people.pick"
     SETTINGS_PERSON_ROLE = "settings.people.role"
     SETTINGS_ACCESS_MESSAGE = "settings.access.message"  # (kind, text) about the last token or role change
+    SETTINGS_POLICY_TEXT = "settings.policy_text"  # the policy editor's text (None: not filled yet)
+    # (text, ReplayReport) of the policy checked and replayed, waiting for "Save", or None
+    SETTINGS_POLICY_PENDING = "settings.policy_pending"
+    SETTINGS_POLICY_MESSAGE = "settings.policy_message"  # (kind, text) about the last check or save, or None
     # Tools page widgets
     TOOLS_FILTER = "tools.filter"
     # {tool: {"description": text, "params": {name: text}}}: descriptions this session reads
@@ -115,6 +119,9 @@ _DEFAULTS: dict[str, Any] = {
     Keys.SETTINGS_MCP_NEW: "",
     Keys.SETTINGS_MCP_MESSAGE: None,
     Keys.SETTINGS_TOKEN_SHOWN: False,
+    Keys.SETTINGS_POLICY_TEXT: None,
+    Keys.SETTINGS_POLICY_PENDING: None,
+    Keys.SETTINGS_POLICY_MESSAGE: None,
     Keys.TOOLS_FILTER: "",
     Keys.TOOLS_OVERRIDES: None,
     Keys.TOOLS_EDIT_REVISION: None,

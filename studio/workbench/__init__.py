@@ -26,6 +26,10 @@ from ._deciding import DecisionOutcome, WaitingStep, approval_json, decide_step,
 from ._grants import ALWAYS_DAYS, GrantRequest, grant_from_json, list_grants, revoke_grant
 from ._intake import MAX_AGENT_NAME, MAX_WAIT_SECONDS, REVIEWS_URL_PATH, registry_for, review_link, review_view, submit_review
 from ._messages import attempt, failure_message, log, plain_message
+from ._policy import (POLICY_TEMPLATE, check_plan_policy, current_policy, policy_refusal, policy_text, read_policy,
+                      replay_policy, save_policy)
+from ._intake import submitting_agent
+from ._services import policy_file
 from ._planning import GOAL_FIRST, import_plan, plan_for_goal, plan_goal, replan, replanned
 from ._reviewing import close_review, decide_review, open_review, services_with_tools, work_id
 from ._run_handle import RunHandle
@@ -41,6 +45,8 @@ from ._saving import (delete_saved_plan, hold_conflict, open_saved_plan, open_sa
 from ._unsaved import not_saved
 
 __all__ = [
+    "POLICY_TEMPLATE", "submitting_agent", "check_plan_policy", "current_policy", "policy_file", "policy_refusal",
+    "policy_text", "read_policy", "replay_policy", "save_policy",
     "RerunPreview", "RerunStep", "ask_rerun", "cancel_rerun", "confirm_rerun", "join_rerun", "preview_rerun",
     "rerun_lineage", "rerun_of", "start_rerun",
     "ResumeLine", "ResumeView", "listed_status", "cancel_run", "cancel_stored_run", "join_stored_run", "resume_run",

@@ -11,7 +11,7 @@ last valid plan wait (``json_blocker``).
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from core import Role, hooks, EditHistory, Plan, PlanError, PlanIdentity, PlanStudioError, Validator, dump_plan, load_plan, \
     plan_identity
@@ -19,6 +19,10 @@ from core import Role, hooks, EditHistory, Plan, PlanError, PlanIdentity, PlanSt
 from ._roles import refused_for_role
 from ._bench import Outcome, SavedRef, Workbench
 from ._messages import failure_message, plain_message
+from ._policy import policy_refusal
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._services import Services
 
 __all__ = [
     "PENDING_EDIT", "RUN_IN_PROGRESS", "apply_edit", "apply_pending_edit", "approval_problem", "approve", "discard_pending_edit", "edit_history", "edit_json",
@@ -320,8 +324,9 @@ def approval_problem(bench: Workbench, validator: Validator) -> str | None:
     return None
 
 
-def approve(bench: Workbench, validator: Validator) -> Outcome:
-    """Approve the plan in the editor, so it may run; refused while ``approval_problem`` says why."""
+def approve(bench: Workbench, validator: Validator, services: Services | None = None) -> Outcome:
+    """Approve the plan in the editor, so it may run; refused while ``approval_problem`` says why,
+    or (with ``services``) while the policy denies a step of it."""
     out = Outcome()
     if refused_for_role(bench.actor, out, Role.reviewer, "approve the plan to run"):
         return out
@@ -335,6 +340,8 @@ def approve(bench: Workbench, validator: Validator) -> Outcome:
         return out.say("error", failure_message("approve the plan", exc))
     if problem is not None:
         return out.say("error", f"Could not approve the plan: {problem[0].lower()}{problem[1:]}.")
+    if services is not None and (denied := policy_refusal(services, plan)) is not None:
+        return out.say("error", f"Could not approve the plan: {denied}")
     bench.approved = execution_fingerprint(plan)
     bench.approved_plan = plan  # kept after approval is withdrawn: the editor marks steps changed since
     hooks.notify("plan_approved", plan=plan, review_id=None)

@@ -9,7 +9,8 @@ and answer with the same fields:
 A submission is ``plan`` (the plan's text, or for a JSON format the JSON itself), optional
 ``format`` (default: worked out from the content), ``agent`` (who sent it), ``goal`` (when the
 plan carries none) and ``tools`` (the agent's own tool definitions, as MCP lists them). What
-cannot be read raises ``ReviewRequestError`` naming the field.
+cannot be read raises ``ReviewRequestError`` naming the field; a plan with a step the policy
+certainly denies, ``PolicyDenied`` naming each such step and its rule.
 """
 
 from __future__ import annotations
@@ -20,14 +21,16 @@ from typing import TYPE_CHECKING, Any
 
 from core import (FORMATS, LOCAL_ACTOR, Actor, PlanError, Role, require, ReviewRequestError, ToolRegistry, Validator, dump_plan,
                   parse_tool_definitions, with_declared_tools)
+from core.access import ActorKind
 from core.formats import detect_and_load
+from core.policy import check_plan
 
 from ._services import Services
 
 if TYPE_CHECKING:  # SQLAlchemy is slow to import; the CLI starts without it
     from core.storage import Review
 
-__all__ = ["MAX_AGENT_NAME", "MAX_WAIT_SECONDS", "REVIEWS_URL_PATH", "registry_for", "review_link", "review_view",
+__all__ = ["submitting_agent", "MAX_AGENT_NAME", "MAX_WAIT_SECONDS", "REVIEWS_URL_PATH", "registry_for", "review_link", "review_view",
            "submit_review"]
 
 MAX_AGENT_NAME = 200
@@ -84,6 +87,15 @@ def registry_for(services: Services, tools: list[dict[str, Any]] | None) -> Tool
     return with_declared_tools(services.registry, parse_tool_definitions(tools))
 
 
+def submitting_agent(agent: Actor | str | None) -> Actor | None:
+    """The submitting agent as an actor: an ``Actor`` as it is; a review's agent name (until
+    agents sign in with their own tokens) as ``agent:<name>``."""
+    if agent is None or isinstance(agent, Actor):
+        return agent
+    kind: ActorKind = "agent"
+    return Actor(id=f"agent:{agent}", name=agent, kind=kind, role=Role.reviewer)
+
+
 def submit_review(services: Services, body: Any, *, actor: Actor = LOCAL_ACTOR) -> Review:
     """Read ``body`` (a submission, as decoded JSON) and store it as a pending review, recording
     ``actor`` as who submitted it (an approver may not approve their own)."""
@@ -107,6 +119,9 @@ def submit_review(services: Services, body: Any, *, actor: Actor = LOCAL_ACTOR) 
         raise ReviewRequestError("plan", str(exc)) from exc
     if goal and not plan.goal:
         plan = plan.model_copy(update={"goal": goal})
+    # Refused before it is stored: a plan the policy denies a step of never waits for a review.
+    check_plan(services.executor.limits.rules, plan, registry,
+               actor if actor.kind == "agent" else submitting_agent(agent))
     try:
         return services.store.submit_review(plan, agent=agent, fmt=fmt, original_text=text, tools=tools,
                                             submitted_by=actor.id)

@@ -20,6 +20,7 @@ from ._bench import Outcome, SavedRef, Workbench
 from ._editing import approval_problem, edit_refused, fingerprint, run_in_progress, show_plan, write_panel
 from ._intake import registry_for
 from ._messages import attempt, failure_message, log, plain_message
+from ._policy import policy_refusal
 
 if TYPE_CHECKING:  # SQLAlchemy is slow to import; the CLI starts without it
     from core.storage import PlanStore
@@ -103,8 +104,18 @@ def close_review(bench: Workbench) -> Outcome:
     return Outcome().done()
 
 
+def _policy_problem(services: Services, store: PlanStore, review_id: str, plan: Plan) -> str | None:
+    """Why the policy refuses the plan of review ``review_id`` as edited (its agent and tools
+    counted), or None."""
+    try:
+        review = store.get_review(review_id)
+        return policy_refusal(services, plan, agent=review.agent, registry=registry_for(services, review.tools))
+    except Exception as exc:  # said, never raised
+        return failure_message("check the plan against the policy", exc)
+
+
 def decide_review(bench: Workbench, store: PlanStore, review_id: str, *, approve: bool,
-                  validator: Callable[[], Validator]) -> Outcome:
+                  validator: Callable[[], Validator], services: Services | None = None) -> Outcome:
     """Approve the plan in the editor (edits included, saved as a version) or reject it, with
     ``bench.comment`` for the agent. Approval is checked here, not only by a disabled button: a
     click sent before the button was drawn disabled must not send the agent a plan with problems.
@@ -120,6 +131,8 @@ def decide_review(bench: Workbench, store: PlanStore, review_id: str, *, approve
             problem = approval_problem(bench, validator())
         except Exception as exc:  # said, never raised
             problem = failure_message("check the plan", exc)
+        if problem is None and services is not None and plan is not None:
+            problem = _policy_problem(services, store, review_id, plan)
         if problem is not None:
             return out.say("error", f"Not approved. {problem}. The agent is still waiting for your decision.")
     saved = bench.saved

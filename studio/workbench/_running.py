@@ -19,6 +19,7 @@ from ._bench import Outcome, Workbench
 from ._editing import execution_fingerprint, fingerprint, is_approved, refused_during_run, refused_for_json
 from ._messages import attempt, failure_message
 from ._doubts import undecided_doubts
+from ._policy import policy_refusal
 from ._durable_handle import DurableRunHandle, durable_runs
 from ._saving import hold_conflict, save_run_if_plan_saved, settled_run, store_current
 
@@ -36,6 +37,9 @@ def _same_run(run: Run, plan: Plan) -> bool:
 
 
 def _start(bench: Workbench, services: Services, plan: Plan, kind: RunKind, out: Outcome) -> Outcome:
+    denied = policy_refusal(services, plan)  # the policy may have changed since the plan was approved
+    if denied is not None:
+        return out.say("error", f"Not run: {denied}")
     with attempt(out, "run the plan"):
         run = bench.run
         if run is None or run.finished or not _same_run(run, plan):

@@ -9,11 +9,13 @@ studio's cached way in).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
 
-from core import (Executor, Grant, PlannerError, PlanStudioError, RunLimits, Settings, ToolOverride, ToolRegistry, Validator,
-                  make_synthesizer, private_folder)
+from core import (Executor, Grant, PlannerError, PlanStudioError, Policy, PolicyError, RunLimits, Settings, ToolOverride,
+                  ToolRegistry, Validator, make_synthesizer, private_folder)
 from core.planners import Planner, make_planner
+from core.policy import DEFAULT_POLICY, check_against, load_policy
 from tools import load_tools
 
 from ._runs_here import RunsHere
@@ -21,7 +23,7 @@ from ._runs_here import RunsHere
 if TYPE_CHECKING:  # pragma: no cover
     from core.storage import PlanStore
 
-__all__ = ["Services", "build_services"]
+__all__ = ["Services", "build_services", "policy_file", "policy_for"]
 
 
 @dataclass
@@ -35,6 +37,9 @@ class Services:
     _store: PlanStore | None = field(default=None, repr=False)
     # One line per tool source (a --tools file, an MCP server) that could not be loaded.
     tool_problems: list[str] = field(default_factory=list)
+    # Why the policy file is not in force (it does not read, or names arguments no tool has): the
+    # default policy is, until Settings saves one that reads (``_policy``).
+    policy_problem: str | None = None
     # The runs live in this process: shared by every copy of these services (``with_tool_overrides``)
     # and, in the studio, by the services of every settings on the same store (``_session``).
     runs: RunsHere = field(default_factory=RunsHere, repr=False)
@@ -78,6 +83,26 @@ def _make_planner(settings: Settings, registry: ToolRegistry) -> tuple[Planner |
         return None, str(exc)
 
 
+def policy_file(settings: Settings) -> Path:
+    """Where the policy is kept: the file set (``PLAN_STUDIO_POLICY``), else ``policy.toml`` in
+    the data folder (where Settings saves one)."""
+    return settings.policy_path or settings.data_dir / "policy.toml"
+
+
+def policy_for(settings: Settings, registry: ToolRegistry) -> tuple[Policy, str | None]:
+    """The policy ``settings`` name, checked against ``registry``'s tools, and None; or the
+    default policy and why the file could not be used."""
+    path = settings.policy_path
+    if path is None:
+        return DEFAULT_POLICY, None
+    try:
+        policy = load_policy(path)
+        check_against(policy, registry)
+        return policy, None
+    except PolicyError as exc:
+        return DEFAULT_POLICY, f"{path}: {exc}"
+
+
 def build_services(settings: Settings, registry: ToolRegistry | None = None,
                    store: PlanStore | None = None, runs: RunsHere | None = None) -> Services:
     """Everything the studio and the CLI need, built from ``settings``.
@@ -93,15 +118,17 @@ def build_services(settings: Settings, registry: ToolRegistry | None = None,
     if registry is None:
         registry, problems = load_tools(settings)
     planner, problem = _make_planner(settings, registry)
+    policy, policy_problem = policy_for(settings, registry)
     services = Services(
         settings=settings,
         registry=registry,
-        executor=Executor(registry, synthesizer=make_synthesizer(settings), limits=_run_limits(settings)),
+        executor=Executor(registry, synthesizer=make_synthesizer(settings), limits=_run_limits(settings, policy)),
         validator=Validator(registry),
         _planner=planner,
         _planner_problem=problem,
         _store=store,
         tool_problems=problems,
+        policy_problem=policy_problem,
         runs=runs if runs is not None else RunsHere(),
     )
     services.executor.grants = _StoreGrants(services)
@@ -118,6 +145,8 @@ class _StoreGrants:
         return self._services.store.grants.letting_pass(run_id, tool, arguments_hash)
 
 
-def _run_limits(settings: Settings) -> RunLimits:
-    """The user's limits, and whether a writing step waits for a person (the studio asks)."""
-    return RunLimits.from_settings(settings).model_copy(update={"approve_writes": settings.approve_writes})
+def _run_limits(settings: Settings, policy: Policy) -> RunLimits:
+    """The user's limits, the policy, and whether a step it asks about waits for a person (the
+    studio asks)."""
+    return RunLimits.from_settings(settings).model_copy(update={"approve_writes": settings.approve_writes,
+                                                               "policy": policy})

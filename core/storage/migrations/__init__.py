@@ -7,10 +7,12 @@ connection (no ``env.py``, no ``alembic.ini``: the folder ships inside the packa
 ``0004_run_lineage.py`` links a rerun to the run it came from and adds the workers' table;
 ``0005_step_decisions.py`` keeps a person's decision on a step that waited;
 ``0006_step_attempts.py`` keeps the calls of a step tried again under its retry policy;
-``0007_people.py`` adds people, agents' tokens (hashed) and who submitted a review. A new
+``0007_people.py`` adds people, agents' tokens (hashed) and who submitted a review;
+``0008_approvals_and_grants.py`` keeps every approver's answer, the run's submitter and the grants;
+``0009_step_asks.py`` keeps what the policy asks of a waiting step. A new
 revision goes beside it with ``down_revision`` set to the one before, and ``HEAD`` below moves
 to it (a test checks the two agree): opening a store reads the file's revision and loads
 Alembic only when it is not ``HEAD``.
 """
 
-HEAD = "0008"
+HEAD = "0009"
