@@ -27,7 +27,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from core import NotFound, ReviewRequestError
+from core import NotFound, ReviewRequestError, Role, require
 
 from ._http import ServicesSource, actor, error, guarded, read_body
 from ..workbench._services import Services
@@ -81,9 +81,10 @@ def _request(body: Any) -> tuple[bool, str, dict[str, Any] | None, Any, str]:
 
 async def _decision(request: Request, services: Services) -> Response:
     run_id, step_id = request.path_params["run_id"], request.path_params["step_id"]
+    who = actor(request)  # the token's agent or person (``guarded``)
+    require(who, Role.approver, "decide on a waiting step")  # before anything of the run is told
     body = await read_body(request)  # over the limit: 413 (``guarded``)
     approve, seen, arguments, grant, channel = _request(body)
-    who = actor(request)  # the token's agent or person (``guarded``)
     if await run_in_threadpool(waiting_run, services, run_id) is None:
         try:
             await run_in_threadpool(services.store.load_run, run_id)

@@ -47,7 +47,8 @@ def test_a_viewer_reads_but_may_not_submit(served: Studio, tokens: dict[str, str
                                                ("admin", True)])
 def test_only_approvers_decide_on_a_waiting_step(served: Studio, tokens: dict[str, str], role: str,
                                                  allowed: bool) -> None:
-    status, body = call(served, "POST", "/api/runs/nope/steps/a/decision", {"approve": True}, token=tokens[role])
+    status, body = call(served, "POST", "/api/runs/nope/steps/a/decision", {"approve": True, "shown_hash": "h"},
+                        token=tokens[role])
     if allowed:
         assert status == 404  # past the role check: there is no such run
     else:

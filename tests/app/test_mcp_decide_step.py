@@ -85,7 +85,7 @@ def test_an_agent_approves_its_edit_of_the_arguments_and_sees_who_approved(studi
                         "shown_hash": waiting["shown_hash"], "arguments": edited})))
     assert decided["decided"] is True and decided["settled"] is True
     [approval] = decided["approvals"]
-    assert approval["actor_id"] == "agent:api" and approval["channel"] == "mcp"
+    assert approval["actor_id"] == "agent:default" and approval["channel"] == "mcp"
     assert approval["edited_arguments"] == edited and approval["original_arguments"] == waiting["arguments"]
     assert join_stored_run(services, bench.run.id, timeout=60)
     stored = services.store.load_run(bench.run.id)

@@ -15,7 +15,7 @@ import pytest
 
 from conftest import Studio, start_studio
 from core import (ADDITIVE, DESTRUCTIVE, READ_ONLY, Actor, Executor, Forbidden, Plan, PolicyDenied, Role, Settings,
-                  Step, StepStatus, ToolRegistry, decide_step, waiting_steps)
+                  Step, StepStatus, ToolRegistry, decide_step, shown_hash, waiting_steps)
 from studio import workbench as wb
 from studio.workbench._services import Services, build_services
 from workbench_helpers import TODAY, texts
@@ -181,7 +181,14 @@ def test_a_step_a_rule_asks_two_approvers_for_waits_carrying_the_ask_through_a_r
     store.records.step_finished(run.id, resumed.steps["pay"])  # as a durable run writes a step
     assert store.load_run(run.id).steps["pay"].ask == state.ask
 
-    decide_step(resumed, "pay", True, by="page")
+    refund = services.registry.get("refund")
+    seen = shown_hash("refund", resumed.steps["pay"].arguments, refund.effects.label)
+    ann = Actor(id="user:ann", name="Ann", kind="person", role=Role.approver)
+    bob = Actor(id="user:bob", name="Bob", kind="person", role=Role.approver)
+    decide_step(resumed, "pay", True, actor=ann, seen_hash=seen, tool=refund, channel="page")
+    list(executor.run_all(resumed))
+    assert waiting_steps(resumed) == ["pay"]  # one of the two approvers the rule asks for
+    decide_step(resumed, "pay", True, actor=bob, seen_hash=seen, tool=refund, channel="page")
     list(executor.run_all(resumed))
     assert resumed.finished and resumed.steps["pay"].status == StepStatus.succeeded
     assert ("refund", {"amount": 500, "to": "c@example.com"}) in calls
@@ -200,7 +207,8 @@ def test_a_step_denied_on_its_resolved_arguments_never_calls_its_tool(services: 
     pay = run.steps["pay"]
     assert pay.status == StepStatus.rejected and pay.error == "denied by rule huge refunds: over the limit"
     assert pay.arguments == {"amount": 5000, "to": "c@example.com"} and pay.ask is None
-    assert pay.decision is not None and pay.decision.by == "rule:huge refunds" and not pay.decision.approved
+    assert pay.decision is not None and pay.decision.actor_id == "rule:huge refunds" \
+        and pay.decision.actor_kind == "rule" and not pay.decision.approved
     assert run.steps["after"].status == StepStatus.skipped
     assert [c[0] for c in calls] == ["read_total"]  # the refund's tool was never called
 

@@ -3,8 +3,7 @@ must name what it approves (``{"approve": true}`` alone is refused, and the step
 a stale or replayed decision is refused naming why; two decisions at once: one wins, the other
 is told; N distinct approvers, never the submitter; an edit is what runs; a grant for this run
 lets the later steps pass; a denial never calls the tool. A tool that records its calls says
-what ran. Who decides: ``request.state.actor``, set here by a stand-in of the people slice's
-sign-in (a test header naming the actor)."""
+what ran. Who decides: the actor the caller's own API token names (one token per approver)."""
 
 from __future__ import annotations
 
@@ -19,9 +18,9 @@ from typing import Any
 import pytest
 import uvicorn
 from starlette.applications import Starlette
-from starlette.middleware.base import BaseHTTPMiddleware
 
 from core import Actor, Ask, Role, Settings, StepStatus, ToolRegistry
+from core.access import new_token, token_hash
 from core.formats import plan_from_seed
 from studio.api._grants_api import grant_routes
 from studio.api._run_decisions_api import run_routes
@@ -35,16 +34,6 @@ PEOPLE = {a.id: a for a in (
     Actor(id="user:sam", name="Sam", kind="person", role=Role.approver),
     Actor(id="user:vic", name="Vic", kind="person", role=Role.reviewer),
 )}
-
-
-class _TestSignIn(BaseHTTPMiddleware):
-    """Stand-in for the people slice: ``X-Test-Actor`` names who calls."""
-
-    async def dispatch(self, request, call_next):
-        who = request.headers.get("x-test-actor")
-        if who:
-            request.state.actor = PEOPLE[who]
-        return await call_next(request)
 
 
 def _registry(calls: list[tuple[str, Any]]) -> ToolRegistry:
@@ -77,10 +66,13 @@ class Studio:
         self.services.store.save_run(self.run, plan_id=version.plan_id, version=version.version)
         self.step = plan.steps[0].id
         self.token = ensure_token(self.services.settings.data_dir)
+        self.tokens: dict[str, str] = {}  # each approver's own token, naming them
+        for person in PEOPLE.values():
+            self.tokens[person.id] = new_token()
+            self.services.store.people.add_token(person.name, agent_id=person.id, role=person.role,
+                                                 token_hash=token_hash(self.tokens[person.id]))
         port = _free_port()
-        app = Starlette(routes=[*run_routes(lambda: self.services), *grant_routes(lambda: self.services)],
-                        middleware=[])
-        app.add_middleware(_TestSignIn)
+        app = Starlette(routes=[*run_routes(lambda: self.services), *grant_routes(lambda: self.services)])
         self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
         self.thread = threading.Thread(target=self.server.run, daemon=True)
         self.thread.start()
@@ -94,9 +86,8 @@ class Studio:
         return waiting_run(self.services, self.run.id)
 
     def ask(self, method: str, path: str, body: Any = None, who: str = "") -> tuple[int, dict[str, Any]]:
-        headers = {"Authorization": f"Bearer {self.token}", "Content-Type": "application/json"}
-        if who:
-            headers["X-Test-Actor"] = who
+        headers = {"Authorization": f"Bearer {self.tokens[who] if who else self.token}",
+                   "Content-Type": "application/json"}
         request = urllib.request.Request(self.base + path, method=method, headers=headers,
                                          data=None if body is None else json.dumps(body).encode())
         try:
@@ -156,7 +147,7 @@ def test_a_stale_or_replayed_decision_is_refused_naming_why(studio) -> None:
     status, body = s.decide({"approve": True, "shown_hash": shown["shown_hash"]}, who="user:ann")
     assert status == 409 and body["why"] == "replayed" and "decided on it already" in body["notices"][0]["text"]
     status, body = s.decide({"approve": True, "shown_hash": shown["shown_hash"]}, who="user:vic")
-    assert status == 403 and "approver role" in body["notices"][0]["text"]
+    assert status == 403 and "approver role" in body["error"]
     assert s.calls == []
 
 
@@ -197,12 +188,12 @@ def test_two_of_n_waits_for_distinct_approvers_and_the_submitter_may_not_approve
     status, body = s.decide({"approve": True, "shown_hash": shown["shown_hash"]}, who="user:sam")
     assert status == 403 and "may not approve its own" in body["notices"][0]["text"]
     status, body = s.decide({"approve": True, "shown_hash": shown["shown_hash"]}, who="user:ann")
-    assert status == 200 and body["settled"] is False and "1 of 2 approvals: Ann" in body["notices"][0]["text"]
+    assert status == 200 and body["settled"] is False and "1 of 2 approvals: user:ann" in body["notices"][0]["text"]
     waiting = s.waiting()
     assert [a["actor_id"] for a in waiting["approvals"]] == ["user:ann"] and s.calls == []
     status, body = s.decide({"approve": True, "shown_hash": shown["shown_hash"]}, who="user:bob")
     assert status == 200 and body["settled"] is True
-    assert [a["actor_name"] for a in body["approvals"]] == ["Ann", "Bob"]
+    assert [a["actor_id"] for a in body["approvals"]] == ["user:ann", "user:bob"]
     assert join_stored_run(s.services, s.run.id, timeout=60)
     assert s.calls == [("refund", {"order": "o0", "amount": 100})]
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from core import (Actor, Ask, DecisionRefused, Executor, Forbidden, Grant, Role, RunLimits, StepStatus,
+from core import (parse_policy, Actor, Ask, DecisionRefused, Executor, Forbidden, Grant, Role, RunLimits, StepStatus,
                   ToolRegistry, approvals_needed, approvers_so_far, arguments_hash, decide_step, shown_hash,
                   waiting_steps)
 from core.formats import plan_from_seed
@@ -227,9 +227,11 @@ def test_a_grant_expired_revoked_of_another_run_or_for_a_step_asking_two_lets_no
     always = Grant(tool="refund", scope="always", arguments_hash=arguments_hash({"order": "o0", "amount": 100}),
                    granted_by="user:ann", created_at=past)
     executor.grants = Book(always)
-    run.steps[step].ask = Ask(approvers=2)
+    two = parse_policy('[[rules]]\nname = "refunds need two"\ntool = "refund"\noutcome = "ask"\napprovers = 2\n')
+    default_limits = executor.limits
+    executor.limits = default_limits.model_copy(update={"policy": two})
     list(executor.run_all(run))
-    assert calls == [] and run.steps[step].status == StepStatus.waiting
-    run.steps[step].ask = None
+    assert calls == [] and run.steps[step].status == StepStatus.waiting and run.steps[step].ask.approvers == 2
+    executor.limits = default_limits
     list(executor.run_all(run))
     assert calls == [("refund", {"order": "o0", "amount": 100})]
