@@ -9,6 +9,7 @@ from .editing._edits import (Dependent, add_dependency, add_step, delete_step, d
 from ._errors import (
     DecisionRefused,
     Forbidden,
+    LinkRefused,
     PolicyDenied,
     PolicyError,
     EditRefused,
@@ -86,7 +87,7 @@ __all__ = [
     # validation and execution
     "Problem", "Validator", "Event", "EventType", "Executor", "Run", "StepRun", "StepStatus",
     "Synthesizer", "BackgroundRun", "RunThread", "RunKind", "RunProgress", "StepAttempt",
-    "StepDecision", "Ask", "DecisionRefused",
+    "StepDecision", "Ask", "DecisionRefused", "LinkRefused",
     # who does what: actors, roles, and the errors of access and policy
     "Actor", "ActorKind", "Role", "ANONYMOUS", "require", "Forbidden", "PolicyError", "PolicyDenied", "approval_reason", "arguments_hash", "decide_step", "waiting_steps",
     # the engine seam, and what a run is held to

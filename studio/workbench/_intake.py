@@ -106,9 +106,12 @@ def submit_review(services: Services, body: Any) -> Review:
     if goal and not plan.goal:
         plan = plan.model_copy(update={"goal": goal})
     try:
-        return services.store.submit_review(plan, agent=agent, fmt=fmt, original_text=text, tools=tools)
+        review = services.store.submit_review(plan, agent=agent, fmt=fmt, original_text=text, tools=tools)
     except PlanError as exc:  # read, but past a bound the store keeps plans within
         raise ReviewRequestError("plan", str(exc)) from exc
+    if services.notifier is not None:  # the admin's webhook, with a signed link (``_webhooks``)
+        services.notifier.review_submitted(services, review)
+    return review
 
 
 def review_view(services: Services, review: Review, *, url: str | None = None) -> dict[str, Any]:

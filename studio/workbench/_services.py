@@ -17,6 +17,7 @@ from core.planners import Planner, make_planner
 from tools import load_tools
 
 from ._runs_here import RunsHere
+from ._webhooks import Notifier
 
 if TYPE_CHECKING:  # pragma: no cover
     from core.storage import PlanStore
@@ -38,6 +39,8 @@ class Services:
     # The runs live in this process: shared by every copy of these services (``with_tool_overrides``)
     # and, in the studio, by the services of every settings on the same store (``_session``).
     runs: RunsHere = field(default_factory=RunsHere, repr=False)
+    # Posts to the admin's webhook with a signed link when steps wait or a review comes (``_webhooks``).
+    notifier: Notifier | None = field(default=None, repr=False)
 
     @property
     def store(self) -> PlanStore:
@@ -93,7 +96,7 @@ def build_services(settings: Settings, registry: ToolRegistry | None = None,
     if registry is None:
         registry, problems = load_tools(settings)
     planner, problem = _make_planner(settings, registry)
-    return Services(
+    services = Services(
         settings=settings,
         registry=registry,
         executor=Executor(registry, synthesizer=make_synthesizer(settings), limits=_run_limits(settings)),
@@ -103,7 +106,12 @@ def build_services(settings: Settings, registry: ToolRegistry | None = None,
         _store=store,
         tool_problems=problems,
         runs=runs if runs is not None else RunsHere(),
+        notifier=Notifier(settings),
     )
+    notifier = services.notifier
+    # The runs of a store are told to the newest services made over it (the studio makes one per settings).
+    services.runs.on_held = lambda run: notifier.steps_waiting(services, run)
+    return services
 
 
 def _run_limits(settings: Settings) -> RunLimits:
