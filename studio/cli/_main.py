@@ -323,6 +323,8 @@ def _serve(args: argparse.Namespace) -> int:
     os.environ[FROM_OPTIONS_VARIABLE] = ",".join(given)
     settings = _settings(args)  # a bad setting is reported here, not as a broken page
     private_folder(settings.data_dir)  # an older studio's loose folder is tightened before serving
+    if settings.public_url is None:  # signed links in webhooks point at this studio (docs/links-and-webhooks.md)
+        os.environ[Settings.variable("public_url")] = f"http://127.0.0.1:{args.port}"
     print(f"Plan Studio: http://127.0.0.1:{args.port}", file=sys.stderr, flush=True)
     streamlit_cli.main(args=_studio_argv(args.port, settings.allowed_origins), prog_name="plan-studio")
     return 0

@@ -19,6 +19,7 @@ from tools import McpServerSpec
 from . import _actions as actions
 from ._state import PERSIST, Keys
 from ._text import md_escape
+from ._webhook_settings import webhook_section
 
 __all__ = ["settings_page"]
 
@@ -51,6 +52,7 @@ def settings_page() -> None:
             "planner needs neither.", icon=":material/key_off:")
     st.caption("The key itself is never shown, logged or stored: only whether it is set.")
     _review_api(settings)
+    webhook_section(settings)
 
     st.subheader("Planner for this session")
     st.caption("The environment (`PLAN_STUDIO_PLANNER`, `PLAN_STUDIO_MODEL`, "

@@ -110,7 +110,7 @@ def submit_review(services: Services, body: Any) -> Review:
     except PlanError as exc:  # read, but past a bound the store keeps plans within
         raise ReviewRequestError("plan", str(exc)) from exc
     if services.notifier is not None:  # the admin's webhook, with a signed link (``_webhooks``)
-        services.notifier.review_submitted(services, review)
+        services.notifier.review_submitted(review)
     return review
 
 

@@ -1,7 +1,7 @@
 """Signed links: answer a waiting step or a pending review from a link a notification carries.
 
-    url, link = step_link(services, run, step_id)         # for a step waiting for a person
-    url, link = review_decision_link(services, review)    # for a pending review
+    url, link, shown = step_link(settings, registry, run, step_id)   # a step waiting for a person
+    url, link = review_decision_link(settings, review)                # a pending review
     view = open_link(services, token)                     # what it decides, shown before the buttons
     out = answer_link(services, token, approve=True, actor=actor)   # the decision, once
 
@@ -9,7 +9,7 @@ A link is ``PUBLIC_URL/decide?link=TOKEN`` (``_link_signing``: HMAC-SHA256 over 
 review id, step id, the hash of what it shows, expiry and a nonce). It decides one thing once:
 its nonce is claimed in the store (``store.links``) when it decides, and only if what it
 would decide is still what it showed when it was signed: for a step, its tool, resolved
-arguments and effects (``shown_step_hash``); for a review, the plan that would run
+arguments and effects (``StepShown.hash``); for a review, the plan that would run
 (``shown_review_hash``). Anything else is refused with ``LinkRefused`` naming why (forged,
 expired, used, changed, gone) and nothing is decided.
 
@@ -25,25 +25,24 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from core import ANONYMOUS, Actor, Forbidden, LinkRefused, Plan, Role, Run, Validator, arguments_hash, require
+from core import ANONYMOUS, Actor, Forbidden, LinkRefused, Role, Validator, arguments_hash, require
 
 from ._bench import Outcome, Workbench
-from ._deciding import WaitingStep, decide_step, waiting_run, waiting_view
-from ._editing import execution_fingerprint
-from ._link_signing import LinkKind, SignedLink, ensure_link_secret, read_token, sign_token
+from ._deciding import decide_step, waiting_run, waiting_view
+from ._link_making import (DECIDE_URL_PATH, DEFAULT_PUBLIC_URL, LINK_PARAM, link_url, review_decision_link,
+                           shown_review_hash, step_link, step_shown)
+from ._link_signing import LinkKind, SignedLink, ensure_link_secret, read_token
 from ._reviewing import decide_review, open_review, services_with_tools
-from ._services import Services
 
 if TYPE_CHECKING:  # SQLAlchemy is slow to import; the CLI starts without it
     from core.storage import LinkUse, Review
 
+    from ._services import Services
+
 __all__ = ["CHANNEL", "DECIDE_URL_PATH", "DEFAULT_PUBLIC_URL", "LINK_PARAM", "LinkView", "PlanLine", "answer_link",
-           "link_url", "open_link", "review_decision_link", "shown_review_hash", "shown_step_hash", "step_link"]
+           "link_url", "open_link", "review_decision_link", "shown_review_hash", "step_link", "step_shown"]
 
 CHANNEL = "link"
-DECIDE_URL_PATH = "decide"  # the hidden Decide page's URL path
-LINK_PARAM = "link"
-DEFAULT_PUBLIC_URL = "http://127.0.0.1:8501"  # Streamlit's own default port, when nothing says otherwise
 
 
 @dataclass(frozen=True)
@@ -79,44 +78,6 @@ class LinkView:
         return self.link.kind
 
 
-def shown_step_hash(waiting: WaitingStep) -> str:
-    """The hash of exactly what a waiting step's link shows: tool, resolved arguments, effects."""
-    text = json.dumps({"tool": waiting.tool, "arguments_hash": waiting.arguments_hash, "effects": waiting.effects},
-                      sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
-def shown_review_hash(plan: Plan) -> str:
-    """The hash of what an approved review would run: the plan's steps, tools and params."""
-    return execution_fingerprint(plan)
-
-
-def link_url(services: Services, token: str) -> str:
-    base = (services.settings.public_url or DEFAULT_PUBLIC_URL).rstrip("/")
-    return f"{base}/{DECIDE_URL_PATH}?{LINK_PARAM}={token}"
-
-
-def _sign(services: Services, kind: LinkKind, subject: str, shown: str, step_id: str = "") -> tuple[str, SignedLink]:
-    secret = ensure_link_secret(services.settings.data_dir)
-    token, link = sign_token(secret, kind, subject, shown, step_id=step_id,
-                             expires_in=services.settings.link_expiry)
-    return link_url(services, token), link
-
-
-def step_link(services: Services, run: Run, step_id: str) -> tuple[str, SignedLink, WaitingStep]:
-    """A signed link deciding the waiting step ``step_id`` of ``run``, with what it shows."""
-    waiting = next((w for w in waiting_view(run, services.registry) if w.step_id == step_id), None)
-    if waiting is None:
-        raise LinkRefused(f"{run.plan.label(step_id)} of run {run.id} does not wait for a decision", why="gone")
-    url, link = _sign(services, "step", run.id, shown_step_hash(waiting), step_id)
-    return url, link, waiting
-
-
-def review_decision_link(services: Services, review: Review) -> tuple[str, SignedLink]:
-    """A signed link deciding the pending review ``review`` on the plan as the agent sent it."""
-    return _sign(services, "review", review.id, shown_review_hash(review.plan))
-
-
 def _used(use: LinkUse) -> LinkRefused:
     when = use.used_at.strftime("%Y-%m-%d %H:%M:%S UTC")
     return LinkRefused(f"This link was used already, at {when} by {use.used_by}: a link decides once. "
@@ -135,7 +96,8 @@ def _step_view(services: Services, link: SignedLink) -> LinkView:
     if run is None or waiting is None or run.steps[link.step_id].decision is not None:
         raise LinkRefused(f"Step {link.step_id!r} of run {link.subject} no longer waits for a decision (it was "
                           "decided elsewhere, or the run ended or is running): nothing was decided.", why="gone")
-    if shown_step_hash(waiting) != link.shown:
+    shown = step_shown(run, link.step_id, services.registry)
+    if shown is None or shown.hash != link.shown:
         raise _changed(f"What {waiting.label} would run (its tool, resolved arguments or effects)")
     plan = [PlanLine(s.id, run.plan.label(s.id), s.tool, run.steps[s.id].status.value,
                      dict(run.steps[s.id].arguments) if run.steps[s.id].arguments is not None else dict(s.params),

@@ -110,7 +110,7 @@ def build_services(settings: Settings, registry: ToolRegistry | None = None,
     )
     notifier = services.notifier
     # The runs of a store are told to the newest services made over it (the studio makes one per settings).
-    services.runs.on_held = lambda run: notifier.steps_waiting(services, run)
+    services.runs.on_held = lambda run: notifier.steps_waiting(services.registry, run)
     return services
 
 

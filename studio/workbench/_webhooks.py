@@ -30,15 +30,14 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from core import Run, Settings, waiting_steps
+from core import Run, Settings, ToolRegistry, waiting_steps
 
+from ._link_making import review_decision_link, step_link
 from ._link_signing import SignedLink
 from ._webhook_config import Delivery, WebhookConfig, utc_now, webhook_config, write_delivery
 
 if TYPE_CHECKING:
     from core.storage import Review
-
-    from ._services import Services
 
 __all__ = ["ATTEMPTS", "Message", "Notifier", "message_body"]
 
@@ -121,18 +120,16 @@ class Notifier:
         self._busy = 0  # messages queued or being sent
 
     # -- what is told ----------------------------------------------------------------------------
-    def steps_waiting(self, services: Services, run: Run) -> None:
+    def steps_waiting(self, registry: ToolRegistry, run: Run) -> None:
         """``run`` stopped with steps waiting for a person: tell of each not told yet."""
         config = webhook_config(self.settings)
         if config.url is None:
             return
-        from ._links import step_link  # signing needs the run's view; imported here: no circle
-
         for step_id in waiting_steps(run):
             if run.steps[step_id].decision is not None:
                 continue  # approved, waiting only for the run to go on
             try:
-                url, link, waiting = step_link(services, run, step_id)
+                url, link, waiting = step_link(self.settings, registry, run, step_id)
             except Exception as exc:  # never break what is told of
                 log.warning("no webhook for step %s of run %s: %s", step_id, run.id, exc)
                 continue
@@ -149,15 +146,13 @@ class Notifier:
                                tool=waiting.tool, effects=waiting.effects,
                                arguments_hash=waiting.arguments_hash), config)
 
-    def review_submitted(self, services: Services, review: Review) -> None:
+    def review_submitted(self, review: Review) -> None:
         """An agent submitted ``review``: tell of it."""
         config = webhook_config(self.settings)
         if config.url is None:
             return
-        from ._links import review_decision_link
-
         try:
-            url, link = review_decision_link(services, review)
+            url, link = review_decision_link(self.settings, review)
         except Exception as exc:
             log.warning("no webhook for review %s: %s", review.id, exc)
             return

@@ -61,14 +61,17 @@ def test_head_is_the_newest_revision() -> None:
 
 def _upgraded(schema: set[tuple[str, str, str | None]]) -> set[tuple[str, str, str | None]]:
     """Main's schema with what the revisions after 0001 add: the run's lineage (0004), the
-    steps' decisions (0005) and the calls retried (0006)."""
+    steps' decisions (0005), the calls retried (0006) and the signed links used (0011)."""
     before, after = "plan_json VARCHAR NOT NULL, \n", "plan_json VARCHAR NOT NULL, parent_id VARCHAR, rerun_from VARCHAR, \n"
     worker = ("table", "run_worker", "CREATE TABLE run_worker (\n\tid VARCHAR NOT NULL, \n\tseen_at DATETIME NOT NULL, "
               "\n\ttaken_over_by VARCHAR, \n\tPRIMARY KEY (id)\n)")
     decided = ("duration_ms FLOAT, \n", "duration_ms FLOAT, decision_json VARCHAR, retried_json VARCHAR, \n")  # 0005, 0006
+    used = ("table", "link_use", "CREATE TABLE link_use (\n\tnonce VARCHAR NOT NULL, \n\tkind VARCHAR NOT NULL, "
+            "\n\tsubject VARCHAR NOT NULL, \n\tstep_id VARCHAR NOT NULL, \n\tused_at DATETIME NOT NULL, "
+            "\n\tused_by VARCHAR NOT NULL, \n\tPRIMARY KEY (nonce)\n)")  # 0011: signed links used
     return {(kind, name, sql.replace(before, after) if name == "run" else
              sql.replace(*decided) if name == "step_run" else sql) for kind, name, sql in schema} | {
-        worker, ("index", "sqlite_autoindex_run_worker_1", None)}
+        worker, ("index", "sqlite_autoindex_run_worker_1", None), used, ("index", "sqlite_autoindex_link_use_1", None)}
 
 
 def test_a_new_file_is_made_at_head_with_the_schema_main_made_and_upgraded(tmp_path: Path) -> None:
