@@ -77,7 +77,8 @@ def _show(view: LinkView) -> None:
             st.markdown(f"**Goal** {md_escape(view.goal)}")
     with st.expander("The plan around it" if view.kind == "step" else "The plan that would run",
                      expanded=view.kind == "review", key="decide-plan"):
-        rows = [{"": "▶" if line.current else "", "step": line.label, "tool": line.tool,
+        rows = [{**({"": "▶" if line.current else ""} if view.kind == "step" else {}), "step": line.label,
+                 "tool": line.tool,
                  **({"status": line.status} if view.kind == "step" else {}),
                  "arguments" if line.status else "params": json.dumps(line.detail, ensure_ascii=False, default=repr)}
                 for line in view.plan]
@@ -90,7 +91,7 @@ def _buttons(token: str, view: LinkView) -> None:
                f"“link”. The link works once, until {_when(view.link.expires)}.")
     if view.kind == "review":
         st.text_area("Comment for the agent", key=_COMMENT, max_chars=10_000)
-    approve, reject, _ = st.columns([1, 1, 4])
+    approve, reject, _ = st.columns([1, 1, 6])
     approve.button("Approve", key="decide-approve", type="primary", icon=":material/check:",
                    on_click=_decide, args=(token, True))
     reject.button("Reject", key="decide-reject", icon=":material/close:", on_click=_decide, args=(token, False))
