@@ -52,7 +52,7 @@ def webhook_section(settings: Settings) -> None:
         if delivery is not None:
             outcome = "delivered" if delivery.ok else "failed"
             (st.success if delivery.ok else st.error)(
-                md_escape(f"Last delivery {outcome} at {delivery.at}: {delivery.kind} {delivery.subject}, "
+                md_escape(f"Last delivery {outcome} at {delivery.at} · {delivery.kind} {delivery.subject}, "
                           f"{delivery.attempts} attempt{'s' if delivery.attempts != 1 else ''}, {delivery.detail}"))
         with st.form("settings-webhook-form", border=False):
             st.text_input("Webhook URL", key=_URL, type="password", placeholder="https://hooks.slack.com/services/…")
