@@ -201,3 +201,29 @@ def test_the_webhook_saved_on_settings_wins_is_private_and_an_admins_change(tmp_
                                                        "settings page")
     assert stat.S_IMODE((settings.data_dir / CONFIG_FILE).stat().st_mode) == 0o600
     assert clear_webhook(settings, actor=admin).source == "setting"
+
+
+def test_a_step_still_waiting_on_the_next_pass_is_not_announced_again(waiting) -> None:
+    hook, services, bench, marked = waiting
+    hook.wait_for(1)
+    services.notifier.steps_waiting(services.registry, bench.run)  # the run held again, nothing new
+    assert services.notifier.wait_sent(10) and len(hook.posts) == 1
+    bench.run.steps[marked].arguments = {"facility_id": ["F002"], "has_contaminants": True}  # other arguments
+    services.notifier.steps_waiting(services.registry, bench.run)
+    assert len(hook.wait_for(2)) == 2 and hook.posts[1]["arguments_hash"] != hook.posts[0]["arguments_hash"]
+
+
+def test_two_clicks_on_one_link_at_once_decide_once(waiting) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    hook, services, bench, marked = waiting
+    token = _token(hook.wait_for(1)[0])
+    with ThreadPoolExecutor(2) as pool:
+        outs = list(pool.map(lambda approve: answer_link(services, token, approve=approve, actor=ALICE),
+                             [True, False]))
+    assert sorted(o.ok for o in outs) == [False, True]
+    loser = next(o for o in outs if not o.ok)
+    assert "used already" in loser.notices[0].text or "no longer waits" in loser.notices[0].text
+    decided = next(o for o in outs if o.ok)
+    assert bench.run.steps[marked].decision.approved == ("Approved" in decided.notices[-1].text)
+    wb.join_stored_run(services, bench.run.id, timeout=60)
