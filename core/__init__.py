@@ -11,6 +11,7 @@ from ._errors import (
     Forbidden,
     NameTaken,
     Unauthenticated,
+    LinkRefused,
     PolicyDenied,
     PolicyError,
     EditRefused,
@@ -92,7 +93,7 @@ __all__ = [
     # validation and execution
     "Problem", "Validator", "Event", "EventType", "Executor", "Run", "StepRun", "StepStatus",
     "Synthesizer", "BackgroundRun", "LiveView", "RunThread", "RunKind", "RunProgress", "StepAttempt",
-    "StepDecision", "Ask", "Grant", "GrantBook", "DecisionRefused",
+    "StepDecision", "Ask", "Grant", "GrantBook", "DecisionRefused", "LinkRefused",
     # who does what: actors, roles, and the errors of access and policy
     "Actor", "ActorKind", "Role", "ANONYMOUS", "require", "Forbidden", "Unauthenticated", "NameTaken", "LOCAL_USER_ID",
     "LOCAL_ACTOR", "AgentToken", "Person", "agent_actor", "person_actor", "PolicyError", "PolicyDenied",

@@ -16,6 +16,7 @@
     │   ├── ToolTimedOut         the tool did not answer within its timeout
     │   └── ToolResultError      the tool returned something that is not JSON
     ├── DecisionRefused          a person's decision on a waiting step cannot apply
+    ├── LinkRefused              a signed link cannot be used: forged, expired, used, or what it shows changed
     ├── Forbidden                the actor lacks the role a use case needs (names both)
     ├── Unauthenticated          no one is signed in: an unknown or revoked token (names which)
     ├── PolicyError              a policy file or rule is wrong (names the line or the rule)
@@ -156,6 +157,16 @@ class DecisionRefused(PlanStudioError):
         self.why = why
         self.field = field
         super().__init__(message)
+
+
+class LinkRefused(PlanStudioError):
+    """A signed link (``studio.workbench._links``) that cannot be used. ``why`` names which:
+    ``forged`` (the signature does not match), ``expired``, ``used`` (single use, already
+    used), ``changed`` (what it would decide is not what was signed) or ``gone`` (nothing waits)."""
+
+    def __init__(self, message: str, *, why: str) -> None:
+        super().__init__(message)
+        self.why = why
 
 
 class Forbidden(PlanStudioError):

@@ -48,6 +48,7 @@ START_SECRET_VARIABLE = "PLAN_STUDIO_START_SECRET"
 RoleName = Literal["viewer", "reviewer", "approver", "admin"]  # core.access.Role's names
 # An origin a browser sends: scheme, host and optional port, nothing after.
 _DATABASE_URL = re.compile(r"^postgres(ql)?(\+\w+)?://")
+_HTTP_URL = re.compile(r"^https?://[^/\s?#@]+(/[^\s]*)?$", re.IGNORECASE)
 _ORIGIN = re.compile(r"^https?://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?/?$")
 
 
@@ -210,6 +211,22 @@ class Settings(BaseSettings):
                                           "at least `PLAN_STUDIO_DEFAULT_ROLE`)")
     groups_claim: str = Field("groups", description="The OIDC claim (`st.user`) that lists a person's groups")
 
+    public_url: str | None = Field(
+        None, json_schema_extra={"shown_default": "`http://127.0.0.1:PORT` when started by `plan-studio`"},
+        description="The studio's address as reviewers reach it (a reverse proxy's `https://studio.example.com`): "
+                    "signed links in webhooks point there")
+    webhook_url: str | None = Field(
+        None, description="An `http(s)://` URL the studio posts to when a step starts waiting for a person and "
+                          "when an agent submits a review, with a signed link to answer it; the one saved on "
+                          "Settings wins ([Links and webhooks](links-and-webhooks.md))")
+    webhook_format: Literal["slack", "plain"] = Field(
+        "slack", description="`slack`: Slack-compatible JSON (`text` and `blocks`); `plain`: JSON with kind, ids, "
+                             "tool, arguments hash, link and expiry")
+    webhook_timeout: float = Field(5.0, gt=0, le=60, description="Seconds one webhook delivery may take; a "
+                                   "failed one is tried 3 times in all, waiting 1 s then 2 s, in the background")
+    link_expiry: float = Field(86400.0, gt=0, description="Seconds a signed link stays usable (a day); each link "
+                               "is used once")
+
     @field_validator("trusted_proxies")
     @classmethod
     def _proxies(cls, proxies: list[str]) -> list[str]:
@@ -228,6 +245,16 @@ class Settings(BaseSettings):
         # A URL stays text (a path would fold its "//"); anything else is a file.
         if isinstance(value, str) and not is_database_url(value):
             return Path(value)
+        return value
+
+    @field_validator("webhook_url", "public_url")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        value = value.strip()
+        if not _HTTP_URL.match(value):
+            raise ValueError(f"{value!r} is not an http:// or https:// URL with a host")
         return value
 
     @field_validator("planner")

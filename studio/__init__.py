@@ -1,7 +1,7 @@
 """Plan Studio's user interfaces: the Streamlit studio and the ``plan-studio`` command.
 
 Pages in ``pages/`` are thin scripts calling ``plan_page``, ``library_page``, ``tools_page``,
-``reviews_page``, ``lab_page`` and ``settings_page``; the entry script is ``studio/app.py``. ``build_services`` gives the CLI
+``reviews_page``, ``decide_page``, ``lab_page`` and ``settings_page``; the entry script is ``studio/app.py``. ``build_services`` gives the CLI
 and the studio the same settings, tools, store, executor and planner.
 
 What a user does with a plan (plan, edit, approve, save, open, run, decide a review) is
@@ -19,18 +19,19 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 __all__ = ["Keys", "Review", "ReviewClient", "SavedRef", "Services", "build_services", "get_services",
-           "init_state", "lab_page", "library_page", "plan_page", "reviews_page", "settings_page", "tools_page"]
+           "decide_page", "init_state", "lab_page", "library_page", "plan_page", "reviews_page", "settings_page", "tools_page"]
 
 _HOME = {
     "Keys": ".ui._state", "SavedRef": ".workbench", "init_state": ".ui._state",
     "Services": ".workbench._services", "build_services": ".workbench._services", "get_services": ".ui._session",
     "library_page": ".ui._library_page", "plan_page": ".ui.plan._plan_page",
     "settings_page": ".ui._settings_page", "tools_page": ".ui._tools_page",
-    "reviews_page": ".ui._reviews_page", "lab_page": ".ui.lab._lab_page", "Review": ".client", "ReviewClient": ".client",
+    "reviews_page": ".ui._reviews_page", "decide_page": ".ui._decide_page", "lab_page": ".ui.lab._lab_page", "Review": ".client", "ReviewClient": ".client",
 }
 
 if TYPE_CHECKING:  # pragma: no cover
     from .ui.lab._lab_page import lab_page
+    from .ui._decide_page import decide_page
     from .ui._library_page import library_page
     from .ui.plan._plan_page import plan_page
     from .workbench._services import Services, build_services

@@ -3,7 +3,7 @@
 It opens the file once (``_engine.Database``) and hands each call to the record store that
 keeps that kind of record: ``_plans.Plans`` (plans and their versions), ``_runs.Runs`` (runs
 and each step's result), ``_drafts.Drafts`` (a studio tab's unsaved work) and
-``_review_store.Reviews`` (plans agents sent for review). Each of those is small and can be
+``_review_store.Reviews`` (plans agents sent for review), ``_link_uses.LinkUses`` (signed links used). Each of those is small and can be
 used, or replaced, on its own; this class only keeps the names every caller uses.
 
 Database failures surface as ``StorageError`` naming the file and the action; asking for a
@@ -23,6 +23,7 @@ from ._engine import Database
 from ._grants import Grants
 from ._lab import LabStore
 from ._people import PeopleStore
+from ._link_uses import LinkUses
 from ._plans import Plans
 from ._records import Draft, PlanHistory, PlanSummary, PlanVersion, RunSummary
 from ._review_store import Reviews
@@ -49,6 +50,7 @@ class PlanStore:
         self.records = RunRecords(self._database)
         # Scoped approvals of waiting steps (for one run, or always for exact arguments).
         self.grants = Grants(self._database)
+        self.links = LinkUses(self._database)  # signed links already used (each decides once)
 
     @property
     def database(self) -> Database:

@@ -373,6 +373,8 @@ def _serve(args: argparse.Namespace) -> int:
     os.environ[FROM_OPTIONS_VARIABLE] = ",".join(given)
     settings = _settings(args)  # a bad setting is reported here, not as a broken page
     private_folder(settings.data_dir)  # an older studio's loose folder is tightened before serving
+    if settings.public_url is None:  # signed links in webhooks point at this studio (docs/links-and-webhooks.md)
+        os.environ[Settings.variable("public_url")] = f"http://127.0.0.1:{args.port}"
     # The page's per-start secret (studio/api/_sign_in_guard.py): handed to the server in this
     # process's own environment (the server takes it out again), never written to a file.
     secret = secrets.token_urlsafe(32)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import streamlit as st
 
-__all__ = ["LAB_PAGE", "LIBRARY_PAGE", "NAVIGATION", "PAGES_DIR", "PLAN_PAGE", "REVIEWS_PAGE", "SETTINGS_PAGE", "TOOLS_PAGE",
+__all__ = ["DECIDE_PAGE", "LAB_PAGE", "LIBRARY_PAGE", "NAVIGATION", "PAGES_DIR", "PLAN_PAGE", "REVIEWS_PAGE", "SETTINGS_PAGE", "TOOLS_PAGE",
            "PageSpec", "page"]
 
 PAGES_DIR = Path(__file__).resolve().parents[2] / "pages"
@@ -24,6 +24,7 @@ class PageSpec:
     icon: str
     url_path: str
     default: bool = False
+    hidden: bool = False  # reached by its URL only, not listed in the navigation
 
 
 PLAN_PAGE = PageSpec("plan.py", "Plan", ":material/account_tree:", "plan", default=True)
@@ -32,12 +33,14 @@ TOOLS_PAGE = PageSpec("tools.py", "Tools", ":material/build:", "tools")
 REVIEWS_PAGE = PageSpec("reviews.py", "Reviews", ":material/rate_review:", "reviews")  # review links use "reviews"
 LAB_PAGE = PageSpec("lab.py", "Lab", ":material/science:", "lab")
 SETTINGS_PAGE = PageSpec("settings.py", "Settings", ":material/settings:", "settings")
+# A signed link's page (``/decide?link=TOKEN``, studio.workbench._links): not in the menu.
+DECIDE_PAGE = PageSpec("decide.py", "Decide", ":material/gavel:", "decide", hidden=True)
 
 # The navigation, in order.
-NAVIGATION = [PLAN_PAGE, LIBRARY_PAGE, REVIEWS_PAGE, TOOLS_PAGE, LAB_PAGE, SETTINGS_PAGE]
+NAVIGATION = [PLAN_PAGE, LIBRARY_PAGE, REVIEWS_PAGE, TOOLS_PAGE, LAB_PAGE, SETTINGS_PAGE, DECIDE_PAGE]
 
 
 def page(spec: PageSpec) -> st.Page:
     """The ``st.Page`` for ``spec``; equal specs give pages Streamlit treats as the same."""
     return st.Page(PAGES_DIR / spec.script, title=spec.title, icon=spec.icon,
-                   url_path=spec.url_path, default=spec.default)
+                   url_path=spec.url_path, default=spec.default, visibility="hidden" if spec.hidden else "visible")

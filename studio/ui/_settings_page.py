@@ -22,6 +22,7 @@ from ._grants_panel import grants_panel
 from ._policy_editor import policy_section
 from ._state import PERSIST, Keys
 from ._text import md_escape
+from ._webhook_settings import webhook_section
 
 __all__ = ["settings_page"]
 
@@ -56,6 +57,7 @@ def settings_page() -> None:
     _review_api(settings)
     access_settings(services)
     grants_panel(services)
+    webhook_section(settings)
 
     st.subheader("Planner for this session")
     st.caption("The environment (`PLAN_STUDIO_PLANNER`, `PLAN_STUDIO_MODEL`, "

@@ -13,7 +13,8 @@ re-plan, import), ``_saving`` (save, open, delete), ``_running`` (run, stop, col
 ``_run_handle`` (the one seam to what carries a run out), ``_durable_handle`` (every run from the page
 durable), ``_runs_here`` (the one registry of the runs live in this process, ``Services.runs``), ``_resuming`` and ``_doubts`` (Resume of a run cut off), ``_run_control`` (resume and cancel
 for the review API), ``_reviewing`` and ``_intake``
-(agents' reviews), ``_unsaved`` (is the work saved?), ``_messages`` (how failures read).
+(agents' reviews), ``_links`` (signed links: open one, answer it once; made by ``_link_making``, signed by
+``_link_signing``), ``_webhooks`` (the webhook's notifier and sender; its config in ``_webhook_config``), ``_unsaved`` (is the work saved?), ``_messages`` (how failures read).
 """
 
 from ._bench import Conflict, Notice, NoticeKind, Outcome, Question, SavedRef, Workbench
@@ -25,6 +26,7 @@ from ._editing import (PENDING_EDIT, RUN_IN_PROGRESS, apply_edit, apply_pending_
 from ._deciding import DecisionOutcome, WaitingStep, approval_json, decide_step, set_ask_first, waiting_run, waiting_view
 from ._grants import ALWAYS_DAYS, GrantRequest, grant_from_json, list_grants, revoke_grant
 from ._intake import MAX_AGENT_NAME, MAX_WAIT_SECONDS, REVIEWS_URL_PATH, registry_for, review_link, review_view, submit_review
+from ._links import LinkView, answer_link, open_link
 from ._messages import attempt, failure_message, log, plain_message
 from ._policy import (POLICY_TEMPLATE, check_plan_policy, current_policy, policy_refusal, policy_text, read_policy,
                       replay_policy, save_policy)
@@ -54,6 +56,8 @@ __all__ = [
     "resume_view", "run_again_lines",
     "WaitingStep", "decide_step", "waiting_run", "set_ask_first", "waiting_view", "DecisionOutcome", "approval_json",
     "ALWAYS_DAYS", "GrantRequest", "grant_from_json", "list_grants", "revoke_grant",
+    "WaitingStep", "decide_step", "waiting_run", "set_ask_first", "waiting_view",
+    "LinkView", "answer_link", "open_link",
     "GOAL_FIRST", "MAX_AGENT_NAME", "MAX_WAIT_SECONDS", "REVIEWS_URL_PATH", "review_link", "NOT_APPROVED", "PENDING_EDIT", "RUN_IN_PROGRESS", "Conflict", "Notice",
     "NoticeKind", "Outcome", "Question", "RunHandle", "SavedRef", "Workbench", "apply_edit", "apply_pending_edit", "approval_problem",
     "approve", "attempt", "cancel_new_run", "close_review", "collect_finished_run", "confirm_new_run",

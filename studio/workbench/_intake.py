@@ -123,10 +123,13 @@ def submit_review(services: Services, body: Any, *, actor: Actor = LOCAL_ACTOR) 
     check_plan(services.executor.limits.rules, plan, registry,
                actor if actor.kind == "agent" else submitting_agent(agent))
     try:
-        return services.store.submit_review(plan, agent=agent, fmt=fmt, original_text=text, tools=tools,
-                                            submitted_by=actor.id)
+        review = services.store.submit_review(plan, agent=agent, fmt=fmt, original_text=text, tools=tools,
+                                              submitted_by=actor.id)
     except PlanError as exc:  # read, but past a bound the store keeps plans within
         raise ReviewRequestError("plan", str(exc)) from exc
+    if services.notifier is not None:  # the admin's webhook, with a signed link (``_webhooks``)
+        services.notifier.review_submitted(review)
+    return review
 
 
 def review_view(services: Services, review: Review, *, url: str | None = None,

@@ -17,9 +17,10 @@ in one step (a decision taken from two places at once is taken once).
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Callable, Protocol
 
 from core import Run, waiting_steps
 
@@ -27,6 +28,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from ._run_handle import RunHandle
 
 __all__ = ["Carrier", "RunsHere"]
+
+log = logging.getLogger("studio.runs")
 
 # Runs kept for a decision; the oldest leave first past this many (each tab holds one run).
 MAX_HELD = 256
@@ -49,6 +52,9 @@ class RunsHere:
         self._held: OrderedDict[str, Run] = OrderedDict()  # run id -> the run, waiting for a person
         self._tabs: dict[str, RunHandle] = {}  # a tab's draft id -> the handle of the run it started
         self._max_held = max_held
+        # Told (outside the lock, on the thread whose part ended) of a run that stopped with steps
+        # waiting: the webhook's notifier (``_webhooks``). Never breaks the run if it raises.
+        self.on_held: Callable[[Run], None] | None = None
 
     # -- carried out here ------------------------------------------------------------------------
     def carry(self, run_id: str, handle: Carrier) -> bool:
@@ -66,6 +72,13 @@ class RunsHere:
         with self.lock:
             self.hold_if_waiting(run)
             self.left(run.id, handle)
+            held = run.id in self._held
+        tell = self.on_held
+        if held and tell is not None:
+            try:
+                tell(run)
+            except Exception:  # a notification never breaks the run it is about
+                log.exception("telling of run %s waiting for a person failed", run.id)
 
     def left(self, run_id: str, handle: Carrier | None = None) -> None:
         """``handle`` carries ``run_id`` out no more (cut short: nothing to hold)."""

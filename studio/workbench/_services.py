@@ -19,6 +19,7 @@ from core.policy import DEFAULT_POLICY, check_against, load_policy
 from tools import load_tools
 
 from ._runs_here import RunsHere
+from ._webhooks import Notifier
 
 if TYPE_CHECKING:  # pragma: no cover
     from core.storage import PlanStore
@@ -43,6 +44,8 @@ class Services:
     # The runs live in this process: shared by every copy of these services (``with_tool_overrides``)
     # and, in the studio, by the services of every settings on the same store (``_session``).
     runs: RunsHere = field(default_factory=RunsHere, repr=False)
+    # Posts to the admin's webhook with a signed link when steps wait or a review comes (``_webhooks``).
+    notifier: Notifier | None = field(default=None, repr=False)
 
     @property
     def store(self) -> PlanStore:
@@ -130,8 +133,12 @@ def build_services(settings: Settings, registry: ToolRegistry | None = None,
         tool_problems=problems,
         policy_problem=policy_problem,
         runs=runs if runs is not None else RunsHere(),
+        notifier=Notifier(settings),
     )
     services.executor.grants = _StoreGrants(services)
+    notifier = services.notifier
+    # The runs of a store are told to the newest services made over it (the studio makes one per settings).
+    services.runs.on_held = lambda run: notifier.steps_waiting(services.registry, run)
     return services
 
 

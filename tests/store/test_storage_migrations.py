@@ -62,7 +62,7 @@ def test_head_is_the_newest_revision() -> None:
 def _upgraded(schema: set[tuple[str, str, str | None]]) -> set[tuple[str, str, str | None]]:
     """Main's schema with what the revisions after 0001 add: the run's lineage (0004), the
     steps' decisions (0005), the calls retried (0006), people and agents' tokens (0007), every
-    approver's record, the run's submitter and the grants (0008), what the policy asks (0009)."""
+    approver's record, the run's submitter and the grants (0008), what the policy asks (0009), the signed links used (0011)."""
     before = "plan_json VARCHAR NOT NULL, \n"
     after = "plan_json VARCHAR NOT NULL, parent_id VARCHAR, rerun_from VARCHAR, submitted_by VARCHAR, \n"
     worker = ("table", "run_worker", "CREATE TABLE run_worker (\n\tid VARCHAR NOT NULL, \n\tseen_at DATETIME NOT NULL, "
@@ -90,7 +90,11 @@ def _upgraded(schema: set[tuple[str, str, str | None]]) -> set[tuple[str, str, s
              sql.replace(*submitted) if name == "review" else sql) for kind, name, sql in schema} | {
         worker, ("index", "sqlite_autoindex_run_worker_1", None), grants,
         ("index", "ix_approval_grant_tool", "CREATE INDEX ix_approval_grant_tool ON approval_grant (tool)"),
-        ("index", "sqlite_autoindex_approval_grant_1", None)} | people
+        ("index", "sqlite_autoindex_approval_grant_1", None)} | people | {
+        ("table", "link_use", "CREATE TABLE link_use (\n\tnonce VARCHAR NOT NULL, \n\tkind VARCHAR NOT NULL, "
+         "\n\tsubject VARCHAR NOT NULL, \n\tstep_id VARCHAR NOT NULL, \n\tused_at DATETIME NOT NULL, "
+         "\n\tused_by VARCHAR NOT NULL, \n\tPRIMARY KEY (nonce)\n)"),  # 0011: signed links used
+        ("index", "sqlite_autoindex_link_use_1", None)}
 
 
 def test_a_new_file_is_made_at_head_with_the_schema_main_made_and_upgraded(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ from core.planners import render_manual
 from llm_server import LLMServer
 from plugin_helpers import PARROT_PLANNER, install, installed  # noqa: F401 (a fixture)
 from studio import Keys, get_services
+from studio.ui._navigation import NAVIGATION
 from studio.ui._text import md_escape
 from studio.ui._tools_page import parameter_rows
 
@@ -122,12 +123,14 @@ def plan_caption(at: AppTest) -> str:
 
 # -- navigation -----------------------------------------------------------------------------------
 def test_the_navigation_is_plan_library_reviews_tools_lab_settings(app: AppTest) -> None:
-    # AppTest keeps what st.navigation registered, in order; the default page sits at "/".
+    # AppTest keeps what st.navigation registered, in order; the default page sits at "/". Decide,
+    # a signed link's page, is registered last and hidden from the menu.
     pages = list(app._registered_pages.values())
-    assert [p["page_name"] for p in pages] == ["Plan", "Library", "Reviews", "Tools", "Lab", "Settings"]
-    assert [p["url_pathname"] for p in pages] == ["", "library", "reviews", "tools", "lab", "settings"]
+    assert [p["page_name"] for p in pages] == ["Plan", "Library", "Reviews", "Tools", "Lab", "Settings", "Decide"]
+    assert [p["url_pathname"] for p in pages] == ["", "library", "reviews", "tools", "lab", "settings", "decide"]
     assert [Path(p["script_path"]).name for p in pages] == ["plan.py", "library.py", "reviews.py", "tools.py",
-                                                            "lab.py", "settings.py"]
+                                                            "lab.py", "settings.py", "decide.py"]
+    assert [spec.hidden for spec in NAVIGATION] == [False] * 6 + [True]
 
 
 # -- settings ---------------------------------------------------------------------------------------
