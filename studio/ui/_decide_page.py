@@ -7,8 +7,7 @@ A link that cannot be used says which way it fails (forged, expired, used, chang
 shows no buttons. Everything an agent or a tool wrote is drawn as data (``st.code``,
 ``st.dataframe``) or escaped.
 
-Who decides: the signed-in person. Until sign-in lands (the ``people`` work: ``_session.current_actor``),
-the stand-in in ``_acting`` is the local user of an embedded studio.
+Who decides: the signed-in person (``_state.actor``).
 """
 
 from __future__ import annotations
@@ -22,7 +21,7 @@ from core import LinkRefused
 from ..workbench import failure_message
 from ..workbench._links import LINK_PARAM, LinkView, answer_link, open_link
 from . import _actions as actions
-from ._acting import current_actor
+from ._state import actor as current_actor
 from ._session import get_services
 from ._text import md_escape
 

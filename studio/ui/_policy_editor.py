@@ -11,19 +11,16 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core import Actor, PlanStudioError, Policy, PolicyError, Role
+from core import PlanStudioError, Policy, PolicyError
 from core.policy import ReplayReport
 from studio import workbench as wb
 from studio.workbench._services import Services
 
-from ._state import Keys
+from ._state import Keys, actor
 from ._text import md_escape
 
-__all__ = ["LOCAL_ACTOR", "policy_section"]
+__all__ = ["policy_section"]
 
-# Who saves from this page until people sign in (``studio.ui._session.current_actor()``, the
-# people slice, replaces it): the one local user of an embedded studio, who runs it.
-LOCAL_ACTOR = Actor(id="user:local", name="the local user", kind="person", role=Role.admin)
 _SHOWN_DISAGREEMENTS = 50
 
 
@@ -107,7 +104,7 @@ def save_policy(services: Services) -> None:
     if pending is None:
         return
     try:
-        policy = wb.save_policy(services, pending[0], actor=LOCAL_ACTOR)
+        policy = wb.save_policy(services, pending[0], actor=actor())
     except (PlanStudioError, OSError) as exc:
         st.session_state[Keys.SETTINGS_POLICY_MESSAGE] = (
             "error", f"Not saved: {exc}. The policy in force is unchanged.")

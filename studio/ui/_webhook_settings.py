@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from core import Forbidden, Settings
 
 from ..workbench._webhook_config import clear_webhook, last_delivery, save_webhook, webhook_config
-from ._acting import current_actor
+from ._state import actor as current_actor
 from ._session import get_services
 from ._text import md_escape
 

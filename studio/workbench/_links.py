@@ -165,10 +165,9 @@ def _decide(services: Services, view: LinkView, approve: bool, actor: Actor, com
     """The one place a link's decision is made, through the use cases every interface uses."""
     link = view.link
     if link.kind == "step":
-        # ``decide`` slice: decide_step(services, run_id, step_id, approve, actor=actor, channel=CHANNEL,
-        # seen_hash=...) once it takes who and where; until then ``by`` names both.
-        return decide_step(services, link.subject, link.step_id, approve,
-                           seen_hash=arguments_hash(view.arguments), by=f"{CHANNEL}:{actor.id}")
+        # The link checked what it showed (tool, effects, arguments) against the step just now.
+        return decide_step(services, link.subject, link.step_id, approve, actor=actor, channel=CHANNEL,
+                           seen_hash=arguments_hash(view.arguments))
     bench = Workbench()
     opened = open_review(bench, services.store, link.subject)
     if not opened.ok or bench.plan is None:

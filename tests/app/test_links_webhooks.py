@@ -62,7 +62,7 @@ def test_a_waiting_step_posts_one_link_that_shows_what_runs_and_decides_once(wai
     out = answer_link(services, _token(post), approve=True, actor=ALICE)
     assert out.ok, out.notices
     decision = run.steps[marked].decision
-    assert decision.approved and decision.by == "link:user:alice"
+    assert decision.approved and decision.channel == "link" and decision.actor_id == "user:alice"
     assert wb.join_stored_run(services, run.id, timeout=60)
     assert services.store.load_run(run.id).steps[marked].status == StepStatus.succeeded
 

@@ -77,7 +77,7 @@ def test_a_link_from_the_webhook_shows_the_step_then_approves_it_once(page: Page
     store = PlanStore(studio.data_dir / "studio.sqlite3")
     _wait_finished(store, post["run_id"])
     step = store.load_run(post["run_id"]).steps["s1"]
-    assert step.status == StepStatus.succeeded and step.decision.by == "link:user:local"
+    assert step.status == StepStatus.succeeded and step.decision.channel == "link" and step.decision.actor_id == "user:local"
 
     again = browser.new_page(viewport={"width": 1280, "height": 800})
     open_studio(again, post["link"])
