@@ -19,6 +19,7 @@ _HERE = Path(__file__).resolve().parent
 sys.path[:] = [_PROJECT] + [p for p in sys.path if p != _PROJECT and Path(p or ".").resolve() != _HERE]
 
 from core import Settings  # noqa: E402
+from studio.api._audit_api import audit_routes  # noqa: E402
 from studio.api._origin_guard import origin_guard  # noqa: E402
 from studio.api._review_api import api_routes, make_token  # noqa: E402
 from studio.api._rerun_api import rerun_routes  # noqa: E402
@@ -29,6 +30,6 @@ from studio.ui._session import get_services  # noqa: E402
 app = st.App(Path(__file__).resolve().parent / "app.py",
              # The API answers with the pages' own cached services: one store and one set of tools.
              routes=[*api_routes(get_services), *run_routes(get_services), *run_control_routes(get_services),
-                     *rerun_routes(get_services)],
+                     *rerun_routes(get_services), *audit_routes(get_services)],
              lifespan=make_token,
              middleware=[origin_guard(Settings.from_env().allowed_origins)])

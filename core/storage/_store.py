@@ -18,6 +18,7 @@ from typing import Any
 
 from ..plan._model import Plan
 from ..run._model import Run
+from ._audit import AuditLog
 from ._drafts import Drafts
 from ._engine import Database
 from ._lab import LabStore
@@ -26,6 +27,7 @@ from ._records import Draft, PlanHistory, PlanSummary, PlanVersion, RunSummary
 from ._review_store import Reviews
 from ._reviews import Review, ReviewSummary
 from ._run_records import RunRecords
+from ._run_claims import RunClaims
 from ._runs import Runs
 
 __all__ = ["PlanStore"]
@@ -44,6 +46,9 @@ class PlanStore:
         self.lab = LabStore(self._database)  # the Lab's experiments and tools last seen
         # A run written step by step as it happens (durable runs), and the list of recent runs.
         self.records = RunRecords(self._database)
+        # The append-only audit (append and query only), and which process carries a run on now.
+        self.audit = AuditLog(self._database)
+        self.claims = RunClaims(self._database)
 
     @property
     def database(self) -> Database:

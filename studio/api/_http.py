@@ -17,7 +17,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from core import NotFound, PlanStudioError, ReviewRequestError
+from core import Forbidden, NotFound, PlanStudioError, ReviewRequestError
 
 from ..workbench._api_token import ensure_token, token_matches
 from ..workbench._services import Services
@@ -58,6 +58,8 @@ def guarded(handler: Handler, services: ServicesSource) -> Callable[[Request], A
             return error(400, str(exc), exc.field)
         except NotFound as exc:
             return error(404, str(exc))
+        except Forbidden as exc:
+            return error(403, str(exc))
         except PlanStudioError as exc:
             return error(500, str(exc))
     return endpoint

@@ -17,6 +17,7 @@ from typing import Any
 from core import DecisionRefused, Run, ToolRegistry, arguments_hash, dump_plan, waiting_steps
 from core import decide_step as record_decision
 
+from ._audit import LOCAL_ACTOR, record_step_decision
 from ._services import Services
 from ._bench import Outcome, Workbench
 from ._editing import refused_during_run, refused_for_json, take_edit, write_panel
@@ -111,6 +112,8 @@ def decide_step(services: Services, run_id: str, step_id: str, approve: bool, *,
         # Kept with the stored run too: the decision outlives a restart of the studio.
         with attempt(out, "keep the decision with the run"):
             services.store.records.step_finished(run_id, run.steps[step_id])
+        with attempt(out, "put the decision on record"):
+            record_step_decision(services, run, step_id, actor=LOCAL_ACTOR, channel=by)
     label = run.plan.label(step_id)
     out.done()
     if bench is not None and bench.run is run:

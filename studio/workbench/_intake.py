@@ -22,6 +22,9 @@ from core import (FORMATS, PlanError, ReviewRequestError, ToolRegistry, Validato
                   parse_tool_definitions, with_declared_tools)
 from core.formats import detect_and_load
 
+from core.access import Actor
+
+from ._audit import agent_actor, record
 from ._services import Services
 
 if TYPE_CHECKING:  # SQLAlchemy is slow to import; the CLI starts without it
@@ -84,8 +87,9 @@ def registry_for(services: Services, tools: list[dict[str, Any]] | None) -> Tool
     return with_declared_tools(services.registry, parse_tool_definitions(tools))
 
 
-def submit_review(services: Services, body: Any) -> Review:
-    """Read ``body`` (a submission, as decoded JSON) and store it as a pending review."""
+def submit_review(services: Services, body: Any, *, actor: Actor | None = None, channel: str = "") -> Review:
+    """Read ``body`` (a submission, as decoded JSON) and store it as a pending review, on record
+    in the audit as submitted by ``actor`` (default: the agent the body names) by ``channel``."""
     if not isinstance(body, dict):
         raise ReviewRequestError("body", f"must be a JSON object, not {type(body).__name__}")
     unknown = sorted(set(body) - _FIELDS)
@@ -106,9 +110,13 @@ def submit_review(services: Services, body: Any) -> Review:
     if goal and not plan.goal:
         plan = plan.model_copy(update={"goal": goal})
     try:
-        return services.store.submit_review(plan, agent=agent, fmt=fmt, original_text=text, tools=tools)
+        review = services.store.submit_review(plan, agent=agent, fmt=fmt, original_text=text, tools=tools)
     except PlanError as exc:  # read, but past a bound the store keeps plans within
         raise ReviewRequestError("plan", str(exc)) from exc
+    record(services, actor or agent_actor(agent), "review.submitted", {"review": review.id, "agent": agent},
+           {"goal": plan.goal, "format": fmt, "steps": len(plan.steps),
+            "tools": sorted({step.tool for step in plan.steps}), "own_tools": len(tools or [])}, channel=channel)
+    return review
 
 
 def review_view(services: Services, review: Review, *, url: str | None = None) -> dict[str, Any]:

@@ -6,10 +6,11 @@ connection (no ``env.py``, no ``alembic.ini``: the folder ships inside the packa
 ``0003_lab_experiments.py`` adds the Lab's experiments and the tools it last saw;
 ``0004_run_lineage.py`` links a rerun to the run it came from and adds the workers' table;
 ``0005_step_decisions.py`` keeps a person's decision on a step that waited;
-``0006_step_attempts.py`` keeps the calls of a step tried again under its retry policy. A new
+``0006_step_attempts.py`` keeps the calls of a step tried again under its retry policy;
+``0010_audit.py`` adds the append-only audit and the claims on runs being carried on. A new
 revision goes beside it with ``down_revision`` set to the one before, and ``HEAD`` below moves
 to it (a test checks the two agree): opening a store reads the file's revision and loads
 Alembic only when it is not ``HEAD``.
 """
 
-HEAD = "0006"
+HEAD = "0010"
