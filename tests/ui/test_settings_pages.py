@@ -121,13 +121,13 @@ def plan_caption(at: AppTest) -> str:
 
 
 # -- navigation -----------------------------------------------------------------------------------
-def test_the_navigation_is_plan_library_reviews_tools_lab_settings(app: AppTest) -> None:
+def test_the_navigation_is_plan_library_reviews_tools_lab_audit_settings(app: AppTest) -> None:
     # AppTest keeps what st.navigation registered, in order; the default page sits at "/".
     pages = list(app._registered_pages.values())
-    assert [p["page_name"] for p in pages] == ["Plan", "Library", "Reviews", "Tools", "Lab", "Settings"]
-    assert [p["url_pathname"] for p in pages] == ["", "library", "reviews", "tools", "lab", "settings"]
+    assert [p["page_name"] for p in pages] == ["Plan", "Library", "Reviews", "Tools", "Lab", "Audit", "Settings"]
+    assert [p["url_pathname"] for p in pages] == ["", "library", "reviews", "tools", "lab", "audit", "settings"]
     assert [Path(p["script_path"]).name for p in pages] == ["plan.py", "library.py", "reviews.py", "tools.py",
-                                                            "lab.py", "settings.py"]
+                                                            "lab.py", "audit.py", "settings.py"]
 
 
 # -- settings ---------------------------------------------------------------------------------------
