@@ -190,6 +190,10 @@ class DurableRuns:
             return stored
         if status.status == "ENQUEUED":  # on a queue: a worker takes it (a resume would run it twice)
             raise RunStillGoing(f"run {run_id!r} waits on the queue {status.queue_name} for a worker")
+        actor, channel = self._bound.who.get(run_id, (Actor.system(), ""))
+        self.store.audit.append(actor, "run.resumed", channel=channel, subject={"run": run_id},
+                                detail={"status": stored.status, "decisions": dict(decisions or {}),
+                                        "executor": _runtime.executor_id()})
         # Carried on here, in this thread, as a further part of the run (``go_on``): not put back
         # on DBOS's queue, where any process of this database could take it, even while another
         # runs it. A dead process's pending part is cancelled first: nothing else replays it.

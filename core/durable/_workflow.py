@@ -125,7 +125,7 @@ class StoreRecorder:
         self._audit = store.audit
         self._who = who or (Actor.system(), "")
 
-    def _on_record(self, run: Run, action: str, detail: dict[str, Any]) -> None:
+    def on_record(self, run: Run, action: str, detail: dict[str, Any]) -> None:
         actor, channel = self._who
         counts: dict[str, int] = {}
         for state in run.steps.values():
@@ -138,7 +138,7 @@ class StoreRecorder:
 
     def run_started(self, run: Run) -> None:
         self._records.run_state(run.id, status="running", started_at=run.started_at)
-        self._on_record(run, "run.started", {})
+        self.on_record(run, "run.started", {})
 
     def step_started(self, run: Run, step_id: str, attempt: StepAttempt, arguments: dict[str, Any]) -> None:
         self.steps_started(run, [(step_id, attempt, arguments)])
@@ -157,11 +157,10 @@ class StoreRecorder:
 
     def run_stopped(self, run: Run, reason: StopReason) -> None:
         self._records.run_state(run.id, status=run.status)
-        self._on_record(run, "run.stopped", {"reason": reason})
+        self.on_record(run, "run.stopped", {"reason": reason})
 
     def run_finished(self, run: Run) -> None:
         self._records.run_state(run.id, status=run.status, finished_at=run.finished_at or now())
-        self._on_record(run, "run.ended", {})
 
 
 class _StoreThenWatcher:
@@ -256,6 +255,7 @@ def run_workflow(run_id: str, step_budget: int | None = None, decisions: dict[st
         if run.finished:
             context.store.records.run_ended(run.id, status=run.status, finished_at=run.finished_at or now(),
                                             answer=run.answer)
+            recorder.on_record(run, "run.ended", {})  # its final status known now
         if in_this_thread.wanted == run_id:
             in_this_thread.ran = run
     except Exception as exc:

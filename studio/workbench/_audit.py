@@ -36,7 +36,8 @@ __all__ = ["ACTIONS", "AUDIT_FILTERS", "CSV_COLUMNS", "LOCAL_ACTOR", "agent_acto
 LOCAL_ACTOR = Actor(id="user:local", name="local user", kind="person", role=Role.admin)
 
 # What the studio puts on record (others are added by the slices that do them: grants, policy, people).
-ACTIONS = ("review.submitted", "review.decided", "step.decided", "run.started", "run.stopped", "run.ended",
+ACTIONS = ("review.submitted", "review.decided", "step.decided", "run.started", "run.stopped", "run.resumed",
+           "run.ended",
            "grant.made", "grant.revoked", "policy.changed", "person.changed", "token.changed")
 # The filters a query takes by name (the API's query parameters, the CLI's options).
 AUDIT_FILTERS = ("agent", "person", "actor", "tool", "rule", "action", "run", "review", "since", "until")

@@ -149,3 +149,16 @@ def test_a_filtered_page_of_100000_events_is_read_through_an_index(store: PlanSt
         page = store.audit.query(where, limit=50)
         assert 0 < len(page.events) <= 50
     assert [e.subject["tool"] for e in store.audit.query(AuditFilter(tool="tool_7"), limit=3).events] == ["tool_7"] * 3
+
+
+def test_a_store_file_from_an_older_release_gets_the_append_only_audit(tmp_path: Path) -> None:
+    import shutil
+
+    path = tmp_path / "from-main.sqlite3"
+    shutil.copyfile(Path(__file__).resolve().parents[1] / "data" / "store-main-68be543.sqlite3", path)
+    with PlanStore(path) as store:
+        store.audit.append(ALICE, "policy.changed", detail={"rules": 2})
+        with pytest.raises(Exception, match="the audit is append-only"):
+            with store.database.engine.begin() as connection:
+                connection.execute(text("DELETE FROM audit_event"))
+        assert [e.action for e in store.audit.query().events] == ["policy.changed"]
