@@ -65,7 +65,7 @@ def audit_page() -> None:
     with actions.shown("read the audit"):
         page = audit_events(services, LOCAL_ACTOR, filters, limit=PAGE_SIZE, cursor=cursor)
         count = services.store.audit.count(filters)
-        _table(page.events, count, len(cursors))
+        _table(page.events, count, len(cursors), filtered=any(value for value in given.values()))
         _paging(cursors, page.next_cursor)
         _exports(services, filters, count)
 
@@ -99,10 +99,9 @@ def _rows(events: list[Any]) -> list[dict[str, str]]:
              "Why": json.dumps(e.detail, ensure_ascii=False, sort_keys=True)} for e in events]
 
 
-def _table(events: list[Any], count: int, before: int) -> None:
+def _table(events: list[Any], count: int, before: int, *, filtered: bool) -> None:
     if not count:
-        st.info("No events match these filters." if st.session_state.get(AuditKeys.FILTERS, "{}") != "{}"
-                else "Nothing on record yet.")
+        st.info("No events match these filters." if filtered else "Nothing on record yet.")
         return
     first = before * PAGE_SIZE + 1
     st.caption(f"Events {first}–{first + len(events) - 1} of {count}, newest first")
