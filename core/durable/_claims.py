@@ -74,8 +74,16 @@ class RunClaimer:
         if run_id in held:
             yield
             return
-        claim = self._claims.take(run_id, holder=_runtime.executor_id(), lease=LEASE,
-                                  gone=lambda holder: not executor_alive(holder))
+        me = _runtime.executor_id()
+        with self._lock:
+            mine_held = run_id in self._held
+
+        def gone(holder: str) -> bool:
+            # This process's own claim that no block here holds: left behind when its release
+            # failed (the database away at the time), so nobody carries the run on.
+            return (holder == me and not mine_held) or not executor_alive(holder)
+
+        claim = self._claims.take(run_id, holder=me, lease=LEASE, gone=gone)
         if claim.token is None:
             raise RunStillGoing(f"run {run_id!r} is being carried on by {claim.holder} "
                                 f"(since {claim.claimed_at:%Y-%m-%d %H:%M:%S} UTC); it is not run here")
