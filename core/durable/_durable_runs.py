@@ -14,7 +14,9 @@ survive a kill of the process running them.
     runs.enqueue(run_id)                       # a worker (``plan-studio worker``) runs it
 
 A run whose process is still alive is refused by ``resume`` (two processes would run it at
-once); one whose process is gone (``executor_alive``) is taken over.
+once); one whose process is gone (``executor_alive``) is taken over. Every way of carrying a run
+on here (execute, resume, carry on, go on) first claims it in the store (``_claims``): of two
+processes at once one goes on, the other gets ``RunStillGoing`` naming who has it.
 """
 
 from __future__ import annotations
