@@ -23,7 +23,8 @@ import pytest
 from core.storage import PlanStore
 
 CONSOLE_SCRIPT = Path(sys.executable).with_name("plan-studio")
-PAIRS = 10
+PAIRS = 10  # on SQLite; the same claim on PostgreSQL (one code path, the store's write lock) is run fewer times
+PAIRS_ON_POSTGRESQL = 3
 _WAIT_SECONDS = 180
 
 TOOLS = '''
@@ -84,8 +85,10 @@ def register(registry):
 '''
 
 
-def _env(folder: Path, **more: str) -> dict[str, str]:
+def _env(folder: Path, database: str | None, **more: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "PLAN_STUDIO_"))}
+    if database is not None:
+        env["PLAN_STUDIO_DB"] = database
     # The hole: the writing step runs "without anyone being asked" (as --approve-writes would).
     env.update(PLAN_STUDIO_APPROVE_WRITES="false", PLAN_STUDIO_TODAY="2025-10-12", TWO_RESUMES_DIR=str(folder),
                PLAN_STUDIO_DATA_DIR=str(folder / "data"), **more)
@@ -103,13 +106,13 @@ def _wait_for(condition, what: str) -> None:
         time.sleep(0.01)
 
 
-def _interrupted_run(folder: Path, tools: Path, pair: int, store: Path) -> str:
+def _interrupted_run(folder: Path, tools: Path, pair: int, store: str | Path, database: str | None) -> str:
     """A run killed with SIGKILL while its first step holds; its id."""
     plan = folder / f"plan-{pair}.json"
     plan.write_text(json.dumps({"steps": [{"tool": "hold", "params": {"pair": pair}},
                                           {"tool": "append", "params": {"pair": pair, "after": "${step[0]}"}}]}),
                     encoding="utf-8")
-    process = subprocess.Popen([str(CONSOLE_SCRIPT), "run", str(plan), "--tools", str(tools)], env=_env(folder),
+    process = subprocess.Popen([str(CONSOLE_SCRIPT), "run", str(plan), "--tools", str(tools)], env=_env(folder, database),
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         _wait_for(lambda: len(_lines(folder / f"hold-{pair}.log")) == 1 or process.poll() is not None,
@@ -123,19 +126,27 @@ def _interrupted_run(folder: Path, tools: Path, pair: int, store: Path) -> str:
     return listed[0].id
 
 
-@pytest.mark.parametrize("pair", range(PAIRS))
+@pytest.fixture(scope="module")
+def shared_postgres(request: pytest.FixtureRequest) -> str:
+    """One database on the test PostgreSQL for all the pairs run there."""
+    return request.getfixturevalue("postgres").new_database()
+
+
+@pytest.mark.parametrize("kind, pair", [*(("sqlite", n) for n in range(PAIRS)),
+                                        *(("postgresql", n) for n in range(PAIRS_ON_POSTGRESQL))])
 def test_two_resumes_at_once_one_wins_the_other_is_told_and_the_write_happens_once(
-        pair: int, tmp_path_factory: pytest.TempPathFactory) -> None:
-    folder = tmp_path_factory.getbasetemp() / "two-resumes"  # one store for all the pairs
+        kind: str, pair: int, tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> None:
+    folder = tmp_path_factory.getbasetemp() / f"two-resumes-{kind}"  # one store for all the pairs
     folder.mkdir(exist_ok=True)
     tools = folder / "resume_tools.py"
     tools.write_text(TOOLS, encoding="utf-8")
-    store = folder / "data" / "studio.sqlite3"
-    run_id = _interrupted_run(folder, tools, pair, store)
+    database = request.getfixturevalue("shared_postgres") if kind == "postgresql" else None
+    store = database or folder / "data" / "studio.sqlite3"
+    run_id = _interrupted_run(folder, tools, pair, store, database)
     barrier = folder / f"barrier-{pair}"
     barrier.mkdir()
     resumes = [subprocess.Popen([str(CONSOLE_SCRIPT), "resume", run_id, "--tools", str(tools)],
-                                env=_env(folder, TWO_RESUMES_BARRIER=str(barrier)), stdout=subprocess.PIPE,
+                                env=_env(folder, database, TWO_RESUMES_BARRIER=str(barrier)), stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True) for _ in range(2)]
     holds = folder / f"hold-{pair}.log"
     try:
