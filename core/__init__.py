@@ -29,6 +29,7 @@ from ._errors import (
     ReplyCut,
     ReviewDecided,
     ReviewRequestError,
+    AuditQueryError,
     ReviewServiceError,
     RetryableError,
     StorageError,
@@ -109,7 +110,7 @@ __all__ = [
     "PlanStudioError", "ToolDefinitionError", "McpServerError", "PlanError", "PlanFormatError",
     "ReferenceSyntaxError", "PlanInvalid", "EditRefused", "ToolCallError", "ToolArgumentsError",
     "ReferenceResolutionError", "ToolExecutionError", "ToolResultError", "PlannerError", "PlannerUnavailable",
-    "RepairLimitReached", "ReplyCut", "StorageError", "NotFound", "VersionConflict", "ReviewRequestError",
+    "RepairLimitReached", "ReplyCut", "StorageError", "NotFound", "VersionConflict", "ReviewRequestError", "AuditQueryError",
     "ReviewDecided", "ReviewServiceError", "RetryableError", "ToolTimedOut",
 ]
 # Tools an agent declares when it sends a plan for review (kept apart to merge cleanly).

@@ -26,6 +26,7 @@
     ├── StepsInDoubt             writing steps were cut off mid-call: a person decides
     ├── DatabaseGone             a durable run stopped: its database could not be reached
     ├── ReviewRequestError       a review submission is malformed (names the field)
+    ├── AuditQueryError          a query of the audit is malformed (names the filter)
     ├── ReviewServiceError       the review API refused a call or could not be reached
     ├── PlannerError             a planner could not produce a valid plan
     │   ├── PlannerUnavailable   no model configured, endpoint unreachable, HTTP error, timeout
@@ -235,6 +236,14 @@ class DatabaseGone(PlanStudioError):
 
 class ReviewRequestError(PlanStudioError):
     """A plan submitted for review cannot be taken: ``field`` names what is wrong."""
+
+    def __init__(self, field: str, message: str) -> None:
+        self.field = field
+        super().__init__(f"{field}: {message}")
+
+
+class AuditQueryError(PlanStudioError):
+    """A query of the audit cannot be read: ``field`` names the filter that is wrong."""
 
     def __init__(self, field: str, message: str) -> None:
         self.field = field

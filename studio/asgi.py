@@ -21,6 +21,7 @@ sys.path[:] = [_PROJECT] + [p for p in sys.path if p != _PROJECT and Path(p or "
 import secrets  # noqa: E402
 
 from core import Settings, take_start_secret  # noqa: E402
+from studio.api._audit_api import audit_routes  # noqa: E402
 from studio.api._origin_guard import origin_guard  # noqa: E402
 from studio.api._review_api import api_routes, make_token  # noqa: E402
 from studio.api._rerun_api import rerun_routes  # noqa: E402
@@ -50,7 +51,7 @@ _SETTINGS = Settings.from_env()
 app = st.App(Path(__file__).resolve().parent / "app.py",
              # The API answers with the pages' own cached services: one store and one set of tools.
              routes=[*api_routes(get_services), *run_routes(get_services), *run_control_routes(get_services),
-                     *rerun_routes(get_services), *grant_routes(get_services)],
+                     *rerun_routes(get_services), *grant_routes(get_services), *audit_routes(get_services)],
              lifespan=make_token,
              middleware=[origin_guard(_SETTINGS.allowed_origins),
                          sign_in_guard(secret=_start_secret(), user_header=_SETTINGS.user_header,

@@ -14,20 +14,21 @@ survive a kill of the process running them.
     runs.enqueue(run_id)                       # a worker (``plan-studio worker``) runs it
 
 A run whose process is still alive is refused by ``resume`` (two processes would run it at
-once); one whose process is gone (``executor_alive``) is taken over.
+once); one whose process is gone (``executor_alive``) is taken over. Every way of carrying a run
+on here (execute, resume, carry on, go on) first claims it in the store (``_claims``): of two
+processes at once one goes on, the other gets ``RunStillGoing`` naming who has it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
-import os
-import socket
-import threading
 import uuid
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, Mapping, TypeVar
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, Mapping, TypeVar
 
+from ..access._actor import Actor
 from .._errors import PlanStudioError, RunStillGoing, StepsInDoubt
 from ..run._engine import RunRecorder
 from ..run._executor import Event, Executor
@@ -37,6 +38,7 @@ from ..run._model import Run, StepRun
 from ..validation._validator import Validator, first_few
 from . import _runtime
 from ..run._policy import RunLimits
+from ._claims import RunClaimer, executor_alive
 from ._outage import stops_clearly
 from ._started_with import what_changed
 from ._workflow import (IN_DOUBT, Bound, bind, cut_off_steps, doubt_topic, in_doubt_note, in_this_thread,
@@ -44,27 +46,7 @@ from ._workflow import (IN_DOUBT, Bound, bind, cut_off_steps, doubt_topic, in_do
 
 __all__ = ["DurableRuns", "executor_alive"]
 
-_STATUS_POLL_SECONDS = 0.5
 Decision = str  # "again": call the in-doubt step's tool again; "failed": fail it without a call
-
-
-def executor_alive(executor: str | None) -> bool:
-    """Whether the process with DBOS executor id ``executor`` (``host:pid:random``) may still be
-    running; one on another host is taken to be alive (a worker's heartbeat decides there)."""
-    if not executor or executor.count(":") < 2:
-        return False
-    host, pid_text, _random = executor.rsplit(":", 2)
-    if host != socket.gethostname():
-        return True
-    if executor == _runtime.executor_id():
-        return True
-    try:
-        os.kill(int(pid_text), 0)
-    except (ValueError, ProcessLookupError):
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 _Method = TypeVar("_Method", bound=Callable[..., Any])
@@ -96,6 +78,7 @@ class DurableRuns:
         self.registry = registry
         self._bound = Bound(store=store, registry=registry, synthesizer=synthesizer, limits=limits)
         bind(self._bound)
+        self._claimer = RunClaimer(store)  # one process carries a run on at a time
         with stops_clearly(None, store.database.path):
             _runtime.launch(store.database, queues=queues, worker_concurrency=worker_concurrency)
 
@@ -141,6 +124,10 @@ class DurableRuns:
     @_off_any_event_loop
     def _execute(self, run_id: str, on_event: Callable[[Event], None] | None, given: Run | None) -> Run:
         """``execute``; ``given``: the run as ``_stored`` just put it in the store (not read back)."""
+        with self._claimer.claimed(run_id):
+            return self._execute_claimed(run_id, on_event, given)
+
+    def _execute_claimed(self, run_id: str, on_event: Callable[[Event], None] | None, given: Run | None) -> Run:
         from dbos import SetWorkflowID
 
         if on_event is not None:
@@ -163,6 +150,10 @@ class DurableRuns:
         on them (the decisions stored on its steps): its workflow ended when the run stopped, so
         this is a further workflow of the same run, reading it from the store: the steps that
         finished before are not run again, an approved step runs, a rejected one blocks."""
+        with self._claimer.claimed(run_id):
+            return self._carry_on_claimed(run_id, on_event)
+
+    def _carry_on_claimed(self, run_id: str, on_event: Callable[[Event], None] | None) -> Run:
         from dbos import SetWorkflowID
 
         if on_event is not None:
@@ -179,7 +170,14 @@ class DurableRuns:
     def resume(self, run_id: str, *, decisions: Mapping[str, Decision] | None = None,
                on_event: Callable[[Event], None] | None = None) -> Run:
         """Carry on ``run_id`` after its process stopped: finished steps keep their results and
-        are not run again. ``decisions`` answer steps in doubt (``"again"`` or ``"failed"``)."""
+        are not run again. ``decisions`` answer steps in doubt (``"again"`` or ``"failed"``).
+        Claimed first (``_claims``): of two resumes at once, one carries the run on here and the
+        other gets ``RunStillGoing`` naming it."""
+        with self._claimer.claimed(run_id):
+            return self._resume(run_id, decisions, on_event)
+
+    def _resume(self, run_id: str, decisions: Mapping[str, Decision] | None,
+                on_event: Callable[[Event], None] | None) -> Run:
         from dbos import DBOS
 
         self._check_tools(run_id)
@@ -189,38 +187,19 @@ class DurableRuns:
         mine = status.executor_id == _runtime.executor_id()
         if status.status == "PENDING" and (run_id in self._bound.active if mine else executor_alive(status.executor_id)):
             raise RunStillGoing(f"run {run_id!r} is still being run by {status.executor_id}")
-        if status.status in ("SUCCESS", "ERROR"):
-            stored = self.store.load_run(run_id)
-            if status.status == "ERROR" and not stored.finished:
-                # Its workflow ended on an error (the database went away, and was back in time
-                # for DBOS to record it): a further workflow carries the run on from the store.
-                return self.carry_on(run_id, on_event=on_event)
+        stored = self.store.load_run(run_id)
+        if stored.finished:
             return stored
-        undecided = [step for step in self.in_doubt(run_id) if step not in (decisions or {})]
-        if undecided:
-            run = self.store.load_run(run_id)
-            raise StepsInDoubt(run_id, undecided, [run.plan.label(step) for step in undecided])
-        for step_id, decision in (decisions or {}).items():
-            self.decide(run_id, step_id, decision)
-        stopped = self._bound.stopped.setdefault(run_id, threading.Event())
-        stopped.clear()
-        if on_event is not None:
-            self._bound.listeners[run_id] = on_event
-        try:
-            # Re-enqueued for this process's queue thread (DBOS runs a workflow another process
-            # created only through its queue): it replays the run, finished steps from records.
-            with stops_clearly(run_id, self.store.database.path):
-                DBOS.resume_workflow(run_id)
-                # Normally this process's queue takes it; another process on the same database
-                # may take it instead, and then only DBOS's status says when it ended.
-                while not stopped.wait(_STATUS_POLL_SECONDS):
-                    now_status = DBOS.get_workflow_status(run_id)
-                    if now_status is not None and now_status.status in ("SUCCESS", "ERROR", "CANCELLED"):
-                        break
-        finally:
-            self._bound.listeners.pop(run_id, None)
-            self._bound.stopped.pop(run_id, None)
-        return self.store.load_run(run_id)
+        if status.status == "ENQUEUED":  # on a queue: a worker takes it (a resume would run it twice)
+            raise RunStillGoing(f"run {run_id!r} waits on the queue {status.queue_name} for a worker")
+        actor, channel = self._bound.who.get(run_id, (Actor.system(), ""))
+        self.store.audit.append(actor, "run.resumed", channel=channel, subject={"run": run_id},
+                                detail={"status": stored.status, "decisions": dict(decisions or {}),
+                                        "executor": _runtime.executor_id()})
+        # Carried on here, in this thread, as a further part of the run (``go_on``): not put back
+        # on DBOS's queue, where any process of this database could take it, even while another
+        # runs it. A dead process's pending part is cancelled first: nothing else replays it.
+        return self.go_on(run_id, decisions=decisions, on_event=on_event, run=stored)
 
     @_off_any_event_loop
     def go_on(self, run_id: str, *, step_budget: int | None = None, decisions: Mapping[str, Decision] | None = None,
@@ -235,16 +214,22 @@ class DurableRuns:
         it, ``StepsInDoubt`` unless ``decisions`` answer every step in doubt. ``run``: the run as
         stored, when the caller has it (from ``new_run`` or its own load): it is not loaded again,
         and the run as the workflow left it is returned (the store's copy, when it ran elsewhere).
-        ``watcher`` (a ``RunRecorder``: a live view) is told every change the store is, after it."""
-        from dbos import DBOS, SetWorkflowID
-
-        given = run if run is not None and run.id == run_id else None
-
+        ``watcher`` (a ``RunRecorder``: a live view) is told every change the store is, after it.
+        Claimed first (``_claims``): another process carrying the run on is named."""
         decided = dict(decisions or {})
         if any(decision not in ("again", "failed") for decision in decided.values()):
             raise PlanStudioError("a step in doubt is run 'again' or marked 'failed'")
         if run_id in self._bound.active:
             raise RunStillGoing(f"run {run_id!r} is being run in this process")
+        with self._claimer.claimed(run_id):
+            return self._go_on_claimed(run_id, step_budget, decided, on_event, should_stop, run, watcher)
+
+    def _go_on_claimed(self, run_id: str, step_budget: int | None, decided: dict[str, Decision],
+                       on_event: Callable[[Event], None] | None, should_stop: Callable[[], bool] | None,
+                       run: Run | None, watcher: RunRecorder | None) -> Run:
+        from dbos import DBOS, SetWorkflowID
+
+        given = run if run is not None and run.id == run_id else None
         self._check_tools(run_id, given)
         parts = [w for w in DBOS.list_workflows(workflow_id_prefix=run_id, status="PENDING", load_input=False,
                                                 load_output=False)
@@ -279,6 +264,16 @@ class DurableRuns:
             ran = in_this_thread.ran
             in_this_thread.given = in_this_thread.wanted = in_this_thread.ran = None
         return ran if given is not None and ran is not None and ran.id == run_id else self.store.load_run(run_id)
+
+    @contextmanager
+    def acting(self, run_id: str, actor: Actor, channel: str = "") -> Iterator[None]:
+        """While the block runs, ``actor`` (by ``channel``) carries ``run_id`` on: the audit's
+        "run started / stopped / ended" name them (else the studio itself)."""
+        self._bound.who[run_id] = (actor, channel)
+        try:
+            yield
+        finally:
+            self._bound.who.pop(run_id, None)
 
     def cancel(self, run_id: str) -> bool:
         """Cancel ``run_id`` when this process drives it now (from any thread): its running steps

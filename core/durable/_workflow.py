@@ -16,12 +16,14 @@ recovered only by the release that wrote them (``_runtime``).
 
 from __future__ import annotations
 
+import logging
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from dbos import DBOS
 
+from ..access._actor import Actor
 from ..run._engine import RunRecorder, StopReason
 from ..run._events import Event, now
 from ..run._executor import Executor
@@ -35,6 +37,8 @@ from ._started_with import record_tools
 
 __all__ = ["IN_DOUBT", "Bound", "StoreRecorder", "bind", "bound", "cut_off_steps", "doubt_topic", "in_doubt_note",
            "in_this_thread", "run_workflow"]
+
+log = logging.getLogger("core.durable")
 
 # The note of a step that may have had its effect before a crash, and is not run again alone.
 IN_DOUBT = "in doubt"
@@ -73,6 +77,9 @@ class Bound:
     # now (what cancels it).
     should_stop: dict[str, Callable[[], bool]] = field(default_factory=dict)
     engines: dict[str, Executor] = field(default_factory=dict)
+    # Who carries each run on here, and by which channel (``DurableRuns.acting``): named in the
+    # audit's "run started / stopped / ended"; the studio itself when nobody said.
+    who: dict[str, tuple[Actor, str]] = field(default_factory=dict)
 
     def signal(self, run_id: str) -> None:
         event = self.stopped.get(run_id)
@@ -109,13 +116,29 @@ def bound() -> Bound:
 
 class StoreRecorder:
     """The engine's ``RunRecorder`` for durable runs: every change written to the store as it
-    happens, in a short transaction; the steps that start (or end) together share one."""
+    happens, in a short transaction; the steps that start (or end) together share one. A part of
+    the run starting, stopping and the run ending are put on record in the audit too, naming
+    ``who`` (the actor and channel that carry it on)."""
 
-    def __init__(self, store: Any) -> None:
+    def __init__(self, store: Any, who: tuple[Actor, str] | None = None) -> None:
         self._records = store.records
+        self._audit = store.audit
+        self._who = who or (Actor.system(), "")
+
+    def on_record(self, run: Run, action: str, detail: dict[str, Any]) -> None:
+        actor, channel = self._who
+        counts: dict[str, int] = {}
+        for state in run.steps.values():
+            counts[state.status.value] = counts.get(state.status.value, 0) + 1
+        try:
+            self._audit.append(actor, action, channel=channel, subject={"run": run.id},
+                               detail={**detail, "status": run.status, "steps": counts, "goal": run.plan.goal})
+        except Exception as exc:  # the run goes on; the log says what the audit lacks
+            log.error("could not put %s of run %s on record: %s", action, run.id, exc)
 
     def run_started(self, run: Run) -> None:
         self._records.run_state(run.id, status="running", started_at=run.started_at)
+        self.on_record(run, "run.started", {})
 
     def step_started(self, run: Run, step_id: str, attempt: StepAttempt, arguments: dict[str, Any]) -> None:
         self.steps_started(run, [(step_id, attempt, arguments)])
@@ -134,6 +157,7 @@ class StoreRecorder:
 
     def run_stopped(self, run: Run, reason: StopReason) -> None:
         self._records.run_state(run.id, status=run.status)
+        self.on_record(run, "run.stopped", {"reason": reason})
 
     def run_finished(self, run: Run) -> None:
         self._records.run_state(run.id, status=run.status, finished_at=run.finished_at or now())
@@ -222,7 +246,7 @@ def run_workflow(run_id: str, step_budget: int | None = None, decisions: dict[st
         record_tools(run.plan, context.registry)  # first, always: what a resume compares with
         _settle_doubts(context, run, decisions or {})
         watcher = context.watchers.get(run_id)
-        recorder = StoreRecorder(context.store)
+        recorder = StoreRecorder(context.store, context.who.get(run_id))
         executor = Executor(context.registry, context.synthesizer, limits=context.limits,
                             recorder=recorder if watcher is None else _StoreThenWatcher(recorder, watcher),
                             grants=context.store.grants)
@@ -232,6 +256,7 @@ def run_workflow(run_id: str, step_budget: int | None = None, decisions: dict[st
         if run.finished:
             context.store.records.run_ended(run.id, status=run.status, finished_at=run.finished_at or now(),
                                             answer=run.answer)
+            recorder.on_record(run, "run.ended", {})  # its final status known now
         if in_this_thread.wanted == run_id:
             in_this_thread.ran = run
     except Exception as exc:

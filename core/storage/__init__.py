@@ -19,17 +19,21 @@ Alembic revisions in ``migrations`` (``_schema`` reads a file's revision, ``_mig
 it lacks), and every statement only SQLite understands (pragmas, upserts, JSON functions, the
 FTS5 goal search) is in ``_sqlite``; ``_postgres`` is its PostgreSQL counterpart, used for a
 ``postgresql+psycopg://`` URL.
+``store.audit`` is the append-only audit (``_audit``) and ``store.claims`` says which process
+carries a run on now (``_run_claims``).
 Failures raise ``core.StorageError``; missing plans, versions and runs raise ``core.NotFound``.
 """
 
 from .._errors import ExperimentConflict
+from ._audit import SUBJECT_KEYS, AuditEvent, AuditFilter, AuditLog, AuditPage
 from ._lab import LabStore, SavedExperiment
 from ._people import PeopleStore
 from ._records import Draft, PlanHistory, PlanSummary, PlanVersion, RunSummary, VersionSummary
+from ._run_claims import RunClaim, RunClaims
 from ._run_records import RunListing, RunRecords
 from ._reviews import REVIEW_STATUSES, Review, ReviewStatus, ReviewSummary, StepDecision, step_decisions
 from ._store import PlanStore
 
-__all__ = ["Draft", "ExperimentConflict", "LabStore", "PeopleStore", "SavedExperiment", "PlanHistory", "PlanStore", "PlanSummary",
+__all__ = ["AuditEvent", "AuditFilter", "AuditLog", "AuditPage", "SUBJECT_KEYS", "RunClaim", "RunClaims", "Draft", "ExperimentConflict", "LabStore", "PeopleStore", "SavedExperiment", "PlanHistory", "PlanStore", "PlanSummary",
            "PlanVersion", "REVIEW_STATUSES", "Review", "ReviewStatus", "ReviewSummary", "RunListing", "RunRecords",
            "RunSummary", "StepDecision", "VersionSummary", "step_decisions"]

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..plan._model import Plan
 from ..run._model import Run
+from ._audit import AuditLog
 from ._drafts import Drafts
 from ._engine import Database
 from ._grants import Grants
@@ -29,6 +30,7 @@ from ._records import Draft, PlanHistory, PlanSummary, PlanVersion, RunSummary
 from ._review_store import Reviews
 from ._reviews import Review, ReviewSummary
 from ._run_records import RunRecords
+from ._run_claims import RunClaims
 from ._runs import Runs
 
 __all__ = ["PlanStore"]
@@ -51,6 +53,9 @@ class PlanStore:
         # Scoped approvals of waiting steps (for one run, or always for exact arguments).
         self.grants = Grants(self._database)
         self.links = LinkUses(self._database)  # signed links already used (each decides once)
+        # The append-only audit (append and query only), and which process carries a run on now.
+        self.audit = AuditLog(self._database)
+        self.claims = RunClaims(self._database)
 
     @property
     def database(self) -> Database:

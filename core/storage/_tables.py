@@ -18,7 +18,7 @@ from sqlalchemy import DateTime, UniqueConstraint
 from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
 
-__all__ = ["UTCDateTime", "DraftRow", "GrantRow", "PlanRow", "PlanVersionRow", "ReviewDecisionRow", "ReviewRow", "RunRow", "RunWorkerRow", "StepRunRow"]
+__all__ = ["UTCDateTime", "AuditEventRow", "DraftRow", "GrantRow", "PlanRow", "PlanVersionRow", "ReviewDecisionRow", "ReviewRow", "RunRow", "RunClaimRow", "RunWorkerRow", "StepRunRow"]
 
 
 class UTCDateTime(TypeDecorator[dt.datetime]):
@@ -182,3 +182,39 @@ class ReviewDecisionRow(SQLModel, table=True):
     step_id: str = Field(primary_key=True)
     position: int
     decision: str
+
+
+class AuditEventRow(SQLModel, table=True):
+    """One thing done, on record for good: who, when, by which channel, what, on which subject,
+    and why (``detail_json``). Rows are only ever added (``_audit``; triggers refuse the rest)."""
+
+    __tablename__ = "audit_event"
+
+    id: int | None = Field(default=None, primary_key=True, description="Orders the audit; the page cursor.")
+    at: dt.datetime = Field(sa_type=UTCDateTime)
+    actor_id: str
+    actor_kind: str = Field(description="person, agent, rule or system")
+    actor_name: str
+    channel: str = Field(description="page, api, mcp, cli, link, or empty when none applies")
+    action: str
+    run_id: str | None = None
+    review_id: str | None = None
+    plan_id: str | None = None
+    step_id: str | None = None
+    tool: str | None = None
+    rule: str | None = None
+    agent: str | None = Field(default=None, description="The agent whose submission this concerns.")
+    detail_json: str
+
+
+class RunClaimRow(SQLModel, table=True):
+    """Which process carries a stored run on now (``_run_claims``): one claim per run, taken by a
+    compare-and-set only one of two processes wins, held for a renewed lease."""
+
+    __tablename__ = "run_claim"
+
+    run_id: str = Field(primary_key=True)
+    holder: str = Field(description="The holding process's DBOS executor id (host:pid:random).")
+    token: str = Field(description="This claim's own id: only its taker renews or releases it.")
+    claimed_at: dt.datetime = Field(sa_type=UTCDateTime)
+    lease_until: dt.datetime = Field(sa_type=UTCDateTime)

@@ -45,7 +45,7 @@ def _link(request: Request, review_id: str) -> str:
 
 async def _submit(request: Request, services: Services) -> Response:
     body = await read_body(request)  # over the limit: 413 (``guarded``)
-    review = await run_in_threadpool(lambda: submit_review(services, body, actor=actor(request)))
+    review = await run_in_threadpool(lambda: submit_review(services, body, actor=actor(request), channel="api"))
     return JSONResponse({"id": review.id, "status": review.status, "url": _link(request, review.id)},
                         status_code=201)
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from core import FORMATS, hooks
 
+from ._cli_audit import add_audit_command
 from ._cli_runs import add_commands
 
 __all__ = ["parser"]
@@ -123,4 +124,5 @@ def parser() -> argparse.ArgumentParser:
     mcp_server.add_argument("--studio-url", default="http://127.0.0.1:8501",
                             help="the studio review links point at (default http://127.0.0.1:8501)")
     add_commands(commands, common)
+    add_audit_command(commands, common)
     return parser

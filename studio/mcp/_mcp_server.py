@@ -83,7 +83,7 @@ def make_mcp_server(services: Services, studio_url: str = DEFAULT_STUDIO_URL) ->
         return review_link(studio_url, review_id)
 
     def submit(body: dict[str, Any]) -> dict[str, Any]:
-        review = submit_review(services, body)
+        review = submit_review(services, body, channel="mcp")
         return {"id": review.id, "status": review.status, "url": link(review.id)}
 
     server = _ReviewServer(submit)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import streamlit as st
 
-__all__ = ["DECIDE_PAGE", "LAB_PAGE", "LIBRARY_PAGE", "NAVIGATION", "PAGES_DIR", "PLAN_PAGE", "REVIEWS_PAGE", "SETTINGS_PAGE", "TOOLS_PAGE",
+__all__ = ["AUDIT_PAGE", "DECIDE_PAGE", "LAB_PAGE", "LIBRARY_PAGE", "NAVIGATION", "PAGES_DIR", "PLAN_PAGE", "REVIEWS_PAGE", "SETTINGS_PAGE", "TOOLS_PAGE",
            "PageSpec", "page"]
 
 PAGES_DIR = Path(__file__).resolve().parents[2] / "pages"
@@ -32,12 +32,13 @@ LIBRARY_PAGE = PageSpec("library.py", "Library", ":material/folder_open:", "libr
 TOOLS_PAGE = PageSpec("tools.py", "Tools", ":material/build:", "tools")
 REVIEWS_PAGE = PageSpec("reviews.py", "Reviews", ":material/rate_review:", "reviews")  # review links use "reviews"
 LAB_PAGE = PageSpec("lab.py", "Lab", ":material/science:", "lab")
+AUDIT_PAGE = PageSpec("audit.py", "Audit", ":material/history:", "audit")
 SETTINGS_PAGE = PageSpec("settings.py", "Settings", ":material/settings:", "settings")
 # A signed link's page (``/decide?link=TOKEN``, studio.workbench._links): not in the menu.
 DECIDE_PAGE = PageSpec("decide.py", "Decide", ":material/gavel:", "decide", hidden=True)
 
 # The navigation, in order.
-NAVIGATION = [PLAN_PAGE, LIBRARY_PAGE, REVIEWS_PAGE, TOOLS_PAGE, LAB_PAGE, SETTINGS_PAGE, DECIDE_PAGE]
+NAVIGATION = [PLAN_PAGE, LIBRARY_PAGE, REVIEWS_PAGE, TOOLS_PAGE, LAB_PAGE, AUDIT_PAGE, SETTINGS_PAGE, DECIDE_PAGE]
 
 
 def page(spec: PageSpec) -> st.Page:

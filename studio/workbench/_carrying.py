@@ -21,6 +21,8 @@ from contextlib import contextmanager
 
 from core import Event, Plan, Run, StepRun
 
+from core.access import LOCAL_ACTOR, Actor
+
 from ._services import Services
 
 if TYPE_CHECKING:  # DBOS and SQLAlchemy are slow to import; the CLI starts without them
@@ -73,12 +75,14 @@ def new_rerun(runs: DurableRuns, plan: Plan, *, plan_id: str, version: int, pare
 
 
 def carry_out(services: Services, runs: DurableRuns, run_id: str, *, on_event: Callable[[Event], None] | None = None,
-              resume: bool = False, decisions: Mapping[str, str] | None = None) -> Run:
+              resume: bool = False, decisions: Mapping[str, str] | None = None, actor: Actor = LOCAL_ACTOR,
+              channel: str = "cli") -> Run:
     """Run the stored run ``run_id`` in this thread until it ends or stops waiting for a person;
     ``resume``: one whose process stopped (finished steps keep their results; ``decisions``
     answer its steps in doubt, else ``StepsInDoubt``). Raises ``RunStillGoing`` when it is
-    carried out already, here or by a live process."""
-    with _carried(services, run_id) as ended:
+    carried out already, here or by a live process (or resumed by one: the claim on it names who).
+    ``actor`` by ``channel`` carries it: the audit names them."""
+    with _carried(services, run_id) as ended, runs.acting(run_id, actor, channel):
         if resume:
             ended.append(runs.resume(run_id, decisions=decisions, on_event=on_event))
         else:
@@ -87,12 +91,13 @@ def carry_out(services: Services, runs: DurableRuns, run_id: str, *, on_event: C
 
 
 def go_on_decided(services: Services, runs: DurableRuns, run: Run, decided: Iterable[str], *,
-                  on_event: Callable[[Event], None] | None = None) -> Run:
+                  on_event: Callable[[Event], None] | None = None, actor: Actor = LOCAL_ACTOR,
+                  channel: str = "cli") -> Run:
     """Carry on ``run``, stopped with steps waiting for a person, once they were decided (on its
     steps: ``decided``, those that waited): the decisions are stored with the run first, then it
     goes on in this thread."""
     for step_id in decided:
         services.store.records.step_finished(run.id, run.steps[step_id])
-    with _carried(services, run.id) as ended:
+    with _carried(services, run.id) as ended, runs.acting(run.id, actor, channel):
         ended.append(runs.carry_on(run.id, on_event=on_event))
         return ended[-1]

@@ -20,6 +20,7 @@ from core import (Actor, DecisionRefused, Forbidden, Grant, Role, Run, StepDecis
                   waiting_steps)
 from core import decide_step as record_decision
 
+from ._audit import record_step_decision
 from ._services import Services
 from ._roles import refused_for_role
 from ._bench import Outcome, Workbench
@@ -210,6 +211,8 @@ def decide_step(services: Services, run_id: str, step_id: str, approve: bool, *,
         # Kept with the stored run too: the decision outlives a restart of the studio.
         with attempt(out, "keep the decision with the run"):
             services.store.records.steps_finished(run_id, changed)
+        with attempt(out, "put the decision on record"):
+            record_step_decision(services, run, step_id, actor=actor, channel=channel)
     label = run.plan.label(step_id)
     out.done()
     verb = "Approved" if approve else "Rejected"

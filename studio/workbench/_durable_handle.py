@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from core import LiveView, Run, RunKind, RunLimits, RunProgress, RunThread
 
+from core.access import LOCAL_ACTOR, Actor
+
 from ._services import Services
 
 if TYPE_CHECKING:  # DBOS and SQLAlchemy are slow to import; the CLI starts without them
@@ -57,8 +59,10 @@ class DurableRunHandle(RunThread):
     steps in doubt. In the registry of runs live here from ``start`` until its part ended. A
     failure that is not a step's (a store gone, a bug) ends it and is kept in ``error``."""
 
-    def __init__(self, services: Services, run: Run, kind: RunKind, decisions: Mapping[str, str] | None = None) -> None:
+    def __init__(self, services: Services, run: Run, kind: RunKind, decisions: Mapping[str, str] | None = None, *,
+                 actor: Actor = LOCAL_ACTOR, channel: str = "") -> None:
         self.run_id = run.id
+        self._who = (actor, channel)  # named in the audit of the run
         self.kind: RunKind = kind
         self.error: Exception | None = None
         self._run = run
@@ -90,9 +94,10 @@ class DurableRunHandle(RunThread):
 
     def _work(self) -> None:
         try:
-            self._run = self._runs.go_on(self.run_id, step_budget=1 if self.kind == "next" else None,
-                                         decisions=self._decisions, on_event=self._live.on_event,
-                                         should_stop=self._stop.is_set, run=self._run, watcher=self._live)
+            with self._runs.acting(self.run_id, *self._who):
+                self._run = self._runs.go_on(self.run_id, step_budget=1 if self.kind == "next" else None,
+                                             decisions=self._decisions, on_event=self._live.on_event,
+                                             should_stop=self._stop.is_set, run=self._run, watcher=self._live)
         except Exception as exc:  # kept for whoever collects the run, with the run as stored
             log.error("run %s stopped by an error", self.run_id, exc_info=exc)
             self.error = exc

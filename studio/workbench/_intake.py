@@ -25,6 +25,9 @@ from core.access import ActorKind
 from core.formats import detect_and_load
 from core.policy import check_plan
 
+from core.access import Actor
+
+from ._audit import record
 from ._services import Services
 
 if TYPE_CHECKING:  # SQLAlchemy is slow to import; the CLI starts without it
@@ -96,9 +99,10 @@ def submitting_agent(agent: Actor | str | None) -> Actor | None:
     return Actor(id=f"agent:{agent}", name=agent, kind=kind, role=Role.reviewer)
 
 
-def submit_review(services: Services, body: Any, *, actor: Actor = LOCAL_ACTOR) -> Review:
+def submit_review(services: Services, body: Any, *, actor: Actor = LOCAL_ACTOR, channel: str = "") -> Review:
     """Read ``body`` (a submission, as decoded JSON) and store it as a pending review, recording
-    ``actor`` as who submitted it (an approver may not approve their own)."""
+    ``actor`` as who submitted it (an approver may not approve their own), on record in the
+    audit with ``channel``."""
     require(actor, Role.reviewer, "submit a plan for review")
     if not isinstance(body, dict):
         raise ReviewRequestError("body", f"must be a JSON object, not {type(body).__name__}")
@@ -129,6 +133,9 @@ def submit_review(services: Services, body: Any, *, actor: Actor = LOCAL_ACTOR) 
         raise ReviewRequestError("plan", str(exc)) from exc
     if services.notifier is not None:  # the admin's webhook, with a signed link (``_webhooks``)
         services.notifier.review_submitted(review)
+    record(services, actor, "review.submitted", {"review": review.id, "agent": agent},
+           {"goal": plan.goal, "format": fmt, "steps": len(plan.steps),
+            "tools": sorted({step.tool for step in plan.steps}), "own_tools": len(tools or [])}, channel=channel)
     return review
 
 

@@ -14,6 +14,9 @@ from typing import TYPE_CHECKING, Callable
 
 from core import Role, Plan, PlanError, ReviewDecided, Validator, hooks, load_plan
 
+from core.access import LOCAL_ACTOR, Actor
+
+from ._audit import record
 from ._services import Services
 from ._roles import refused_for_role
 from ._bench import Outcome, SavedRef, Workbench
@@ -115,7 +118,8 @@ def _policy_problem(services: Services, store: PlanStore, review_id: str, plan: 
 
 
 def decide_review(bench: Workbench, store: PlanStore, review_id: str, *, approve: bool,
-                  validator: Callable[[], Validator], services: Services | None = None) -> Outcome:
+                  validator: Callable[[], Validator], services: Services | None = None,
+                  actor: Actor = LOCAL_ACTOR, channel: str = "page") -> Outcome:
     """Approve the plan in the editor (edits included, saved as a version) or reject it, with
     ``bench.comment`` for the agent. Approval is checked here, not only by a disabled button: a
     click sent before the button was drawn disabled must not send the agent a plan with problems.
@@ -144,6 +148,10 @@ def decide_review(bench: Workbench, store: PlanStore, review_id: str, *, approve
                                 "someone else). Open it from Reviews to see the decision.")
     except Exception as exc:  # said, never raised
         return out.say("error", failure_message("record the decision", exc))
+    with attempt(out, "put the decision on record"):
+        record(store, actor, "review.decided", {"review": review_id, "agent": review.agent, "plan": review.plan_id},
+               {"approve": approve, "comment": review.comment, "version": review.version,
+                "steps": [{"step_id": d.step_id, "decision": d.decision} for d in review.decisions]}, channel=channel)
     try:
         store.delete_draft(work_id(review_id))  # the review is decided: its work in progress is done
     except Exception as exc:  # housekeeping: the record is pruned with old drafts anyway

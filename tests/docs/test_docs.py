@@ -273,14 +273,14 @@ def test_every_page_is_listed_in_the_index() -> None:
 def test_every_command_is_documented() -> None:
     names = commands(PARSER)
     assert set(names) == {"plan", "validate", "run", "replan", "token", "mcp-server", "runs", "resume", "rerun",
-                          "worker", "policy"}
+                          "worker", "policy", "audit"}
     for name in names:
         assert re.search(rf"^## `plan-studio {name}\b", CLI_PAGE, re.M), f"no heading for '{name}'"
         assert any(argv[:1] == [name] for _, argv in CLI_EXAMPLES), f"no example of 'plan-studio {name}'"
 
 
 @pytest.mark.parametrize("command", [None, "plan", "validate", "run", "replan", "token", "mcp-server", "runs",
-                                     "resume", "rerun", "worker", "policy"])
+                                     "resume", "rerun", "worker", "policy", "audit"])
 def test_every_long_option_is_documented(command: str | None) -> None:
     parser = PARSER if command is None else commands(PARSER)[command]
     missing = sorted(o for o in long_options(parser) - {"--help"}

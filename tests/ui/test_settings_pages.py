@@ -122,15 +122,17 @@ def plan_caption(at: AppTest) -> str:
 
 
 # -- navigation -----------------------------------------------------------------------------------
-def test_the_navigation_is_plan_library_reviews_tools_lab_settings(app: AppTest) -> None:
+def test_the_navigation_is_plan_library_reviews_tools_lab_audit_settings(app: AppTest) -> None:
     # AppTest keeps what st.navigation registered, in order; the default page sits at "/". Decide,
     # a signed link's page, is registered last and hidden from the menu.
     pages = list(app._registered_pages.values())
-    assert [p["page_name"] for p in pages] == ["Plan", "Library", "Reviews", "Tools", "Lab", "Settings", "Decide"]
-    assert [p["url_pathname"] for p in pages] == ["", "library", "reviews", "tools", "lab", "settings", "decide"]
+    assert [p["page_name"] for p in pages] == ["Plan", "Library", "Reviews", "Tools", "Lab", "Audit", "Settings",
+                                               "Decide"]
+    assert [p["url_pathname"] for p in pages] == ["", "library", "reviews", "tools", "lab", "audit", "settings",
+                                                  "decide"]
     assert [Path(p["script_path"]).name for p in pages] == ["plan.py", "library.py", "reviews.py", "tools.py",
-                                                            "lab.py", "settings.py", "decide.py"]
-    assert [spec.hidden for spec in NAVIGATION] == [False] * 6 + [True]
+                                                            "lab.py", "audit.py", "settings.py", "decide.py"]
+    assert [spec.hidden for spec in NAVIGATION] == [False] * 7 + [True]
 
 
 # -- settings ---------------------------------------------------------------------------------------

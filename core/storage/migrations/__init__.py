@@ -10,6 +10,7 @@ connection (no ``env.py``, no ``alembic.ini``: the folder ships inside the packa
 ``0007_people.py`` adds people, agents' tokens (hashed) and who submitted a review;
 ``0008_approvals_and_grants.py`` keeps every approver's answer, the run's submitter and the grants;
 ``0009_step_asks.py`` keeps what the policy asks of a waiting step;
+``0010_audit.py`` adds the append-only audit and the claims on runs being carried on;
 ``0011_link_uses.py`` keeps the signed links already used (each is good once). A new
 revision goes beside it with ``down_revision`` set to the one before, and ``HEAD`` below moves
 to it (a test checks the two agree): opening a store reads the file's revision and loads
