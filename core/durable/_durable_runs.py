@@ -98,8 +98,9 @@ class DurableRuns:
 
     def _stored(self, plan: Plan, *, plan_id: str | None = None, version: int | None = None,
                 message: str = "", parent_id: str | None = None, rerun_from: str | None = None,
-                seeded: Mapping[str, StepRun] | None = None) -> Run:
+                seeded: Mapping[str, StepRun] | None = None, submitted_by: str | None = None) -> Run:
         run = Executor(self.registry).start(plan)
+        run.submitted_by = submitted_by  # who submitted the plan: never an approver of its steps
         if plan_id is None or version is None:
             saved = self.store.save_plan(plan, plan_id=plan_id, message=message)
             plan_id, version = saved.plan_id, saved.version

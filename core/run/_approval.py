@@ -113,6 +113,15 @@ def _runs(verdict: Verdict, limits: RunLimits, ask_first: bool) -> bool:
 Held = Literal["run", "waiting", "ended"]
 
 
+def _submitter(run: Run) -> Actor | None:
+    """Who submitted the plan of ``run`` (``Run.submitted_by``), as the policy's ``agent`` rules see it."""
+    if not run.submitted_by:
+        return None
+    kind = "agent" if run.submitted_by.startswith("agent:") else "person"
+    return Actor(id=run.submitted_by, name=run.submitted_by.partition(":")[2] or run.submitted_by, kind=kind,
+                 role=Role.viewer)
+
+
 def hold_step(run: Run, step: Step, tool: Tool, limits: RunLimits, resolve: Callable[[], dict[str, Any]],
               grants: GrantBook | None = None) -> tuple[Held, dict[str, Any] | None]:
     """What the run pass does with a ready step of ``run`` before its tool is called, and with
@@ -123,7 +132,8 @@ def hold_step(run: Run, step: Step, tool: Tool, limits: RunLimits, resolve: Call
     the arguments: most verdicts need none, and resolving them costs. ``resolve()`` gives the
     step's resolved arguments; ``grants`` may let a step pass that would wait."""
     state = run.steps[step.id]
-    verdict = check_step(limits.rules, step, tool, None, limits.agent)
+    agent = limits.agent or _submitter(run)
+    verdict = check_step(limits.rules, step, tool, None, agent)
     if verdict.certain and _runs(verdict, limits, step.ask_first):
         return "run", None
     try:
@@ -131,7 +141,7 @@ def hold_step(run: Run, step: Step, tool: Tool, limits: RunLimits, resolve: Call
     except Exception:  # the step fails when it starts, saying why; nothing to decide
         return "run", None
     if not verdict.certain:
-        verdict = check_step(limits.rules, step, tool, arguments, limits.agent)
+        verdict = check_step(limits.rules, step, tool, arguments, agent)
         if _runs(verdict, limits, step.ask_first):
             return "run", None
     if verdict.outcome == "deny":

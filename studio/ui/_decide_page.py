@@ -47,7 +47,7 @@ def decide_page() -> None:
                 getattr(st, kind)(md_escape(text))
         return
     try:
-        view = open_link(services, token)
+        view = open_link(services, token, actor=current_actor())
     except LinkRefused as exc:
         with st.container(key=f"decide-refused-{exc.why}"):
             st.error(md_escape(str(exc)), icon=":material/link_off:")

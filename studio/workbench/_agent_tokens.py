@@ -16,6 +16,7 @@ from core.access import hash_matches, new_token, token_hash
 
 from ._api_token import ensure_token
 from ._services import Services
+from ._audit import record
 
 __all__ = ["DEFAULT_TOKEN", "actor_for_bearer", "create_token", "list_tokens", "revoke_token"]
 
@@ -47,6 +48,7 @@ def create_token(services: Services, name: str, *, role: Role = Role.reviewer, a
     agent_id = f"agent:{agent or name}"
     token = new_token()
     made = services.store.people.add_token(name, agent_id=agent_id, role=role, token_hash=token_hash(token))
+    record(services, actor, "token.changed", {"agent": agent_id}, {"change": "made", "name": name, "role": role.name})
     return made, token
 
 
@@ -59,7 +61,9 @@ def list_tokens(services: Services, *, actor: Actor) -> list[AgentToken]:
 def revoke_token(services: Services, name: str, *, actor: Actor) -> AgentToken:
     require(actor, Role.admin, "revoke an agent token")
     _take_in_shared_token(services)
-    return services.store.people.revoke_token(name)
+    revoked = services.store.people.revoke_token(name)
+    record(services, actor, "token.changed", {"agent": revoked.agent_id}, {"change": "revoked", "name": name})
+    return revoked
 
 
 def actor_for_bearer(services: Services, header: str | None) -> Actor:

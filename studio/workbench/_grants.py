@@ -17,6 +17,7 @@ from core import Actor, Forbidden, Grant, NotFound, PlanStudioError, Role, StepD
 
 from ._bench import Outcome
 from ._services import Services
+from ._audit import record
 
 __all__ = ["ALWAYS_DAYS", "GrantOutcome", "GrantRequest", "grant_from_json", "list_grants", "make_grant", "revoke_grant"]
 
@@ -69,7 +70,11 @@ def make_grant(services: Services, request: GrantRequest, *, run_id: str, tool: 
                   arguments=(approval.arguments if approval.edited else approval.original_arguments) if always else None,
                   granted_by=actor.id, granted_by_name=actor.name, granted_by_kind=actor.kind, channel=channel,
                   created_at=now, expires_at=expires)
-    return services.store.grants.add(grant)
+    kept = services.store.grants.add(grant)
+    record(services, actor, "grant.made", {"run": run_id, "tool": tool},
+           {"grant": kept.id, "scope": kept.scope, "arguments_hash": kept.arguments_hash,
+            "expires_at": kept.expires_at.isoformat() if kept.expires_at else None}, channel=channel)
+    return kept
 
 
 def list_grants(services: Services, *, actor: Actor, active_only: bool = True) -> list[Grant]:
@@ -91,6 +96,8 @@ def revoke_grant(services: Services, grant_id: str, *, actor: Actor) -> GrantOut
     try:
         require(actor, Role.approver, "revoke a grant")
         grant = services.store.grants.revoke(grant_id, by=actor.id)
+        record(services, actor, "grant.revoked", {"tool": grant.tool, "run": grant.run_id or ""},
+               {"grant": grant_id, "scope": grant.scope})
     except Forbidden as exc:
         out.refusal = "forbidden"
         return out.say("error", str(exc))  # type: ignore[return-value]

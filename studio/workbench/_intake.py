@@ -95,8 +95,10 @@ def submitting_agent(agent: Actor | str | None) -> Actor | None:
     agents sign in with their own tokens) as ``agent:<name>``."""
     if agent is None or isinstance(agent, Actor):
         return agent
-    kind: ActorKind = "agent"
-    return Actor(id=f"agent:{agent}", name=agent, kind=kind, role=Role.reviewer)
+    if agent.startswith(("agent:", "user:")):  # an actor's id, as a run keeps who submitted it
+        kind: ActorKind = "agent" if agent.startswith("agent:") else "person"
+        return Actor(id=agent, name=agent.partition(":")[2], kind=kind, role=Role.reviewer)
+    return Actor(id=f"agent:{agent}", name=agent, kind="agent", role=Role.reviewer)
 
 
 def submit_review(services: Services, body: Any, *, actor: Actor = LOCAL_ACTOR, channel: str = "") -> Review:

@@ -120,11 +120,19 @@ def _review_view(services: Services, link: SignedLink) -> tuple[LinkView, Review
                     goal=review.goal, problems=problems, plan=plan), review
 
 
-def open_link(services: Services, token: str) -> LinkView:
-    """What the link of ``token`` would decide; ``LinkRefused`` naming why it cannot (forged,
-    expired, used, changed, gone). Opening decides nothing and uses nothing up."""
+def _use(link: SignedLink, actor: Actor) -> str:
+    """What one use of a link is kept as: the link and who used it. A link goes to everyone a
+    webhook reaches, and a step may ask several people: each may use it once (their second
+    decision would be a replay), and once the step is settled it is gone for all."""
+    return f"{link.nonce}/{actor.id}"
+
+
+def open_link(services: Services, token: str, *, actor: Actor | None = None) -> LinkView:
+    """What the link of ``token`` would decide (for ``actor``: refused when they used it
+    already); ``LinkRefused`` naming why it cannot (forged, expired, used, changed, gone).
+    Opening decides nothing and uses nothing up."""
     link = read_token(ensure_link_secret(services.settings.data_dir), token)
-    use = services.store.links.get(link.nonce)
+    use = services.store.links.get(_use(link, actor)) if actor is not None else None
     if use is not None:
         raise _used(use)
     if link.kind == "step":
@@ -143,21 +151,21 @@ def answer_link(services: Services, token: str, *, approve: bool, actor: Actor, 
             raise Forbidden("Sign in to decide from a link: a decision names the person who made it.",
                             actor=actor.id, needed=Role.approver.name)
         require(actor, Role.approver, "decide from a link")
-        view = open_link(services, token)
+        view = open_link(services, token, actor=actor)
     except (LinkRefused, Forbidden) as exc:
         return out.say("error", str(exc))
     link = view.link
-    earlier = services.store.links.claim(link.nonce, kind=link.kind, subject=link.subject, step_id=link.step_id,
+    earlier = services.store.links.claim(_use(link, actor), kind=link.kind, subject=link.subject, step_id=link.step_id,
                                          by=actor.id)
     if earlier is not None:  # another tab used it between the checks and now
         return out.say("error", str(_used(earlier)))
     try:
         decided = _decide(services, view, approve, actor, comment)
     except Exception:
-        services.store.links.release(link.nonce)
+        services.store.links.release(_use(link, actor))
         raise
     if not decided.ok:
-        services.store.links.release(link.nonce)
+        services.store.links.release(_use(link, actor))
     return decided
 
 

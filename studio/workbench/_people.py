@@ -20,6 +20,7 @@ from core import LOCAL_USER_ID, Actor, Person, Role, person_actor, require
 from core.access import role_from_groups
 
 from ._services import Services
+from ._audit import record
 
 __all__ = ["list_people", "local_person", "set_person_role", "signed_in"]
 
@@ -48,4 +49,6 @@ def list_people(services: Services, *, actor: Actor) -> list[Person]:
 
 def set_person_role(services: Services, person_id: str, role: Role, *, actor: Actor) -> Person:
     require(actor, Role.admin, "change a person's role")
-    return services.store.people.set_role(person_id, role)
+    changed = services.store.people.set_role(person_id, role)
+    record(services, actor, "person.changed", {}, {"person": person_id, "role": role.name})
+    return changed

@@ -9,6 +9,7 @@ policy in force stays as it was.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from typing import Any
 
@@ -18,6 +19,7 @@ from core.policy import (PlanVerdict, Policy, ReplayCase, ReplayReport, check_ag
 
 from ._intake import submitting_agent, registry_for
 from ._services import Services, policy_file
+from ._audit import record
 
 __all__ = ["POLICY_TEMPLATE", "check_plan_policy", "current_policy", "policy_refusal", "policy_text", "read_policy",
            "replay_policy", "save_policy"]
@@ -95,11 +97,14 @@ def _run_cases(services: Services, registry: ToolRegistry) -> list[ReplayCase]:
                 continue
             decision = state.decision
             decided: Any = None
-            if decision is not None and not decision.by.startswith("rule:"):
+            if decision is not None and decision.actor_kind != "rule":  # a rule's own word is no person's
                 decided = "approved" if decision.approved else "rejected"
             arguments = state.arguments if state.arguments is not None else literal_arguments(step.params)
+            who = ", ".join(a.actor_name or a.actor_id for a in state.approvals) if state.approvals else \
+                (decision.actor_name or decision.actor_id or decision.channel) if decision is not None else ""
             cases.append(ReplayCase(f"run {run.id}, {run.plan.label(step.id)}", registry.get(step.tool), arguments,
-                                    decided, ask_first=step.ask_first, by=decision.by if decided else ""))
+                                    decided, agent=submitting_agent(run.submitted_by), ask_first=step.ask_first,
+                                    by=who if decided else ""))
     return cases
 
 
@@ -146,4 +151,7 @@ def save_policy(services: Services, text: str, *, actor: Actor) -> Policy:
     os.replace(new, path)
     services.executor.limits = services.executor.limits.model_copy(update={"policy": policy})
     services.policy_problem = None
+    # The whole text on record (a policy is at most MAX_POLICY_CHARS): what was in force, and when.
+    record(services, actor, "policy.changed", {}, {"rules": [rule.name for rule in policy.rules],
+                                                   "sha256": hashlib.sha256(text.encode()).hexdigest(), "text": text})
     return policy

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable, Mapping
 
-from core import Role, NotFound, Plan, Run, RunKind, VersionConflict, waiting_steps
+from core import PlanStudioError, Role, NotFound, Plan, Run, RunKind, VersionConflict, waiting_steps
 
 from ._services import Services
 from ._roles import refused_for_role
@@ -80,7 +80,19 @@ def _new_stored_run(bench: Workbench, services: Services, plan: Plan, out: Outco
     if saved is not before:
         out.say("info", f"Saved as version {saved.version} to run it: a run is stored with the version it ran.")
     # As put in the store: carried out from this very object, not read back (``go_on(run=...)``).
-    return durable_runs(services).new_run(plan, plan_id=saved.plan_id, version=saved.version)
+    return durable_runs(services).new_run(plan, plan_id=saved.plan_id, version=saved.version,
+                                          submitted_by=_submitter(bench, services))
+
+
+def _submitter(bench: Workbench, services: Services) -> str | None:
+    """Who submitted the plan the bench holds, for its run: the agent of the review it came from
+    (they may not approve their own steps, and the policy's ``agent`` rules match them)."""
+    if bench.review_id is None:
+        return None
+    try:
+        return services.store.get_review(bench.review_id).submitted_by
+    except PlanStudioError:  # the review is gone: nobody to keep from approving
+        return None
 
 
 def _stored_to_go_on(bench: Workbench, services: Services, run: Run) -> Run:

@@ -69,7 +69,7 @@ def test_a_waiting_step_posts_one_link_that_shows_what_runs_and_decides_once(wai
     again = answer_link(services, _token(post), approve=False, actor=ALICE)
     assert not again.ok and "used already" in again.notices[0].text and "user:alice" in again.notices[0].text
     with pytest.raises(LinkRefused) as used:
-        open_link(services, _token(post))
+        open_link(services, _token(post), actor=ALICE)
     assert used.value.why == "used"
     assert services.notifier.wait_sent(10) and len(hook.posts) == 1  # the run going on told nobody more
 
