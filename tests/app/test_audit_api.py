@@ -20,7 +20,7 @@ from studio.api._origin_guard import origin_guard
 from studio.api._review_api import api_routes
 from studio.api._run_decisions_api import run_routes
 from studio.workbench._api_token import ensure_token
-from studio.workbench._audit import LOCAL_ACTOR
+from core import LOCAL_ACTOR
 from studio.workbench._services import build_services
 from workbench_helpers import TODAY, run_until_a_marked_step_waits
 

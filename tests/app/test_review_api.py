@@ -244,7 +244,9 @@ def test_the_client_reports_api_errors_with_status_and_message(served: Studio, t
 
 
 def test_the_app_is_still_served_beside_the_api(served: Studio) -> None:
-    with urllib.request.urlopen(served.url + "/", timeout=10) as response:
+    # Opened as its owner does: the per-start address sets the cookie the page then needs.
+    browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
+    with browser.open(served.open_url, timeout=10) as response:
         assert response.status == 200 and b"<html" in response.read().lower()
 
 
