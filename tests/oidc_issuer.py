@@ -68,12 +68,16 @@ class Issuer:
     client_secret: str
     users: list[IssuerUser]
     auto_user: str | None = None  # a user's sub: sent straight back, no form
+    # A test makes the next id_tokens wrong as an attacker's would be: "key" (signed with another
+    # key), "nonce" (another sign-in's nonce), "audience" (for another client), "expired".
+    forge: str | None = None
     exchanged: list[str] = field(default_factory=list)  # the subs whose codes were exchanged, in order
     _grants: dict[str, _Grant] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
         self._key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        self._other_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
         self._kid = secrets.token_hex(8)
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
@@ -97,13 +101,15 @@ class Issuer:
                           "n": _int_b64(numbers.n), "e": _int_b64(numbers.e)}]}
 
     def id_token(self, user: IssuerUser, *, audience: str, nonce: str) -> str:
-        issued = int(time.time())
-        claims = {"iss": self.url, "aud": audience, "sub": user.sub, "email": user.email, "email_verified": True,
-                  "name": user.name, "groups": list(user.groups), "nonce": nonce, "iat": issued,
-                  "exp": issued + 600}
+        issued = int(time.time()) - (3600 if self.forge == "expired" else 0)
+        claims = {"iss": self.url, "aud": "another-client" if self.forge == "audience" else audience,
+                  "sub": user.sub, "email": user.email, "email_verified": True, "name": user.name,
+                  "groups": list(user.groups), "nonce": secrets.token_urlsafe(8) if self.forge == "nonce" else nonce,
+                  "iat": issued, "exp": issued + 600}
         header = {"alg": "RS256", "typ": "JWT", "kid": self._kid}
         signing_input = f"{_b64(json.dumps(header).encode())}.{_b64(json.dumps(claims).encode())}".encode()
-        signature = self._key.sign(signing_input, padding.PKCS1v15(), hashes.SHA256())
+        key = self._other_key if self.forge == "key" else self._key
+        signature = key.sign(signing_input, padding.PKCS1v15(), hashes.SHA256())
         return f"{signing_input.decode()}.{_b64(signature)}"
 
     # -- the endpoints' decisions (the handler does the HTTP) -------------------------------------

@@ -130,6 +130,38 @@ def test_without_signing_in_no_page_of_the_studio_is_drawn(browser: Browser, oid
         context.close()
 
 
+def test_a_forged_id_token_signs_nobody_in(browser: Browser, oidc_studio: Studio, provider: Issuer) -> None:
+    """Streamlit (Authlib) checks the id_token's signature against the issuer's keys, its
+    audience, nonce and expiry: each wrong one leaves the person on the sign-in page."""
+    context = _person(browser)
+    try:
+        page = context.new_page()
+        open_studio(page, oidc_studio.url)
+        for forgery in ("key", "audience", "nonce", "expired"):
+            provider.forge = forgery
+            _sign_in(page, provider, FAY)
+            expect(page.get_by_text("Sign in to see and review plans.")).to_be_visible()
+            expect(page.get_by_text("Signed in as")).to_have_count(0)
+            assert not [c for c in context.cookies() if c["name"].startswith("_streamlit_user")], forgery
+        assert provider.exchanged == ["fay"] * 4  # each code was exchanged; each token was refused
+        log = oidc_studio.log.read_text()
+        assert log.count("OAuth token exchange failed") == 4
+        assert "BadSignatureError" in log and "ExpiredTokenError" in log
+        provider.forge = None
+        # At another host name than the redirect URI's, the sign-in does not hold (docs/security.md).
+        open_studio(page, oidc_studio.url.replace("127.0.0.1", "localhost"))
+        page.get_by_role("button", name="Sign in").click()
+        page.wait_for_url(re.compile(re.escape(provider.url) + r"/authorize\?"))
+        with arrives(page):
+            page.get_by_role("button", name=f"Sign in as {FAY.name}").click()
+        expect(page.get_by_text("Sign in to see and review plans.")).to_be_visible()
+        open_studio(page, oidc_studio.url)
+        _sign_in(page, provider, FAY)  # and an honest one at the right address works
+        expect(page.get_by_text("Signed in as Fay Finance (fay@example.com) · approver")).to_be_visible()
+    finally:
+        context.close()
+
+
 # -- behind a reverse proxy ------------------------------------------------------------------------
 
 @pytest.fixture
