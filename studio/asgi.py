@@ -34,16 +34,17 @@ from studio.ui._session import get_services, oidc_configured  # noqa: E402
 
 def _start_secret() -> str | None:
     """The per-start secret of the page's URL (``_sign_in_guard``): the one ``plan-studio`` handed
-    over, or one made here for a studio started with ``streamlit run studio/asgi.py``. None when
-    people sign in with OIDC instead."""
+    over, or one made here for a studio started with ``streamlit run studio/asgi.py``; the
+    address to open is printed here, where it is known which. None when people sign in with OIDC
+    instead: then the address has no token (one would not be asked for)."""
+    handed = take_start_secret()
+    port = st.config.get_option("server.port")
     if oidc_configured():
-        take_start_secret()  # not needed: people sign in
+        print(f"Plan Studio: open http://127.0.0.1:{port}/ and sign in (OIDC: [auth] in .streamlit/secrets.toml)",
+              file=sys.stderr, flush=True)
         return None
-    secret = take_start_secret()
-    if secret is None:
-        secret = secrets.token_urlsafe(32)
-        port = st.config.get_option("server.port")
-        print(f"Plan Studio: open http://127.0.0.1:{port}/?token={secret}", file=sys.stderr, flush=True)
+    secret = handed or secrets.token_urlsafe(32)
+    print(f"Plan Studio: open http://127.0.0.1:{port}/?token={secret}", file=sys.stderr, flush=True)
     return secret
 
 

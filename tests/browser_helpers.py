@@ -43,7 +43,7 @@ from urllib.parse import urlparse
 from playwright.sync_api import Locator, Page, WebSocket, expect
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-__all__ = ["ARTIFACTS", "TIMEOUT_MS", "choose", "click", "enter", "graph", "graph_nodes", "offsite",
+__all__ = ["ARTIFACTS", "TIMEOUT_MS", "arrives", "choose", "click", "enter", "graph", "graph_nodes", "offsite",
            "open_studio", "reload", "reruns", "screenshot"]
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
@@ -139,6 +139,17 @@ def reload(page: Page) -> None:
     runs = _RUNS[page]
     with page.expect_websocket(lambda socket: urlparse(socket.url).path.endswith(_STREAM)):
         page.reload()
+    runs.wait_until_drawn(0)  # the new socket's runs count from none
+
+
+@contextmanager
+def arrives(page: Page) -> Iterator[None]:
+    """Wrap an action that takes the tab away and back to the studio (a sign-in at an OIDC
+    provider, a sign-out): on leaving, the studio's new session has drawn its first run."""
+    runs = _RUNS[page]
+    with page.expect_websocket(lambda socket: urlparse(socket.url).path.endswith(_STREAM),
+                               timeout=TIMEOUT_MS):
+        yield
     runs.wait_until_drawn(0)  # the new socket's runs count from none
 
 

@@ -133,6 +133,7 @@ class Studio:
 
 
 _START_LINE = re.compile(r"Plan Studio: open (http://127\.0\.0\.1:\d+)/\?token=([\w-]+)")
+_OIDC_LINE = re.compile(r"Plan Studio: open http://127\.0\.0\.1:\d+/ and sign in \(OIDC")
 # The studios started and not stopped, and what signs a test's browser in to each (the
 # ``_browser_signed_in`` fixture): a studio may start before the browser (module fixtures) or after.
 _RUNNING: list[Studio] = []
@@ -203,7 +204,9 @@ def start_studio(folder: Path, **env_vars: str) -> Iterator[Studio]:
                 pytest.fail(f"the studio did not start:\n{log.read_text(errors='replace')}")
             time.sleep(0.2)
         started = Studio(url=url, data_dir=data_dir, log=log, pid=process.pid, token=_start_token(log))
-        assert started.token, f"the studio printed no address with its token:\n{log.read_text(errors='replace')}"
+        # A studio where people sign in with OIDC prints its address without a token.
+        assert started.token or _OIDC_LINE.search(log.read_text(errors="replace")), \
+            f"the studio printed no address with its token:\n{log.read_text(errors='replace')}"
         _RUNNING.append(started)
         for sign_in in list(_SIGN_IN):
             sign_in(started)

@@ -378,10 +378,9 @@ def _serve(args: argparse.Namespace) -> int:
     if settings.public_url is None:  # signed links in webhooks point at this studio (docs/links-and-webhooks.md)
         os.environ[Settings.variable("public_url")] = f"http://127.0.0.1:{args.port}"
     # The page's per-start secret (studio/api/_sign_in_guard.py): handed to the server in this
-    # process's own environment (the server takes it out again), never written to a file.
-    secret = secrets.token_urlsafe(32)
-    os.environ[START_SECRET_VARIABLE] = secret
-    print(f"Plan Studio: open http://127.0.0.1:{args.port}/?token={secret}", file=sys.stderr, flush=True)
+    # process's own environment (the server takes it out again), never written to a file. The
+    # server prints the address to open: only it knows whether people sign in with OIDC instead.
+    os.environ[START_SECRET_VARIABLE] = secrets.token_urlsafe(32)
     streamlit_cli.main(args=_studio_argv(args.port, settings.allowed_origins), prog_name="plan-studio")
     return 0
 

@@ -55,7 +55,7 @@ def sign_in_gate() -> Actor:
         st.stop()
     st.session_state[Keys.ACTOR] = actor
     if actor.id != LOCAL_USER_ID:
-        who, out = st.columns([6, 1])
+        who, out = st.columns([6, 1], vertical_alignment="center")
         who.caption(f"Signed in as {actor.name} ({actor.id.removeprefix('user:')}) · {actor.role.name}")
         if oidc_configured() and out.button("Sign out", key="sign_in.logout"):
             st.logout()
