@@ -11,7 +11,7 @@
     plan-studio token                           the shared admin token, 'default' (made if there is none)
     plan-studio token create NAME [--role R]    an agent's own token (printed once); token list | revoke NAME
     plan-studio audit [--since TIME] [--json]   the audit: who did what, when and why (_cli_audit)
-    plan-studio mcp-server [--studio-url URL]   the review inbox as an MCP server on stdio
+    plan-studio mcp-server [--studio-url URL] [--token-file FILE]   the review inbox as an MCP server on stdio
 
 Every command also takes ``--tools FILE_OR_MODULE`` (your Python tools) and ``--mcp
 COMMAND_OR_URL`` (an MCP server's tools), both repeatable. A command refuses to run when one
@@ -66,6 +66,7 @@ STUDIO_OPTIONS: dict[str, dict[str, Any]] = {
 
 _EXIT_FAILED = 1
 _EXIT_ERROR = 2
+_TOKEN_VARIABLE = "PLAN_STUDIO_TOKEN"  # an agent's API token, as ReviewClient reads it (studio.client)
 _EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report Ctrl-C
 
 
@@ -313,9 +314,21 @@ def _cmd_token(args: argparse.Namespace, services: Services) -> int:
 
 
 def _cmd_mcp_server(args: argparse.Namespace, services: Services) -> int:
+    """Serve MCP on stdio as the agent whose token ``--token-file`` or ``PLAN_STUDIO_TOKEN``
+    holds (a token is never an argument: ``ps`` would show it), or as the local user."""
     from ..mcp import make_mcp_server
 
-    make_mcp_server(services, args.studio_url).run("stdio")
+    token = os.environ.get(_TOKEN_VARIABLE) or None
+    if args.token_file is not None:
+        try:
+            token = Path(args.token_file).read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError) as exc:
+            print(f"plan-studio: error: --token-file {args.token_file}: {_one_line(exc)}", file=sys.stderr)
+            return _EXIT_ERROR
+        if not token:
+            print(f"plan-studio: error: --token-file {args.token_file}: the file is empty", file=sys.stderr)
+            return _EXIT_ERROR
+    make_mcp_server(services, args.studio_url, token=token).run("stdio")
     return 0
 
 
