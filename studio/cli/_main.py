@@ -47,6 +47,7 @@ from ._cli_log import note_loading, plan_logged
 from ._cli_approval import approve_on_terminal, approved_up_front, nobody_to_ask
 from ._cli_args import parser as _parser
 from ._cli_audit import cmd_audit
+from ._cli_mcp import cmd_mcp_server
 from ._cli_runs import cmd_rerun, cmd_resume, cmd_runs, cmd_worker, run_recorded
 from ..workbench._services import Services, build_services
 from ..workbench import plan_for_goal, replanned
@@ -66,7 +67,6 @@ STUDIO_OPTIONS: dict[str, dict[str, Any]] = {
 
 _EXIT_FAILED = 1
 _EXIT_ERROR = 2
-_TOKEN_VARIABLE = "PLAN_STUDIO_TOKEN"  # an agent's API token, as ReviewClient reads it (studio.client)
 _EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report Ctrl-C
 
 
@@ -313,25 +313,6 @@ def _cmd_token(args: argparse.Namespace, services: Services) -> int:
     return 0
 
 
-def _cmd_mcp_server(args: argparse.Namespace, services: Services) -> int:
-    """Serve MCP on stdio as the agent whose token ``--token-file`` or ``PLAN_STUDIO_TOKEN``
-    holds (a token is never an argument: ``ps`` would show it), or as the local user."""
-    from ..mcp import make_mcp_server
-
-    token = os.environ.get(_TOKEN_VARIABLE) or None
-    if args.token_file is not None:
-        try:
-            token = Path(args.token_file).read_text(encoding="utf-8").strip()
-        except (OSError, UnicodeDecodeError) as exc:
-            print(f"plan-studio: error: --token-file {args.token_file}: {_one_line(exc)}", file=sys.stderr)
-            return _EXIT_ERROR
-        if not token:
-            print(f"plan-studio: error: --token-file {args.token_file}: the file is empty", file=sys.stderr)
-            return _EXIT_ERROR
-    make_mcp_server(services, args.studio_url, token=token).run("stdio")
-    return 0
-
-
 def _cmd_policy(args: argparse.Namespace, services: Services) -> int:
     """``plan-studio policy check FILE``: the rules in order, or the error with its line."""
     try:
@@ -352,7 +333,7 @@ def _cmd_policy(args: argparse.Namespace, services: Services) -> int:
 
 _RUNNING = {"run", "resume", "rerun", "worker"}
 _COMMANDS = {"plan": _cmd_plan, "policy": _cmd_policy, "validate": _cmd_validate, "run": _cmd_run, "replan": _cmd_replan,
-             "token": _cmd_token, "mcp-server": _cmd_mcp_server, "audit": cmd_audit, "runs": cmd_runs, "worker": cmd_worker,
+             "token": _cmd_token, "mcp-server": cmd_mcp_server, "audit": cmd_audit, "runs": cmd_runs, "worker": cmd_worker,
              "resume": lambda args, services: cmd_resume(args, services, _step_line, _summary),
              "rerun": lambda args, services: cmd_rerun(args, services, _step_line, _summary)}
 
