@@ -76,27 +76,41 @@ class Reviews:
             raise NotFound(f"no review with id {review_id!r}")
         return status
 
-    def summaries(self, status: str | None = None, *, limit: int | None = None) -> list[ReviewSummary]:
-        """Reviews, pending ones first, then the most recently sent; ``status`` keeps one kind."""
+    def summaries(self, status: str | None = None, *, agent: str | None = None, limit: int | None = None,
+                  offset: int = 0) -> list[ReviewSummary]:
+        """Reviews, pending ones first, then the most recently sent; ``status`` and ``agent`` keep
+        one kind, ``limit`` and ``offset`` one page. One query, of the summary's columns only (a
+        page of 1,000 reviews' list reads no plan but its step count)."""
         pending_first = case((ReviewRow.status == "pending", 0), else_=1)
         query = select(ReviewRow.id, ReviewRow.agent, ReviewRow.submitted_at, ReviewRow.goal, ReviewRow.status,
                        self._db.dialect.step_count(ReviewRow.plan_json), ReviewRow.decided_at)
-        if status is not None:
-            query = query.where(ReviewRow.status == status)
+        query = _kept(query, status, agent)
         query = query.order_by(pending_first, ReviewRow.submitted_at.desc(), ReviewRow.id)  # type: ignore[union-attr]
         if limit is not None:
             query = query.limit(max(limit, 0))
+        if offset > 0:
+            query = query.offset(offset)
         with self._db.session("list reviews") as session:
             rows = session.exec(query).all()
         return [ReviewSummary(id=i, agent=a, submitted_at=t, goal=g, status=s, step_count=n or 0, decided_at=d)
                 for i, a, t, g, s, n, d in rows]
 
-    def count(self, status: str | None = None) -> int:
-        query = select(func.count()).select_from(ReviewRow)
-        if status is not None:
-            query = query.where(ReviewRow.status == status)
+    def count(self, status: str | None = None, *, agent: str | None = None) -> int:
+        query = _kept(select(func.count()).select_from(ReviewRow), status, agent)
         with self._db.session("count reviews") as session:
             return session.exec(query).one()
+
+    def tally(self, *, agent: str | None = None) -> dict[str, int]:
+        """How many reviews there are of each status (of ``agent``'s, when given), in one query."""
+        query = _kept(select(ReviewRow.status, func.count()).group_by(ReviewRow.status), None, agent)
+        with self._db.session("count reviews") as session:
+            return {status: n for status, n in session.exec(query).all()}
+
+    def agents(self, *, limit: int) -> list[str]:
+        """The names of the agents that sent reviews, sorted, at most ``limit``."""
+        query = select(ReviewRow.agent).distinct().order_by(ReviewRow.agent).limit(max(limit, 0))
+        with self._db.session("list the reviews' agents") as session:
+            return list(session.exec(query).all())
 
     def decide(self, review_id: str, *, approve: bool, plan: Plan | None = None, comment: str = "",
                plan_id: str | None = None) -> Review:
@@ -135,3 +149,12 @@ def _new_review_id(session: Session) -> str:
         candidate = secrets.token_hex(_REVIEW_ID_BYTES)
         if session.get(ReviewRow, candidate) is None:
             return candidate
+
+
+def _kept(query: Any, status: str | None, agent: str | None) -> Any:
+    """``query`` of the reviews of ``status`` and ``agent`` (each when given)."""
+    if status is not None:
+        query = query.where(ReviewRow.status == status)
+    if agent is not None:
+        query = query.where(ReviewRow.agent == agent)
+    return query

@@ -181,12 +181,22 @@ class PlanStore:
         """Only the review's status: what a waiting agent polls, one indexed lookup."""
         return self.reviews.status(review_id)
 
-    def list_reviews(self, status: str | None = None, *, limit: int | None = None) -> list[ReviewSummary]:
-        """Reviews, pending ones first, then the most recently sent; ``status`` keeps one kind."""
-        return self.reviews.summaries(status, limit=limit)
+    def list_reviews(self, status: str | None = None, *, agent: str | None = None, limit: int | None = None,
+                     offset: int = 0) -> list[ReviewSummary]:
+        """Reviews, pending ones first, then the most recently sent; ``status`` and ``agent`` keep
+        one kind; ``limit`` and ``offset`` a page (one query, summaries only)."""
+        return self.reviews.summaries(status, agent=agent, limit=limit, offset=offset)
 
-    def count_reviews(self, status: str | None = None) -> int:
-        return self.reviews.count(status)
+    def count_reviews(self, status: str | None = None, *, agent: str | None = None) -> int:
+        return self.reviews.count(status, agent=agent)
+
+    def review_tally(self, *, agent: str | None = None) -> dict[str, int]:
+        """Reviews per status (``agent``'s, when given), in one query."""
+        return self.reviews.tally(agent=agent)
+
+    def review_agents(self, *, limit: int = 500) -> list[str]:
+        """The agents that sent reviews, sorted (at most ``limit``)."""
+        return self.reviews.agents(limit=limit)
 
     def decide_review(self, review_id: str, *, approve: bool, plan: Plan | None = None, comment: str = "",
                       plan_id: str | None = None) -> Review:

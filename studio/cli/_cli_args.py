@@ -123,6 +123,9 @@ def parser() -> argparse.ArgumentParser:
                                      help="serve the review inbox to MCP clients over stdio")
     mcp_server.add_argument("--studio-url", default="http://127.0.0.1:8501",
                             help="the studio review links point at (default http://127.0.0.1:8501)")
+    mcp_server.add_argument("--token-file", default=None, metavar="FILE",
+                            help="a file holding the agent's own API token (`plan-studio token create NAME`): the "
+                                 "server acts as that agent; else PLAN_STUDIO_TOKEN, else the local user (admin)")
     add_commands(commands, common)
     add_audit_command(commands, common)
     return parser

@@ -11,7 +11,7 @@
     plan-studio token                           the shared admin token, 'default' (made if there is none)
     plan-studio token create NAME [--role R]    an agent's own token (printed once); token list | revoke NAME
     plan-studio audit [--since TIME] [--json]   the audit: who did what, when and why (_cli_audit)
-    plan-studio mcp-server [--studio-url URL]   the review inbox as an MCP server on stdio
+    plan-studio mcp-server [--studio-url URL] [--token-file FILE]   the review inbox as an MCP server on stdio
 
 Every command also takes ``--tools FILE_OR_MODULE`` (your Python tools) and ``--mcp
 COMMAND_OR_URL`` (an MCP server's tools), both repeatable. A command refuses to run when one
@@ -47,6 +47,7 @@ from ._cli_log import note_loading, plan_logged
 from ._cli_approval import approve_on_terminal, approved_up_front, nobody_to_ask
 from ._cli_args import parser as _parser
 from ._cli_audit import cmd_audit
+from ._cli_mcp import cmd_mcp_server
 from ._cli_runs import cmd_rerun, cmd_resume, cmd_runs, cmd_worker, run_recorded
 from ..workbench._services import Services, build_services
 from ..workbench import plan_for_goal, replanned
@@ -312,13 +313,6 @@ def _cmd_token(args: argparse.Namespace, services: Services) -> int:
     return 0
 
 
-def _cmd_mcp_server(args: argparse.Namespace, services: Services) -> int:
-    from ..mcp import make_mcp_server
-
-    make_mcp_server(services, args.studio_url).run("stdio")
-    return 0
-
-
 def _cmd_policy(args: argparse.Namespace, services: Services) -> int:
     """``plan-studio policy check FILE``: the rules in order, or the error with its line."""
     try:
@@ -339,7 +333,7 @@ def _cmd_policy(args: argparse.Namespace, services: Services) -> int:
 
 _RUNNING = {"run", "resume", "rerun", "worker"}
 _COMMANDS = {"plan": _cmd_plan, "policy": _cmd_policy, "validate": _cmd_validate, "run": _cmd_run, "replan": _cmd_replan,
-             "token": _cmd_token, "mcp-server": _cmd_mcp_server, "audit": cmd_audit, "runs": cmd_runs, "worker": cmd_worker,
+             "token": _cmd_token, "mcp-server": cmd_mcp_server, "audit": cmd_audit, "runs": cmd_runs, "worker": cmd_worker,
              "resume": lambda args, services: cmd_resume(args, services, _step_line, _summary),
              "rerun": lambda args, services: cmd_rerun(args, services, _step_line, _summary)}
 

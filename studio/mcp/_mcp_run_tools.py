@@ -1,9 +1,10 @@
 """The MCP server's tools for a pause for a person: ``waiting_steps`` and ``decide_step``.
 
 The MCP server is a process of its own (stdio), while a run that waits lives in the studio's
-process; so these tools ask the studio over its review API (``_run_decisions_api``), with the
-token from the shared data folder: the decision goes through the same ``workbench.decide_step``
-as the page's Approve, and the studio's origin and token rules apply.
+process; so these tools ask the studio over its review API (``_run_decisions_api``) with the
+agent's own token as the Bearer token (or, given none, the shared admin token of the data folder,
+the local user's): the decision goes through the same ``workbench.decide_step`` as the page's
+Approve, names the token's agent, and the studio's origin, token and role rules apply.
 """
 
 from __future__ import annotations
@@ -26,14 +27,14 @@ __all__ = ["add_run_tools"]
 _TIMEOUT_SECONDS = 30.0
 
 
-def add_run_tools(server: MCPServer, services: Services, studio_url: str) -> None:
+def add_run_tools(server: MCPServer, services: Services, studio_url: str, *, token: str | None = None) -> None:
     base = studio_url.rstrip("/")
 
     def ask(method: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
-        token = ensure_token(services.settings.data_dir)
+        bearer = token if token is not None else ensure_token(services.settings.data_dir)
         data = None if body is None else json.dumps(body).encode()
         request = urllib.request.Request(f"{base}{path}", data=data, method=method,
-                                         headers={"Authorization": f"Bearer {token}",
+                                         headers={"Authorization": f"Bearer {bearer}",
                                                   "Content-Type": "application/json"})
         try:
             with urllib.request.urlopen(request, timeout=_TIMEOUT_SECONDS) as answer:

@@ -1,6 +1,11 @@
 """The studio as an MCP server: an agent in any MCP client asks a person to review its plan.
 
-    plan-studio mcp-server [--studio-url URL]      (stdio; writes to the studio's own store)
+    plan-studio mcp-server [--studio-url URL] [--token-file FILE]   (stdio; the studio's own store)
+
+The server acts as the agent whose token it is given (``--token-file`` or ``PLAN_STUDIO_TOKEN``,
+never on the command line): its submissions are ``submitted_by`` that agent, its decisions and
+their audit rows name it, and a token without the role is refused as a tool error naming the
+role. Without a token it acts as the local user (an admin), as the command line does.
 
 Also ``waiting_steps`` and ``decide_step`` (``_mcp_run_tools``): a run's steps that wait for a
 person, and the decision on one. Two review tools: ``submit_plan_for_review`` stores the plan as a pending review and answers its id and
@@ -25,11 +30,12 @@ from mcp.server.stdio import stdio_server
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
 
-from core import PlanStudioError
+from core import LOCAL_ACTOR, Actor, PlanStudioError
 
 from ._mcp_deep_lines import DeepCallLines
 from ._mcp_run_tools import add_run_tools
 from ..workbench import MAX_WAIT_SECONDS, review_link, review_view, submit_review
+from ..workbench._agent_tokens import actor_for_bearer
 from ..workbench._services import Services
 
 __all__ = ["DEFAULT_STUDIO_URL", "make_mcp_server"]
@@ -77,13 +83,19 @@ class _ReviewServer(MCPServer):
                               structured_content=created)
 
 
-def make_mcp_server(services: Services, studio_url: str = DEFAULT_STUDIO_URL) -> MCPServer:
-    """The MCP server over ``services``' store; review links point at ``studio_url``."""
+def make_mcp_server(services: Services, studio_url: str = DEFAULT_STUDIO_URL, *,
+                    token: str | None = None) -> MCPServer:
+    """The MCP server over ``services``' store; review links point at ``studio_url``. With
+    ``token`` (an agent's API token) every tool acts as that agent; without, as the local user."""
     def link(review_id: str) -> str:
         return review_link(studio_url, review_id)
 
+    def actor() -> Actor:
+        # Looked up on every call: a token revoked while the server runs stops working at once.
+        return LOCAL_ACTOR if token is None else actor_for_bearer(services, f"Bearer {token}")
+
     def submit(body: dict[str, Any]) -> dict[str, Any]:
-        review = submit_review(services, body, channel="mcp")
+        review = submit_review(services, body, actor=actor(), channel="mcp")
         return {"id": review.id, "status": review.status, "url": link(review.id)}
 
     server = _ReviewServer(submit)
@@ -127,13 +139,14 @@ def make_mcp_server(services: Services, studio_url: str = DEFAULT_STUDIO_URL) ->
         """
         deadline = time.monotonic() + min(max(wait_seconds, 0.0), MAX_WAIT_SECONDS)
         try:
+            reader = await asyncio.to_thread(actor)
             while (await asyncio.to_thread(services.store.review_status, review_id) == "pending"
                    and time.monotonic() < deadline):
                 await asyncio.sleep(min(_POLL_SECONDS, max(deadline - time.monotonic(), 0.0)))
             review = await asyncio.to_thread(services.store.get_review, review_id)
-            return review_view(services, review, url=link(review_id))
+            return review_view(services, review, url=link(review_id), actor=reader)
         except PlanStudioError as exc:
             raise ToolError(str(exc)) from None
 
-    add_run_tools(server, services, studio_url)
+    add_run_tools(server, services, studio_url, token=token)
     return server

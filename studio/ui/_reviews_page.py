@@ -4,6 +4,10 @@ page to edit it, then approve or reject it there.
 Agents send plans over HTTP (``POST /api/reviews``) or MCP while the page is open, so a small
 fragment looks at the counts every ``WATCH_SECONDS`` and redraws the page when they change.
 A link ``/reviews?review=ID`` (what the API answers) opens that review straight away.
+
+The list is paged (``PAGE_SIZE`` a page, pending first, newest first; filtered by status and
+agent): a draw reads one tally of the statuses, the agents' names and one page of summaries,
+whatever the number of reviews (1,000 pending draw as fast as 10; ``benchmarks/reviews_page.py``).
 """
 
 from __future__ import annotations
@@ -20,10 +24,12 @@ from ..workbench._services import Services
 from ._session import get_services
 from ._text import md_escape
 
-__all__ = ["LIST_LIMIT", "WATCH_SECONDS", "reviews_page"]
+__all__ = ["PAGE_SIZE", "WATCH_SECONDS", "reviews_page"]
 
 WATCH_SECONDS = 1.0
-LIST_LIMIT = 200
+PAGE_SIZE = 50
+AGENTS_LISTED = 500  # the agent filter's choices, at most
+_STATUSES = ("all", "pending", "approved", "rejected")
 _STATUS_COLOUR = {"pending": "orange", "approved": "green", "rejected": "red"}
 
 
@@ -40,20 +46,64 @@ def reviews_page() -> None:
     if message is not None:
         getattr(st, message[0])(md_escape(message[1]))
     with actions.shown("list the reviews"):
-        counts = _counts(services)
+        tally = services.store.review_tally()
+        counts = _totals(tally)
         st.session_state[ReviewKeys.SEEN] = counts
         total, pending = counts
         if not total:
             st.info("No reviews yet. When an agent sends a plan, it appears here.")
         else:
-            st.caption(f"{pending} pending · {total} in all; pending first, newest first")
-        for summary in services.store.list_reviews(limit=LIST_LIMIT):
-            _card(summary)
+            st.caption(f"{pending:,} pending · {total:,} in all; pending first, newest first")
+            _listing(services, tally)
     _watch()
 
 
+def _totals(tally: dict[str, int]) -> tuple[int, int]:
+    return sum(tally.values()), tally.get("pending", 0)
+
+
 def _counts(services: Services) -> tuple[int, int]:
-    return services.store.count_reviews(), services.store.count_reviews("pending")
+    return _totals(services.store.review_tally())
+
+
+def _to_page(page: int) -> None:
+    st.session_state[ReviewKeys.PAGE] = page
+
+
+def _listing(services: Services, tally: dict[str, int]) -> None:
+    """The filters, one page of review cards, and the pager."""
+    agents = services.store.review_agents(limit=AGENTS_LISTED)
+    if st.session_state.get(ReviewKeys.AGENT) not in (None, *agents):
+        st.session_state[ReviewKeys.AGENT] = None  # an agent no longer there: all agents
+    by_status, by_agent = st.columns(2)
+    status = by_status.selectbox("Status", _STATUSES, key=ReviewKeys.STATUS, on_change=_to_page, args=(0,),
+                                 format_func=lambda s: "all statuses" if s == "all" else s)
+    agent = by_agent.selectbox("Agent", [None, *agents], key=ReviewKeys.AGENT, on_change=_to_page, args=(0,),
+                               format_func=lambda a: "all agents" if a is None else a)
+    kept_tally = tally if agent is None else services.store.review_tally(agent=agent)
+    kept = sum(kept_tally.values()) if status == "all" else kept_tally.get(status, 0)
+    if not kept:
+        st.info("No reviews match these filters.")
+        return
+    last = (kept - 1) // PAGE_SIZE
+    page = min(max(int(st.session_state.get(ReviewKeys.PAGE) or 0), 0), last)
+    st.session_state[ReviewKeys.PAGE] = page
+    for summary in services.store.list_reviews(None if status == "all" else status, agent=agent,
+                                               limit=PAGE_SIZE, offset=page * PAGE_SIZE):
+        _card(summary)
+    if last == 0:
+        return
+    first_b, back, where, ahead, last_b = st.columns([1, 1, 3, 1, 1], vertical_alignment="center")
+    first_b.button("First", key="reviews.page.first", on_click=_to_page, args=(0,), disabled=page == 0,
+                   icon=":material/first_page:", width="stretch")
+    back.button("Previous", key="reviews.page.previous", on_click=_to_page, args=(page - 1,), disabled=page == 0,
+                icon=":material/chevron_left:", width="stretch")
+    where.caption(f"Page {page + 1} of {last + 1} · reviews {page * PAGE_SIZE + 1:,}–"
+                  f"{min((page + 1) * PAGE_SIZE, kept):,} of {kept:,}")
+    ahead.button("Next", key="reviews.page.next", on_click=_to_page, args=(page + 1,), disabled=page == last,
+                 icon=":material/chevron_right:", width="stretch")
+    last_b.button("Last", key="reviews.page.last", on_click=_to_page, args=(last,), disabled=page == last,
+                  icon=":material/last_page:", width="stretch")
 
 
 @st.fragment(run_every=WATCH_SECONDS)

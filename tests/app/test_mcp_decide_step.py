@@ -29,10 +29,14 @@ def _free_port() -> int:
 
 
 @pytest.fixture
-def studio(tmp_path: Path):
+def port() -> int:
+    return _free_port()
+
+
+@pytest.fixture
+def studio(tmp_path: Path, port: int):
     services = build_services(Settings(data_dir=tmp_path / "data", today=TODAY, approve_writes=True))
     bench, marked = run_until_a_marked_step_waits(services)
-    port = _free_port()
     server = uvicorn.Server(uvicorn.Config(Starlette(routes=run_routes(lambda: services)), host="127.0.0.1", port=port,
                                            log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
@@ -90,3 +94,61 @@ def test_an_agent_approves_its_edit_of_the_arguments_and_sees_who_approved(studi
     assert join_stored_run(services, bench.run.id, timeout=60)
     stored = services.store.load_run(bench.run.id)
     assert stored.steps[marked].status == StepStatus.succeeded and stored.steps[marked].arguments == edited
+
+
+def _client_as(services, studio_url: str, token: str, script):
+    """Run ``script(session)`` against ``plan-studio mcp-server`` over stdio (the SDK's client),
+    holding ``token`` in PLAN_STUDIO_TOKEN, on ``services``' data folder."""
+    import os
+    import sys
+
+    from mcp import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    root = Path(__file__).resolve().parents[2]
+    params = StdioServerParameters(
+        command=sys.executable, cwd=str(root),
+        env={**os.environ, "PLAN_STUDIO_DATA_DIR": str(services.settings.data_dir), "PLAN_STUDIO_TOKEN": token},
+        args=["-m", "studio.cli._main", "mcp-server", "--studio-url", studio_url])
+
+    async def session_run():
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                return await script(session)
+    return run_apart(session_run())
+
+
+def test_an_agent_decides_over_mcp_as_itself_and_a_viewer_is_refused(studio, port: int) -> None:
+    """Issue 27: the MCP server sends the agent's own token; a viewer's decision is a tool error
+    naming the role it needs, an approver agent's decision names that agent."""
+    from core import LOCAL_ACTOR, Role
+    from studio.workbench._agent_tokens import create_token
+
+    server, bench, marked, services = studio
+    url = f"http://127.0.0.1:{port}"
+    _, viewer = create_token(services, "watcher", role=Role.viewer, actor=LOCAL_ACTOR)
+    _, approver = create_token(services, "gatekeeper", role=Role.approver, actor=LOCAL_ACTOR)
+
+    async def try_to_approve(session):
+        listed = await session.call_tool("waiting_steps", {"run_id": bench.run.id})
+        assert not listed.is_error, listed.content
+        [waiting] = _structured(listed)["waiting"]
+        return await session.call_tool("decide_step", {"run_id": bench.run.id, "step_id": marked, "approve": True,
+                                                       "shown_hash": waiting["shown_hash"]})
+
+    refused = _client_as(services, url, viewer, try_to_approve)
+    assert refused.is_error and "needs the approver role" in refused.content[0].text
+    assert "agent:watcher" in refused.content[0].text
+    assert bench.run.steps[marked].status == StepStatus.waiting  # nothing decided
+
+    decided = _client_as(services, url, approver, try_to_approve)
+    assert not decided.is_error, decided.content
+    [approval] = _structured(decided)["approvals"]
+    assert (approval["actor_id"], approval["channel"]) == ("agent:gatekeeper", "mcp")
+    assert join_stored_run(services, bench.run.id, timeout=60)
+    stored = services.store.load_run(bench.run.id)
+    assert stored.steps[marked].status == StepStatus.succeeded
+    assert stored.steps[marked].decision.actor_id == "agent:gatekeeper"
+    events = [e for e in services.store.audit.query().events if e.action == "step.decided"]
+    assert [e.actor_id for e in events] == ["agent:gatekeeper"]

@@ -125,3 +125,72 @@ def test_mcp_and_http_read_a_submission_alike(tmp_path: Path) -> None:
     assert [r.is_error for r in over_mcp] == [True] * 8 + [False]
     with PlanStore(served.data_dir / "studio.sqlite3") as store:
         assert {(r.agent, r.goal) for r in store.list_reviews()} == {("[3]", "list Berlin facilities")}
+
+
+def _agent_token(data_dir: Path, name: str, role: str) -> str:
+    """An agent's own token, made as ``plan-studio token create`` makes it (the local admin)."""
+    from core import LOCAL_ACTOR, Role, Settings
+    from studio.workbench._agent_tokens import create_token
+    from studio.workbench._services import build_services
+
+    _, token = create_token(build_services(Settings(data_dir=data_dir)), name, role=Role.parse(role), actor=LOCAL_ACTOR)
+    return token
+
+
+def test_an_agent_submits_over_mcp_as_itself_with_its_own_token(tmp_path: Path) -> None:
+    """Issue 27: the MCP server acts as the agent whose token it holds (``--token-file``): the
+    review is submitted_by that agent and its audit row names it; a viewer's token (from
+    PLAN_STUDIO_TOKEN) may not submit, and the tool error names the role."""
+    data_dir = tmp_path / "data"
+    token_file = tmp_path / "bot.token"
+    token_file.write_text(_agent_token(data_dir, "bot-7", "reviewer") + "\n")
+    viewer = _agent_token(data_dir, "watcher", "viewer")
+
+    async def submit(session: ClientSession) -> Any:
+        return await session.call_tool("submit_plan_for_review", {"plan": PLAN, "agent": "mcp-bot"})
+
+    server = _server(data_dir)
+    with_file = StdioServerParameters(command=server.command, cwd=server.cwd, env=server.env,
+                                      args=[*server.args, "--token-file", str(token_file)])
+
+    async def as_file_agent() -> Any:
+        async with stdio_client(with_file) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                sent = await submit(session)
+                read_back = await session.call_tool("get_review", {"review_id": sent.structured_content["id"]})
+                return sent, read_back
+
+    sent, read_back = run_apart(as_file_agent())
+    assert not sent.is_error, sent.content
+    assert read_back.structured_content["submitted_by"] == "agent:bot-7"
+    with PlanStore(data_dir / "studio.sqlite3") as store:
+        [review] = store.list_reviews()
+        assert store.get_review(review.id).submitted_by == "agent:bot-7"
+        [event] = [e for e in store.audit.query().events if e.action == "review.submitted"]
+        assert (event.actor_id, event.channel) == ("agent:bot-7", "mcp")
+
+    as_viewer = StdioServerParameters(command=server.command, cwd=server.cwd, args=server.args,
+                                      env={**server.env, "PLAN_STUDIO_TOKEN": viewer})
+
+    async def as_viewer_agent() -> Any:
+        async with stdio_client(as_viewer) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                return await submit(session)
+
+    refused = run_apart(as_viewer_agent())
+    assert refused.is_error
+    assert "agent:watcher" in refused.content[0].text and "needs the reviewer role" in refused.content[0].text
+    with PlanStore(data_dir / "studio.sqlite3") as store:
+        assert len(store.list_reviews()) == 1  # nothing stored for the refused one
+
+
+def test_an_unreadable_token_file_is_an_error_naming_it(tmp_path: Path) -> None:
+    import subprocess
+
+    missing = tmp_path / "nope.token"
+    done = subprocess.run([sys.executable, "-m", "studio.cli._main", "mcp-server", "--token-file", str(missing)],
+                          cwd=ROOT, env={**os.environ, "PLAN_STUDIO_DATA_DIR": str(tmp_path / "data")},
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and f"--token-file {missing}" in done.stderr and "Traceback" not in done.stderr

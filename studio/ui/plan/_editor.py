@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 import streamlit as st
 
-from core import (Plan, Problem, Run, add_dependency, add_step, delete_step, dependents_of,
+from core import (Plan, Role, Problem, Run, add_dependency, add_step, delete_step, dependents_of,
                   diff_plans, duplicate_step, remove_dependency, steps_deleted_with)
 
 from .. import _actions as actions
@@ -21,6 +21,7 @@ from ... import workbench as wb
 from ._graph import show_graph
 from ...workbench._services import Services
 from .._state import Keys, bench
+from .._roles import role_gate
 from .._text import md_escape
 from ...workbench import Outcome, Workbench
 
@@ -182,20 +183,25 @@ def editor_toolbar(services: Services, plan: Plan) -> None:
         selected = None
     kept = actions.history()
     add, delete, duplicate, undo_button, redo_button = st.columns(5)
+    edit = "edit the plan"
     add.button("Add step", key="editor.add", icon=":material/add_box:", on_click=_open_picker, width="stretch",
-               help="Pick a tool from the registry; the new step goes at the end.")
+               **role_gate(Role.reviewer, edit, help="Pick a tool from the registry; the new step goes at the end."))
     delete.button("Delete step", key="editor.delete_step", icon=":material/delete:", width="stretch",
-                  on_click=request_delete, args=(selected,), disabled=selected is None,
-                  help="Deletes the selected step (or press Delete in the graph).")
+                  on_click=request_delete, args=(selected,),
+                  **role_gate(Role.reviewer, edit, disabled=selected is None,
+                              help="Deletes the selected step (or press Delete in the graph)."))
     duplicate.button("Duplicate", key="editor.duplicate", icon=":material/content_copy:", width="stretch",
-                     on_click=_duplicate, args=(selected,), disabled=selected is None,
-                     help="A copy of the selected step, right after it.")
+                     on_click=_duplicate, args=(selected,),
+                     **role_gate(Role.reviewer, edit, disabled=selected is None,
+                                 help="A copy of the selected step, right after it."))
     undo_button.button("Undo", key="editor.undo", icon=":material/undo:", on_click=undo, width="stretch",
-                       disabled=not kept.can_undo,
-                       help=f"Undo: {kept.undo_label} (Ctrl+Z in the graph)" if kept.can_undo else "Nothing to undo")
+                       **role_gate(Role.reviewer, edit, disabled=not kept.can_undo,
+                                   help=f"Undo: {kept.undo_label} (Ctrl+Z in the graph)" if kept.can_undo
+                                   else "Nothing to undo"))
     redo_button.button("Redo", key="editor.redo", icon=":material/redo:", on_click=redo, width="stretch",
-                       disabled=not kept.can_redo,
-                       help=f"Redo: {kept.redo_label} (Ctrl+Shift+Z in the graph)" if kept.can_redo else "Nothing to redo")
+                       **role_gate(Role.reviewer, edit, disabled=not kept.can_redo,
+                                   help=f"Redo: {kept.redo_label} (Ctrl+Shift+Z in the graph)" if kept.can_redo
+                                   else "Nothing to redo"))
     if st.session_state[Keys.EDITOR_ADDING]:
         _tool_picker(services)
     pending: str | None = st.session_state[Keys.EDITOR_DELETE]

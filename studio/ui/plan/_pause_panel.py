@@ -15,12 +15,13 @@ from typing import Any
 
 import streamlit as st
 
-from core import Run
+from core import Role, Run
 
 from .. import _actions as actions
 from ... import workbench as wb
 from ...workbench._services import Services
 from .._session import get_services
+from .._roles import role_gate, role_note
 from .._text import md_escape
 
 __all__ = ["pause_panel"]
@@ -97,17 +98,24 @@ def pause_panel(services: Services, run: Run) -> None:
                 st.dataframe(rows, hide_index=True, width="stretch", key=f"plan.pause.{step.step_id}.arguments")
             else:
                 st.caption("No arguments.")
+            doing = "approve or reject a waiting step"
             with st.expander("Edit the arguments before approving", key=f"plan.pause.{step.step_id}.editing"):
                 st.text_area("Arguments (JSON)", value=_shown_json(step.arguments), key=_edit_key(step.step_id),
-                             height=160, help="What you approve is what runs: the edit is checked against "
-                                              "the tool's schema and recorded beside the original.")
+                             height=160, **role_gate(Role.approver, doing,
+                                                     help="What you approve is what runs: the edit is checked "
+                                                          "against the tool's schema and recorded beside the original."))
             st.selectbox("Scope", list(_SCOPES), format_func=_SCOPES.__getitem__,
-                         key=f"plan.pause.{step.step_id}.scope")
+                         key=f"plan.pause.{step.step_id}.scope", **role_gate(Role.approver, doing))
             approve, reject = st.columns(2)
             approve.button("Approve and run", key=f"plan.pause.{step.step_id}.approve", type="primary",
                            icon=":material/check:", on_click=_decide,
                            args=(run.id, step.step_id, True, step.shown_hash, step.arguments),
-                           help="Runs this step with exactly these arguments (or your edit of them).")
+                           **role_gate(Role.approver, doing,
+                                       help="Runs this step with exactly these arguments (or your edit of them)."))
             reject.button("Reject", key=f"plan.pause.{step.step_id}.reject", icon=":material/block:",
                           on_click=_decide, args=(run.id, step.step_id, False, step.shown_hash, step.arguments),
-                          help="The step does not run; the steps that depend on it are skipped.")
+                          **role_gate(Role.approver, doing,
+                                      help="The step does not run; the steps that depend on it are skipped."))
+            needs = role_note(Role.approver, doing)
+            if needs is not None:
+                st.caption(md_escape(needs))

@@ -14,7 +14,7 @@ from typing import Any
 import pyarrow as pa
 import streamlit as st
 
-from core import EXPLAINED, FINISHED, Plan, Problem, Run, RunProgress, StepRun, StepStatus
+from core import EXPLAINED, FINISHED, Plan, Problem, Role, Run, RunProgress, StepRun, StepStatus
 from core.formats import SAY_TOOL
 
 from .. import _actions as actions
@@ -35,6 +35,7 @@ from ._resume_panel import resume_panel
 from ._review_bar import review_bar
 from ...workbench._services import Services
 from .._state import Keys, PERSIST, SavedRef, bench
+from .._roles import role_gate, role_note
 from .._text import md_escape
 
 __all__ = ["plan_page"]
@@ -65,7 +66,7 @@ def plan_page() -> None:
                 "empty plan. The plan appears as a graph beside its JSON; review or edit it, approve it, then "
                 "run it step by step.")
         st.button("Start an empty plan", key="editor.empty", icon=":material/add_circle:",
-                  on_click=editor.start_empty_plan)
+                  on_click=editor.start_empty_plan, **role_gate(Role.reviewer, "start a plan"))
         formats_panel(services, None)
         return
     services = review_services(services)  # reviewing an agent's plan: its own tools count too
@@ -80,7 +81,7 @@ def _goal_form(services: Services) -> None:
                  placeholder="e.g. Get contaminated shipments from Berlin facilities")
     button, about = st.columns([1, 8], vertical_alignment="center")
     button.button("Plan", key="plan.make", type="primary", on_click=unsaved.plan_goal,
-                  icon=":material/auto_awesome:")
+                  icon=":material/auto_awesome:", **role_gate(Role.reviewer, "make a plan"))
     planner = services.planner_name
     if planner == "llm":
         planner += f" ({services.settings.model})"
@@ -112,7 +113,8 @@ def _plan_view(services: Services, plan: Plan) -> None:
             inspector(services, plan, run)
     with json_column:
         st.text_area("Plan JSON", key=Keys.JSON, height=GRAPH_MIN_HEIGHT, on_change=actions.edit_json, persist_state=PERSIST,
-                     help="Edit the plan here; the graph follows every valid change.")
+                     **role_gate(Role.reviewer, "edit the plan",
+                                 help="Edit the plan here; the graph follows every valid change."))
         error = bench().json_error
         if error:
             st.error(md_escape(f"Not applied: {error}. Your text is kept; the graph shows the last "
@@ -189,23 +191,29 @@ def _actions_bar(plan: Plan, errors: list[Problem], blocker: str | None) -> None
     approved = actions.is_approved(plan) and not blocked
     saved: SavedRef | None = bench().saved
     approve, run_next, run_all, save, note = st.columns([1.1, 1.3, 1, 1, 3], vertical_alignment="bottom")
-    approve.button("Approve", key="plan.approve", on_click=compare.request_approve,
-                   disabled=blocked or bool(errors) or approved, icon=":material/verified:", width="stretch")
+    approve.button("Approve", key="plan.approve", on_click=compare.request_approve, icon=":material/verified:",
+                   width="stretch", **role_gate(Role.reviewer, "approve the plan to run",
+                                                disabled=blocked or bool(errors) or approved))
     run_next.button("Run next step", key="plan.run_next", on_click=actions.request_run, args=("next",),
-                    disabled=not approved, icon=":material/skip_next:", width="stretch")
+                    icon=":material/skip_next:", width="stretch",
+                    **role_gate(Role.reviewer, "run the plan", disabled=not approved))
     run_all.button("Run all", key="plan.run_all", on_click=actions.request_run, args=("all",),
-                   disabled=not approved, type="primary" if approved else "secondary",
-                   icon=":material/play_arrow:", width="stretch")
-    save.button("Save", key="plan.save", on_click=actions.save, disabled=blocked, icon=":material/save:",
-                width="stretch")
+                   type="primary" if approved else "secondary", icon=":material/play_arrow:", width="stretch",
+                   **role_gate(Role.reviewer, "run the plan", disabled=not approved))
+    save.button("Save", key="plan.save", on_click=actions.save, icon=":material/save:", width="stretch",
+                **role_gate(Role.reviewer, "save the plan", disabled=blocked))
     note.text_input("Version note", key=Keys.SAVE_MESSAGE, persist_state=PERSIST,
-                    placeholder="Version note (optional)", label_visibility="collapsed")
+                    placeholder="Version note (optional)", label_visibility="collapsed",
+                    **role_gate(Role.reviewer, "save the plan"))
 
     compare.approve_diff_panel(plan)
     if bench().confirm_new_run is not None:
         _confirm_new_run()
 
-    if blocked:
+    needs = role_note(Role.reviewer, "approve, run, save or edit the plan")
+    if needs is not None:
+        reason = f"Approve, Run, Save and editing are disabled. {md_escape(needs)}"
+    elif blocked:
         reason = (f"Approve, Run and Save are disabled. {md_escape(blocker)}: they would act on the plan the "
                   "graph shows, not the text in the panel.")
     elif errors:
@@ -258,11 +266,12 @@ def _live_run(plan: Plan, errors: list[Problem], lineage: str | None) -> None:
         if progress.answer:
             st.markdown(md_escape(progress.answer))
     stop, cancel, note = st.columns([1, 1, 4], vertical_alignment="center")
-    stop.button("Stop", key="plan.stop", on_click=actions.stop_run, disabled=progress.stopping,
-                icon=":material/stop:", width="stretch",
-                help="Stop after the step running now; the steps not started stay pending.")
-    cancel.button("Cancel", key="plan.cancel", on_click=actions.cancel_run, icon=":material/cancel:",
-                  width="stretch", help="End the run now: steps running are marked cancelled; what finished is kept.")
+    stop.button("Stop", key="plan.stop", on_click=actions.stop_run, icon=":material/stop:", width="stretch",
+                **role_gate(Role.reviewer, "stop a run", disabled=progress.stopping,
+                            help="Stop after the step running now; the steps not started stay pending."))
+    cancel.button("Cancel", key="plan.cancel", on_click=actions.cancel_run, icon=":material/cancel:", width="stretch",
+                  **role_gate(Role.reviewer, "cancel a run",
+                              help="End the run now: steps running are marked cancelled; what finished is kept."))
     note.caption("Stopping after the current step…" if progress.stopping else
                  "The run is stored as it goes: a restart of the studio loses nothing that finished.")
     if plan.steps:

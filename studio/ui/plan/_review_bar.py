@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core import Plan
+from core import Plan, Role
 from core import step_label
 from core.storage import Review, step_decisions
 
@@ -13,6 +13,7 @@ from .. import _actions as actions
 from .._review_actions import ReviewKeys, approval_blocker, close_review, decide, open_review_id
 from ...workbench._services import Services
 from .._state import PERSIST, bench
+from .._roles import role_gate, role_note
 from .._text import md_escape
 
 __all__ = ["review_bar"]
@@ -37,19 +38,22 @@ def review_bar(services: Services) -> None:
                 st.markdown(f"Comment: {md_escape(review.comment)}")
             st.button("Close review", key="review.close", on_click=close_review, icon=":material/close:")
             return
+        decide_gate = role_gate(Role.approver, "approve or reject a review")
         st.text_input("Comment for the agent", key=ReviewKeys.COMMENT, persist_state=PERSIST,
-                      placeholder="Optional: why you approved or rejected it, what you changed")
+                      placeholder="Optional: why you approved or rejected it, what you changed", **decide_gate)
         # The gate of Approve; decide() checks it again, for a click sent before this was drawn.
         blocker = approval_blocker(services)
         approve, reject, close, note = st.columns([1.4, 1, 1, 3], vertical_alignment="center")
         approve.button("Approve review", key="review.approve", type="primary", on_click=decide,
-                       args=(review.id, True), disabled=blocker is not None, icon=":material/task_alt:",
-                       width="stretch")
+                       args=(review.id, True), icon=":material/task_alt:", width="stretch",
+                       **role_gate(Role.approver, "approve or reject a review", disabled=blocker is not None))
         reject.button("Reject", key="review.reject", on_click=decide, args=(review.id, False),
-                      icon=":material/block:", width="stretch")
+                      icon=":material/block:", width="stretch", **decide_gate)
         close.button("Later", key="review.close", on_click=close_review, icon=":material/schedule:",
                      width="stretch", help="Leave the review pending; it stays in Reviews.")
-        note.caption("Approve sends the plan as it is in the editor, your edits included, and saves it "
+        needs = role_note(Role.approver, "approve or reject a review")
+        note.caption(md_escape(needs) if needs is not None else
+                     "Approve sends the plan as it is in the editor, your edits included, and saves it "
                      "as a version." + (md_escape(f" {blocker}.") if blocker is not None else ""))
         _changes(review)
 
