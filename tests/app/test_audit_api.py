@@ -60,7 +60,8 @@ def test_a_review_submitted_and_decided_and_a_run_decided_and_ended_are_on_recor
     assert wb.join_stored_run(services, run.id, timeout=60)
 
     [submitted] = _events(client, auth, action="review.submitted")
-    assert submitted["actor"] == {"id": "agent:ci-bot", "kind": "agent", "name": "ci-bot"}
+    # Who called is the token's holder (here the shared token, "default"); the agent it names is the subject.
+    assert submitted["actor"]["id"] == "agent:default" and submitted["actor"]["kind"] == "agent"
     assert submitted["channel"] == "api" and submitted["subject"] == {"review": review_id, "agent": "ci-bot"}
     assert submitted["detail"]["steps"] == len(run.plan.steps) and submitted["detail"]["format"] == "native"
     [review] = _events(client, auth, action="review.decided")
@@ -68,7 +69,8 @@ def test_a_review_submitted_and_decided_and_a_run_decided_and_ended_are_on_recor
     assert review["detail"]["approve"] is True and review["detail"]["comment"] == "fine <b>by me</b>"
     [step] = _events(client, auth, action="step.decided")
     tool = run.plan.step(marked).tool
-    assert step["subject"] == {"run": run.id, "step": marked, "tool": tool} and step["channel"] == "api"
+    assert step["subject"] == {"run": run.id, "step": marked, "tool": tool, "agent": "agent:default"}
+    assert step["channel"] == "api"
     assert step["detail"]["approve"] is True and step["detail"]["arguments_hash"] == shown["arguments_hash"]
     for_run = [e["action"] for e in _events(client, auth, run=run.id)]
     # Newest first: it ended; the decision; it stopped held for it; it started.
