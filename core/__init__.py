@@ -117,9 +117,9 @@ __all__ = [
 __all__ += ["declared_tool", "ToolDefinition", "Effects", "READ_ONLY", "IDEMPOTENT", "ADDITIVE", "DESTRUCTIVE",
             "UNKNOWN", "ToolOverride", "overrides_from_json", "parse_tool_definitions", "with_declared_tools"]
 # The data folder and its files, private to the user (kept apart to merge cleanly).
-from ._private_files import private_file, private_folder, private_sqlite, tighten_file  # noqa: E402
+from ._private_files import private_file, private_folder, private_secret, private_sqlite, tighten_file  # noqa: E402
 
-__all__ += ["private_file", "private_folder", "private_sqlite", "tighten_file"]
+__all__ += ["private_file", "private_folder", "private_secret", "private_sqlite", "tighten_file"]
 # What each step status means, one table (kept apart to merge cleanly).
 __all__ += ["STATUS_TABLE", "StatusTraits", "FINISHED", "RUNNABLE", "BLOCKING", "RAN", "EXPLAINED", "CUT_OFF", "GOING",
             "RESUMABLE", "REPORT_ORDER"]

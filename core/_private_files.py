@@ -14,12 +14,15 @@ the studio's to change. Only POSIX has these modes; elsewhere these are plain ``
 from __future__ import annotations
 
 import os
+import secrets
 import stat
 from pathlib import Path
+from typing import Callable
 
 from ._errors import StorageError
 
-__all__ = ["FILE_MODE", "FOLDER_MODE", "private_file", "private_folder", "private_sqlite", "tighten_file"]
+__all__ = ["FILE_MODE", "FOLDER_MODE", "private_file", "private_folder", "private_secret", "private_sqlite",
+           "tighten_file"]
 
 FOLDER_MODE = 0o700
 FILE_MODE = 0o600
@@ -69,6 +72,44 @@ def private_sqlite(path: Path) -> Path:
         for suffix in _SQLITE_COMPANIONS:
             _tighten(path.with_name(path.name + suffix), FILE_MODE, files_only=True)
     return path
+
+
+def private_secret(path: Path, make: Callable[[], str], what: str) -> str:
+    """The text of the secret file at ``path`` (stripped), made from ``make()`` with mode 0600
+    if there is none yet: the API token, the link secret. Made in a private temporary file and
+    linked into place, so two processes starting at once agree on one secret and nobody ever
+    reads a half-written one. ``StorageError`` names ``what`` when it cannot be read or made."""
+    path = Path(path).expanduser()
+    try:
+        text = _read_secret(path, what)
+        tighten_file(path)  # one an older version, or a copy, left readable by others
+        return text
+    except FileNotFoundError:
+        pass
+    try:
+        private_folder(path.parent, tighten_files=False)
+        draft = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
+        fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+        with os.fdopen(fd, "w", encoding="ascii") as out:
+            out.write(make() + "\n")
+        try:
+            os.link(draft, path)
+        except FileExistsError:
+            pass  # another process made it first: theirs is the secret
+        finally:
+            draft.unlink()
+        return _read_secret(path, what)
+    except OSError as exc:
+        raise StorageError(f"cannot make {what} in {path.parent}: {exc.strerror or exc}") from exc
+
+
+def _read_secret(path: Path, what: str) -> str:
+    try:
+        return path.read_text(encoding="ascii").strip()
+    except FileNotFoundError:
+        raise
+    except (OSError, UnicodeDecodeError) as exc:
+        raise StorageError(f"cannot read {what} {path}: {exc}") from exc
 
 
 def tighten_file(path: Path) -> None:

@@ -22,14 +22,13 @@ import binascii
 import hashlib
 import hmac
 import json
-import os
 import secrets
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from core import LinkRefused, StorageError, private_folder, tighten_file
+from core import LinkRefused, StorageError, private_secret
 
 __all__ = ["SECRET_FILE", "LinkKind", "SignedLink", "ensure_link_secret", "read_token", "sign_token"]
 
@@ -56,36 +55,7 @@ class SignedLink:
 def ensure_link_secret(data_dir: Path) -> bytes:
     """The link secret kept in ``data_dir``, made (mode 0600) if there is none yet."""
     path = Path(data_dir).expanduser() / SECRET_FILE
-    try:
-        secret = _read(path)
-        tighten_file(path)
-        return secret
-    except FileNotFoundError:
-        pass
-    try:
-        private_folder(path.parent, tighten_files=False)
-        draft = path.with_name(f".{SECRET_FILE}.{os.getpid()}.{secrets.token_hex(4)}")
-        fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w", encoding="ascii") as out:
-            out.write(secrets.token_hex(_SECRET_BYTES) + "\n")
-        try:
-            os.link(draft, path)
-        except FileExistsError:
-            pass  # another process made it first: theirs is the secret
-        finally:
-            draft.unlink()
-        return _read(path)
-    except OSError as exc:
-        raise StorageError(f"cannot make the link secret in {path.parent}: {exc.strerror or exc}") from exc
-
-
-def _read(path: Path) -> bytes:
-    try:
-        text = path.read_text(encoding="ascii").strip()
-    except FileNotFoundError:
-        raise
-    except (OSError, UnicodeDecodeError) as exc:
-        raise StorageError(f"cannot read the link secret {path}: {exc}") from exc
+    text = private_secret(path, lambda: secrets.token_hex(_SECRET_BYTES), "the link secret")
     try:
         secret = bytes.fromhex(text)
     except ValueError:
