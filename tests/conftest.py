@@ -18,6 +18,7 @@ import pytest
 
 from streamlit.testing.v1 import AppTest
 
+import browser_helpers
 from apptest_helpers import APP as APP_SCRIPT
 from llm_server import LLMServer
 
@@ -160,6 +161,17 @@ def _browser_signed_in(request: pytest.FixtureRequest) -> Iterator[None]:
         yield
     finally:
         _SIGN_IN.remove(sign_in)
+
+
+def _sign_in_context(context: Any, url: str) -> None:
+    """Sign ``context`` in to the running studio ``url`` belongs to (a new context has no cookie)."""
+    for studio in _RUNNING:
+        if studio.token and (url == studio.url or url.startswith(studio.url + "/")):
+            response = context.request.get(studio.open_url)
+            assert response.ok, f"signing in to {studio.url} answered {response.status}"
+
+
+browser_helpers.SIGN_IN.append(_sign_in_context)
 
 
 def _start_token(log: Path) -> str:

@@ -42,8 +42,9 @@ def test_the_audit_page_lists_filters_and_exports_what_agents_did(page: Page, st
     with page.expect_download() as caught:
         page.locator(".st-key-audit_export_csv button").click()
     [row] = list(csv.DictReader(io.StringIO(caught.value.path().read_text(encoding="utf-8"))))
-    assert (row["action"], row["actor_id"], row["review"], row["channel"]) == (
-        "review.submitted", "agent:ship-bot", first, "api")
+    # Who called is the shared token's holder ("default"); the agent the submission names is its subject.
+    assert (row["action"], row["actor_id"], row["review"], row["channel"], row["agent"]) == (
+        "review.submitted", "agent:default", first, "api", "ship-bot")
     assert json.loads(row["detail"])["goal"] == GOAL
     with page.expect_download() as caught:
         page.locator(".st-key-audit_export_json button").click()
