@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
-from browser_helpers import click, enter, graph, open_studio, reload, screenshot
+from browser_helpers import ARTIFACTS, click, enter, graph, open_studio, reload, screenshot
 from conftest import Studio, start_studio
 from core import LOCAL_ACTOR
 from core.storage import PlanStore
@@ -88,10 +88,13 @@ def _only_run(studio: Studio) -> str:
         return listing.id
 
 
-def _both_sizes(page: Page, name: str) -> None:
+def _both_sizes(part: Locator, name: str) -> None:
+    """The whole page, and ``part`` of it alone, at 1280x800 and 1920x1080."""
+    page = part.page
     for width, height in ((1280, 800), (1920, 1080)):
         page.set_viewport_size({"width": width, "height": height})
         screenshot(page, f"{name}-{width}.png")
+        part.screenshot(path=str(ARTIFACTS / f"{name}-{width}-part.png"))
     page.set_viewport_size({"width": 1280, "height": 800})
 
 
@@ -138,7 +141,7 @@ def test_a_policy_that_does_not_read_changes_nothing_and_a_replayed_one_is_saved
     expect(report.locator("b")).to_have_count(0)  # the reason as written (its <b> is text), not drawn
     expect(rules).not_to_contain_text("no list writes")
     assert (studio.data_dir.parent / "policy.toml").read_text(encoding="utf-8") == READS_PASS
-    _both_sizes(page, "control-plane-policy-replay")
+    _both_sizes(section, "control-plane-policy-replay")
 
     click(section.get_by_role("button", name="Save this policy"))
     expect(section.get_by_text("Saved: 2 rules in force from now on.")).to_be_visible()
@@ -153,7 +156,7 @@ def test_a_policy_that_does_not_read_changes_nothing_and_a_replayed_one_is_saved
     expect(rules.locator("tbody tr")).to_have_count(3)
     expect(rules.locator("tbody tr").first).to_contain_text("no list writes")
     expect(section.get_by_role("textbox", name="Policy file")).to_have_value(NO_LIST_WRITES)
-    _both_sizes(page, "control-plane-policy-saved")
+    _both_sizes(section, "control-plane-policy-saved")
 
 
 def _api(studio: Studio, method: str, path: str, token: str, body: Any = None) -> tuple[int, dict[str, Any]]:
@@ -188,8 +191,8 @@ def test_a_step_for_two_approvers_waits_for_the_second_then_runs(page: Page, two
     panel = page.locator(".st-key-plan-pause")
     approvals = panel.locator(".st-key-plan-pause-s1-approvals")
     expect(approvals).to_have_text(re.compile(r"Approvals: 0 of 2 · approved by nobody yet · rule milk needs two"))
-    expect(panel).to_contain_text("Why it waits: shared lists are everyone's")
-    _both_sizes(page, "control-plane-pause-0-of-2")
+    expect(panel).to_contain_text("Why it waits: rule milk needs two asks: shared lists are everyone's")
+    _both_sizes(panel, "control-plane-pause-0-of-2")
 
     click(panel.get_by_role("button", name="Approve and run"))
     expect(page.get_by_text(re.compile(re.escape(f"Approved step 0 (addItem) (1 of 2 approvals: {LOCAL}); it waits "
@@ -197,7 +200,7 @@ def test_a_step_for_two_approvers_waits_for_the_second_then_runs(page: Page, two
     approvals = page.locator(".st-key-plan-pause-s1-approvals")
     expect(approvals).to_have_text(re.compile(re.escape(f"Approvals: 1 of 2 · approved by {LOCAL} (page)")))
     graph(page, "waiting")
-    _both_sizes(page, "control-plane-pause-1-of-2")
+    _both_sizes(page.locator(".st-key-plan-pause"), "control-plane-pause-1-of-2")
 
     # The second person: an approver's own token, over the review API, naming what it was shown.
     run_id = _only_run(studio)
@@ -223,12 +226,16 @@ def test_a_grant_for_the_rest_of_the_run_is_listed_on_settings_and_revoked(page:
     studio = reads_pass_studio
     page.set_viewport_size({"width": 1280, "height": 800})
     open_studio(page, studio.url)
-    steps = [_add("groceries", "milk", "s1"), _add("groceries", "bread", "s2"),
-             {"id": "s3", "tool": "removeItem", "params": {"list": "groceries", "item": "milk"}}]
+    steps = [_add("groceries", "milk", "s1"), {**_add("groceries", "bread", "s2"), "depends_on": ["s1"]},
+             {"id": "s3", "tool": "removeItem", "params": {"list": "groceries", "item": "milk"}, "depends_on": ["s2"]}]
     _run_until_it_waits(page, steps, "waiting pending pending")
     panel = page.locator(".st-key-plan-pause")
-    panel.get_by_role("combobox", name="Scope").click()
+    scope = panel.get_by_role("combobox", name="Scope")
+    scope.focus()  # opened from the keyboard: a click here left the list shut (focus, no popover)
+    scope.press("ArrowDown")
+    expect(scope).to_have_attribute("aria-expanded", "true")
     click(page.get_by_role("option", name=re.compile("For the rest of this run")))
+    expect(panel.get_by_role("combobox", name="Scope")).to_have_value(re.compile("For the rest of this run"))
     click(panel.get_by_role("button", name="Approve and run"))
     # The second addItem passes by the grant; removeItem is another tool and asks.
     graph(page, "succeeded succeeded waiting")
