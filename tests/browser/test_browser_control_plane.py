@@ -200,7 +200,11 @@ def test_a_step_for_two_approvers_waits_for_the_second_then_runs(page: Page, two
     approvals = page.locator(".st-key-plan-pause-s1-approvals")
     expect(approvals).to_have_text(re.compile(re.escape(f"Approvals: 1 of 2 · approved by {LOCAL} (page)")))
     graph(page, "waiting")
-    _both_sizes(page.locator(".st-key-plan-pause"), "control-plane-pause-1-of-2")
+    panel = page.locator(".st-key-plan-pause")
+    expect(panel.get_by_role("button", name="Approve and run")).to_be_disabled()  # one person counts once
+    expect(panel).to_contain_text("You approved this step; it waits for 1 more approver.")
+    expect(panel.get_by_role("button", name="Reject")).to_be_enabled()
+    _both_sizes(panel, "control-plane-pause-1-of-2")
 
     # The second person: an approver's own token, over the review API, naming what it was shown.
     run_id = _only_run(studio)
