@@ -41,6 +41,11 @@ def _cell(text: str) -> str:
 
 
 def policy_section(services: Services) -> None:
+    with st.container(key="settings-policy"):
+        _policy_section(services)
+
+
+def _policy_section(services: Services) -> None:
     st.subheader("Policy")
     path = wb.policy_file(services.settings)
     st.caption(f"Ordered rules: the first that matches a step decides whether it runs, waits for approvers, or "
@@ -49,7 +54,8 @@ def policy_section(services: Services) -> None:
         st.warning(md_escape(f"The policy file is not in force: {services.policy_problem}. Until it reads, the "
                              "default policy is (read-only steps run, every other step asks)."),
                    icon=":material/policy:")
-    st.markdown(rules_table(wb.current_policy(services)))
+    with st.container(key="settings-policy-rules"):
+        st.markdown(rules_table(wb.current_policy(services)))
     if st.session_state[Keys.SETTINGS_POLICY_TEXT] is None:
         st.session_state[Keys.SETTINGS_POLICY_TEXT] = wb.policy_text(services)
     st.text_area("Policy file", key=Keys.SETTINGS_POLICY_TEXT, height=260,
@@ -67,7 +73,7 @@ def policy_section(services: Services) -> None:
 
 def _replay_report(services: Services, pending: tuple[str, ReplayReport]) -> None:
     report = pending[1]
-    with st.container(border=True, key="settings-policy-replay"):
+    with st.container(border=True, key="settings-policy-report"):
         st.markdown("**Replayed over the recorded decisions:** " + md_escape(report.summary))
         disagreements = report.disagreements
         if disagreements:

@@ -21,6 +21,7 @@ from .. import _actions as actions
 from ... import workbench as wb
 from ...workbench._services import Services
 from .._session import get_services
+from .._state import actor
 from .._roles import role_gate, role_note
 from .._text import md_escape
 
@@ -80,6 +81,15 @@ def _approvals(step: wb.WaitingStep) -> None:
     st.markdown(md_escape(f"Approvals: {len(step.approvals)} of {step.needed} · approved by {names}{rule}"))
 
 
+def _approved_by_me(step: wb.WaitingStep) -> str | None:
+    """Why this session's person cannot approve again (they did; the step waits for others), or None."""
+    me = actor().id
+    if not any(a.actor_id == me for a in step.approvals):
+        return None
+    more = step.needed - len(step.approvals)
+    return f"You approved this step; it waits for {more} more approver{'s' if more != 1 else ''}."
+
+
 def pause_panel(services: Services, run: Run) -> None:
     waiting = wb.waiting_view(run, services.registry)
     if not waiting:
@@ -104,18 +114,22 @@ def pause_panel(services: Services, run: Run) -> None:
                              height=160, **role_gate(Role.approver, doing,
                                                      help="What you approve is what runs: the edit is checked "
                                                           "against the tool's schema and recorded beside the original."))
-            st.selectbox("Scope", list(_SCOPES), format_func=_SCOPES.__getitem__,
-                         key=f"plan.pause.{step.step_id}.scope", **role_gate(Role.approver, doing))
-            approve, reject = st.columns(2)
-            approve.button("Approve and run", key=f"plan.pause.{step.step_id}.approve", type="primary",
+            scope, _rest = st.columns([3, 2])  # the longest scope fits; no select across a wide screen
+            scope.selectbox("Scope", list(_SCOPES), format_func=_SCOPES.__getitem__,
+                            key=f"plan.pause.{step.step_id}.scope", **role_gate(Role.approver, doing))
+            mine = _approved_by_me(step)
+            # The two choices side by side, not half a screen apart.
+            buttons = st.container(horizontal=True, key=f"plan.pause.{step.step_id}.buttons")
+            buttons.button("Approve and run", key=f"plan.pause.{step.step_id}.approve", type="primary",
                            icon=":material/check:", on_click=_decide,
                            args=(run.id, step.step_id, True, step.shown_hash, step.arguments),
+                           **role_gate(Role.approver, doing, disabled=mine is not None,
+                                       help=mine or "Runs this step with exactly these arguments (or your edit "
+                                                    "of them)."))
+            buttons.button("Reject", key=f"plan.pause.{step.step_id}.reject", icon=":material/block:",
+                           on_click=_decide, args=(run.id, step.step_id, False, step.shown_hash, step.arguments),
                            **role_gate(Role.approver, doing,
-                                       help="Runs this step with exactly these arguments (or your edit of them)."))
-            reject.button("Reject", key=f"plan.pause.{step.step_id}.reject", icon=":material/block:",
-                          on_click=_decide, args=(run.id, step.step_id, False, step.shown_hash, step.arguments),
-                          **role_gate(Role.approver, doing,
-                                      help="The step does not run; the steps that depend on it are skipped."))
-            needs = role_note(Role.approver, doing)
+                                       help="The step does not run; the steps that depend on it are skipped."))
+            needs = role_note(Role.approver, doing) or mine
             if needs is not None:
                 st.caption(md_escape(needs))
