@@ -139,12 +139,14 @@ def wait_span(tracer: Any, run: Run, step_id: str) -> None:
 def run_span(tracer: Any, run: Run) -> None:
     """The root span of a run that has finished: every step's span and wait is under it."""
     counts = run.counts()
+    # Told before the run is marked finished (``run.status`` still says "running" then).
+    status = "failed" if counts.get(StepStatus.failed.value) or counts.get(StepStatus.rejected.value) else "succeeded"
     attributes = without_none({
         "gen_ai.operation.name": "invoke_agent",
         "gen_ai.agent.name": AGENT_NAME,
         "gen_ai.agent.id": run.id,
         "plan_studio.run.id": run.id,
-        "plan_studio.run.status": run.status,
+        "plan_studio.run.status": status,
         "plan_studio.run.submitted_by": text(run.submitted_by) if run.submitted_by else None,
         "plan_studio.plan.goal": text(run.plan.goal),
         "plan_studio.plan.steps": len(run.plan.steps),
@@ -156,6 +158,6 @@ def run_span(tracer: Any, run: Run) -> None:
     with chosen_ids(tracer, run_trace_id(run.id), run_root_span_id(run.id)):
         span = tracer.start_span(f"invoke_agent {AGENT_NAME}", context=otel_context.Context(),
                                  kind=SpanKind.INTERNAL, attributes=attributes, start_time=start)
-    if run.status == "failed":
+    if status == "failed":
         span.set_status(Status(StatusCode.ERROR, "a step failed or was rejected"))
     span.end(end_time=max(now, start))
