@@ -42,10 +42,10 @@ def _under_run(run_id: str) -> Any:
 
 
 def _tool(run: Run, step_id: str) -> str:
-    for step in run.plan.steps:
-        if step.id == step_id:
-            return step.tool
-    return ""
+    try:
+        return run.plan.step(step_id).tool
+    except KeyError:
+        return ""
 
 
 def _decision(decision: StepDecision | None, prefix: str = "plan_studio.decision.") -> dict[str, Any]:
