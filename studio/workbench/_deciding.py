@@ -18,7 +18,7 @@ from typing import Any
 from core import (Actor, DecisionRefused, Forbidden, Grant, Role, Run, StepDecision, ToolRegistry, approvals_needed,
                   approvers_so_far, arguments_hash, dump_plan, effects_label, grant_passes, shown_hash,
                   waiting_steps)
-from core import decide_step as record_decision
+from core import decide_step as record_decision, hooks
 
 from ._audit import record_step_decision
 from ._services import Services
