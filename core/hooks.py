@@ -4,7 +4,8 @@ A plugin is a module (or any object) with functions named after these hooks, eac
 ``@hookimpl``; it takes only the arguments it needs. Plugins are found through the
 ``plan_studio`` entry point group (each entry point names a module of hooks), and the built-ins
 go through the same hooks: the formats (``core.formats._plugin``), the embedded and LLM planners
-(``core.planners._plugin``) and the demo tool groups (``tools._plugin``). The older
+(``core.planners._plugin``), the traces (``core.traces._plugin``) and the demo tool groups
+(``tools._plugin``). The older
 ``plan_studio.tools`` group (each entry point one ``register(registry, settings)`` function)
 still works: each is taken as a plugin giving one tool group.
 
@@ -19,7 +20,10 @@ What a plugin adds (the studio asks whenever it needs them)::
 What a plugin may observe (told as it happens, on the thread doing it; a hook that raises is
 logged once, naming the plugin, and the run or the page goes on)::
 
-    plan_created(plan, goal, planner)      a planner returned a plan (a new goal or a re-plan)
+    plan_created(plan, goal, planner, started_at)
+                                           a planner returned a plan (a new goal or a re-plan)
+    plan_failed(goal, planner, error, started_at)
+                                           a planner could not make one (``error`` says why)
     plan_approved(plan, review_id)         the Plan page's Approve, or a review approved
     step_about_to_run(run, step_id, attempt, arguments)
                                            before each call of a step's tool
@@ -27,6 +31,10 @@ logged once, naming the plugin, and the run or the page goes on)::
                                            holds its status, result or error
     run_done(run, reason)                  a pass of the run ended: "finished", or why it
                                            stopped ("paused", "cancel", "abandoned", "held")
+    step_decided(run, step_id, decision)   a person decided on a waiting step (kept with the
+                                           run): ``decision`` is theirs, ``run.steps[step_id]``
+                                           says whether it settled the step
+    review_decided(review, actor)          ``actor`` approved or rejected a review
 
 The step and run hooks are a ``RunRecorder`` (``ObservingRecorder``) every ``Executor`` has
 beside its own, so every run is observed the same way: the page's, the CLI's, the Python API's,
@@ -62,7 +70,7 @@ TOOLS_ENTRY_POINT_GROUP = "plan_studio.tools"  # the older group: one tool group
 hookspec = pluggy.HookspecMarker("plan_studio")
 hookimpl = pluggy.HookimplMarker("plan_studio")
 # Core's own plugins, by module name: core's rooms import this module, not the other way round.
-DEFAULT_PLUGINS = ("core.formats._plugin", "core.planners._plugin")
+DEFAULT_PLUGINS = ("core.formats._plugin", "core.planners._plugin", "core.traces._plugin")
 
 
 class HookSpecs:
@@ -93,8 +101,13 @@ class HookSpecs:
         a label, and what makes the planner."""
 
     @hookspec
-    def plan_created(self, plan: Any, goal: str, planner: str) -> None:
-        """A planner (named ``planner``) returned ``plan`` for ``goal`` (or for feedback)."""
+    def plan_created(self, plan: Any, goal: str, planner: str, started_at: Any) -> None:
+        """A planner (named ``planner``) returned ``plan`` for ``goal`` (or for feedback); it
+        was asked at ``started_at`` (an aware datetime)."""
+
+    @hookspec
+    def plan_failed(self, goal: str, planner: str, error: BaseException, started_at: Any) -> None:
+        """A planner asked at ``started_at`` raised ``error`` instead of a plan for ``goal``."""
 
     @hookspec
     def plan_approved(self, plan: Any, review_id: str | None) -> None:
@@ -111,6 +124,15 @@ class HookSpecs:
     @hookspec
     def run_done(self, run: Any, reason: str) -> None:
         """A pass of ``run`` ended: ``"finished"`` or the reason it stopped."""
+
+    @hookspec
+    def step_decided(self, run: Any, step_id: str, decision: Any) -> None:
+        """A person's ``decision`` (``StepDecision``) on waiting ``step_id`` of ``run`` was kept;
+        it settled the step when ``run.steps[step_id].decision is decision``."""
+
+    @hookspec
+    def review_decided(self, review: Any, actor: Any) -> None:
+        """``actor`` decided ``review`` (``review.status`` says how); it is kept."""
 
 
 class _PluginManager(pluggy.PluginManager):

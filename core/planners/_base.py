@@ -58,7 +58,8 @@ class PlannerSpec:
 
 
 class ObservedPlanner:
-    """A planner whose every plan is told to the plugins (``plan_created``); otherwise it is
+    """A planner whose every plan is told to the plugins (``plan_created``, or ``plan_failed``
+    when it raises instead); otherwise it is
     the planner it wraps: its attributes read through, and ``isinstance`` sees its class (as a
     ``unittest.mock`` with a spec does)."""
 
@@ -77,11 +78,21 @@ class ObservedPlanner:
         return getattr(self.planner, attribute)
 
     def plan(self, goal: str, *, today: dt.date, context: PlanContext | None = None) -> Plan:
-        plan = self.planner.plan(goal, today=today, context=context)
-        hooks.notify("plan_created", plan=plan, goal=goal, planner=self.name)
+        started_at = dt.datetime.now(dt.timezone.utc)
+        try:
+            plan = self.planner.plan(goal, today=today, context=context)
+        except Exception as exc:
+            hooks.notify("plan_failed", goal=goal, planner=self.name, error=exc, started_at=started_at)
+            raise
+        hooks.notify("plan_created", plan=plan, goal=goal, planner=self.name, started_at=started_at)
         return plan
 
     def replan(self, plan: Plan, feedback: str, *, today: dt.date) -> Plan:
-        new = self.planner.replan(plan, feedback, today=today)
-        hooks.notify("plan_created", plan=new, goal=new.goal, planner=self.name)
+        started_at = dt.datetime.now(dt.timezone.utc)
+        try:
+            new = self.planner.replan(plan, feedback, today=today)
+        except Exception as exc:
+            hooks.notify("plan_failed", goal=plan.goal, planner=self.name, error=exc, started_at=started_at)
+            raise
+        hooks.notify("plan_created", plan=new, goal=new.goal, planner=self.name, started_at=started_at)
         return new

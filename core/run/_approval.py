@@ -160,7 +160,9 @@ def hold_step(run: Run, step: Step, tool: Tool, limits: RunLimits, resolve: Call
     if decision is not None and not decision.approved and decision.arguments_hash == arguments_hash(arguments):
         state.status, state.error = StepStatus.rejected, REJECTED_NOTE
         return "ended", None
+    asked_before = state.ask.asked_at if state.ask is not None and state.status == StepStatus.waiting else None
     state.ask = ask_of(verdict)  # before the grants: a grant is one person's word, for one-approver asks
+    state.ask.asked_at = asked_before or now()
     if decision is None and passes_on_a_grant(run, step.id, tool, arguments, grants):
         return "run", None
     changed = " (its arguments changed since the last decision)" if decision is not None else ""

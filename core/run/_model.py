@@ -109,6 +109,9 @@ class Ask(BaseModel):
     groups: list[str] = Field(default_factory=list)
     rule: str = ""
     reason: str = ""
+    # When the step started to wait (its first ask since it last ran or was decided): the
+    # wait's start in its trace (``core.traces``). None for asks kept before it was recorded.
+    asked_at: dt.datetime | None = None
 
 
 class StepRun(BaseModel):

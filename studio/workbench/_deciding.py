@@ -18,7 +18,7 @@ from typing import Any
 from core import (Actor, DecisionRefused, Forbidden, Grant, Role, Run, StepDecision, ToolRegistry, approvals_needed,
                   approvers_so_far, arguments_hash, dump_plan, effects_label, grant_passes, shown_hash,
                   waiting_steps)
-from core import decide_step as record_decision
+from core import decide_step as record_decision, hooks
 
 from ._audit import record_step_decision
 from ._services import Services
@@ -211,6 +211,7 @@ def decide_step(services: Services, run_id: str, step_id: str, approve: bool, *,
         # Kept with the stored run too: the decision outlives a restart of the studio.
         with attempt(out, "keep the decision with the run"):
             services.store.records.steps_finished(run_id, changed)
+            hooks.notify("step_decided", run=run, step_id=step_id, decision=decision)
         with attempt(out, "put the decision on record"):
             record_step_decision(services, run, step_id, actor=actor, channel=channel)
     label = run.plan.label(step_id)

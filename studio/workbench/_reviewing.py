@@ -156,6 +156,7 @@ def decide_review(bench: Workbench, store: PlanStore, review_id: str, *, approve
         store.delete_draft(work_id(review_id))  # the review is decided: its work in progress is done
     except Exception as exc:  # housekeeping: the record is pruned with old drafts anyway
         log.warning("could not forget the work on review %s: %s", review_id, exc)
+    hooks.notify("review_decided", review=review, actor=actor)
     if approve and plan is not None:
         hooks.notify("plan_approved", plan=plan, review_id=review_id)
     if approve and plan is not None and review.plan_id is not None and review.version is not None:

@@ -17,6 +17,7 @@ Inside them, rooms; ``ROOMS`` says which rooms each may import (its own always):
              durable ← run, run.model, storage               (the engine that keeps a run in the store)
              planners ← plan, tooling, validation, editing, formats, llm   (never run nor storage)
              lab ← plan, tooling, validation, formats, planners          (no storage: it reads a Library)
+             traces (the spans of plans, reviews, runs) ← run.model, run, llm   (a plugin: nothing imports it)
              core (the package: the public API) ← every core room; no core room imports it
     tools    ← core, and the core rooms a tool group builds on
     studio   workbench ← core, tools: the one application layer
@@ -141,7 +142,7 @@ PLAN_LEVEL = BASICS | {"core.plan", "core.schema", "core.tooling", "core.validat
 CORE_ROOMS = {"core", "core.basics", "core.hooks", "core.settings", "core.plan", "core.schema", "core.tooling", "core.validation",
               "core.editing", "core.formats", "core.llm", "core.run.model", "core.run", "core.storage",
               "core.access", "core.policy",
-              "core.durable", "core.planners", "core.lab"}
+              "core.durable", "core.planners", "core.lab", "core.traces"}
 INTERFACES = {"studio.ui", "studio.api", "studio.mcp", "studio.cli"}
 ROOMS: dict[str, set[str]] = {
     "core.basics": set(),
@@ -163,6 +164,7 @@ ROOMS: dict[str, set[str]] = {
                                   "core.policy"},
     "core.planners": PLAN_LEVEL | {"core.settings", "core.editing", "core.formats", "core.llm"},
     "core.lab": PLAN_LEVEL | {"core.formats", "core.planners"},
+    "core.traces": BASICS | {"core.settings", "core.llm", "core.run.model"},
     "core": CORE_ROOMS - {"core"},
     "tools": {"core", "core.basics", "core.hooks", "core.schema", "core.tooling", "core.llm"},
     "studio.workbench": CORE_ROOMS | {"tools"},

@@ -40,6 +40,9 @@ DOCUMENTED = {
                                    "returns cannot hold the process at exit (ADR 0005)",
     "core.run._step_call:_event_loop": "the one event loop async tools are awaited on, for every run",
     "core.run._step_call:_loop_lock": "guards _event_loop's start",
+    "core.traces._setup:_checked": "whether this process read the OTEL_* variables (tracing is set up once per process)",
+    "core.traces._setup:_provider": "the process's one TracerProvider: its batch exporter thread and queue are per process",
+    "core.traces._setup:_tracer": "the tracer of that provider, None when tracing is off",
     "studio.ui._drafts:_holders": "which session of this process holds a tab's draft",
     "studio.workbench._durable_handle:_made": "one DurableRuns per store in the process: DBOS launches once per process",
 }
