@@ -15,8 +15,9 @@ from typing import Any
 
 from ..run._engine import StopReason
 from ..run._model import Run, StepAttempt, StepDecision
+from ..run._status import StepStatus
 
-__all__ = ["RunLog", "decided_line", "log"]
+__all__ = ["RunLog", "decided_line", "ended_line", "log"]
 
 log = logging.getLogger("plan_studio.worker")
 _SHOWN = 120  # characters of a goal or an error in a line
@@ -46,15 +47,26 @@ class RunLog:
 
     def step_ended(self, run: Run, step_id: str) -> None:
         state = run.steps[step_id]
+        if state.status == StepStatus.waiting:
+            log.info("step waiting run=%s step=%s tool=%s reason=%s", run.id, step_id, run.plan.step(step_id).tool,
+                     _quoted((state.error or "").removeprefix("waiting for a person: ")))
+            return
         took = f"{state.duration_ms / 1000:.3f}s" if state.duration_ms is not None else "-"
         error = f" error={_quoted(state.error)}" if state.error else ""
-        log.info("step ended run=%s step=%s tool=%s status=%s duration=%s%s", run.id, step_id,
-                 run.plan.step(step_id).tool, state.status.value, took, error)
+        decided = state.decision
+        who = (f" decided_by={_quoted(decided.actor_name or decided.actor_id)} channel={decided.channel or '-'}"
+               if decided is not None else "")
+        log.info("step ended run=%s step=%s tool=%s status=%s duration=%s%s%s", run.id, step_id,
+                 run.plan.step(step_id).tool, state.status.value, took, who, error)
 
     def run_stopped(self, run: Run, reason: StopReason) -> None:
         log.info("run stopped run=%s status=%s reason=%s", run.id, run.status, reason)
 
     def run_finished(self, run: Run) -> None:
-        took = (run.finished_at - run.started_at).total_seconds() if run.finished_at and run.started_at else None
-        log.info("run ended run=%s status=%s duration=%s", run.id, run.status,
-                 f"{took:.3f}s" if took is not None else "-")
+        pass  # its status is known once the workflow wrote its end: ``ended``
+
+
+def ended_line(run: Run) -> str:
+    """The line of a run that ended (its status final)."""
+    took = (run.finished_at - run.started_at).total_seconds() if run.finished_at and run.started_at else None
+    return f"run ended run={run.id} status={run.status} duration={f'{took:.3f}s' if took is not None else '-'}"

@@ -34,7 +34,7 @@ from ..run._status import CUT_OFF, StepStatus
 from ..run._approval import waiting_steps
 from ._effects import may_repeat_named
 from ._holding import DECIDED_TOPIC
-from ._run_log import RunLog, decided_line
+from ._run_log import RunLog, decided_line, ended_line
 from ._run_log import log as run_log
 from ._outage import database_trouble
 from ._started_with import record_tools
@@ -301,6 +301,8 @@ def run_workflow(run_id: str, step_budget: int | None = None, decisions: dict[st
             context.store.records.run_ended(run.id, status=run.status, finished_at=run.finished_at or now(),
                                             answer=run.answer)
             recorder.on_record(run, "run.ended", {})  # its final status known now
+            if context.logs_runs:
+                run_log.info(ended_line(run))
         if in_this_thread.wanted == run_id:
             in_this_thread.ran = run
     except Exception as exc:
