@@ -320,8 +320,17 @@ class DurableRuns:
 
     @_off_any_event_loop
     def hand_over(self, hold: WorkerHold) -> str:
-        """Tell the worker holding a run that its waiting steps were decided (``_holding``)."""
-        return hand_over(hold)
+        """Tell the worker holding a run that its waiting steps were decided (``_holding``); when
+        no part of it is pending (its wait ran out), a further part goes on the queue, for any
+        live worker. The id of the workflow that goes on."""
+        from dbos import DBOS, SetWorkflowID
+
+        if hold.workflow_id is not None:
+            return hand_over(hold)
+        part = f"{hold.run_id}-decided-{uuid.uuid4().hex[:12]}"
+        with SetWorkflowID(part):
+            DBOS.enqueue_workflow(_runtime.RUN_QUEUE, run_workflow, hold.run_id)
+        return part
 
     @_off_any_event_loop
     def check(self) -> None:

@@ -16,7 +16,6 @@ alive to take it over: ``WorkerHold.nobody`` says so in words, and the studio re
 from __future__ import annotations
 
 import datetime as dt
-import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -87,18 +86,12 @@ def worker_hold(store: Any, run_id: str) -> WorkerHold | None:
                       holder in live, live)
 
 
-def hand_over(hold: WorkerHold, *, topic: str = DECIDED_TOPIC, message: Any = None) -> str:
+def hand_over(hold: WorkerHold) -> str:
     """Tell the worker holding the run (or whichever takes it over) to go on: a message to its
-    pending workflow; when none is pending, a further part of the run put on the queue, for any
-    live worker. The id of the workflow that goes on."""
-    from dbos import DBOS, SetWorkflowID
+    pending workflow, whose id is returned. One that has none pending is handed on by
+    ``DurableRuns.hand_over`` (a further part put on the queue)."""
+    from dbos import DBOS
 
-    from ._workflow import run_workflow
-
-    if hold.workflow_id is not None:
-        DBOS.send(hold.workflow_id, message if message is not None else {"look": "again"}, topic=topic)
-        return hold.workflow_id
-    part = f"{hold.run_id}-decided-{uuid.uuid4().hex[:12]}"
-    with SetWorkflowID(part):
-        DBOS.enqueue_workflow(_runtime.RUN_QUEUE, run_workflow, hold.run_id)
-    return part
+    assert hold.workflow_id is not None
+    DBOS.send(hold.workflow_id, {"look": "again"}, topic=DECIDED_TOPIC)
+    return hold.workflow_id
