@@ -22,7 +22,7 @@ import secrets  # noqa: E402
 
 from core import Settings, take_start_secret  # noqa: E402
 from studio.api._audit_api import audit_routes  # noqa: E402
-from studio.api._origin_guard import loopback, origin_guard  # noqa: E402
+from studio.api._origin_guard import exposure_warning, origin_guard  # noqa: E402
 from studio.api._review_api import api_routes, make_token  # noqa: E402
 from studio.api._rerun_api import rerun_routes  # noqa: E402
 from studio.api._run_control_api import run_control_routes  # noqa: E402
@@ -47,11 +47,9 @@ def _start_secret() -> str | None:
               file=sys.stderr, flush=True)
         return None
     secret = handed or secrets.token_urlsafe(32)
-    if not loopback(host) and not _SETTINGS.user_header:
-        print(f"Plan Studio: warning: listening on {host} (other machines can reach it) and nobody signs in: "
-              "whoever has the address below, with its token, acts as the local user (an admin). Configure sign-in "
-              "(OIDC: [auth] in .streamlit/secrets.toml; or a proxy's PLAN_STUDIO_USER_HEADER) before sharing it "
-              "beyond people you trust.", file=sys.stderr, flush=True)
+    warning = exposure_warning(host, signs_in=bool(_SETTINGS.user_header))
+    if warning is not None:
+        print(f"Plan Studio: warning: {warning}", file=sys.stderr, flush=True)
     print(f"Plan Studio: open http://{shown}:{port}/?token={secret}", file=sys.stderr, flush=True)
     return secret
 

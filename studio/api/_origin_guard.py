@@ -29,7 +29,7 @@ import sys
 from typing import Any, Awaitable, Callable, Iterable, MutableMapping
 from urllib.parse import urlsplit
 
-__all__ = ["FRAMING_HEADERS", "HEALTH_PATHS", "OWN_HOST_NAMES", "loopback", "OriginGuard", "origin_guard", "refuse"]
+__all__ = ["FRAMING_HEADERS", "HEALTH_PATHS", "OWN_HOST_NAMES", "exposure_warning", "loopback", "OriginGuard", "origin_guard", "refuse"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -52,6 +52,16 @@ def loopback(host: str) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:  # a name: it may resolve to any address
         return False
+
+
+def exposure_warning(host: str, *, signs_in: bool) -> str | None:
+    """What to say at start when the studio listens on ``host`` beyond this machine while nobody
+    signs in (``signs_in``: OIDC or a proxy's user header); None when there is nothing to say."""
+    if loopback(host) or signs_in:
+        return None
+    return (f"listening on {host} (other machines can reach it) and nobody signs in: whoever has the address "
+            "below, with its token, acts as the local user (an admin). Configure sign-in (OIDC: [auth] in "
+            ".streamlit/secrets.toml; or a proxy's PLAN_STUDIO_USER_HEADER) before sharing it beyond people you trust.")
 
 
 def _address(scheme: str, netloc: str) -> tuple[str, int | None] | None:

@@ -52,3 +52,7 @@ class WorkerHealth:
     def start(self) -> "WorkerHealth":
         threading.Thread(target=self._server.serve_forever, name="worker-health", daemon=True).start()
         return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()

@@ -155,7 +155,8 @@ def topology(postgres: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterato
                             {**env, "PLAN_STUDIO_DATA_DIR": str(folder / f"w{n}")}, folder, port))
     for n in (1, 2):  # as compose.yaml's studio: no tools of the team's (it decides, workers run)
         port = _free_port()
-        procs.append(_start(f"studio{n}", [*argv, "--port", str(port)],
+        host = ["--host", "0.0.0.0"] if n == 2 else []  # as compose.yaml's studio, in its container
+        procs.append(_start(f"studio{n}", [*argv, "--port", str(port), *host],
                             {**env, "PLAN_STUDIO_DATA_DIR": str(folder / f"s{n}")}, folder, port))
     store = PlanStore(url)
     token = "approver-" + os.urandom(16).hex()
@@ -226,6 +227,15 @@ def test_probes_answer_without_sign_in_and_say_nothing_more(topology: Topology) 
         assert status == 200 and body["status"] == "ready"
         assert set(body["checks"].values()) == {"ok"}
         assert topology.url.split("@")[-1] not in json.dumps(body)  # no address of the database
+
+
+def test_a_studio_listening_beyond_this_machine_without_sign_in_warns(topology: Topology) -> None:
+    near, far = (studio.text() for studio in topology.studios)
+    assert "warning: listening on 0.0.0.0 (other machines can reach it) and nobody signs in" in far
+    assert "warning: listening" not in near
+    assert f"open http://127.0.0.1:{topology.studios[1].port}/?token=" in far  # the token still applies
+    status, _body = _get(f"{topology.studios[1].url}/api/runs/none/waiting")
+    assert status == 401
 
 
 def test_a_decision_in_one_studio_reaches_the_worker_holding_the_run(topology: Topology) -> None:
