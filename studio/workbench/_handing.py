@@ -24,7 +24,7 @@ from ._durable_handle import durable_runs
 if TYPE_CHECKING:
     from core.durable._holding import WorkerHold
 
-__all__ = ["Carrier", "handed_over", "in_doubt_on_worker", "who_carries"]
+__all__ = ["Carrier", "handed_over", "in_doubt_on_worker", "resume_on_worker", "who_carries"]
 
 log = logging.getLogger("studio.runs")
 
