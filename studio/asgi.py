@@ -22,12 +22,13 @@ import secrets  # noqa: E402
 
 from core import Settings, take_start_secret  # noqa: E402
 from studio.api._audit_api import audit_routes  # noqa: E402
-from studio.api._origin_guard import origin_guard  # noqa: E402
+from studio.api._origin_guard import exposure_warning, origin_guard  # noqa: E402
 from studio.api._review_api import api_routes, make_token  # noqa: E402
 from studio.api._rerun_api import rerun_routes  # noqa: E402
 from studio.api._run_control_api import run_control_routes  # noqa: E402
 from studio.api._run_decisions_api import run_routes  # noqa: E402
 from studio.api._grants_api import grant_routes  # noqa: E402
+from studio.api._health_api import health_routes  # noqa: E402
 from studio.api._sign_in_guard import sign_in_guard  # noqa: E402
 from studio.ui._session import get_services, oidc_configured  # noqa: E402
 
@@ -39,19 +40,24 @@ def _start_secret() -> str | None:
     instead: then the address has no token (one would not be asked for)."""
     handed = take_start_secret()
     port = st.config.get_option("server.port")
+    host = st.config.get_option("server.address") or "127.0.0.1"
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host  # listening everywhere: here too
     if oidc_configured():
-        print(f"Plan Studio: open http://127.0.0.1:{port}/ and sign in (OIDC: [auth] in .streamlit/secrets.toml)",
+        print(f"Plan Studio: open http://{shown}:{port}/ and sign in (OIDC: [auth] in .streamlit/secrets.toml)",
               file=sys.stderr, flush=True)
         return None
     secret = handed or secrets.token_urlsafe(32)
-    print(f"Plan Studio: open http://127.0.0.1:{port}/?token={secret}", file=sys.stderr, flush=True)
+    warning = exposure_warning(host, signs_in=bool(_SETTINGS.user_header))
+    if warning is not None:
+        print(f"Plan Studio: warning: {warning}", file=sys.stderr, flush=True)
+    print(f"Plan Studio: open http://{shown}:{port}/?token={secret}", file=sys.stderr, flush=True)
     return secret
 
 
 _SETTINGS = Settings.from_env()
 app = st.App(Path(__file__).resolve().parent / "app.py",
              # The API answers with the pages' own cached services: one store and one set of tools.
-             routes=[*api_routes(get_services), *run_routes(get_services), *run_control_routes(get_services),
+             routes=[*health_routes(get_services), *api_routes(get_services), *run_routes(get_services), *run_control_routes(get_services),
                      *rerun_routes(get_services), *grant_routes(get_services), *audit_routes(get_services)],
              lifespan=make_token,
              middleware=[origin_guard(_SETTINGS.allowed_origins),

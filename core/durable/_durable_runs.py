@@ -39,6 +39,7 @@ from ..validation._validator import Validator, first_few
 from . import _runtime
 from ..run._policy import RunLimits
 from ._claims import RunClaimer, executor_alive
+from ._holding import WorkerHold, hand_over, worker_hold
 from ._outage import stops_clearly
 from ._started_with import what_changed
 from ._workflow import (IN_DOUBT, Bound, bind, cut_off_steps, doubt_topic, in_doubt_note, in_this_thread,
@@ -73,10 +74,12 @@ class DurableRuns:
     @_off_any_event_loop
     def __init__(self, store: Any, registry: ToolRegistry, synthesizer: Any = None, *,
                  limits: RunLimits | None = None, queues: tuple[str, ...] = (),
-                 worker_concurrency: int | None = None) -> None:
+                 worker_concurrency: int | None = None, worker: bool = False) -> None:
         self.store = store
         self.registry = registry
-        self._bound = Bound(store=store, registry=registry, synthesizer=synthesizer, limits=limits)
+        # ``worker``: a ``plan-studio worker``'s runs wait in their workflow for decisions and are logged.
+        self._bound = Bound(store=store, registry=registry, synthesizer=synthesizer, limits=limits,
+                            waits_for_people=worker, logs_runs=worker)
         bind(self._bound)
         self._claimer = RunClaimer(store)  # one process carries a run on at a time
         with stops_clearly(None, store.database.path):
@@ -300,14 +303,49 @@ class DurableRuns:
             raise PlanStudioError(f"run {run_id!r} cannot go on: {misfit}")
 
     @_off_any_event_loop
-    def decide(self, run_id: str, step_id: str, decision: Decision) -> None:
+    def decide(self, run_id: str, step_id: str, decision: Decision, *, workflow_id: str | None = None) -> None:
         """Answer a step in doubt: ``"again"`` calls its tool again, ``"failed"`` fails it
-        without a call. Kept by DBOS until the run reads it, also across restarts."""
+        without a call. Kept by DBOS until the run reads it, also across restarts.
+        ``workflow_id``: the run's part that waits (a worker's, ``worker_hold``), if not the first."""
         from dbos import DBOS
 
         if decision not in ("again", "failed"):
             raise PlanStudioError(f"a step in doubt is run 'again' or marked 'failed', not {decision!r}")
-        DBOS.send(run_id, decision, topic=doubt_topic(step_id))
+        DBOS.send(workflow_id or run_id, decision, topic=doubt_topic(step_id))
+
+    @_off_any_event_loop
+    def worker_hold(self, run_id: str) -> WorkerHold | None:
+        """How workers hold ``run_id`` (``_holding``): None when no worker ever took it."""
+        return worker_hold(self.store, run_id)
+
+    @_off_any_event_loop
+    def hand_over(self, hold: WorkerHold) -> str:
+        """Tell the worker holding a run that its waiting steps were decided (``_holding``); when
+        no part of it is pending (its wait ran out), a further part goes on the queue, for any
+        live worker. The id of the workflow that goes on."""
+        from dbos import DBOS, SetWorkflowID
+
+        if hold.workflow_id is not None:
+            return hand_over(hold)
+        part = f"{hold.run_id}-decided-{uuid.uuid4().hex[:12]}"
+        with SetWorkflowID(part):
+            DBOS.enqueue_workflow(_runtime.RUN_QUEUE, run_workflow, hold.run_id)
+        return part
+
+    @_off_any_event_loop
+    def check(self) -> None:
+        """A read of DBOS's own tables (a readiness probe); raises when they cannot be read."""
+        from dbos import DBOS
+
+        DBOS.list_workflows(limit=1, load_input=False, load_output=False)
+
+    def cannot_go_on(self, run_id: str, run: Run | None = None) -> str | None:
+        """Why this process cannot carry ``run_id`` on (its tools, or the plan, changed), or None."""
+        try:
+            self._check_tools(run_id, run)
+        except PlanStudioError as exc:
+            return str(exc)
+        return None
 
     @_off_any_event_loop
     def enqueue(self, run_id: str) -> None:

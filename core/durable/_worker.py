@@ -15,7 +15,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import threading
-from typing import Any
+from typing import Any, Callable
 
 from ..tooling._registry import ToolRegistry
 from ..run._policy import RunLimits
@@ -63,10 +63,13 @@ def take_over_dead_workers(store: Any, *, silent_for: dt.timedelta) -> list[str]
 
 def serve_queue(store: Any, registry: ToolRegistry, synthesizer: Any = None, *, concurrency: int = 4,
                 limits: RunLimits | None = None, stop: threading.Event | None = None,
-                beat: float = _BEAT_SECONDS) -> None:
-    """Take runs from the queue until ``stop`` is set (Ctrl-C ends the command line's worker)."""
+                beat: float = _BEAT_SECONDS, on_beat: Callable[[bool], None] | None = None) -> None:
+    """Take runs from the queue until ``stop`` is set (Ctrl-C ends the command line's worker).
+    A run that waits for a person waits in this worker for the decision (``_holding``), holding
+    one of its ``concurrency`` places. ``on_beat`` is told after each beat whether the database
+    could be used (a readiness check)."""
     DurableRuns(store, registry, synthesizer, limits=limits, queues=(_runtime.RUN_QUEUE,),
-                worker_concurrency=concurrency)
+                worker_concurrency=concurrency, worker=True)
     stop = stop or threading.Event()
     me = _runtime.executor_id()
     silent_for = dt.timedelta(seconds=beat * _SILENT_BEATS)
@@ -75,8 +78,12 @@ def serve_queue(store: Any, registry: ToolRegistry, synthesizer: Any = None, *, 
             store.records.worker_seen(me, _now())
             carry_on_after_outage()
             take_over_dead_workers(store, silent_for=silent_for)
+            well = True
         except Exception as exc:  # the database away for a moment: the next beat tries again
             log.warning("the database cannot be used now; trying again in %g s: %s", beat, _one_line(exc))
+            well = False
+        if on_beat is not None:
+            on_beat(well)
         if stop.wait(beat):
             return
 

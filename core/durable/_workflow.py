@@ -31,7 +31,11 @@ from ..tooling._registry import ToolRegistry
 from ..run._policy import RunLimits
 from ..run._model import Run, StepAttempt
 from ..run._status import CUT_OFF, StepStatus
+from ..run._approval import waiting_steps
 from ._effects import may_repeat_named
+from ._holding import DECIDED_TOPIC
+from ._run_log import RunLog, decided_line, ended_line
+from ._run_log import log as run_log
 from ._outage import database_trouble
 from ._started_with import record_tools
 
@@ -80,6 +84,10 @@ class Bound:
     # Who carries each run on here, and by which channel (``DurableRuns.acting``): named in the
     # audit's "run started / stopped / ended"; the studio itself when nobody said.
     who: dict[str, tuple[Actor, str]] = field(default_factory=dict)
+    # A worker's: a run that stops with steps waiting for a person waits in its workflow for the
+    # word that they were decided (``_holding``) instead of ending it; each run and step logged.
+    waits_for_people: bool = False
+    logs_runs: bool = False
 
     def signal(self, run_id: str) -> None:
         event = self.stopped.get(run_id)
@@ -222,7 +230,14 @@ def _settle_doubts(context: Bound, run: Run, decided: dict[str, str]) -> None:
         if not (state.error or "").startswith(IN_DOUBT):
             context.store.records.step_marked(run.id, step_id, StepStatus.interrupted.value, in_doubt_note(tool),
                                               run_status=IN_DOUBT)
-        decision = decided.get(step_id) or DBOS.recv(doubt_topic(step_id), timeout_seconds=_DECISION_WAIT_SECONDS)
+        decision = decided.get(step_id)
+        while decision is None:
+            came = DBOS.recv(doubt_topic(step_id), timeout_seconds=_DECISION_WAIT_SECONDS)
+            # A replay after a take-over may hand back another message recorded at this point of
+            # the workflow (a "look again"): only "again" or "failed" decide a step in doubt.
+            decision = came if came in ("again", "failed") or came is None else None
+            if came is None:
+                break
         if decision == "again":
             state.status, state.error, state.worker = StepStatus.interrupted, None, None
         else:
@@ -230,6 +245,35 @@ def _settle_doubts(context: Bound, run: Run, decided: dict[str, str]) -> None:
             state.error = (f"{IN_DOUBT}: not run again ({decision or 'no decision came'}); "
                            f"{tool} may have had its effect before the run stopped")
             context.store.records.step_finished(run.id, state)
+
+
+def _drive(context: Bound, run: Run, recorder: StoreRecorder, listener: Callable[[Event], None] | None,
+           step_budget: int | None) -> None:
+    watcher = context.watchers.get(run_id := run.id)
+    if watcher is None and context.logs_runs:
+        watcher = RunLog()
+    executor = Executor(context.registry, context.synthesizer, limits=context.limits,
+                        recorder=recorder if watcher is None else _StoreThenWatcher(recorder, watcher),
+                        grants=context.store.grants)
+    context.engines[run_id] = executor
+    executor.drive(run, on_event=listener, should_stop=context.should_stop.get(run_id), limit=step_budget)
+
+
+def _decided(context: Bound, run: Run) -> Run | None:
+    """A worker's run held for a person: wait for word that its waiting steps were decided
+    (``_holding.hand_over``), then the run as stored, each decision logged; None when no word
+    came in time (the run stays waiting; a later decision puts a further part on the queue)."""
+    run_log.info("run waiting run=%s steps=%s", run.id, ",".join(waiting_steps(run)))
+    while True:
+        if DBOS.recv(DECIDED_TOPIC, timeout_seconds=_DECISION_WAIT_SECONDS) is None:
+            return None
+        stored = context.store.load_run(run.id)
+        waiting = waiting_steps(stored)
+        if stored.finished or any(stored.steps[s].decision is None for s in waiting):
+            continue  # another approver is still due; wait for the next word
+        for step_id in waiting:
+            run_log.info(decided_line(stored, step_id, stored.steps[step_id].decision))  # type: ignore[arg-type]
+        return stored
 
 
 @DBOS.workflow(name="plan_studio_run")
@@ -245,18 +289,20 @@ def run_workflow(run_id: str, step_budget: int | None = None, decisions: dict[st
     try:
         record_tools(run.plan, context.registry)  # first, always: what a resume compares with
         _settle_doubts(context, run, decisions or {})
-        watcher = context.watchers.get(run_id)
         recorder = StoreRecorder(context.store, context.who.get(run_id))
-        executor = Executor(context.registry, context.synthesizer, limits=context.limits,
-                            recorder=recorder if watcher is None else _StoreThenWatcher(recorder, watcher),
-                            grants=context.store.grants)
-        context.engines[run_id] = executor
-        should_stop = context.should_stop.get(run_id)
-        executor.drive(run, on_event=listener, should_stop=should_stop, limit=step_budget)
+        _drive(context, run, recorder, listener, step_budget)
+        while context.waits_for_people and not run.finished and waiting_steps(run):
+            decided = _decided(context, run)
+            if decided is None:
+                return "waiting"
+            run = decided
+            _drive(context, run, recorder, listener, step_budget)
         if run.finished:
             context.store.records.run_ended(run.id, status=run.status, finished_at=run.finished_at or now(),
                                             answer=run.answer)
             recorder.on_record(run, "run.ended", {})  # its final status known now
+            if context.logs_runs:
+                run_log.info(ended_line(run))
         if in_this_thread.wanted == run_id:
             in_this_thread.ran = run
     except Exception as exc:

@@ -169,6 +169,14 @@ class RunRecords:
             row = session.get(RunWorkerRow, worker_id)
             return row.seen_at if row is not None else None
 
+    def workers_seen_since(self, since: dt.datetime) -> list[str]:
+        """The workers seen alive at ``since`` or later (and not taken over), by id."""
+        with self._db.session("read the workers' signs of life") as session:
+            rows = session.exec(select(RunWorkerRow.id).where(
+                RunWorkerRow.seen_at >= since, RunWorkerRow.taken_over_by.is_(None))  # type: ignore[arg-type,union-attr]
+                .order_by(RunWorkerRow.id)).all()
+        return list(rows)
+
     def take_over(self, worker_id: str, taker: str, *, silent_since: dt.datetime) -> bool:
         """Claim the runs of ``worker_id`` for ``taker`` when the worker has not been seen since
         ``silent_since`` and nobody claimed them yet; True for the one taker that got them."""

@@ -11,7 +11,9 @@ can make the browser connect to 127.0.0.1. So every HTTP request and WebSocket h
   cross-origin request), one of those names on that port, or an allowed origin. Streamlit's
   own check accepts ``localhost`` on any port, so a page on another local port passed it.
 
-Programs (the review client, curl, MCP) send no ``Origin`` and pass on ``Host`` alone.
+Programs (the review client, curl, MCP) send no ``Origin`` and pass on ``Host`` alone. The health
+probes (``GET /healthz``, ``/readyz``) pass by any ``Host``: an orchestrator names the studio by its
+own address, and they answer only ok or not.
 Allowed origins (``--allowed-origin``, ``PLAN_STUDIO_ALLOWED_ORIGINS``) are for a reverse proxy
 in front of the studio. A refusal is 403 with a one-line reason, and a line in the log naming
 the path, ``Host`` and ``Origin`` (never a query string or any other header).
@@ -22,11 +24,12 @@ can show the studio in a frame and trick a click on Approve.
 
 from __future__ import annotations
 
+import ipaddress
 import sys
 from typing import Any, Awaitable, Callable, Iterable, MutableMapping
 from urllib.parse import urlsplit
 
-__all__ = ["FRAMING_HEADERS", "OWN_HOST_NAMES", "OriginGuard", "origin_guard", "refuse"]
+__all__ = ["FRAMING_HEADERS", "HEALTH_PATHS", "OWN_HOST_NAMES", "exposure_warning", "loopback", "OriginGuard", "origin_guard", "refuse"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -35,9 +38,30 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 OWN_HOST_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
+HEALTH_PATHS = ("/healthz", "/readyz")  # answered to anyone: they say ok or not, nothing else
 FRAMING_HEADERS = ((b"x-frame-options", b"DENY"), (b"content-security-policy", b"frame-ancestors 'none'"))
 _DEFAULT_PORTS = {"http": 80, "ws": 80, "https": 443, "wss": 443}
 _SHOWN_CHARS = 120  # of a header value in a refusal: enough to recognise, never a flood
+
+
+def loopback(host: str) -> bool:
+    """Whether listening on ``host`` keeps other machines out (127.0.0.1, ::1, localhost)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:  # a name: it may resolve to any address
+        return False
+
+
+def exposure_warning(host: str, *, signs_in: bool) -> str | None:
+    """What to say at start when the studio listens on ``host`` beyond this machine while nobody
+    signs in (``signs_in``: OIDC or a proxy's user header); None when there is nothing to say."""
+    if loopback(host) or signs_in:
+        return None
+    return (f"listening on {host} (other machines can reach it) and nobody signs in: whoever has the address "
+            "below, with its token, acts as the local user (an admin). Configure sign-in (OIDC: [auth] in "
+            ".streamlit/secrets.toml; or a proxy's PLAN_STUDIO_USER_HEADER) before sharing it beyond people you trust.")
 
 
 def _address(scheme: str, netloc: str) -> tuple[str, int | None] | None:
@@ -87,6 +111,8 @@ class OriginGuard:
 
     def refusal(self, scope: Scope) -> str | None:
         """Why this request may not reach the studio, or None when it may."""
+        if scope["type"] == "http" and scope.get("path") in HEALTH_PATHS and scope.get("method") in ("GET", "HEAD"):
+            return None  # a liveness or readiness probe: by any name (an orchestrator's), nothing in it
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
         server = scope.get("server") or (None, None)
         port = server[1]  # the port the studio serves; None on a Unix socket

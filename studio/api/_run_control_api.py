@@ -3,12 +3,14 @@
     POST /api/runs/{id}/resume   {"decisions": {"STEP": "again" | "failed"}}  (body optional)
                                  -> 202 {run_id, resumed, again: [{step_id, label, tool, writes, in_doubt}],
                                     notices}; 409 when it cannot (finished, being run, a step in
-                                    doubt without a decision: ``again`` lists them); 404 unknown id
+                                    doubt without a decision: ``again`` lists them); 404 unknown id;
+                                    503 (``why``: nobody) when nobody can carry it on (its worker gone)
     POST /api/runs/{id}/cancel   -> 200 {run_id, cancelled, notices}; 409 when this studio does
                                     not run it now; 404 unknown id
 
 Behind the same token and origin rules as the rest of the review API (``_http.guarded``,
-the studio's origin guard). The resumed run goes on in the studio, in the store as it goes.
+the studio's origin guard). The resumed run goes on in the studio, in the store as it goes; a
+run a ``plan-studio worker`` holds goes on there, the decisions sent to it (``workbench._handing``).
 """
 
 from __future__ import annotations
@@ -39,7 +41,9 @@ def _answer(run_id: str, control: RunControl, done: str, ok_status: int) -> Resp
     body: dict[str, Any] = {"run_id": run_id, done: control.outcome.ok, "notices": notices}
     if done == "resumed":
         body["again"] = [line.as_json() for line in control.again]
-    return JSONResponse(body, status_code=ok_status if control.outcome.ok else 409)
+    if control.nobody:
+        body["why"] = "nobody"
+    return JSONResponse(body, status_code=ok_status if control.outcome.ok else 503 if control.nobody else 409)
 
 
 async def _decisions(request: Request) -> dict[str, str]:

@@ -8,7 +8,8 @@
                                                   {"scope": ..., "expires_in_hours": n}?}
                                                  -> 200 {decided, settled, approvals, approvals_needed, notices}
                                                  400 no hash / bad edit (``field``), 403 not allowed,
-                                                 409 stale, replayed or not waiting (``why``)
+                                                 409 stale, replayed or not waiting (``why``),
+                                                 503 nobody can carry the run on (its worker gone)
 
 Behind the same token and origin rules as the rest of the review API (``_http.guarded``,
 the studio's origin guard). A decision must name what it decides on: ``shown_hash`` (tool,
@@ -36,7 +37,7 @@ from ..workbench import approval_json, decide_step, grant_from_json, waiting_run
 __all__ = ["run_routes"]
 
 _CHANNELS = ("api", "mcp")  # the MCP server decides through this API and says so
-_STATUS = {"forbidden": 403, "unnamed": 400, "arguments": 400, "no_run": 404}
+_STATUS = {"forbidden": 403, "unnamed": 400, "arguments": 400, "no_run": 404, "nobody": 503}
 
 
 def _no_run(run_id: str) -> Response:

@@ -10,7 +10,8 @@ without the token; afterwards the cookie is enough. Any other request to the app
 with 403 and a one-line reason, but for
 
 - the paths the page needs before it can carry the cookie, which hold nothing of the user's:
-  ``/_stcore/health`` and Streamlit's own script and style files (``/static/...``, the icon);
+  ``/_stcore/health``, the health probes ``/healthz`` and ``/readyz`` (``_health_api``), and
+  Streamlit's own script and style files (``/static/...``, the icon);
 - ``/api/...``, the review API, which checks the caller's own bearer token (``_http.guarded``).
 
 Behind a reverse proxy (``PLAN_STUDIO_USER_HEADER`` with ``PLAN_STUDIO_TRUSTED_PROXIES``), a
@@ -33,7 +34,7 @@ from ._origin_guard import ASGIApp, Receive, Scope, Send, refuse
 
 __all__ = ["SignInGuard", "cookie_name", "sign_in_guard"]
 
-_OPEN_PATHS = ("/_stcore/health", "/favicon.png", "/manifest.json")
+_OPEN_PATHS = ("/_stcore/health", "/healthz", "/readyz", "/favicon.png", "/manifest.json")
 _OPEN_PREFIXES = ("/static/", "/api/")
 _QUERY_KEY = "token"
 

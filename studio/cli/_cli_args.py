@@ -62,6 +62,9 @@ def parser() -> argparse.ArgumentParser:
         description="See, edit, approve and run what an AI planner is about to do. "
                     "Without a command, starts the studio in your browser.")
     parser.add_argument("--port", type=int, default=8501, help="the studio's port (default 8501)")
+    parser.add_argument("--host", default="127.0.0.1", metavar="ADDRESS",
+                        help="the address the studio listens on (default 127.0.0.1: this machine only; 0.0.0.0: "
+                             "every interface, as in a container; without sign-in configured it warns)")
     parser.add_argument("--allowed-origin", action="append", metavar="ORIGIN", dest="allowed_origins",
                         help="another origin that may use the studio, e.g. a reverse proxy's https://studio."
                              "example.com (repeatable; default: PLAN_STUDIO_ALLOWED_ORIGINS)")

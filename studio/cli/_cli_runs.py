@@ -55,7 +55,12 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     rerun.add_argument("--approve-writes", action="store_true", help=_APPROVE_WRITES)
     worker = commands.add_parser("worker", parents=[common],
                                  help="take runs from the shared queue (PLAN_STUDIO_DB on PostgreSQL) until stopped")
-    worker.add_argument("--concurrency", type=int, default=4, help="runs at once in this worker (default 4)")
+    worker.add_argument("--concurrency", type=int, default=4,
+                        help="runs at once in this worker (default 4); a run waiting for a person holds one")
+    worker.add_argument("--health-port", type=int, default=None, metavar="PORT",
+                        help="serve GET /healthz and /readyz on this port (for a container's healthcheck)")
+    worker.add_argument("--health-host", default="127.0.0.1", metavar="ADDRESS",
+                        help="the address of those probes (default 127.0.0.1)")
 
 
 def run_recorded(services: Services, plan: Plan, *, message: str, synthesizer: Any,
@@ -234,11 +239,30 @@ def cmd_rerun(args: argparse.Namespace, services: Services, step_line: Callable[
 
 
 def cmd_worker(args: argparse.Namespace, services: Services) -> int:
+    import logging
+
     from core.durable import serve_queue
 
+    from ._cli_health import WorkerHealth
+
+    # One line per run and step (``core.durable._run_log``), and who decided, on standard error.
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s plan-studio worker: %(message)s"))
+    worker_log = logging.getLogger("plan_studio.worker")
+    worker_log.addHandler(handler)
+    worker_log.setLevel(logging.INFO)
+    worker_log.propagate = False
+    health = None
+    if args.health_port is not None:
+        try:
+            health = WorkerHealth(args.health_host, args.health_port).start()
+        except OSError as exc:
+            print(f"plan-studio: error: cannot serve the health probes on {args.health_host}:{args.health_port}: "
+                  f"{exc.strerror or exc}", file=sys.stderr)
+            return 2
     print("plan-studio worker: taking runs from the queue; Ctrl-C stops", file=sys.stderr, flush=True)
     serve_queue(services.store, services.registry, services.executor.synthesizer, concurrency=args.concurrency,
-                limits=services.executor.limits)
+                limits=services.executor.limits, on_beat=health.beat if health is not None else None)
     return 0
 
 

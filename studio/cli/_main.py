@@ -1,6 +1,6 @@
 """``plan-studio``: start the studio, or plan, validate, run and re-plan from the shell.
 
-    plan-studio [--port N]                      the studio on http://127.0.0.1:N
+    plan-studio [--port N] [--host ADDRESS]     the studio on http://127.0.0.1:N (or ADDRESS)
     plan-studio plan GOAL [--format seed]       a plan for GOAL
     plan-studio plan --goals-file FILE          one goal per line -> one JSON line per goal
     plan-studio validate FILE [--format F]      exit 1 and the problems, or "valid"
@@ -338,9 +338,10 @@ _COMMANDS = {"plan": _cmd_plan, "policy": _cmd_policy, "validate": _cmd_validate
              "rerun": lambda args, services: cmd_rerun(args, services, _step_line, _summary)}
 
 
-def _studio_argv(port: int, allowed_origins: Sequence[str] = ()) -> list[str]:
+def _studio_argv(port: int, allowed_origins: Sequence[str] = (), host: str = "127.0.0.1") -> list[str]:
+    served = {**STUDIO_OPTIONS, "server": {**STUDIO_OPTIONS["server"], "address": host}}
     flags = [f"--{section}.{name}={str(value).lower() if isinstance(value, bool) else value}"
-             for section, options in STUDIO_OPTIONS.items() for name, value in options.items()]
+             for section, options in served.items() for name, value in options.items()]
     # Streamlit checks a WebSocket's origin too, after the studio's guard (_origin_guard.py).
     cors = [f"--server.corsAllowedOrigins={origin}" for origin in allowed_origins]
     return ["run", str(ENTRY_SCRIPT), f"--server.port={port}", *flags, *cors]
@@ -370,12 +371,13 @@ def _serve(args: argparse.Namespace) -> int:
     settings = _settings(args)  # a bad setting is reported here, not as a broken page
     private_folder(settings.data_dir)  # an older studio's loose folder is tightened before serving
     if settings.public_url is None:  # signed links in webhooks point at this studio (docs/links-and-webhooks.md)
-        os.environ[Settings.variable("public_url")] = f"http://127.0.0.1:{args.port}"
+        shown = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host  # everywhere: here too
+        os.environ[Settings.variable("public_url")] = f"http://{shown}:{args.port}"
     # The page's per-start secret (studio/api/_sign_in_guard.py): handed to the server in this
     # process's own environment (the server takes it out again), never written to a file. The
     # server prints the address to open: only it knows whether people sign in with OIDC instead.
     os.environ[START_SECRET_VARIABLE] = secrets.token_urlsafe(32)
-    streamlit_cli.main(args=_studio_argv(args.port, settings.allowed_origins), prog_name="plan-studio")
+    streamlit_cli.main(args=_studio_argv(args.port, settings.allowed_origins, args.host), prog_name="plan-studio")
     return 0
 
 

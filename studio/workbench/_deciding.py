@@ -26,6 +26,7 @@ from ._roles import refused_for_role
 from ._bench import Outcome, Workbench
 from ._editing import refused_during_run, refused_for_json, take_edit, write_panel
 from ._grants import GrantRequest, make_grant
+from ._handing import Carrier, handed_over, who_carries
 from ._messages import attempt
 from ._run_control import resume_stored_run
 from ._running import request_run
@@ -80,7 +81,8 @@ class WaitingStep:
 class DecisionOutcome(Outcome):
     """What a decision did; when refused, ``refusal`` says which kind (an interface answers by
     it: ``forbidden``, ``unnamed`` and ``arguments`` are the asker's to fix, ``stale``,
-    ``replayed`` and ``not_waiting`` conflict with the step as it is, ``no_run``) and ``field``
+    ``replayed`` and ``not_waiting`` conflict with the step as it is, ``no_run``; ``nobody``: no one
+    can carry the run on, its worker gone) and ``field``
     names the field at fault. ``decision``: the record kept; ``settled``: it met the count."""
 
     refusal: str = ""
@@ -181,11 +183,17 @@ def decide_step(services: Services, run_id: str, step_id: str, approve: bool, *,
     here = services.runs
     with here.lock:  # two decisions at once: one is taken first, the other sees it
         run = here.held(run_id)
-        if run is None and bench is not None and bench.run is not None and bench.run.id == run_id:
-            run = bench.run
+        pages = bench is not None and bench.run is not None and bench.run.id == run_id
+        if run is None and pages:
+            run = bench.run  # type: ignore[union-attr]
         if run is None:
             return _refused(out, "no_run", f"No run {run_id!r} waits for a decision here (it finished, "
                                            "is running, or belongs to a studio that restarted).")
+        # Who goes on with it once decided: a worker holding it, or this studio; nobody is said
+        # before anything is recorded (the decision would wait for no one).
+        carrier = who_carries(services, run_id, run, tools=not pages)  # the page's run: the page says
+        if carrier.nobody is not None:
+            return _refused(out, "nobody", f"Could not decide: {carrier.nobody}")
         step = run.plan.steps[run.plan.index_of(step_id)] if step_id in run.steps else None
         tool = services.registry.get(step.tool) if step is not None and step.tool in services.registry else None
         try:
@@ -222,7 +230,11 @@ def decide_step(services: Services, run_id: str, step_id: str, approve: bool, *,
         more = out.needed - len(out.approvals)
         out.say("success", f"Approved {label} ({len(out.approvals)} of {out.needed} approvals: {names}); "
                            f"it waits for {more} more approver{'s' if more != 1 else ''}.")
-    elif bench is not None and bench.run is run:
+    elif carrier.worker and not any(run.steps[s].decision is None for s in waiting_steps(run)):
+        with attempt(out, "hand the run to its worker"):  # it waits there for word of the decisions
+            worker = handed_over(services, carrier)
+            out.say("success", f"{verb} {label}; the run goes on in {worker}.")
+    elif bench is not None and bench.run is run and not carrier.worker:
         with attempt(out, "go on with the run"):
             going = request_run(bench, services, "all")
             out.notices.extend(going.notices)

@@ -17,6 +17,7 @@ from ._services import Services
 from ._bench import Outcome
 from ._doubts import doubts, undecided_doubts
 from ._durable_handle import DurableRunHandle, durable_runs
+from ._handing import resume_on_worker, who_carries
 from ._messages import attempt
 from ._resuming import ResumeLine, run_again_lines
 
@@ -30,6 +31,7 @@ class RunControl:
     outcome: Outcome
     found: bool = True
     again: list[ResumeLine] = field(default_factory=list)
+    nobody: bool = False  # no one can carry the run on now (its worker gone, none other running)
 
 
 def resume_stored_run(services: Services, run_id: str, decisions: Mapping[str, str], *,
@@ -49,6 +51,15 @@ def resume_stored_run(services: Services, run_id: str, decisions: Mapping[str, s
         return RunControl(out.say("error", f"No run {run_id!r} in this studio's store."), found=False)
     if run.finished:
         return RunControl(out.say("error", f"Run {run_id} has finished ({run.status}): nothing to resume."))
+    carrier = who_carries(services, run_id, run)
+    if carrier.nobody is not None:
+        return RunControl(out.say("error", f"Could not resume: {carrier.nobody}"), nobody=True)
+    if carrier.worker:  # its worker waits for the decisions on its steps in doubt
+        try:
+            worker = resume_on_worker(services, run, carrier, decisions)
+        except ValueError as exc:
+            return RunControl(out.say("error", f"Could not resume: {exc}"))
+        return RunControl(out.done().say("success", f"Run {run_id} goes on in {worker} with your decisions."))
     with services.runs.lock:
         if durable_runs(services).being_run_here(run_id) or services.runs.going(run_id):
             return RunControl(out.say("error", f"Run {run_id} is being run now."))
