@@ -16,6 +16,13 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import pytest
 
+# The studios, CLIs, workers and MCP servers the tests start are processes as a user runs them, and
+# a user's Python caches bytecode: where the environment says not to (PYTHONDONTWRITEBYTECODE),
+# each of those hundreds of processes compiled streamlit, DBOS and the project again from source,
+# 5.3 s of CPU to start instead of 2.0 s. Set before the parallel workers start, so all inherit it.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
+
 from streamlit.testing.v1 import AppTest
 
 import browser_helpers
