@@ -35,10 +35,12 @@ _QUOTED = r"[\"'\u201c\u2018](?P<quoted>[^\"'\u201d\u2019\x00]{1,200})[\"'\u201d
 _NUMBER = r"(?P<number>-?\d+(?:\.\d+)?)(?![\w.])"
 # A bare value: one token ("paris", "notes.txt", "ACME"), or capitalised words together ("New York").
 _WORDS = r"(?P<words>[A-Z][\w'.@/+-]*(?:\s+[A-Z][\w'.@/+-]*){0,3}|[\w][\w'.@/+-]*)"
-_VALUE = rf"(?:{_QUOTED}|{_NUMBER}(?!\s*[A-Za-z])|{_WORDS})"
+_VALUE = rf"(?P<value>{_QUOTED}|{_NUMBER}(?!\s*[A-Za-z])|{_WORDS})"
 # Words that are never a value on their own.
 _NOT_VALUES = {"the", "a", "an", "and", "or", "then", "me", "my", "please", "now", "it", "this", "that", "all",
-               "any", "some", "with", "for", "of", "in", "on", "at", "to", "from", "by", "is", "are", "be", "as"}
+               "any", "some", "with", "for", "of", "in", "on", "at", "to", "from", "by", "is", "are", "be", "as",
+               "about", "named", "called", "titled", "like", "near", "into"}
+_QUOTES = re.compile(_QUOTED)
 _SENTENCE_END = re.compile(r"[;!?]|\.(?:\s|$)|\s(?:and|then)\s", re.IGNORECASE)
 
 
@@ -89,7 +91,9 @@ def _region_end(parsed: Parsed, mention: Mention) -> int:
     """Where the words about ``mention``'s tool end: the next tool's noun, or the end of the sentence."""
     later = [m.start for m in parsed.entities if m.start >= mention.end]
     end = min(later) if later else len(parsed.text)
-    stop = _SENTENCE_END.search(parsed.masked, mention.end, end)
+    # What is quoted is a value, whatever it says ("'war and peace'").
+    unquoted = _QUOTES.sub(lambda m: "q" * len(m.group()), parsed.masked)
+    stop = _SENTENCE_END.search(unquoted, mention.end, end)
     return stop.start() if stop else end
 
 
@@ -109,9 +113,9 @@ def fill_required(parsed: Parsed, vocab: Vocabulary, tool: str, mention: Mention
     params: dict[str, Any] = {}
     taken: list[tuple[int, int]] = []
 
-    def take(param: str, pattern: re.Pattern[str], at: int, *, anchored: bool) -> int | None:
-        for match in ([pattern.match(masked, at, end)] if anchored else pattern.finditer(masked, at, end)):
-            if match is None or not _free(masked, match.start(), match.end(), taken):
+    def take(param: str, pattern: re.Pattern[str], at: int, *, anchored: bool, text: str = masked) -> int | None:
+        for match in ([pattern.match(text, at, end)] if anchored else pattern.finditer(text, at, end)):
+            if match is None or not _free(masked, *match.span("value"), taken):
                 continue
             value = _value(info, param, match)
             if value is not None:
@@ -120,15 +124,16 @@ def fill_required(parsed: Parsed, vocab: Vocabulary, tool: str, mention: Mention
                 return match.end()
         return None
 
-    # First the parameters named in the goal ("city Paris"): their values are theirs alone.
+    # First the parameters named in the goal ("city Paris"): their values are theirs alone. The
+    # name may have been read already as the parameter's noun; its value must not have been.
     for param in wanted:
         name = r"[\s_-]+".join(map(re.escape, param.split("_")))
-        take(param, re.compile(rf"(?<![\w-])(?i:{name})(?:\s*[:=]\s*|\s+(?:(?i:is|of|as)\s+)?)(?:{_VALUE})"),
-             mention.end, anchored=False)
+        take(param, re.compile(rf"(?<![\w-])(?i:{name})(?:\s*[:=]\s*|\s+(?:(?i:is|of|as)\s+)?){_VALUE}"),
+             mention.end, anchored=False, text=parsed.text)
     # Then, in order, the values right after the noun: "exchange rate from USD to EUR".
     at = mention.end
     for param in (p for p in wanted if p not in params):
-        after = re.compile(rf"\s*[:=]?\s*{_LEADS}(?:{_VALUE})")
+        after = re.compile(rf"\s*[:=]?\s*{_LEADS}{_VALUE}")
         reached = take(param, after, at, anchored=True)
         if reached is None:
             break
@@ -138,7 +143,13 @@ def fill_required(parsed: Parsed, vocab: Vocabulary, tool: str, mention: Mention
         kind = _kind(info, param)
         pattern = _QUOTED if kind in ("string", "enum") else _NUMBER if kind in ("integer", "number") else None
         if pattern is not None:
-            take(param, re.compile(pattern), mention.end, anchored=False)
+            take(param, re.compile(f"(?P<value>{pattern})"), mention.end, anchored=False)
+    if params:  # the tool's own verb just before its noun ("read file x", "search books y") was used too
+        verbs = [w for w in info.name.lower().split("_") if w not in info.entity_singular.split()]
+        said = re.search(rf"(?<![\w-])(?i:{'|'.join(map(re.escape, verbs))})\s+(?:(?i:the|a|an)\s+)?$",
+                         parsed.text[:mention.start]) if verbs else None
+        if said and _free(masked, said.start(), said.end(), taken):
+            taken.append(said.span())
     return Filled(params, taken, [p for p in wanted if p not in params])
 
 
