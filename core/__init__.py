@@ -67,6 +67,7 @@ from .plan._model import Plan, PlanMetadata, Step, new_step_id
 from .tooling._registry import NonBlank, Tool, ToolRegistry, describe_bounds, schema_alternatives
 from .tooling._definition import ADDITIVE, DESTRUCTIVE, IDEMPOTENT, READ_ONLY, UNKNOWN, Effects, ToolDefinition
 from .tooling._overrides import ToolOverride, overrides_from_json
+from .tooling._effects_said import tool
 from .tooling._words import ToolWords
 from ._settings import FROM_OPTIONS_VARIABLE, START_SECRET_VARIABLE, PlannerName, Settings, take_start_secret
 from .run._synthesis import ModelSynthesizer, make_synthesizer, offline_summary
@@ -130,3 +131,5 @@ from . import hooks  # noqa: E402
 from .hooks import hookimpl  # noqa: E402
 
 __all__ += ["hooks", "hookimpl"]
+# A plain tools file says what its functions do: @tool(read_only=True) (kept apart to merge cleanly).
+__all__ += ["tool"]

@@ -40,7 +40,7 @@ _MODULE = re.compile(r"^[A-Za-z_][\w.]*$")
 # them over as their variables), so the Settings page can name the option, not the variable.
 FROM_OPTIONS_VARIABLE = "PLAN_STUDIO_FROM_OPTIONS"
 _OPTIONS = {"data_dir": "--data-dir", "today": "--today", "planner": "--planner", "tools": "--tools",
-            "mcp": "--mcp", "allowed_origins": "--allowed-origin"}
+            "mcp": "--mcp", "allowed_origins": "--allowed-origin", "demo": "--demo"}
 # Set by ``plan-studio`` for the studio it starts in its own process: the per-start secret of the
 # URL it prints (``?token=``). Taken out of the environment when read, so no child process (a
 # tool, an MCP server) inherits it; a process's environment is readable by its own user only.
@@ -159,6 +159,10 @@ class Settings(BaseSettings):
     mcp: Annotated[list[str], _Split(split_mcp_servers)] = Field(
         default_factory=list, description="MCP servers, one per line: stdio command lines or streamable HTTP URLs "
                                           "(`--mcp`)")
+    demo: bool | None = Field(
+        None, json_schema_extra={"shown_default": "on when no `--tools` and no `--mcp` are given"},
+        description="Load the demo tools (waste data, lists, writer, say) beside yours (`--demo`); `false` never "
+                    "loads them. Their names are not reserved: without them a tool of yours may be called `say`")
     tools_timeout: float = Field(15.0, gt=0, description="Seconds one Python tool source may take to load before it "
                                  "is given up on and named")
     mcp_timeout: float = Field(30.0, gt=0, description="Seconds an MCP server may take to start and list its tools, "
@@ -300,6 +304,11 @@ class Settings(BaseSettings):
             return _OPTIONS[name]
         variable = Settings.variable(name) if name in Settings.model_fields else None
         return variable if variable and os.environ.get(variable) else None
+
+    @property
+    def demo_tools(self) -> bool:
+        """Whether the demo tools load: as ``demo`` says, else when no tools of the user's are given."""
+        return self.demo if self.demo is not None else not (self.tools or self.mcp)
 
     @property
     def policy_path(self) -> Path | None:

@@ -9,7 +9,10 @@ swapped in. The groups' words for the planner come through the ``tool_words`` ho
 
 ``load_tools`` adds the user's own on top: Python files and modules (``settings.tools``,
 see ``_python``) and MCP servers (``settings.mcp``, see ``_mcp``). A source that fails is
-one problem line, and every other tool still loads.
+one problem line, and every other tool still loads. The built-in groups are the demo domain,
+one optional whole (``DEMO_GROUPS``): loaded when the user gives no tools of their own, or when
+asked (``settings.demo``); a name of the user's that one of them has is refused only when both
+are loaded, naming both sources.
 """
 
 from __future__ import annotations
@@ -22,12 +25,15 @@ from core import PlanStudioError, Settings, ToolDefinitionError, ToolRegistry, h
 from . import _plugin
 from ._load_notice import LoadNotice
 from ._mcp import McpConnection, McpServerSpec, add_mcp_server, connection_of, start_mcp_server
-from ._python import load_python_source
+from ._python import DEMO_SOURCE, load_python_source
 
-__all__ = ["BUILTIN_GROUPS", "build_registry", "load_group", "load_tools", "load_python_source",
+__all__ = ["BUILTIN_GROUPS", "DEMO_GROUPS", "DEMO_SOURCE", "build_registry", "load_group", "load_tools", "load_python_source",
            "add_mcp_server", "McpServerSpec", "connection_of", "LoadNotice"]
 
 BUILTIN_GROUPS = _plugin.BUILTIN_GROUPS
+# The demo domain: the built-in groups, loaded together when no tools of the user's are given or
+# when asked (``settings.demo``, ``--demo``); never loaded, they reserve no name.
+DEMO_GROUPS = frozenset(BUILTIN_GROUPS)
 hooks.register(_plugin, "builtin_tools")
 
 Register = Callable[[ToolRegistry, Settings], None]
@@ -44,8 +50,9 @@ def load_group(target: str | Register) -> Register:
 
 
 def build_registry(settings: Settings, groups: list[str] | None = None,
-                   problems: list[str] | None = None) -> ToolRegistry:
-    """A registry holding every installed tool group (or only ``groups``, by name).
+                   problems: list[str] | None = None, *, demo: bool = True) -> ToolRegistry:
+    """A registry holding every installed tool group (or only ``groups``, by name); the demo
+    tools (``DEMO_GROUPS``) only with ``demo``.
 
     With ``problems``, a group that cannot be loaded is told there and skipped; without, it
     raises ``ToolDefinitionError``."""
@@ -61,11 +68,14 @@ def build_registry(settings: Settings, groups: list[str] | None = None,
     for message in [*hooks.load_problems(), *refused]:
         _report(ToolDefinitionError(message), problems)
     for name, target in targets.items():
-        if groups is None or name in groups:
+        if (groups is None or name in groups) and (demo or name not in DEMO_GROUPS):
             try:
                 load_group(target)(registry, settings)
             except ToolDefinitionError as exc:
                 _report(exc, problems)
+    for tool in registry:
+        if tool.group in DEMO_GROUPS and not tool.source:
+            tool.source = DEMO_SOURCE  # named where a tool of the user's clashes with one, and on the Tools page
     words, loaded = hooks.tool_words(), registry.groups()
     for group in targets:
         if group in words and group in loaded:
@@ -86,7 +96,7 @@ def load_tools(settings: Settings, groups: list[str] | None = None) -> tuple[Too
     """The installed tool groups plus the user's Python sources and MCP servers, and one line
     per source that could not be loaded (the others load regardless)."""
     problems: list[str] = []
-    registry = build_registry(settings, groups, problems)
+    registry = build_registry(settings, groups, problems, demo=settings.demo_tools)
     for source in settings.tools:
         try:
             load_python_source(source, registry, settings)

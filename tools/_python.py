@@ -32,6 +32,8 @@ from core import Settings, ToolDefinitionError, ToolRegistry
 
 from ._load_deadline import load_within
 
+DEMO_SOURCE = "the demo tools"  # the built-in groups' source, as ``tools`` names it (``tools.DEMO_SOURCE``)
+
 __all__ = ["load_python_source", "merge_into"]
 
 
@@ -80,8 +82,13 @@ def merge_into(registry: ToolRegistry, staged: ToolRegistry, source: str, where:
     """Add every tool of ``staged`` to ``registry``, or none if a name or group is taken."""
     taken = [tool.name for tool in staged if tool.name in registry]
     if taken:
-        raise ToolDefinitionError(f"{where}: refused: a tool named {taken[0]!r} is already loaded "
-                                  "(tool names must be unique; rename yours)")
+        other = registry.get(taken[0])
+        theirs, way_out = other.source or f"tool group {other.group!r}", "rename yours"
+        if other.source == DEMO_SOURCE:
+            theirs += f" (group {other.group!r}, loaded by --demo or PLAN_STUDIO_DEMO=true)"
+            way_out = "rename yours, or leave the demo tools out"
+        raise ToolDefinitionError(f"{where}: refused: a tool named {taken[0]!r} is already loaded from {theirs} "
+                                  f"(tool names must be unique; {way_out})")
     for tool in staged:
         tool.source = tool.source or source
         registry.add(tool)

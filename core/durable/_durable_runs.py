@@ -38,6 +38,7 @@ from ..run._model import Run, StepRun
 from ..validation._validator import Validator, first_few
 from . import _runtime
 from ..run._policy import RunLimits
+from .._settings import Settings
 from ._claims import RunClaimer, executor_alive
 from ._holding import WorkerHold, hand_over, worker_hold
 from ._outage import stops_clearly
@@ -69,12 +70,18 @@ def _off_any_event_loop(method: _Method) -> _Method:
 
 
 class DurableRuns:
-    """Durable runs of plans against ``registry``, kept in ``store`` (SQLite or PostgreSQL)."""
+    """Durable runs of plans against ``registry``, kept in ``store`` (SQLite or PostgreSQL).
+
+    Without ``limits``, the user's (``Executor``'s default): a step of a tool that may write
+    waits for a person; ``approve_writes=False`` opts out."""
 
     @_off_any_event_loop
     def __init__(self, store: Any, registry: ToolRegistry, synthesizer: Any = None, *,
                  limits: RunLimits | None = None, queues: tuple[str, ...] = (),
-                 worker_concurrency: int | None = None, worker: bool = False) -> None:
+                 worker_concurrency: int | None = None, worker: bool = False,
+                 approve_writes: bool | None = None) -> None:
+        if approve_writes is not None:  # the explicit opt-out of the pause before writes, as ``Executor``'s
+            limits = (limits or RunLimits.from_settings(Settings())).model_copy(update={"approve_writes": approve_writes})
         self.store = store
         self.registry = registry
         # ``worker``: a ``plan-studio worker``'s runs wait in their workflow for decisions and are logged.

@@ -50,6 +50,7 @@ from .._limits import check_plan
 from ..plan._model import Plan
 from ..tooling._registry import ToolRegistry
 from ._policy import RunLimits
+from .._settings import Settings
 from ._model import Run, StepRun
 from ..plan._order import run_order
 from ._run_pass import INTERRUPTED_NOTE, RunPass
@@ -64,20 +65,25 @@ __all__ = ["Event", "EventType", "Executor", "INTERRUPTED_NOTE", "Run", "StepRun
 class Executor:
     """Runs plans against ``registry``; refuses plans the validator finds errors in.
 
-    ``limits`` holds runs to a number of steps at once, timeouts and retry policies
-    (default: ``RunLimits()``; ``RunLimits.from_settings(settings)`` for the user's);
-    ``max_parallel`` overrides the limits' own. ``recorder`` is told of every change, and
-    then the plugins observing runs (``core.hooks.OBSERVING_RECORDER``).
+    ``limits`` holds runs to a number of steps at once, timeouts, retry policies and approvals
+    (default: the user's, ``RunLimits.from_settings(Settings())``: a step of a tool that may
+    write waits for a person, as in the studio and the CLI, unless ``PLAN_STUDIO_APPROVE_WRITES``
+    is false); ``approve_writes=False`` is the explicit opt-out (nothing waits but steps marked
+    ``ask_first``) and ``max_parallel`` overrides the limits' own. ``recorder`` is told of every
+    change, and then the plugins observing runs (``core.hooks.OBSERVING_RECORDER``).
     """
 
     def __init__(self, registry: ToolRegistry, synthesizer: Synthesizer | None = None, *,
                  limits: RunLimits | None = None, max_parallel: int | None = None,
-                 recorder: RunRecorder = NO_RECORDER, grants: GrantBook | None = None) -> None:
+                 recorder: RunRecorder = NO_RECORDER, grants: GrantBook | None = None,
+                 approve_writes: bool | None = None) -> None:
         self.registry = registry
         self.grants = grants  # the scoped approvals a step may pass on (``core.run._approval``)
         self.validator = Validator(registry)
         self.synthesizer = synthesizer
-        limits = limits or RunLimits()
+        limits = limits or RunLimits.from_settings(Settings())
+        if approve_writes is not None:
+            limits = limits.model_copy(update={"approve_writes": approve_writes})
         self.limits = limits if max_parallel is None else limits.model_copy(update={"max_parallel": max_parallel})
         self.recorder = Recorders((recorder, OBSERVING_RECORDER))
         self._lock = threading.Lock()

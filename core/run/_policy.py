@@ -8,8 +8,9 @@ run (``_run_pass``) as each step starts:
   the tool's author (``register(timeout=...)``) or, above that, by the user's settings;
 - ``retry`` / ``retries``: the retry policy (``core.tooling._retry.RetryPolicy``, which a tool's
   author may declare with the tool), the same way;
-- ``approve_writes``: steps the policy asks about wait for people (``_approval``); off, nothing
-  pauses but steps a reviewer marked ``ask_first``;
+- ``approve_writes``: steps the policy asks about wait for people (``_approval``), on by default
+  as in every interface; off (an explicit opt-out), nothing pauses but steps a reviewer marked
+  ``ask_first``;
 - ``policy``: the rules that allow, ask about or deny each step (``core.policy``; None: the
   default policy, read-only steps run and any other asks), and ``agent``, who submitted the
   plan, for rules that match on the agent. A denial holds whatever ``approve_writes`` says.
@@ -38,19 +39,18 @@ class RunLimits(BaseModel):
     tool_timeouts: Mapping[str, float] = Field(default_factory=dict, description="Seconds per tool name")
     retry: RetryPolicy = RetryPolicy()
     retries: Mapping[str, RetryPolicy] = Field(default_factory=dict, description="Retry policy per tool name")
-    # Off here (tests, previews, Python callers run what they are given); the studio's setting
-    # ``approve_writes`` turns it on.
-    approve_writes: bool = Field(False, description="Steps of tools that may write wait for a person")
+    # On, as in the studio and the CLI: a step of a tool that may write waits for a person unless
+    # the caller opts out (``RunLimits(approve_writes=False)``, ``Executor(tools, approve_writes=False)``,
+    # ``PLAN_STUDIO_APPROVE_WRITES=false``).
+    approve_writes: bool = Field(True, description="Steps of tools that may write wait for a person")
     policy: Policy | None = Field(None, description="The rules that allow, ask about or deny steps (None: the default)")
     agent: Actor | None = Field(None, description="Who submitted the plan, for rules on the agent")
 
     @classmethod
     def from_settings(cls, settings: object) -> "RunLimits":
         """The limits a ``core.Settings`` holds (``max_parallel``, ``tool_timeout``, ...)."""
-        # Not ``approve_writes``: who is there to approve is the front end's to say (the studio
-        # and the CLI set it from the setting); a run built from settings alone does not pause.
         return cls(**{name: getattr(settings, name) for name in cls.model_fields
-                      if name not in ("approve_writes", "policy", "agent") and hasattr(settings, name)})
+                      if name not in ("policy", "agent") and hasattr(settings, name)})
 
     @property
     def rules(self) -> Policy:

@@ -31,6 +31,7 @@ from ._json_result import json_result
 from ..schema._words import NON_BLANK
 from ._calling import call_tool_function
 from ._definition import Effects, ToolDefinition
+from ._effects_said import without_effects_line
 
 if TYPE_CHECKING:
     import griffe
@@ -169,7 +170,7 @@ class PythonRunner:
 
 def build_python_tool(func: Callable[..., Any], name: str, description: str | None,
                       effects: Effects) -> tuple[ToolDefinition, PythonRunner]:
-    doc, arg_docs, returns_doc = parse_docstring(func.__doc__)
+    doc, arg_docs, returns_doc = parse_docstring(without_effects_line(func.__doc__))
     if inspect.isgeneratorfunction(func) or inspect.isasyncgenfunction(func):
         raise ToolDefinitionError(f"tool {name!r}: is a generator (it yields); a tool returns its result")
     try:

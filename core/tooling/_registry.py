@@ -21,6 +21,7 @@ from ._python_tool import build_python_tool, describe_error, parse_docstring
 from ._retry import RetryPolicy
 from ..schema._words import NON_BLANK, NonBlank, describe_bounds, describe_schema, schema_alternatives
 from ._definition import UNKNOWN, Effects, ToolDefinition, effects_of
+from ._effects_said import effects_said
 from ._overrides import ToolOverride
 from ._words import ToolWords
 
@@ -140,7 +141,8 @@ class ToolRegistry:
                  retry: RetryPolicy | None = None) -> Any:
         """Register ``func`` as a tool; usable as ``@registry.register`` or with options.
         ``effects`` says what a call does (``READ_ONLY``, ``IDEMPOTENT``, ``ADDITIVE``,
-        ``DESTRUCTIVE``, or their names); unsaid, the tool may write. ``timeout`` (seconds) and
+        ``DESTRUCTIVE``, or their names); unsaid, what the function says itself (``@tool(...)``,
+        an ``Effects:`` docstring line), else the tool may write. ``timeout`` (seconds) and
         ``retry`` hold its calls unless the user's settings say otherwise."""
         if func is None:
             return lambda f: self.register(f, name=name, group=group, description=description, effects=effects,
@@ -151,6 +153,8 @@ class ToolRegistry:
             said = effects_of(effects)
         except ValueError as exc:
             raise ToolDefinitionError(f"tool {name or func.__name__!r}: {exc}") from None
+        own = effects_said(func, name or func.__name__)  # @tool(...) or "Effects:": checked even when given here
+        said = said if said.known else own
         definition, runner = build_python_tool(func, name or func.__name__, description, said)
         tool = Tool(definition, runner, group=group, timeout=timeout, retry=retry)
         if tool.name in self._tools:

@@ -10,6 +10,7 @@ from core import FORMATS, hooks
 
 from ._cli_audit import add_audit_command
 from ._cli_runs import add_commands
+from ._cli_tools import add_tools_command
 
 __all__ = ["parser"]
 
@@ -52,6 +53,9 @@ def _common_options(before_command: bool) -> argparse.ArgumentParser:
                         help="load an MCP server's tools: a stdio command line, or a streamable "
                              "HTTP URL with optional ' | Name: value' headers (repeatable; "
                              "default: PLAN_STUDIO_MCP, one per line)")
+    common.add_argument("--demo", action="store_true", default=argparse.SUPPRESS,
+                        help="load the demo tools too (default: PLAN_STUDIO_DEMO; they load by themselves only "
+                             "when no --tools and no --mcp are given)")
     return common
 
 
@@ -131,4 +135,5 @@ def parser() -> argparse.ArgumentParser:
                                  "server acts as that agent; else PLAN_STUDIO_TOKEN, else the local user (admin)")
     add_commands(commands, common)
     add_audit_command(commands, common)
+    add_tools_command(commands, common)
     return parser

@@ -48,6 +48,7 @@ from ._cli_approval import approve_on_terminal, approved_up_front, nobody_to_ask
 from ._cli_args import parser as _parser
 from ._cli_audit import cmd_audit
 from ._cli_mcp import cmd_mcp_server
+from ._cli_tools import cmd_tools
 from ._cli_runs import cmd_rerun, cmd_resume, cmd_runs, cmd_worker, run_recorded
 from ..workbench._services import Services, build_services
 from ..workbench import plan_for_goal, replanned
@@ -76,6 +77,7 @@ def _settings(args: argparse.Namespace) -> Settings:
                                  today=getattr(args, "today", None),
                                  planner=getattr(args, "planner", None),
                                  tools=_tool_sources(args), mcp=_listed(args, "mcp"),
+                                 demo=True if getattr(args, "demo", False) else None,
                                  policy_file=getattr(args, "policy", None))
     except ValidationError as exc:
         first = exc.errors()[0]
@@ -333,7 +335,7 @@ def _cmd_policy(args: argparse.Namespace, services: Services) -> int:
 
 _RUNNING = {"run", "resume", "rerun", "worker"}
 _COMMANDS = {"plan": _cmd_plan, "policy": _cmd_policy, "validate": _cmd_validate, "run": _cmd_run, "replan": _cmd_replan,
-             "token": _cmd_token, "mcp-server": cmd_mcp_server, "audit": cmd_audit, "runs": cmd_runs, "worker": cmd_worker,
+             "token": _cmd_token, "mcp-server": cmd_mcp_server, "audit": cmd_audit, "tools": cmd_tools, "runs": cmd_runs, "worker": cmd_worker,
              "resume": lambda args, services: cmd_resume(args, services, _step_line, _summary),
              "rerun": lambda args, services: cmd_rerun(args, services, _step_line, _summary)}
 
@@ -364,6 +366,9 @@ def _serve(args: argparse.Namespace) -> int:
     if servers is not None:
         os.environ[Settings.variable("mcp")] = "\n".join(servers)
         given.append("mcp")
+    if getattr(args, "demo", False):
+        os.environ[Settings.variable("demo")] = "true"
+        given.append("demo")
     if args.allowed_origins is not None:
         os.environ[Settings.variable("allowed_origins")] = " ".join(args.allowed_origins)
         given.append("allowed_origins")

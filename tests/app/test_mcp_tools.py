@@ -63,7 +63,7 @@ def _serve_http(argv: list[str], port: int, env: dict[str, str] | None = None) -
 def loaded(tmp_path_factory) -> Iterator[tuple]:
     """The built-ins plus server-everything and the test server, both over stdio, and one
     server that is not there: loaded once for the module (node and Python start slowly here)."""
-    settings = Settings(data_dir=tmp_path_factory.mktemp("data"), today=TODAY, mcp_timeout=TIMEOUT,
+    settings = Settings(demo=True, data_dir=tmp_path_factory.mktemp("data"), today=TODAY, mcp_timeout=TIMEOUT,
                         mcp=[_everything(), f"{PY} {TEST_SERVER} stdio", "no-such-mcp-server-command"])
     registry, problems = load_tools(settings)
     yield registry, problems
@@ -264,7 +264,7 @@ def test_a_tool_error_fails_the_step_with_the_servers_message(loaded):
 
 
 def test_a_server_that_hangs_or_dies_mid_run_fails_its_step_and_nothing_else(tmp_path):
-    settings = Settings(data_dir=tmp_path, mcp=[f"{PY} {TEST_SERVER} stdio"], mcp_timeout=TIMEOUT)
+    settings = Settings(demo=True, data_dir=tmp_path, mcp=[f"{PY} {TEST_SERVER} stdio"], mcp_timeout=TIMEOUT)
     registry, problems = load_tools(settings)
     assert problems == []
     connection_of(registry.get("hang")).timeout = 3  # the same setting; started with room to spare
@@ -290,7 +290,7 @@ def test_a_server_that_hangs_or_dies_mid_run_fails_its_step_and_nothing_else(tmp
 
 def test_a_server_that_never_answers_at_start_times_out(tmp_path):
     command = f"{PY} -c 'import time; time.sleep(120)'"
-    registry, problems = load_tools(Settings(data_dir=tmp_path, mcp=[command], mcp_timeout=2))
+    registry, problems = load_tools(Settings(demo=True, data_dir=tmp_path, mcp=[command], mcp_timeout=2))
     assert problems == [f"MCP server {command}: did not start and list its tools within 2 s"]
     assert "facilities_list" in registry
 

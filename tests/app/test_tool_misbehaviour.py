@@ -337,7 +337,7 @@ def within(seconds: float, make: Any) -> Any:
 def test_a_tools_file_that_blocks_at_import_leaves_the_studio_working(tmp_path, tools_file):
     blocking = tmp_path / "sleeps.py"
     blocking.write_text(BLOCKING["sleeps.py"], encoding="utf-8")
-    settings = Settings(data_dir=tmp_path / "d", tools=[str(blocking), str(tools_file)], tools_timeout=0.5)
+    settings = Settings(demo=True, data_dir=tmp_path / "d", tools=[str(blocking), str(tools_file)], tools_timeout=0.5)
     services = within(30, lambda: build_services(settings))
     assert services.tool_problems == [f"{blocking}:3: still loading after 0.5 s (waiting for input, "
                                       "a socket or a sleep while it loads?); not loaded"]
@@ -383,6 +383,7 @@ def studio_with_tools(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *sources:
     monkeypatch.setenv("PLAN_STUDIO_TODAY", "2025-10-12")
     monkeypatch.setenv("PLAN_STUDIO_TOOLS", os.pathsep.join(map(str, sources)))
     monkeypatch.setenv("PLAN_STUDIO_TOOLS_TIMEOUT", timeout)
+    monkeypatch.setenv("PLAN_STUDIO_DEMO", "true")  # the demo tools beside the file
     return AppTest.from_file(str(APP), default_timeout=60).run()
 
 

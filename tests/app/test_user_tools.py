@@ -192,24 +192,72 @@ def test_a_broken_file_is_one_line_naming_file_line_and_function(tmp_path, cli, 
 def test_a_broken_file_does_not_stop_the_others(tmp_path):
     broken = source(tmp_path, "broken.py", "def f(x):\n    \"\"\"Doc.\"\"\"\n")
     good = source(tmp_path, "my_text.py", GOOD)
-    registry, problems = load_tools(Settings(data_dir=tmp_path, tools=[str(broken), str(good)]))
+    registry, problems = load_tools(Settings(data_dir=tmp_path, tools=[str(broken), str(good)], demo=True))
     assert problems == [f"{broken}:1: function f: parameter 'x' has no type hint"]
     assert "shout" in registry and "facilities_list" in registry and "f" not in registry
 
 
-def test_a_name_already_taken_is_refused_and_nothing_of_the_file_loads(tmp_path, cli):
+def test_a_name_already_taken_is_refused_naming_both_sources_and_nothing_of_the_file_loads(tmp_path, cli):
     path = source(tmp_path, "clash.py", GOOD + '''
 
-def facilities_list(location: str) -> list[str]:
-    """Mine, not the built-in."""
-    return []
+def say(message: str) -> str:
+    """Mine, not the demo's."""
+    return message
 ''')
+    registry, problems = load_tools(Settings(data_dir=tmp_path, tools=[str(path)], demo=True))
+    assert problems == [f"{path}: refused: a tool named 'say' is already loaded from the demo tools (group "
+                        "'conversation', loaded by --demo or PLAN_STUDIO_DEMO=true) (tool names must be unique; "
+                        "rename yours, or leave the demo tools out)"]
+    assert registry.get("say").group == "conversation" and "shout" not in registry
+    result = cli("validate", plan_file(tmp_path, []), "--tools", path, "--demo")
+    assert result.status == 2 and "'say' is already loaded from the demo tools" in result.err
+    # Without the demo tools nothing reserves the name: the user's say is the say.
     registry, problems = load_tools(Settings(data_dir=tmp_path, tools=[str(path)]))
-    assert problems == [f"{path}: refused: a tool named 'facilities_list' is already loaded "
-                        "(tool names must be unique; rename yours)"]
-    assert registry.get("facilities_list").group == "waste" and "shout" not in registry
-    result = cli("validate", plan_file(tmp_path, []), "--tools", path)
-    assert result.status == 2 and "'facilities_list' is already loaded" in result.err
+    assert problems == [] and registry.get("say").source == f"file {path}" and "facilities_list" not in registry
+    result = cli("tools", "--tools", path, "--json")
+    listed = {row["name"]: row for row in json.loads(result.out)}
+    assert result.status == 0 and set(listed) == {"word_count", "shout", "say"}
+    assert listed["say"]["effects"] == "unknown (may write)" and listed["say"]["required"] == ["message"]
+
+
+def test_plan_studio_tools_lists_effects_group_and_source(tmp_path, cli):
+    path = source(tmp_path, "said.py", '''
+from core import tool
+
+
+@tool(read_only=True)
+def weather_lookup(city: str) -> dict:
+    """The weather in a city."""
+    return {}
+
+
+def drop_table(name: str) -> bool:
+    """Drop a table.
+
+    Effects: destructive
+    """
+    return True
+''')
+    result = cli("tools", "--tools", path)
+    lines = {line.split()[0]: line for line in result.out.splitlines()}
+    assert result.status == 0 and set(lines) == {"weather_lookup", "drop_table"}
+    assert "read-only" in lines["weather_lookup"] and f"from file {path}" in lines["weather_lookup"]
+    assert "writes, destructive" in lines["drop_table"] and "needs name" in lines["drop_table"]
+    demo = cli("tools", "--json")  # no tools given: the demo tools, each named as theirs
+    assert {row["source"] for row in json.loads(demo.out)} == {"the demo tools"}
+    both = json.loads(cli("tools", "--tools", path, "--demo", "--json").out)
+    assert {"weather_lookup", "say"} <= {row["name"] for row in both}
+    bad = source(tmp_path, "bad.py", '''
+def wipe() -> int:
+    """Wipe.
+
+    Effects: read-only, destructive
+    """
+    return 1
+''')
+    refused = cli("tools", "--tools", bad)
+    assert refused.status == 2 and f"{bad}:1: function wipe: docstring line" in refused.err
+    assert "both read-only and destructive" in refused.err
 
 
 def test_tools_before_and_after_the_command_both_count(tmp_path, cli):

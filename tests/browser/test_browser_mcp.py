@@ -23,7 +23,8 @@ def mcp_studio(tmp_path: Path):
     broken = tmp_path / "broken_tools.py"
     broken.write_text("def untyped(x):\n    \"\"\"Doc.\"\"\"\n", encoding="utf-8")
     yield from start_studio(tmp_path, PLAN_STUDIO_MCP=f"{sys.executable} {TEST_SERVER} stdio",
-                            PLAN_STUDIO_TOOLS=str(broken), PLAN_STUDIO_MCP_TIMEOUT="30")
+                            PLAN_STUDIO_TOOLS=str(broken), PLAN_STUDIO_MCP_TIMEOUT="30",
+                            PLAN_STUDIO_DEMO="true")  # the built-ins beside them
 
 
 # Starting an MCP server (a Python process here) can take long on a busy machine, and no frame

@@ -273,7 +273,7 @@ def test_every_page_is_listed_in_the_index() -> None:
 def test_every_command_is_documented() -> None:
     names = commands(PARSER)
     assert set(names) == {"plan", "validate", "run", "replan", "token", "mcp-server", "runs", "resume", "rerun",
-                          "worker", "policy", "audit"}
+                          "worker", "policy", "audit", "tools"}
     for name in names:
         assert re.search(rf"^## `plan-studio {name}\b", CLI_PAGE, re.M), f"no heading for '{name}'"
         assert any(argv[:1] == [name] for _, argv in CLI_EXAMPLES), f"no example of 'plan-studio {name}'"

@@ -166,6 +166,7 @@ def test_drift_lists_the_saved_plans_a_changed_tool_would_now_plan_differently(d
     tools = tmp_path / "depots.py"
     tools.write_text(DEPOTS.format(words="City the depot is in."))
     monkeypatch.setenv("PLAN_STUDIO_TOOLS", str(tools))
+    monkeypatch.setenv("PLAN_STUDIO_DEMO", "true")  # the demo tools beside the file: a saved plan uses them
     at = lab()  # the first visit remembers the tools as they are
     services = source_services()
     saved = services.store.save_plan(EmbeddedPlanner(services.registry).plan("Depots in Hannover", today=TODAY))

@@ -75,7 +75,7 @@ def test_steps_of_a_tool_with_no_time_limit_that_may_run_at_once_still_do() -> N
 
 def test_the_limit_set_for_a_tool_by_name_decides_as_its_own_does() -> None:
     seen: list[int] = []
-    executor = Executor(_tools(seen, None), limits=RunLimits(tool_timeouts={"add": math.inf}))
+    executor = Executor(_tools(seen, None), limits=RunLimits(tool_timeouts={"add": math.inf}, approve_writes=False))
     run = executor.start(_chain(2))
     for _ in executor.run_all(run):
         pass

@@ -5,7 +5,7 @@ from core.formats import plan_from_seed
 
 from toy_tools import toy_registry
 
-executor = Executor(toy_registry())
+executor = Executor(toy_registry(), approve_writes=False)  # made at import, before conftest turns the pause off
 
 
 def chain(first_tool="sites_list"):

@@ -6,7 +6,8 @@ seed JSON and loaded again, so the studio and the CLI show them wherever the pla
 - ``not_applied``: a filter the goal asked for that the plan does NOT apply (a negation no
   tool's schema can express, ``_embedded_negation``); a warning;
 - ``read_as``: a word read as another ("read 'x' as 'y'", ``_embedded_typos``); information;
-- ``unread_words``: words of the goal the plan does not use (``_embedded_unread``); a warning.
+- ``unread_words``: words of the goal the plan does not use (``_embedded_unread``); a warning;
+- ``missing_params``: a required parameter the goal does not give (``_required``); a warning.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from ._unread import unread_notice
 __all__ = ["NOT_APPLIED_KEY", "READ_AS_KEY", "planner_notices"]
 
 NOT_APPLIED_KEY = "not_applied"
+MISSING_KEY = "missing_params"  # ``_required.MISSING_KEY``
 READ_AS_KEY = "read_as"
 
 NoticeKind = Literal["warning", "info"]
@@ -38,4 +40,5 @@ def planner_notices(plan: Plan) -> list[tuple[NoticeKind, str]]:
     unread = unread_notice(plan)
     if unread:
         notices.append(("warning", unread))
+    notices.extend(("warning", text) for text in _texts(plan, MISSING_KEY))
     return notices

@@ -51,6 +51,10 @@ world ("delete ...", "cancel ...", "send ...") is refused, never planned as a li
 (``_embedded_writes``). What the plan says about its reading is gathered by
 ``planner_notices`` (``_embedded_notices``).
 
+A tool with required parameters is planned when the goal gives their values ("weather in
+Paris", "city Paris", a quoted string, a number: ``_required``); one the goal does not give is
+named in the plan's metadata (``missing_params``) and the step waits for the reviewer to fill it.
+
 Words a goal says that the plan does not use come with the plan as
 ``metadata.unread_words`` (see ``_embedded_unread``). Goals longer than ``MAX_GOAL_LENGTH``
 characters are refused, and numbers are kept within the tools' schemas (a ``limit`` of at
@@ -61,6 +65,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from dataclasses import replace
 from typing import Any
 
 from ..._errors import PlannerError
@@ -75,7 +80,8 @@ from ._negation import read_negations
 from ._notices import NOT_APPLIED_KEY, READ_AS_KEY
 from ._typos import TypoReader
 from ._writes import refuse_write, write_request
-from ._parse import Mention, Parsed, parse, phrase_pattern
+from ._parse import MASK, Mention, Parsed, parse, phrase_pattern
+from ._required import MISSING_KEY, fill_required, missing_notice
 from ._replan import apply_feedback
 from ._log import words_log
 from ._unread import UNREAD_KEY, unread_words
@@ -139,6 +145,7 @@ class EmbeddedPlanner:
         check_has_steps(groups, self.vocabulary, goal)
         unused: list[Mention] = []
         nodes = build_nodes(groups, self.vocabulary, ignored=unused)
+        parsed, missing = self._fill_required(parsed, nodes)
         self._check_bounds(nodes)
         steps = nodes_to_steps(self.vocabulary, nodes, [], seed_step_ids(len(nodes)))
         extra: dict[str, Any] = {}
@@ -147,9 +154,29 @@ class EmbeddedPlanner:
             extra[UNREAD_KEY] = unread
         if not_applied:
             extra[NOT_APPLIED_KEY] = not_applied
+        if missing:
+            extra[MISSING_KEY] = missing
         extra[LOG_KEY] = [words_log(parsed)]  # which words chose which tool and filter
         metadata = PlanMetadata(planner=self.name, today=today, **extra)
         return mark_parallel(Plan(goal=goal, steps=steps, metadata=metadata))
+
+    def _fill_required(self, parsed: Parsed, nodes: list[Node]) -> tuple[Parsed, list[str]]:
+        """Each step's required parameters from the goal's words (``_required``); the goal read
+        with their words marked used, and a notice per parameter still missing."""
+        missing: list[str] = []
+        spans: list[tuple[int, int]] = []
+        for node in nodes:
+            filled = fill_required(parsed, self.vocabulary, node.tool, node.mention, {*node.params, *node.refs})
+            node.params.update(filled.params)
+            spans.extend(filled.spans)
+            noun = self.vocabulary.tools[node.tool].entity_singular
+            missing.extend(missing_notice(node.tool, param, noun) for param in filled.missing)
+        if spans:
+            masked = list(parsed.masked)
+            for start, end in spans:
+                masked[start:end] = MASK * (end - start)
+            parsed = replace(parsed, masked="".join(masked))
+        return parsed, list(dict.fromkeys(missing))
 
     def _check_bounds(self, nodes: list[Node]) -> None:
         for node in nodes:

@@ -4,7 +4,8 @@ Entity nouns come from tool names (``facilities_list`` names facilities), filter
 parameter schemas (enums, booleans, dates, a ``limit``), links between tools from
 parameters named after another tool's entity (``facility_id``, ``shipment_ids``), and
 example values from "e.g." lists in parameter descriptions. Only tools that read (a
-list/get/search verb in the name) and need no argument are planned with. What no schema can
+list/get/search/lookup verb in the name) are planned with; a required parameter is filled from
+the goal's words (``_required``) or named as missing. What no schema can
 say (place names, synonyms of values, cue words for a parameter) each tool group hands the
 registry as ``ToolWords`` (``core.tooling._words``); they are merged here, so a registry
 without a group plans without its words.
@@ -69,6 +70,8 @@ class ToolInfo:
     links: dict[str, str] = field(default_factory=dict)  # other tool -> param holding its ids
     id_path: str = "data.*.id"
     param_nouns: dict[str, str] = field(default_factory=dict)  # "carrier" -> "carrier"
+    required: list[str] = field(default_factory=list)  # filled from the goal's words (``_required``)
+    param_types: dict[str, set[str]] = field(default_factory=dict)  # "city" -> {"string"}
     # Inclusive bounds of numeric parameters, from the schema's minimum/maximum (None: unbounded).
     bounds: dict[str, tuple[int | float | None, int | float | None]] = field(default_factory=dict)
 
@@ -171,15 +174,16 @@ def _add_all(into: dict[str, tuple[str, ...]], more: Mapping[str, tuple[str, ...
 def _describe(tool: Tool) -> ToolInfo | None:
     words = tool.name.lower().split("_")
     nouns = [w for w in words if w not in _READ_VERBS]
-    if len(nouns) == len(words) or not nouns or tool.required:
+    if len(nouns) == len(words) or not nouns:
         return None
     entity = " ".join(nouns[:-1] + [plural(nouns[-1])])
     info = ToolInfo(name=tool.name, entity=entity,
                     entity_singular=" ".join(nouns[:-1] + [singular(nouns[-1])]),
-                    params=tool.param_names, id_path=_id_path(tool.returns))
+                    params=tool.param_names, id_path=_id_path(tool.returns), required=tool.required)
     for pname, schema in tool.parameters.get("properties", {}).items():
         opts = _options(schema)
         types = {o.get("type") for o in opts}
+        info.param_types[pname] = {t for t in types if isinstance(t, str)}
         description = schema.get("description") or ""
         enum = [v for o in opts for v in o.get("enum", []) if isinstance(v, str)]
         listed = [v for o in opts if o.get("type") == "array" and isinstance(o.get("items"), dict)
