@@ -40,7 +40,7 @@ _MODULE = re.compile(r"^[A-Za-z_][\w.]*$")
 # them over as their variables), so the Settings page can name the option, not the variable.
 FROM_OPTIONS_VARIABLE = "PLAN_STUDIO_FROM_OPTIONS"
 _OPTIONS = {"data_dir": "--data-dir", "today": "--today", "planner": "--planner", "tools": "--tools",
-            "mcp": "--mcp", "allowed_origins": "--allowed-origin"}
+            "mcp": "--mcp", "mcp_config": "--mcp-config", "allowed_origins": "--allowed-origin"}
 # Set by ``plan-studio`` for the studio it starts in its own process: the per-start secret of the
 # URL it prints (``?token=``). Taken out of the environment when read, so no child process (a
 # tool, an MCP server) inherits it; a process's environment is readable by its own user only.
@@ -159,6 +159,11 @@ class Settings(BaseSettings):
     mcp: Annotated[list[str], _Split(split_mcp_servers)] = Field(
         default_factory=list, description="MCP servers, one per line: stdio command lines or streamable HTTP URLs "
                                           "(`--mcp`)")
+    mcp_config: Path | None = Field(
+        None, description="An MCP config file in the format Claude Desktop and Cursor use, read unchanged: "
+                          "`{\"mcpServers\": {\"name\": {\"command\", \"args\", \"env\", \"cwd\"} or "
+                          "{\"url\", \"headers\"}}}`; each name prefixes its server's tools (`name__tool`), "
+                          "`${VAR}` is read from the environment ([MCP servers](mcp.md), `--mcp-config`)")
     tools_timeout: float = Field(15.0, gt=0, description="Seconds one Python tool source may take to load before it "
                                  "is given up on and named")
     mcp_timeout: float = Field(30.0, gt=0, description="Seconds an MCP server may take to start and list its tools, "

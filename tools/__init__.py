@@ -8,7 +8,8 @@ it is installed. A group whose name another group already has is refused, never 
 swapped in. The groups' words for the planner come through the ``tool_words`` hook.
 
 ``load_tools`` adds the user's own on top: Python files and modules (``settings.tools``,
-see ``_python``) and MCP servers (``settings.mcp``, see ``_mcp``). A source that fails is
+see ``_python``) and MCP servers (``settings.mcp`` and the ``mcpServers`` file
+``settings.mcp_config``, see ``_mcp`` and ``_mcp_config``). A source that fails is
 one problem line, and every other tool still loads.
 """
 
@@ -22,10 +23,11 @@ from core import PlanStudioError, Settings, ToolDefinitionError, ToolRegistry, h
 from . import _plugin
 from ._load_notice import LoadNotice
 from ._mcp import McpConnection, McpServerSpec, add_mcp_server, connection_of, start_mcp_server
+from ._mcp_config import read_mcp_config
 from ._python import load_python_source
 
 __all__ = ["BUILTIN_GROUPS", "build_registry", "load_group", "load_tools", "load_python_source",
-           "add_mcp_server", "McpServerSpec", "connection_of", "LoadNotice"]
+           "add_mcp_server", "McpServerSpec", "connection_of", "LoadNotice", "read_mcp_config"]
 
 BUILTIN_GROUPS = _plugin.BUILTIN_GROUPS
 hooks.register(_plugin, "builtin_tools")
@@ -92,8 +94,13 @@ def load_tools(settings: Settings, groups: list[str] | None = None) -> tuple[Too
             load_python_source(source, registry, settings)
         except ToolDefinitionError as exc:
             problems.append(str(exc))
+    servers: list[str | McpServerSpec] = [*settings.mcp]
+    if settings.mcp_config is not None:
+        specs, config_problems = read_mcp_config(settings.mcp_config)
+        servers += specs
+        problems += config_problems
     started: list[McpConnection | PlanStudioError] = []
-    for server in settings.mcp:  # all start side by side; then each is waited for in order
+    for server in servers:  # all start side by side; then each is waited for in order
         try:
             started.append(start_mcp_server(server, settings.mcp_timeout))
         except PlanStudioError as exc:

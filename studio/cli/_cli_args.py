@@ -52,6 +52,10 @@ def _common_options(before_command: bool) -> argparse.ArgumentParser:
                         help="load an MCP server's tools: a stdio command line, or a streamable "
                              "HTTP URL with optional ' | Name: value' headers (repeatable; "
                              "default: PLAN_STUDIO_MCP, one per line)")
+    common.add_argument("--mcp-config", type=Path, metavar="FILE", default=argparse.SUPPRESS,
+                        help="load the MCP servers of a config file as Claude Desktop and Cursor write "
+                             "it ({\"mcpServers\": {...}}); each server's tools are named NAME__tool "
+                             "(default: PLAN_STUDIO_MCP_CONFIG)")
     return common
 
 
