@@ -50,7 +50,8 @@ def _make_tool(listed: Any, group: str, connection: McpConnection) -> Tool:
     problem = schema_problem(schema)
     if problem is not None:
         raise McpServerError(f"MCP tool {listed.name!r}: its input schema{problem[0]} {problem[1]}")
-    definition = ToolDefinition(name=prefixed(connection.spec.name, listed.name), description=listed.description or "", input_schema=schema,
+    prefix = getattr(connection.spec, "name", "")  # a stand-in connection may have no prefix
+    definition = ToolDefinition(name=prefixed(prefix, listed.name), description=listed.description or "", input_schema=schema,
                                 output_schema=listed.output_schema or None,
                                 effects=effects_from_annotations(getattr(listed, "annotations", None)),
                                 kind="mcp", source=f"MCP server {connection.spec.label}")
