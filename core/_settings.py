@@ -163,7 +163,7 @@ class Settings(BaseSettings):
         None, description="An MCP config file in the format Claude Desktop and Cursor use, read unchanged: "
                           "`{\"mcpServers\": {\"name\": {\"command\", \"args\", \"env\", \"cwd\"} or "
                           "{\"url\", \"headers\"}}}`; each name prefixes its server's tools (`name__tool`), "
-                          "`${VAR}` is read from the environment ([MCP servers](mcp.md), `--mcp-config`)")
+                          "`${VAR}` is read from the environment ([your tools](your-tools.md#load-your-claude-desktop-or-cursor-config), `--mcp-config`)")
     tools_timeout: float = Field(15.0, gt=0, description="Seconds one Python tool source may take to load before it "
                                  "is given up on and named")
     mcp_timeout: float = Field(30.0, gt=0, description="Seconds an MCP server may take to start and list its tools, "
