@@ -40,7 +40,7 @@ _MODULE = re.compile(r"^[A-Za-z_][\w.]*$")
 # them over as their variables), so the Settings page can name the option, not the variable.
 FROM_OPTIONS_VARIABLE = "PLAN_STUDIO_FROM_OPTIONS"
 _OPTIONS = {"data_dir": "--data-dir", "today": "--today", "planner": "--planner", "tools": "--tools",
-            "mcp": "--mcp", "allowed_origins": "--allowed-origin", "demo": "--demo"}
+            "mcp": "--mcp", "mcp_config": "--mcp-config", "allowed_origins": "--allowed-origin", "demo": "--demo"}
 # Set by ``plan-studio`` for the studio it starts in its own process: the per-start secret of the
 # URL it prints (``?token=``). Taken out of the environment when read, so no child process (a
 # tool, an MCP server) inherits it; a process's environment is readable by its own user only.
@@ -160,9 +160,14 @@ class Settings(BaseSettings):
         default_factory=list, description="MCP servers, one per line: stdio command lines or streamable HTTP URLs "
                                           "(`--mcp`)")
     demo: bool | None = Field(
-        None, json_schema_extra={"shown_default": "on when no `--tools` and no `--mcp` are given"},
+        None, json_schema_extra={"shown_default": "on when no `--tools`, `--mcp` or `--mcp-config` is given"},
         description="Load the demo tools (waste data, lists, writer, say) beside yours (`--demo`); `false` never "
                     "loads them. Their names are not reserved: without them a tool of yours may be called `say`")
+    mcp_config: Path | None = Field(
+        None, description="An MCP config file in the format Claude Desktop and Cursor use, read unchanged: "
+                          "`{\"mcpServers\": {\"name\": {\"command\", \"args\", \"env\", \"cwd\"} or "
+                          "{\"url\", \"headers\"}}}`; each name prefixes its server's tools (`name__tool`), "
+                          "`${VAR}` is read from the environment ([your tools](your-tools.md#load-your-claude-desktop-or-cursor-config), `--mcp-config`)")
     tools_timeout: float = Field(15.0, gt=0, description="Seconds one Python tool source may take to load before it "
                                  "is given up on and named")
     mcp_timeout: float = Field(30.0, gt=0, description="Seconds an MCP server may take to start and list its tools, "
@@ -308,7 +313,7 @@ class Settings(BaseSettings):
     @property
     def demo_tools(self) -> bool:
         """Whether the demo tools load: as ``demo`` says, else when no tools of the user's are given."""
-        return self.demo if self.demo is not None else not (self.tools or self.mcp)
+        return self.demo if self.demo is not None else not (self.tools or self.mcp or self.mcp_config)
 
     @property
     def policy_path(self) -> Path | None:

@@ -8,7 +8,8 @@ it is installed. A group whose name another group already has is refused, never 
 swapped in. The groups' words for the planner come through the ``tool_words`` hook.
 
 ``load_tools`` adds the user's own on top: Python files and modules (``settings.tools``,
-see ``_python``) and MCP servers (``settings.mcp``, see ``_mcp``). A source that fails is
+see ``_python``) and MCP servers (``settings.mcp`` and the ``mcpServers`` file
+``settings.mcp_config``, see ``_mcp`` and ``_mcp_config``). A source that fails is
 one problem line, and every other tool still loads. The built-in groups are the demo domain,
 one optional whole (``DEMO_GROUPS``): loaded when the user gives no tools of their own, or when
 asked (``settings.demo``); a name of the user's that one of them has is refused only when both
@@ -25,10 +26,12 @@ from core import PlanStudioError, Settings, ToolDefinitionError, ToolRegistry, h
 from . import _plugin
 from ._load_notice import LoadNotice
 from ._mcp import McpConnection, McpServerSpec, add_mcp_server, connection_of, start_mcp_server
+from ._mcp_config import read_mcp_config
 from ._python import DEMO_SOURCE, load_python_source
 
-__all__ = ["BUILTIN_GROUPS", "DEMO_GROUPS", "DEMO_SOURCE", "build_registry", "load_group", "load_tools", "load_python_source",
-           "add_mcp_server", "McpServerSpec", "connection_of", "LoadNotice"]
+__all__ = ["BUILTIN_GROUPS", "DEMO_GROUPS", "DEMO_SOURCE", "build_registry", "load_group", "load_tools",
+           "load_python_source", "add_mcp_server", "McpServerSpec", "connection_of", "LoadNotice",
+           "read_mcp_config"]
 
 BUILTIN_GROUPS = _plugin.BUILTIN_GROUPS
 # The demo domain: the built-in groups, loaded together when no tools of the user's are given or
@@ -102,8 +105,13 @@ def load_tools(settings: Settings, groups: list[str] | None = None) -> tuple[Too
             load_python_source(source, registry, settings)
         except ToolDefinitionError as exc:
             problems.append(str(exc))
+    servers: list[str | McpServerSpec] = [*settings.mcp]
+    if settings.mcp_config is not None:
+        specs, config_problems = read_mcp_config(settings.mcp_config)
+        servers += specs
+        problems += config_problems
     started: list[McpConnection | PlanStudioError] = []
-    for server in settings.mcp:  # all start side by side; then each is waited for in order
+    for server in servers:  # all start side by side; then each is waited for in order
         try:
             started.append(start_mcp_server(server, settings.mcp_timeout))
         except PlanStudioError as exc:

@@ -1,7 +1,9 @@
 """Your own tools from MCP servers, through the official ``mcp`` SDK.
 
-A server is given as one line (``_mcp_spec``) and held open by an ``McpConnection``
-(``_mcp_connection``: its session on an anyio blocking portal, calls with a timeout).
+A server is given as one line (``_mcp_spec``) or an entry of an ``mcpServers`` file
+(``_mcp_config``) and held open by an ``McpConnection`` (``_mcp_connection``: its session on an
+anyio blocking portal, calls with a timeout). A server with a name (a prefix) has its tools
+named ``NAME__tool`` and grouped under ``NAME``; they are called by the server's own names.
 
 Each server tool becomes a ``Tool`` run by an ``McpRunner``: its description, input schema and
 output schema are exactly the server's, its effects its ``annotations`` (unknown when it gives
@@ -20,7 +22,7 @@ from core.schema._untrusted import schema_problem
 
 from ._load_notice import LoadNotice
 from ._mcp_connection import McpConnection, close_all
-from ._mcp_spec import McpServerSpec
+from ._mcp_spec import McpServerSpec, prefixed
 
 __all__ = ["McpServerSpec", "McpConnection", "McpRunner", "connection_of", "start_mcp_server", "add_mcp_server",
            "close_all"]
@@ -28,12 +30,14 @@ __all__ = ["McpServerSpec", "McpConnection", "McpRunner", "connection_of", "star
 
 @dataclass(frozen=True)
 class McpRunner:
-    """Runs an MCP server's tool as an MCP tool call on its connection."""
+    """Runs an MCP server's tool as an MCP tool call on its connection, by the server's own name
+    for it (``remote``: the tool's name here may carry the server's prefix)."""
 
     connection: McpConnection = field(repr=False)
+    remote: str = ""
 
     def __call__(self, name: str, args: dict[str, Any]) -> Any:
-        return self.connection.call(name, args)
+        return self.connection.call(self.remote or name, args)
 
 
 def connection_of(tool: Tool) -> McpConnection | None:
@@ -46,19 +50,22 @@ def _make_tool(listed: Any, group: str, connection: McpConnection) -> Tool:
     problem = schema_problem(schema)
     if problem is not None:
         raise McpServerError(f"MCP tool {listed.name!r}: its input schema{problem[0]} {problem[1]}")
-    definition = ToolDefinition(name=listed.name, description=listed.description or "", input_schema=schema,
+    prefix = getattr(connection.spec, "name", "")  # a stand-in connection may have no prefix
+    definition = ToolDefinition(name=prefixed(prefix, listed.name), description=listed.description or "", input_schema=schema,
                                 output_schema=listed.output_schema or None,
                                 effects=effects_from_annotations(getattr(listed, "annotations", None)),
                                 kind="mcp", source=f"MCP server {connection.spec.label}")
-    return Tool(definition, McpRunner(connection), group=group)
+    return Tool(definition, McpRunner(connection, listed.name), group=group)
 
 
-def start_mcp_server(server: str, timeout: float) -> McpConnection:
-    """Begin connecting to ``server``; ``add_mcp_server`` waits for it."""
-    return McpConnection(McpServerSpec.parse(server), timeout).start()
+def start_mcp_server(server: str | McpServerSpec, timeout: float) -> McpConnection:
+    """Begin connecting to ``server`` (a ``--mcp`` line or a spec); ``add_mcp_server`` waits for it."""
+    spec = server if isinstance(server, McpServerSpec) else McpServerSpec.parse(server)
+    return McpConnection(spec, timeout).start()
 
 
-def add_mcp_server(registry: ToolRegistry, server: str | McpConnection, timeout: float = 30.0) -> list[str]:
+def add_mcp_server(registry: ToolRegistry, server: str | McpServerSpec | McpConnection,
+                   timeout: float = 30.0) -> list[str]:
     """Connect to ``server`` (or finish connecting) and add its tools to ``registry``; the
     problems with single tools (a name already taken, an invalid schema; a tool skipped on
     purpose is a ``LoadNotice``). Raises
@@ -66,15 +73,15 @@ def add_mcp_server(registry: ToolRegistry, server: str | McpConnection, timeout:
     pending = server if isinstance(server, McpConnection) else start_mcp_server(server, timeout)
     connection = pending.wait_ready()
     spec = connection.spec
-    group = connection.server_name or spec.label
+    group = spec.name or connection.server_name or spec.label
     if group in registry.groups():
         connection.close()
         raise McpServerError(f"MCP server {spec.label}: refused: its name {group!r} is already the "
                              "name of a tool group")
     problems = []
     for listed in connection.tools:
-        if listed.name in registry:
-            problems.append(f"MCP server {spec.label}: tool {listed.name!r} refused: a tool with "
+        if prefixed(spec.name, listed.name) in registry:
+            problems.append(f"MCP server {spec.label}: tool {prefixed(spec.name, listed.name)!r} refused: a tool with "
                             "that name is already loaded")
             continue
         if getattr(listed.execution, "task_support", None) == "required":

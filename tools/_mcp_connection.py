@@ -13,7 +13,6 @@ from __future__ import annotations
 import atexit
 import concurrent.futures
 import contextlib
-import shlex
 import tempfile
 import threading
 from typing import Any
@@ -162,13 +161,14 @@ class McpConnection:
 
     async def _serve(self, run: _Run) -> None:
         """Open the session, list the tools, then hold the session until cancelled."""
-        from mcp import types
-
-        from ._mcp_session import BoundedClientSession  # the SDK is imported only when a server is configured
-
         try:
             async with contextlib.AsyncExitStack() as stack:
+                # A stdio server is started before the SDK is imported (``_mcp_stdio``): it boots meanwhile.
                 read, write = await stack.enter_async_context(self._transport())
+                from mcp import types
+
+                from ._mcp_session import BoundedClientSession  # the SDK is imported only when a server is configured
+
                 session = await stack.enter_async_context(BoundedClientSession(read, write))
                 init = await session.initialize()
                 self.server_name = init.server_info.name
@@ -203,7 +203,7 @@ class McpConnection:
             return _with_client(client, streamable_http_client(self.spec.target, http_client=client))
         from ._mcp_stdio import stdio_transport  # the SDK's, reading long lines in linear time
 
-        return stdio_transport(shlex.split(self.spec.target), errlog=self._errlog)
+        return stdio_transport(self.spec.command(), errlog=self._errlog, env=self.spec.env, cwd=self.spec.cwd)
 
     async def _note_status(self, response: Any) -> None:
         if response.status_code >= 400:

@@ -6,30 +6,66 @@ chunks costs about n * n / 128 KiB of copying: a 50 MB tool result took 52 s, ne
 of it there. Here the pieces of an unfinished line are kept in a list and joined once,
 when its newline arrives, so reading costs time in proportion to the bytes read.
 
-Everything else is the SDK's own: the process is started, stopped (stdin closed, a grace
-period, then the whole process tree killed) and drained by the SDK's helpers, and each line
-is parsed by the SDK's parser, so the process handling stays exactly the SDK's.
+Everything else is the SDK's own: the process is stopped (stdin closed, a grace period, then
+the whole process tree killed) and drained by the SDK's helpers, and each line is parsed by
+the SDK's parser, so the process handling stays the SDK's. One thing comes first: on POSIX the
+process is started (as the SDK starts it: ``anyio.open_process`` in a session of its own) before
+the SDK is imported, so the server boots while Python imports the SDK (over a second under load,
+``benchmarks/mcp_config.py``) instead of after it. Its environment is the SDK's minimal one
+(``_SDK_INHERITED``, the SDK's ``DEFAULT_INHERITED_ENV_VARS``; a test keeps them equal) with the
+server's own variables on top.
 """
 
 from __future__ import annotations
 
 import codecs
 import contextlib
-from typing import Any, AsyncIterator, TextIO
+import os
+import sys
+from typing import Any, AsyncIterator, Mapping, TextIO
 
 import anyio
-from mcp.client import stdio as sdk_stdio
-from mcp.shared.message import SessionMessage
 
-__all__ = ["stdio_transport"]
+from core import McpServerError
+
+__all__ = ["stdio_transport", "default_environment"]
+
+# The SDK's DEFAULT_INHERITED_ENV_VARS on POSIX (mcp.client.stdio), read here without importing it.
+_SDK_INHERITED = ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER")
+
+
+def default_environment() -> dict[str, str]:
+    """What the SDK passes to a stdio server by default (``get_default_environment``)."""
+    if sys.platform == "win32":  # pragma: no cover
+        from mcp.client.stdio import get_default_environment
+
+        return get_default_environment()
+    return {k: v for k in _SDK_INHERITED if (v := os.environ.get(k)) is not None and not v.startswith("()")}
+
+
+async def _spawn(argv: list[str], env: dict[str, str], errlog: TextIO, cwd: str | None) -> Any:
+    if cwd is not None and not os.path.isdir(cwd):
+        raise McpServerError(f"its folder (cwd) {cwd} is not a folder that exists")
+    if sys.platform == "win32":  # pragma: no cover
+        from mcp.client import stdio as sdk_stdio
+
+        command = await sdk_stdio._get_executable_command(argv[0])
+        return await sdk_stdio._create_platform_compatible_process(command, argv[1:], env, errlog, cwd)
+    return await anyio.open_process(argv, env=env, stderr=errlog, cwd=cwd, start_new_session=True)
 
 
 @contextlib.asynccontextmanager
-async def stdio_transport(argv: list[str], errlog: TextIO) -> AsyncIterator[tuple[Any, Any]]:
-    """Start ``argv`` as an MCP server; its (read, write) streams for ``ClientSession``."""
-    command = await sdk_stdio._get_executable_command(argv[0])
-    process = await sdk_stdio._create_platform_compatible_process(
-        command=command, args=argv[1:], env=sdk_stdio.get_default_environment(), errlog=errlog)
+async def stdio_transport(argv: list[str], errlog: TextIO, env: Mapping[str, str] | None = None,
+                          cwd: str | None = None) -> AsyncIterator[tuple[Any, Any]]:
+    """Start ``argv`` as an MCP server, with ``env`` over the SDK's default environment and in
+    folder ``cwd``; its (read, write) streams for ``ClientSession``."""
+    process = await _spawn(argv, {**default_environment(), **(env or {})}, errlog, cwd)
+    try:
+        from mcp.client import stdio as sdk_stdio  # while the server boots
+        from mcp.shared.message import SessionMessage
+    except BaseException:
+        process.kill()
+        raise
     read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
     writer_done = anyio.Event()

@@ -55,7 +55,11 @@ def _common_options(before_command: bool) -> argparse.ArgumentParser:
                              "default: PLAN_STUDIO_MCP, one per line)")
     common.add_argument("--demo", action="store_true", default=argparse.SUPPRESS,
                         help="load the demo tools too (default: PLAN_STUDIO_DEMO; they load by themselves only "
-                             "when no --tools and no --mcp are given)")
+                             "when no --tools, --mcp or --mcp-config is given)")
+    common.add_argument("--mcp-config", type=Path, metavar="FILE", default=argparse.SUPPRESS,
+                        help="load the MCP servers of a config file as Claude Desktop and Cursor write "
+                             "it ({\"mcpServers\": {...}}); each server's tools are named NAME__tool "
+                             "(default: PLAN_STUDIO_MCP_CONFIG)")
     return common
 
 

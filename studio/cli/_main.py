@@ -14,7 +14,8 @@
     plan-studio mcp-server [--studio-url URL] [--token-file FILE]   the review inbox as an MCP server on stdio
 
 Every command also takes ``--tools FILE_OR_MODULE`` (your Python tools) and ``--mcp
-COMMAND_OR_URL`` (an MCP server's tools), both repeatable. A command refuses to run when one
+COMMAND_OR_URL`` (an MCP server's tools), both repeatable, and ``--mcp-config FILE`` (the MCP
+servers of a Claude Desktop or Cursor config file). A command refuses to run when one
 of them cannot be loaded (exit 2, one line each); the studio starts without it and says why.
 A part of a source left out on purpose (an MCP tool that only runs as a task) is a warning.
 
@@ -78,6 +79,7 @@ def _settings(args: argparse.Namespace) -> Settings:
                                  planner=getattr(args, "planner", None),
                                  tools=_tool_sources(args), mcp=_listed(args, "mcp"),
                                  demo=True if getattr(args, "demo", False) else None,
+                                 mcp_config=_mcp_config(args),
                                  policy_file=getattr(args, "policy", None))
     except ValidationError as exc:
         first = exc.errors()[0]
@@ -89,6 +91,12 @@ def _listed(args: argparse.Namespace, name: str) -> list[str] | None:
     """A repeatable option's values, before and after the command name; None if never given."""
     before, after = getattr(args, f"before_{name}", None), getattr(args, name, None)
     return None if before is None and after is None else [*(before or []), *(after or [])]
+
+
+def _mcp_config(args: argparse.Namespace) -> Path | None:
+    """``--mcp-config``, made absolute: the studio may resolve it from elsewhere."""
+    path = getattr(args, "mcp_config", None)
+    return None if path is None else path.expanduser().resolve()
 
 
 def _tool_sources(args: argparse.Namespace) -> list[str] | None:
@@ -369,6 +377,9 @@ def _serve(args: argparse.Namespace) -> int:
     if getattr(args, "demo", False):
         os.environ[Settings.variable("demo")] = "true"
         given.append("demo")
+    if _mcp_config(args) is not None:
+        os.environ[Settings.variable("mcp_config")] = str(_mcp_config(args))
+        given.append("mcp_config")
     if args.allowed_origins is not None:
         os.environ[Settings.variable("allowed_origins")] = " ".join(args.allowed_origins)
         given.append("allowed_origins")

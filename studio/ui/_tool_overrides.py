@@ -14,6 +14,9 @@ new key shows the tool's own words again.
 
 from __future__ import annotations
 
+import contextlib
+from typing import Iterator
+
 import streamlit as st
 
 from core import Tool, ToolOverride, ToolRegistry
@@ -22,7 +25,7 @@ from core.lab import check_overrides
 from ._state import Keys
 from ._text import md_escape
 
-__all__ = ["field_key", "override_editor"]
+__all__ = ["field_key", "lazy_expander", "override_editor"]
 
 
 def _key(tool: str, part: str) -> str:
@@ -35,10 +38,23 @@ def field_key(tool: str, part: str) -> str:
     return f"tools.edit.{tool}.{revision}.{part}"
 
 
+@contextlib.contextmanager
+def lazy_expander(label: str, key: str) -> Iterator[bool]:
+    """An expander whose content is drawn only while it is open: yields whether it is. Opening
+    it reruns the page (Streamlit's ``on_change="rerun"``); open it from code by setting its
+    key in ``st.session_state`` to True."""
+    expander = st.expander(label, key=key, expanded=False, on_change="rerun")
+    with expander:
+        yield bool(expander.open)
+
+
 def override_editor(tool: Tool) -> None:
-    """The expander editing ``tool``'s description and its params' descriptions for this session."""
+    """The expander editing ``tool``'s description and its params' descriptions for this session
+    (drawn only when open)."""
     overridden = bool(tool.definition.overridden)
-    with st.expander("Edit description (this session)", key=_key(tool.name, "open"), expanded=False):
+    with lazy_expander("Edit description (this session)", _key(tool.name, "open")) as shown:
+        if not shown:
+            return
         st.caption("The LLM planner's functions manual uses these words for the rest of this browser "
                    "session; the tool itself, and other sessions, keep their own.")
         st.text_area("Description", value=tool.description, key=field_key(tool.name, "description"))

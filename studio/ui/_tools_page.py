@@ -3,6 +3,11 @@ the model reads it. A tool's description can be edited for this session (``_tool
 
 Tool descriptions can come from third-party tool groups, so every one is escaped before it
 reaches markdown; tables and the manual's code block show text as it is.
+
+Tools are drawn lazily: cards ``CARDS_PER_PAGE`` at a time (a page number below them; the
+filter finds any tool), and a card's schemas and description editor only once their expander
+is opened (``lazy_expander``). All 124 cards of 100 MCP tools and the built-ins, drawn in full
+(~1,000 widgets), took 9-12 s on a loaded machine (``benchmarks/mcp_config.py``).
 """
 
 from __future__ import annotations
@@ -20,9 +25,12 @@ from tools import LoadNotice
 from . import _actions as actions
 from ._state import PERSIST, Keys
 from ._text import md_escape
-from ._tool_overrides import override_editor
+from ._tool_overrides import lazy_expander, override_editor
 
-__all__ = ["parameter_rows", "tools_page"]
+__all__ = ["parameter_rows", "tools_page", "CARDS_PER_PAGE"]
+
+CARDS_PER_PAGE = 40  # cards drawn at once: all 124 of 100 MCP tools and the built-ins took 9-12 s
+_PAGE_KEY = "tools.page"
 
 
 def tools_page() -> None:
@@ -56,10 +64,18 @@ def _tool_list(registry: ToolRegistry) -> None:
     if not tools:
         st.info("No tool name contains that text.")
         return
-    if needle:
-        st.caption(f"{len(tools)} of {len(registry)} tools")
-    for tool in tools:
+    pages = -(-len(tools) // CARDS_PER_PAGE)
+    page = min(int(st.session_state.get(_PAGE_KEY) or 1), pages)
+    shown = tools[(page - 1) * CARDS_PER_PAGE:page * CARDS_PER_PAGE]
+    if needle or pages > 1:
+        st.caption((f"{len(tools)} of {len(registry)} tools" if needle else f"{len(tools)} tools")
+                   + (f"; {(page - 1) * CARDS_PER_PAGE + 1}-{(page - 1) * CARDS_PER_PAGE + len(shown)} shown, "
+                      "filter by name to find one" if pages > 1 else ""))
+    for tool in shown:
         _tool_card(tool)
+    if pages > 1:
+        st.number_input("Page", min_value=1, max_value=pages, value=page, step=1, key=_PAGE_KEY,
+                        help=f"{pages} pages of {CARDS_PER_PAGE} tools")
 
 
 def _tool_card(tool: Tool) -> None:
@@ -87,12 +103,14 @@ def _tool_card(tool: Tool) -> None:
             st.markdown("**Returns:** not described")
         if tool.kind == "mcp":
             # As the server gave them, byte for byte what a reader of the server would see.
-            with st.expander("Input schema (JSON)", key=f"tools.input.{tool.name}"):
-                st.json(tool.parameters, expanded=True)
+            with lazy_expander("Input schema (JSON)", f"tools.input.{tool.name}") as shown:
+                if shown:
+                    st.json(tool.parameters, expanded=True)
         if tool.returns:
             label = "Output schema (JSON)" if tool.kind == "mcp" else "Return schema (JSON)"
-            with st.expander(label, key=f"tools.returns.{tool.name}"):
-                st.json(tool.returns, expanded=False)
+            with lazy_expander(label, f"tools.returns.{tool.name}") as shown:
+                if shown:
+                    st.json(tool.returns, expanded=False)
         override_editor(tool)
 
 

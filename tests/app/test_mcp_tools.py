@@ -144,6 +144,7 @@ def test_the_tools_page_lists_server_everything_and_says_which_tool_it_skipped(t
     warnings = [w.value.replace("\\", "") for w in at.warning]
     [line] = [w for w in warnings if "simulate-research-query" in w]
     assert line.startswith("Partly loaded: MCP server node ") and "skipped: it only runs as an MCP task" in line
+    at.text_input(key="tools.filter").input("echo").run()  # past the first page of cards
     assert any("**echo** · group" in m.value.replace("\\", "") for m in at.markdown)
 
 

@@ -18,15 +18,27 @@ DESCRIPTION = "Append exactly ONE grocery item; never two."
 ITEM = "One item, singular, e.g. milk."
 
 
+def open_editor(at, tool: str) -> None:
+    """Open ``tool``'s "Edit description" expander, as a click on it does (its content is drawn only then)."""
+    key = f"tools.edit.{tool}.open"
+    if not (key in at.session_state and at.session_state[key]):
+        at.session_state[key] = True
+        at.run()
+        no_failures(at)
+
+
 def field(at, tool: str, part: str) -> str:
-    """The key of a text field of ``tool``'s editor ("description", "param.<name>"): the one on the page."""
+    """The key of a text field of ``tool``'s editor ("description", "param.<name>"): the one on the
+    page, its editor opened first (it is drawn only when open)."""
+    open_editor(at, tool)
     keys = [w.key for w in [*at.text_area, *at.text_input]]
     [key] = [k for k in keys if k and k.startswith(f"tools.edit.{tool}.") and k.endswith(f".{part}")]
     return key
 
 
 def edit(at, tool: str, description: str, params: dict[str, str] | None = None) -> None:
-    at.text_area(key=field(at, tool, "description")).input(description)
+    key = field(at, tool, "description")  # first: it may open the editor, drawing the page again
+    at.text_area(key=key).input(description)
     for name, text in (params or {}).items():
         at.text_input(key=field(at, tool, f"param.{name}")).input(text)
     at.button(key=f"tools.edit.{tool}.apply").click().run()
@@ -39,6 +51,7 @@ def test_an_edited_description_is_what_this_sessions_planner_reads_until_reset(m
     open_page(at, TOOLS)
     own = render_manual(get_services().registry)
     assert at.code[0].value == own
+    open_editor(at, "addItem")
     assert at.button(key="tools.edit.addItem.reset").disabled  # nothing to reset yet
 
     edit(at, "addItem", DESCRIPTION, {"item": ITEM})
@@ -63,6 +76,7 @@ def test_an_edited_description_is_what_this_sessions_planner_reads_until_reset(m
     assert other.code[0].value == own == render_manual(get_services().registry)
 
     open_page(at, TOOLS)
+    open_editor(at, "addItem")
     at.button(key="tools.edit.addItem.reset").click().run()
     no_failures(at)
     assert at.code[0].value == own
