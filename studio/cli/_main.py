@@ -368,21 +368,16 @@ def _serve(args: argparse.Namespace) -> int:
             os.environ[Settings.variable(option)] = str(getattr(args, option))
             given.append(option)
     sources, servers = _tool_sources(args), _listed(args, "mcp")
-    if sources is not None:
-        os.environ[Settings.variable("tools")] = os.pathsep.join(sources)
-        given.append("tools")
-    if servers is not None:
-        os.environ[Settings.variable("mcp")] = "\n".join(servers)
-        given.append("mcp")
-    if getattr(args, "demo", False):
-        os.environ[Settings.variable("demo")] = "true"
-        given.append("demo")
-    if _mcp_config(args) is not None:
-        os.environ[Settings.variable("mcp_config")] = str(_mcp_config(args))
-        given.append("mcp_config")
-    if args.allowed_origins is not None:
-        os.environ[Settings.variable("allowed_origins")] = " ".join(args.allowed_origins)
-        given.append("allowed_origins")
+    config = _mcp_config(args)
+    handed = {"tools": None if sources is None else os.pathsep.join(sources),
+              "mcp": None if servers is None else "\n".join(servers),
+              "demo": "true" if getattr(args, "demo", False) else None,
+              "mcp_config": None if config is None else str(config),
+              "allowed_origins": None if args.allowed_origins is None else " ".join(args.allowed_origins)}
+    for option, value in handed.items():
+        if value is not None:
+            os.environ[Settings.variable(option)] = value
+            given.append(option)
     os.environ[FROM_OPTIONS_VARIABLE] = ",".join(given)
     settings = _settings(args)  # a bad setting is reported here, not as a broken page
     private_folder(settings.data_dir)  # an older studio's loose folder is tightened before serving

@@ -141,10 +141,10 @@ def test_server_everything_under_a_prefix_answers_by_its_own_names(configured):
 def test_a_config_file_that_is_not_json_names_its_line_and_the_other_tools_load(tmp_path):
     config = tmp_path / "config.json"
     config.write_text('{\n  "mcpServers": {\n    "a": {"command": "x"},\n  }\n}\n')  # a trailing comma
-    registry, problems = load_tools(Settings(data_dir=tmp_path / "data", mcp_config=config))
+    registry, problems = load_tools(Settings(data_dir=tmp_path / "data", mcp_config=config, demo=True))
     assert problems == [f"MCP config {config}, line 4 column 3: not valid JSON: Expecting property name "
                         "enclosed in double quotes; none of its servers loaded"]
-    assert len(registry) > 0  # the built-in tools are there
+    assert len(registry) > 0  # the demo tools asked for beside it still load
 
 
 @pytest.mark.parametrize(("content", "words"), [
