@@ -281,6 +281,22 @@ def store_location(request: pytest.FixtureRequest, tmp_path: Path) -> str | Path
 
 
 @pytest.fixture
+def spans(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """The spans this process makes, kept in memory (the OpenTelemetry SDK's exporter); no OTLP."""
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from core import traces
+
+    for name in ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"):
+        monkeypatch.delenv(name, raising=False)
+    exporter = InMemorySpanExporter()
+    traces.configure(SimpleSpanProcessor(exporter))
+    yield exporter
+    traces.shutdown()
+
+
+@pytest.fixture
 def stop_durable_runs() -> Iterator[None]:
     """Stops this process's DBOS after a test that started durable runs: its threads must not
     outlive the test's database (a PostgreSQL of the session, a SQLite file in tmp_path)."""

@@ -7,11 +7,8 @@ its submission to its decision."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterator
 
 import pytest
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import StatusCode
 
 from core import Actor, Role, Settings, dump_plan, traces
@@ -23,15 +20,6 @@ from workbench_helpers import TODAY, run_until_a_marked_step_waits, texts
 ANN = Actor(id="user:ann", name="Ann", kind="person", role=Role.approver)
 pytestmark = pytest.mark.usefixtures("stop_durable_runs")
 
-
-@pytest.fixture
-def spans(monkeypatch: pytest.MonkeyPatch) -> Iterator[InMemorySpanExporter]:
-    for name in ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"):
-        monkeypatch.delenv(name, raising=False)
-    exporter = InMemorySpanExporter()
-    traces.configure(SimpleSpanProcessor(exporter))
-    yield exporter
-    traces.shutdown()
 
 
 @pytest.fixture

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import datetime as dt
 import threading
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import StatusCode
 
@@ -23,15 +22,6 @@ from tools import build_registry
 
 ANN = Actor(id="user:ann", name="Ann", kind="person", role=Role.approver)
 
-
-@pytest.fixture
-def spans(monkeypatch: pytest.MonkeyPatch) -> Iterator[InMemorySpanExporter]:
-    for name in ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"):
-        monkeypatch.delenv(name, raising=False)
-    exporter = InMemorySpanExporter()
-    traces.configure(SimpleSpanProcessor(exporter))
-    yield exporter
-    traces.shutdown()
 
 
 def tools(threads: set[str]) -> ToolRegistry:
