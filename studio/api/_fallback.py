@@ -18,6 +18,8 @@ from ..workbench._services import Services
 
 __all__ = ["api_fallback"]
 
+_EVERY_METHOD = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+
 
 def api_fallback(routes: list[BaseRoute], services: ServicesSource) -> Route:
     """The catch-all of ``/api/...``, after ``routes`` (the API's own)."""
@@ -29,4 +31,6 @@ def api_fallback(routes: list[BaseRoute], services: ServicesSource) -> Route:
                               f"{', '.join(allowed)}", Allow=", ".join(allowed))
         return error(404, f"no API call {request.method} {request.url.path}; the calls are listed in "
                           "docs/review-api.md")
-    return Route("/api/{rest:path}", guarded(answer, services))
+    # Every method named: a function endpoint would otherwise take only GET (and POST would be
+    # answered by Starlette's plain-text 405).
+    return Route("/api/{rest:path}", guarded(answer, services), methods=_EVERY_METHOD)
