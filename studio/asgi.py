@@ -22,6 +22,7 @@ import secrets  # noqa: E402
 
 from core import Settings, take_start_secret  # noqa: E402
 from studio.api._audit_api import audit_routes  # noqa: E402
+from studio.api._fallback import api_fallback  # noqa: E402
 from studio.api._origin_guard import exposure_warning, origin_guard  # noqa: E402
 from studio.api._review_api import api_routes, make_token  # noqa: E402
 from studio.api._rerun_api import rerun_routes  # noqa: E402
@@ -55,10 +56,11 @@ def _start_secret() -> str | None:
 
 
 _SETTINGS = Settings.from_env()
+# The API answers with the pages' own cached services: one store and one set of tools.
+_API = [*api_routes(get_services), *run_routes(get_services), *run_control_routes(get_services),
+        *rerun_routes(get_services), *grant_routes(get_services), *audit_routes(get_services)]
 app = st.App(Path(__file__).resolve().parent / "app.py",
-             # The API answers with the pages' own cached services: one store and one set of tools.
-             routes=[*health_routes(get_services), *api_routes(get_services), *run_routes(get_services), *run_control_routes(get_services),
-                     *rerun_routes(get_services), *grant_routes(get_services), *audit_routes(get_services)],
+             routes=[*health_routes(get_services), *_API, api_fallback(_API, get_services)],  # the rest of /api/: JSON 404/405
              lifespan=make_token,
              middleware=[origin_guard(_SETTINGS.allowed_origins),
                          sign_in_guard(secret=_start_secret(), user_header=_SETTINGS.user_header,

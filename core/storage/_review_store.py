@@ -34,9 +34,11 @@ class Reviews:
         self._plans = plans
 
     def submit(self, plan: Plan, *, agent: str, fmt: str, original_text: str,
-               tools: list[dict[str, Any]] | None = None, submitted_by: str | None = None) -> Review:
+               tools: list[dict[str, Any]] | None = None, submitted_by: str | None = None,
+               callback_url: str | None = None, callback_secret: str | None = None) -> Review:
         """Keep ``plan``, sent by ``agent`` in format ``fmt`` as ``original_text``, for review;
-        ``submitted_by`` is the actor id that sent it (an approver may not approve their own)."""
+        ``submitted_by`` is the actor id that sent it (an approver may not approve their own);
+        ``callback_url`` where the agent is told of the decision, signed with ``callback_secret``."""
         text = plan_json(plan)
         tools_json = json_text(tools)
         with self._db.session("store the review", write=True) as session:
@@ -44,9 +46,11 @@ class Reviews:
             at = now()
             session.add(ReviewRow(id=review_id, agent=agent, submitted_at=at, goal=plan.goal, status="pending",
                                   format=fmt, original_text=original_text, plan_json=text,
-                                  tools_json=tools_json, submitted_by=submitted_by))
+                                  tools_json=tools_json, submitted_by=submitted_by, callback_url=callback_url,
+                                  callback_secret=callback_secret))
         return Review(id=review_id, agent=agent, submitted_at=at, goal=plan.goal, status="pending", format=fmt,
-                      original_text=original_text, plan=plan, tools=tools, submitted_by=submitted_by)
+                      original_text=original_text, plan=plan, tools=tools, submitted_by=submitted_by,
+                      callback_url=callback_url, callback_secret=callback_secret)
 
     def get(self, review_id: str) -> Review:
         """The review with its decision, if made; ``NotFound`` when there is none with that id."""
@@ -66,7 +70,8 @@ class Reviews:
                       decisions=[StepDecision(d.step_id, d.decision) for d in decisions],
                       plan_id=row.plan_id, version=row.version,
                       approved_plan=None if version is None else self._db.read_plan(version, where, path),
-                      submitted_by=row.submitted_by)
+                      submitted_by=row.submitted_by, callback_url=row.callback_url,
+                      callback_secret=row.callback_secret)
 
     def status(self, review_id: str) -> str:
         """Only the review's status: what a waiting agent polls, one indexed lookup."""
@@ -111,6 +116,26 @@ class Reviews:
         query = select(ReviewRow.agent).distinct().order_by(ReviewRow.agent).limit(max(limit, 0))
         with self._db.session("list the reviews' agents") as session:
             return list(session.exec(query).all())
+
+    def withdraw(self, review_id: str, *, comment: str = "") -> Review:
+        """See ``PlanStore.withdraw_review``."""
+        with self._db.session("withdraw the review", write=True) as session:
+            row = found(session.get(ReviewRow, review_id), f"no review with id {review_id!r}")
+            if row.status != "pending":
+                raise ReviewDecided(review_id, row.status)
+            row.status, row.comment, row.decided_at = "withdrawn", comment, now()
+            session.add(row)
+        return self.get(review_id)
+
+    def callback_of(self, submitted_by: str) -> tuple[str, str] | None:
+        """The callback URL and secret of the latest review ``submitted_by`` sent with one: where
+        that agent is told of decisions on the waiting steps of its runs."""
+        query = (select(ReviewRow.callback_url, ReviewRow.callback_secret)
+                 .where(ReviewRow.submitted_by == submitted_by, ReviewRow.callback_url.is_not(None))  # type: ignore[union-attr]
+                 .order_by(ReviewRow.submitted_at.desc()).limit(1))  # type: ignore[union-attr]
+        with self._db.session("look up the agent's callback") as session:
+            found_row = session.exec(query).first()
+        return None if found_row is None or not found_row[0] else (found_row[0], found_row[1] or "")
 
     def decide(self, review_id: str, *, approve: bool, plan: Plan | None = None, comment: str = "",
                plan_id: str | None = None) -> Review:

@@ -66,6 +66,8 @@ class Review:
     version: int | None = None
     approved_plan: Plan | None = None
     submitted_by: str | None = None  # the actor id that submitted it (an agent's token), if known
+    callback_url: str | None = None  # where the agent asked to be told of the decision
+    callback_secret: str | None = field(default=None, repr=False)  # signs what is posted there
 
     @property
     def decided(self) -> bool:

@@ -167,11 +167,23 @@ class PlanStore:
 
     # -- reviews -----------------------------------------------------------------------------
     def submit_review(self, plan: Plan, *, agent: str, fmt: str, original_text: str,
-                      tools: list[dict[str, Any]] | None = None, submitted_by: str | None = None) -> Review:
+                      tools: list[dict[str, Any]] | None = None, submitted_by: str | None = None,
+                      callback_url: str | None = None, callback_secret: str | None = None) -> Review:
         """Keep ``plan``, sent by ``agent`` in format ``fmt`` as ``original_text``, for review;
-        ``submitted_by`` names the actor that sent it."""
+        ``submitted_by`` names the actor that sent it; ``callback_url`` (signed with
+        ``callback_secret``) is where the agent is told of the decision."""
         return self.reviews.submit(plan, agent=agent, fmt=fmt, original_text=original_text, tools=tools,
-                                   submitted_by=submitted_by)
+                                   submitted_by=submitted_by, callback_url=callback_url,
+                                   callback_secret=callback_secret)
+
+    def withdraw_review(self, review_id: str, *, comment: str = "") -> Review:
+        """Withdraw a pending review (its agent no longer waits for it): status ``withdrawn``, and
+        no one can approve or reject it any more. A review decided already raises ``ReviewDecided``."""
+        return self.reviews.withdraw(review_id, comment=comment)
+
+    def review_callback(self, submitted_by: str) -> tuple[str, str] | None:
+        """The callback URL and secret of the latest review ``submitted_by`` sent with one."""
+        return self.reviews.callback_of(submitted_by)
 
     def get_review(self, review_id: str) -> Review:
         """The review with its decision, if made; ``NotFound`` when there is none with that id."""

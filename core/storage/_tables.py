@@ -160,7 +160,7 @@ class ReviewRow(SQLModel, table=True):
     agent: str
     submitted_at: dt.datetime = Field(sa_type=UTCDateTime, index=True)
     goal: str
-    status: str = Field(index=True, description="pending, approved or rejected")
+    status: str = Field(index=True, description="pending, approved, rejected or withdrawn")
     format: str = Field(description="The format the plan was submitted in.")
     original_text: str = Field(description="The plan exactly as submitted.")
     plan_json: str = Field(description="The submitted plan, read.")
@@ -171,6 +171,8 @@ class ReviewRow(SQLModel, table=True):
                                 description="The stored plan holding the approved version.")
     version: int | None = None
     submitted_by: str | None = Field(default=None, description="The actor id of who submitted it (an agent's token).")
+    callback_url: str | None = Field(default=None, description="Where the agent is told of the decision.")
+    callback_secret: str | None = Field(default=None, description="Signs what is posted to callback_url.")
 
 
 class ReviewDecisionRow(SQLModel, table=True):

@@ -20,7 +20,8 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from core import Actor, Forbidden, NotFound, PlanStudioError, PolicyDenied, ReviewRequestError, Unauthenticated
+from core import (Actor, Forbidden, NotFound, PlanStudioError, PolicyDenied, ReviewDecided, ReviewRequestError,
+                  Unauthenticated)
 
 from ..workbench._agent_tokens import actor_for_bearer
 from ..workbench._services import Services
@@ -63,6 +64,8 @@ def guarded(handler: Handler, services: ServicesSource) -> Callable[[Request], A
             return error(400, str(exc), exc.field)
         except NotFound as exc:
             return error(404, str(exc))
+        except ReviewDecided as exc:  # decided or withdrawn already: nothing changes
+            return JSONResponse({"error": str(exc), "status": exc.status}, status_code=409)
         except PolicyDenied as exc:  # the policy refuses the plan: named steps and rules
             return JSONResponse({"error": str(exc), "steps": exc.step_ids, "rules": exc.rules}, status_code=403)
         except PlanStudioError as exc:

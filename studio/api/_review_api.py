@@ -3,6 +3,8 @@
     POST /api/reviews                          submit a plan   -> 201 {id, status, url}
     GET  /api/reviews/{id}                     the review      -> 200 {status, plan, comment, decisions, problems, ...}
     GET  /api/reviews/{id}/wait?timeout=S      the same, once decided or after S seconds (long poll)
+    GET  /api/reviews?status=&agent=&limit=    the reviews, pending first -> 200 {reviews: [...]}
+    POST /api/reviews/{id}/withdraw            (or DELETE /api/reviews/{id}) -> 200 the review, withdrawn
 
 Every call needs ``Authorization: Bearer TOKEN``, an agent's own token (``plan-studio token
 create NAME``); without it, or with an unknown one, the answer is 401 with the same message
@@ -27,7 +29,8 @@ from starlette.routing import Route
 from core import ReviewRequestError, Role, Settings, require
 
 from ..workbench._api_token import ensure_token
-from ..workbench import MAX_WAIT_SECONDS, review_link, review_view, submit_review
+from ..workbench import (MAX_WAIT_SECONDS, review_link, review_view, submission_answer, submit_review,
+                         withdraw_review)
 from ..workbench._services import Services
 from ._http import ServicesSource, actor, guarded, read_body
 from ._tcp_nodelay import nodelay_listening_sockets
@@ -46,8 +49,7 @@ def _link(request: Request, review_id: str) -> str:
 async def _submit(request: Request, services: Services) -> Response:
     body = await read_body(request)  # over the limit: 413 (``guarded``)
     review = await run_in_threadpool(lambda: submit_review(services, body, actor=actor(request), channel="api"))
-    return JSONResponse({"id": review.id, "status": review.status, "url": _link(request, review.id)},
-                        status_code=201)
+    return JSONResponse(submission_answer(review, body, _link(request, review.id)), status_code=201)
 
 
 async def _view(request: Request, services: Services, review_id: str) -> Response:
@@ -59,6 +61,42 @@ async def _view(request: Request, services: Services, review_id: str) -> Respons
 
 async def _get(request: Request, services: Services) -> Response:
     return await _view(request, services, request.path_params["review_id"])
+
+
+_LIST_LIMIT = 500
+_STATUSES = ("pending", "approved", "rejected", "withdrawn")
+
+
+async def _list(request: Request, services: Services) -> Response:
+    """The reviews, pending first then newest first: ``status``, ``agent`` and ``limit`` keep some."""
+    require(actor(request), Role.viewer, "list reviews")
+    status = request.query_params.get("status") or None
+    if status is not None and status not in _STATUSES:
+        raise ReviewRequestError("status", f"must be one of {', '.join(_STATUSES)}, not {status!r}")
+    text = request.query_params.get("limit", "100")
+    if not text.isdigit() or not 1 <= int(text) <= _LIST_LIMIT:
+        raise ReviewRequestError("limit", f"must be a whole number from 1 to {_LIST_LIMIT}, not {text!r}")
+    found = await run_in_threadpool(services.store.list_reviews, status, agent=request.query_params.get("agent") or None,
+                                    limit=int(text))
+    return JSONResponse({"reviews": [
+        {"review_id": r.id, "id": r.id, "status": r.status, "agent": r.agent, "goal": r.goal,
+         "steps": r.step_count, "submitted_at": r.submitted_at.isoformat(),
+         "decided_at": r.decided_at.isoformat() if r.decided_at else None, "url": _link(request, r.id)}
+        for r in found]})
+
+
+async def _withdraw(request: Request, services: Services) -> Response:
+    """Withdraw a pending review: its submitter or an admin; 409 once it is decided."""
+    review_id = request.path_params["review_id"]
+    reason = ""
+    if request.method == "POST" and request.headers.get("content-length", "0") != "0":
+        body = await read_body(request)
+        if not isinstance(body, dict):
+            raise ReviewRequestError("body", "must be a JSON object like {\"reason\": \"...\"}")
+        reason = body.get("reason", "")
+    await run_in_threadpool(lambda: withdraw_review(services, review_id, actor=actor(request), channel="api",
+                                                    reason=reason))
+    return await _view(request, services, review_id)
 
 
 def _timeout(request: Request) -> float:
@@ -94,7 +132,10 @@ def api_routes(services: ServicesSource) -> list[Route]:
     """The review routes, each answering with the ``Services`` that ``services()`` gives."""
     return [
         Route("/api/reviews", guarded(_submit, services), methods=["POST"]),
+        Route("/api/reviews", guarded(_list, services), methods=["GET"]),
         Route("/api/reviews/{review_id}", guarded(_get, services), methods=["GET"]),
+        Route("/api/reviews/{review_id}", guarded(_withdraw, services), methods=["DELETE"]),
+        Route("/api/reviews/{review_id}/withdraw", guarded(_withdraw, services), methods=["POST"]),
         Route("/api/reviews/{review_id}/wait", guarded(_wait, services), methods=["GET"]),
     ]
 

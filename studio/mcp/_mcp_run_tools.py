@@ -27,7 +27,8 @@ __all__ = ["add_run_tools"]
 _TIMEOUT_SECONDS = 30.0
 
 
-def add_run_tools(server: MCPServer, services: Services, studio_url: str, *, token: str | None = None) -> None:
+def add_run_tools(server: MCPServer, services: Services, studio_url: str, *, token: str | None = None,
+                  annotations: dict[str, Any] | None = None) -> None:
     base = studio_url.rstrip("/")
 
     def ask(method: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -52,7 +53,9 @@ def add_run_tools(server: MCPServer, services: Services, studio_url: str, *, tok
     def quoted(text: str) -> str:
         return urllib.parse.quote(text, safe="")
 
-    @server.tool()
+    hints = annotations or {}
+
+    @server.tool(annotations=hints.get("waiting_steps"))
     async def waiting_steps(run_id: str) -> dict[str, Any]:
         """The steps of a run in the studio that wait for a person's approval, each with its tool,
         effects, resolved arguments, the shown_hash to pass to decide_step, how many approvals it
@@ -63,7 +66,7 @@ def add_run_tools(server: MCPServer, services: Services, studio_url: str, *, tok
         """
         return await asyncio.to_thread(ask, "GET", f"/api/runs/{quoted(run_id)}/waiting")
 
-    @server.tool()
+    @server.tool(annotations=hints.get("decide_step"))
     async def decide_step(run_id: str, step_id: str, approve: bool, shown_hash: str = "", arguments_hash: str = "",
                           arguments: dict[str, Any] | None = None, grant: str = "once") -> dict[str, Any]:
         """Approve or reject a step that waits for a person, for exactly what was shown.

@@ -36,7 +36,7 @@ class ReviewKeys:
     LINK_OPENED = "review.link_opened"  # the ?review= id this session already opened
     SEEN = "review.seen"  # what the list showed: (reviews, pending), to notice new ones
     PAGE = "reviews.page"  # the Reviews list's page shown, from 0
-    STATUS = "reviews.status"  # the list's status filter: "all", "pending", "approved" or "rejected"
+    STATUS = "reviews.status"  # the list's status filter: "all", "pending", "approved", "rejected" or "withdrawn"
     AGENT = "reviews.agent"  # the list's agent filter: an agent's name, or None for all
     WORK_WRITTEN = "review.work_written"  # what the review's work record last written holds
 

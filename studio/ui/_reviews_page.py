@@ -29,8 +29,8 @@ __all__ = ["PAGE_SIZE", "WATCH_SECONDS", "reviews_page"]
 WATCH_SECONDS = 1.0
 PAGE_SIZE = 50
 AGENTS_LISTED = 500  # the agent filter's choices, at most
-_STATUSES = ("all", "pending", "approved", "rejected")
-_STATUS_COLOUR = {"pending": "orange", "approved": "green", "rejected": "red"}
+_STATUSES = ("all", "pending", "approved", "rejected", "withdrawn")
+_STATUS_COLOUR = {"pending": "orange", "approved": "green", "rejected": "red", "withdrawn": "gray"}
 
 
 def reviews_page() -> None:
@@ -137,7 +137,8 @@ def _card(summary: ReviewSummary) -> None:
     with st.container(border=True, key=f"reviews.card.{summary.id}"):
         about, button = st.columns([6, 1], vertical_alignment="center")
         about.markdown(f"**{md_escape(summary.goal or '(no goal)')}**")
-        decided = f" · decided {summary.decided_at:%Y-%m-%d %H:%M}" if summary.decided_at else ""
+        how = "withdrawn by its agent" if summary.status == "withdrawn" else "decided"
+        decided = f" · {how} {summary.decided_at:%Y-%m-%d %H:%M}" if summary.decided_at else ""
         about.markdown(
             f":{_STATUS_COLOUR.get(summary.status, 'gray')}-badge[{md_escape(summary.status)}] from "
             f"**{md_escape(summary.agent)}** · sent {summary.submitted_at:%Y-%m-%d %H:%M:%S} UTC · "

@@ -26,6 +26,8 @@ from ._editing import (PENDING_EDIT, RUN_IN_PROGRESS, apply_edit, apply_pending_
 from ._deciding import DecisionOutcome, WaitingStep, approval_json, decide_step, set_ask_first, waiting_run, waiting_view
 from ._grants import ALWAYS_DAYS, GrantRequest, grant_from_json, list_grants, revoke_grant
 from ._intake import MAX_AGENT_NAME, MAX_WAIT_SECONDS, REVIEWS_URL_PATH, registry_for, review_link, review_view, submit_review
+from ._intake import submission_answer
+from ._withdrawing import withdraw_review
 from ._links import LinkView, answer_link, open_link
 from ._messages import attempt, failure_message, log, plain_message
 from ._policy import (POLICY_TEMPLATE, check_plan_policy, current_policy, policy_refusal, policy_text, read_policy,
@@ -67,5 +69,5 @@ __all__ = [
     "refused_during_run", "refused_for_json", "registry_for", "replan", "replanned", "request_run", "review_view",
     "run_in_progress", "save", "save_on_top", "save_run_if_plan_saved", "services_with_tools", "set_locks",
     "settled_run", "show_plan", "start_empty_plan", "stop_run", "store_current", "submit_review",
-    "take_edit", "undo", "work_id", "write_panel",
+    "take_edit", "undo", "work_id", "write_panel", "submission_answer", "withdraw_review",
 ]

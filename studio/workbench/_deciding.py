@@ -20,6 +20,7 @@ from core import (Actor, DecisionRefused, Forbidden, Grant, Role, Run, StepDecis
                   waiting_steps)
 from core import decide_step as record_decision, hooks
 
+from ._agent_callbacks import tell_step_decided
 from ._audit import record_step_decision
 from ._services import Services
 from ._roles import refused_for_role
@@ -222,6 +223,7 @@ def decide_step(services: Services, run_id: str, step_id: str, approve: bool, *,
             hooks.notify("step_decided", run=run, step_id=step_id, decision=decision)
         with attempt(out, "put the decision on record"):
             record_step_decision(services, run, step_id, actor=actor, channel=channel)
+    tell_step_decided(services, run, step_id, out.decision, out.settled)  # queued: never blocks
     label = run.plan.label(step_id)
     out.done()
     verb = "Approved" if approve else "Rejected"

@@ -27,6 +27,7 @@ from core.policy import check_plan
 
 from core.access import Actor
 
+from ._agent_callbacks import callback_fields
 from ._audit import record
 from ._services import Services
 
@@ -34,12 +35,12 @@ if TYPE_CHECKING:  # SQLAlchemy is slow to import; the CLI starts without it
     from core.storage import Review
 
 __all__ = ["submitting_agent", "MAX_AGENT_NAME", "MAX_WAIT_SECONDS", "REVIEWS_URL_PATH", "registry_for", "review_link", "review_view",
-           "submit_review"]
+           "submission_answer", "submit_review"]
 
 MAX_AGENT_NAME = 200
 MAX_WAIT_SECONDS = 600.0  # the longest an agent may wait for a decision in one call (HTTP or MCP)
 REVIEWS_URL_PATH = "reviews"  # the Reviews page's URL path; a review's link opens it there
-_FIELDS = {"plan", "format", "agent", "goal", "tools"}
+_FIELDS = {"plan", "format", "agent", "goal", "tools", "callback_url", "callback_secret"}
 
 
 def _text_field(body: dict[str, Any], name: str, default: str, limit: int) -> str:
@@ -116,6 +117,7 @@ def submit_review(services: Services, body: Any, *, actor: Actor = LOCAL_ACTOR, 
     text = _plan_text(body, fmt)
     agent = _text_field(body, "agent", "agent", MAX_AGENT_NAME)
     goal = _text_field(body, "goal", "", 10_000)
+    callback_url, callback_secret, _made_here = callback_fields(body)
     definitions = parse_tool_definitions(body.get("tools"))
     tools = [d.as_json() for d in definitions] or None
     registry = registry_for(services, tools)
@@ -130,7 +132,8 @@ def submit_review(services: Services, body: Any, *, actor: Actor = LOCAL_ACTOR, 
                actor if actor.kind == "agent" else submitting_agent(agent))
     try:
         review = services.store.submit_review(plan, agent=agent, fmt=fmt, original_text=text, tools=tools,
-                                              submitted_by=actor.id)
+                                              submitted_by=actor.id, callback_url=callback_url,
+                                              callback_secret=callback_secret)
     except PlanError as exc:  # read, but past a bound the store keeps plans within
         raise ReviewRequestError("plan", str(exc)) from exc
     if services.notifier is not None:  # the admin's webhook, with a signed link (``_webhooks``)
@@ -139,6 +142,16 @@ def submit_review(services: Services, body: Any, *, actor: Actor = LOCAL_ACTOR, 
            {"goal": plan.goal, "format": fmt, "steps": len(plan.steps),
             "tools": sorted({step.tool for step in plan.steps}), "own_tools": len(tools or [])}, channel=channel)
     return review
+
+
+def submission_answer(review: Review, body: Any, url: str) -> dict[str, Any]:
+    """What submission ``body`` answers, over HTTP and MCP alike: ``review_id`` (``id``, its
+    older name, too), ``status`` and ``url``; and the callback secret when the studio made it
+    (the one time it is told)."""
+    answer: dict[str, Any] = {"review_id": review.id, "id": review.id, "status": review.status, "url": url}
+    if review.callback_url and isinstance(body, dict) and body.get("callback_secret") is None:
+        answer["callback_secret"] = review.callback_secret
+    return answer
 
 
 def review_view(services: Services, review: Review, *, url: str | None = None,
@@ -152,12 +165,14 @@ def review_view(services: Services, review: Review, *, url: str | None = None,
     problems = Validator(registry).validate(plan)
     fmt = review.format if FORMATS[review.format].dump is not None else "native"
     view: dict[str, Any] = {
-        "id": review.id,
+        "review_id": review.id,
+        "id": review.id,  # the older name of review_id, kept for clients written before it
         "status": review.status,
         "agent": review.agent,
         "goal": review.goal,
         "submitted_at": review.submitted_at.isoformat(),
         "submitted_by": review.submitted_by,
+        "callback_url": review.callback_url,
         "decided_at": review.decided_at.isoformat() if review.decided_at else None,
         "comment": review.comment,
         "decisions": [{"step_id": d.step_id, "decision": d.decision} for d in review.decisions],

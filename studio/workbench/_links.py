@@ -188,4 +188,5 @@ def _decide(services: Services, view: LinkView, approve: bool, actor: Actor, com
 
     def validator() -> Validator:
         return services_with_tools(services, review_tools).validator
-    return decide_review(bench, services.store, link.subject, approve=approve, validator=validator)
+    return decide_review(bench, services.store, link.subject, approve=approve, validator=validator,
+                         services=services)

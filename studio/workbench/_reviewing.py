@@ -16,6 +16,7 @@ from core import Role, Plan, PlanError, ReviewDecided, Validator, hooks, load_pl
 
 from core.access import LOCAL_ACTOR, Actor
 
+from ._agent_callbacks import tell_review_decided
 from ._audit import record
 from ._services import Services
 from ._roles import refused_for_role
@@ -157,6 +158,8 @@ def decide_review(bench: Workbench, store: PlanStore, review_id: str, *, approve
     except Exception as exc:  # housekeeping: the record is pruned with old drafts anyway
         log.warning("could not forget the work on review %s: %s", review_id, exc)
     hooks.notify("review_decided", review=review, actor=actor)
+    if services is not None:  # the agent, at its callback URL (never blocks: a queue)
+        tell_review_decided(services, review)
     if approve and plan is not None:
         hooks.notify("plan_approved", plan=plan, review_id=review_id)
     if approve and plan is not None and review.plan_id is not None and review.version is not None:

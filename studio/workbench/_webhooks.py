@@ -14,6 +14,10 @@ What is sent (``PLAN_STUDIO_WEBHOOK_FORMAT``): ``slack`` posts Slack-compatible 
 and ``blocks`` with a button to the link; ``plain`` posts ``{kind, run_id, step_id, review_id,
 tool, effects, arguments_hash, link, expires}``. Never the arguments themselves, nor any secret
 but the link: the link is the one thing that lets its holder (once signed in) decide.
+
+The same sender carries the signed posts to a submitting agent's own callback URL
+(``post_signed``, made by ``_agent_callbacks``): the same retries and backoff, the same
+never-blocking queue, but not the admin webhook's status on Settings.
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ from ._webhook_config import Delivery, WebhookConfig, utc_now, webhook_config, w
 if TYPE_CHECKING:
     from core.storage import Review
 
-__all__ = ["ATTEMPTS", "Message", "Notifier", "message_body"]
+__all__ = ["ATTEMPTS", "Message", "Notifier", "Outgoing", "message_body"]
 
 log = logging.getLogger("studio.webhooks")
 
@@ -66,6 +70,19 @@ class Message:
     @property
     def expires(self) -> str:
         return dt.datetime.fromtimestamp(self.link.expires, dt.timezone.utc).isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True)
+class Outgoing:
+    """One post, ready: where, what, with which headers; ``kind`` and ``subject`` for the log;
+    ``kept`` when its outcome is the admin webhook's last delivery (shown on Settings)."""
+
+    url: str
+    body: bytes
+    headers: tuple[tuple[str, str], ...]
+    kind: str
+    subject: str
+    kept: bool = False
 
 
 def _slack_escape(text: str) -> str:
@@ -112,7 +129,7 @@ class Notifier:
     def __init__(self, settings: Settings, *, backoff: float = 1.0) -> None:
         self.settings = settings
         self._backoff = backoff
-        self._queue: queue.Queue[tuple[Message, WebhookConfig]] = queue.Queue(maxsize=_QUEUE)
+        self._queue: queue.Queue[Outgoing] = queue.Queue(maxsize=_QUEUE)
         self._told: OrderedDict[tuple[str, str, str], None] = OrderedDict()
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
@@ -161,17 +178,27 @@ class Notifier:
                    + (f": {review.goal}" if review.goal else ""))
         self._send(Message("review_submitted", summary, link, url, review_id=review.id), config)
 
+    def post_signed(self, url: str, body: bytes, headers: dict[str, str], *, kind: str, subject: str) -> None:
+        """Post ``body`` (signed by the caller: ``headers``) to an agent's own ``url``, retried
+        with backoff on the sender's thread; never blocks, never raises."""
+        self._enqueue(Outgoing(url, body, tuple(headers.items()), kind, subject))
+
     # -- sending ---------------------------------------------------------------------------------
     def _send(self, message: Message, config: WebhookConfig) -> None:
+        body = json.dumps(message_body(message, config.format)).encode()
+        self._enqueue(Outgoing(config.url or "", body, (), message.kind, message.run_id or message.review_id,
+                               kept=True))
+
+    def _enqueue(self, outgoing: Outgoing) -> None:
         with self._lock:
             if self._thread is None:
                 self._thread = threading.Thread(target=self._work, name="webhook-sender", daemon=True)
                 self._thread.start()
             try:
-                self._queue.put_nowait((message, config))
+                self._queue.put_nowait(outgoing)
             except queue.Full:
                 log.error("webhook queue full (%d waiting): the message about %s %s is dropped", _QUEUE,
-                          message.kind, message.run_id or message.review_id)
+                          outgoing.kind, outgoing.subject)
                 return
             self._busy += 1
 
@@ -183,9 +210,9 @@ class Notifier:
 
     def _work(self) -> None:
         while True:
-            message, config = self._queue.get()
+            outgoing = self._queue.get()
             try:
-                self._deliver(message, config)
+                self._deliver(outgoing)
             except Exception:  # a bug here must not stop later deliveries
                 log.exception("webhook delivery failed")
             finally:
@@ -193,27 +220,27 @@ class Notifier:
                     self._busy -= 1
                     self._idle.notify_all()
 
-    def _deliver(self, message: Message, config: WebhookConfig) -> None:
-        body = json.dumps(message_body(message, config.format)).encode()
+    def _deliver(self, out: Outgoing) -> None:
         detail, wait = "", self._backoff
         for attempt in range(1, ATTEMPTS + 1):
-            detail = _post(config.url or "", body, self.settings.webhook_timeout)
+            detail = _post(out.url, out.body, self.settings.webhook_timeout, dict(out.headers))
             if detail.startswith("HTTP 2"):
-                self._record(message, True, attempt, detail)
+                self._record(out, True, attempt, detail)
                 return
-            log.warning("webhook %s (attempt %d of %d) about %s %s: %s", _host(config.url), attempt, ATTEMPTS,
-                        message.kind, message.run_id or message.review_id, detail)
+            log.warning("webhook %s (attempt %d of %d) about %s %s: %s", _host(out.url), attempt, ATTEMPTS,
+                        out.kind, out.subject, detail)
             if attempt < ATTEMPTS:
                 threading.Event().wait(wait)  # backoff on the sender's own thread; nothing waits on it
                 wait *= 2
-        log.error("webhook %s: gave up on %s %s after %d attempts: %s", _host(config.url), message.kind,
-                  message.run_id or message.review_id, ATTEMPTS, detail)
-        self._record(message, False, ATTEMPTS, detail)
+        log.error("webhook %s: gave up on %s %s after %d attempts: %s", _host(out.url), out.kind,
+                  out.subject, ATTEMPTS, detail)
+        self._record(out, False, ATTEMPTS, detail)
 
-    def _record(self, message: Message, ok: bool, attempts: int, detail: str) -> None:
+    def _record(self, out: Outgoing, ok: bool, attempts: int, detail: str) -> None:
+        if not out.kept:
+            return
         try:
-            write_delivery(self.settings.data_dir, Delivery(utc_now(), ok, message.kind,
-                                                            message.run_id or message.review_id, attempts, detail))
+            write_delivery(self.settings.data_dir, Delivery(utc_now(), ok, out.kind, out.subject, attempts, detail))
         except Exception as exc:
             log.warning("could not keep the webhook's delivery status: %s", exc)
 
@@ -223,10 +250,10 @@ def _host(url: str | None) -> str:
     return urllib.parse.urlparse(url or "").netloc or "(none)"
 
 
-def _post(url: str, body: bytes, timeout: float) -> str:
+def _post(url: str, body: bytes, timeout: float, headers: dict[str, str] | None = None) -> str:
     """POST ``body`` to ``url``: "HTTP <status>", or why it could not be delivered."""
     request = urllib.request.Request(url, data=body, method="POST", headers={
-        "Content-Type": "application/json", "User-Agent": "plan-studio-webhook"})
+        "Content-Type": "application/json", "User-Agent": "plan-studio-webhook", **(headers or {})})
     try:
         with _OPENER.open(request, timeout=timeout) as response:
             response.read(64 * 1024)

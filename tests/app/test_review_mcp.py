@@ -194,3 +194,24 @@ def test_an_unreadable_token_file_is_an_error_naming_it(tmp_path: Path) -> None:
                           cwd=ROOT, env={**os.environ, "PLAN_STUDIO_DATA_DIR": str(tmp_path / "data")},
                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and f"--token-file {missing}" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_mcp_tools_are_annotated_and_name_a_review_as_http_does(tmp_path: Path) -> None:
+    async def script(session: ClientSession) -> tuple[dict[str, Any], ...]:
+        tools = {t.name: t for t in (await session.list_tools()).tools}
+        hints = {name: (t.annotations.read_only_hint, t.annotations.destructive_hint, t.annotations.open_world_hint)
+                 for name, t in tools.items()}
+        created = (await session.call_tool("submit_plan_for_review", {"plan": PLAN})).structured_content
+        by_old_name = (await session.call_tool("get_review", {"id": created["review_id"]})).structured_content
+        withdrawn = (await session.call_tool("withdraw_review", {"review_id": created["review_id"],
+                                                                 "reason": "changed my mind"})).structured_content
+        again = await session.call_tool("withdraw_review", {"review_id": created["review_id"]})
+        return hints, created, by_old_name, withdrawn, {"error": again.is_error, "text": again.content[0].text}
+
+    hints, created, by_old_name, withdrawn, again = run_apart(_session_run(tmp_path / "data", script))
+    assert hints == {"submit_plan_for_review": (False, False, False), "get_review": (True, None, False),
+                     "withdraw_review": (False, True, False), "waiting_steps": (True, None, False),
+                     "decide_step": (False, True, False)}
+    assert created["review_id"] == created["id"] and by_old_name["review_id"] == created["review_id"]
+    assert (withdrawn["status"], withdrawn["comment"]) == ("withdrawn", "changed my mind")
+    assert again["error"] and "already withdrawn" in again["text"]

@@ -64,7 +64,7 @@ def test_head_is_the_newest_revision() -> None:
 def _upgraded(schema: set[tuple[str, str, str | None]]) -> set[tuple[str, str, str | None]]:
     """Main's schema with what the revisions after 0001 add: the run's lineage (0004), the
     steps' decisions (0005), the calls retried (0006), people and agents' tokens (0007), every
-    approver's record, the run's submitter and the grants (0008), what the policy asks (0009), the signed links used (0011)."""
+    approver's record, the run's submitter and the grants (0008), what the policy asks (0009), the signed links used (0011), the agent's callback on a review (0012)."""
     before = "plan_json VARCHAR NOT NULL, \n"
     after = "plan_json VARCHAR NOT NULL, parent_id VARCHAR, rerun_from VARCHAR, submitted_by VARCHAR, \n"
     worker = ("table", "run_worker", "CREATE TABLE run_worker (\n\tid VARCHAR NOT NULL, \n\tseen_at DATETIME NOT NULL, "
@@ -72,7 +72,8 @@ def _upgraded(schema: set[tuple[str, str, str | None]]) -> set[tuple[str, str, s
     decided = ("duration_ms FLOAT, \n",  # 0005, 0006, 0008, 0009
                "duration_ms FLOAT, decision_json VARCHAR, retried_json VARCHAR, approvals_json VARCHAR, "
                "ask_json VARCHAR, \n")
-    submitted = ("version INTEGER, \n", "version INTEGER, submitted_by VARCHAR, \n")  # 0007
+    submitted = ("version INTEGER, \n",  # 0007: submitted_by; 0012: the agent's callback
+                 "version INTEGER, submitted_by VARCHAR, callback_url VARCHAR, callback_secret VARCHAR, \n")
     people = {  # 0007
         ("table", "person", "CREATE TABLE person (\n\tid VARCHAR NOT NULL, \n\tname VARCHAR NOT NULL, \n\temail VARCHAR "
          "NOT NULL, \n\trole VARCHAR NOT NULL, \n\tgroups_json VARCHAR NOT NULL, \n\tcreated DATETIME NOT NULL, "

@@ -18,7 +18,7 @@ from .._text import md_escape
 
 __all__ = ["review_bar"]
 
-_STATUS_COLOUR = {"pending": "orange", "approved": "green", "rejected": "red"}
+_STATUS_COLOUR = {"pending": "orange", "approved": "green", "rejected": "red", "withdrawn": "gray"}
 
 
 def review_bar(services: Services) -> None:
