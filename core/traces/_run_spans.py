@@ -24,14 +24,18 @@ from opentelemetry import context as otel_context, trace
 from opentelemetry.trace import NonRecordingSpan, SpanContext, SpanKind, Status, StatusCode, TraceFlags
 
 from ..run._model import Run, StepDecision
-from ..run._status import StepStatus
+from ..run._status import CUT_OFF, EXPLAINED, FINISHED, GOING, StepStatus
 from ._attributes import nanos, text, without_none
 from ._ids import chosen_ids, run_root_span_id, run_trace_id
 
 __all__ = ["run_span", "step_span", "wait_span", "AGENT_NAME"]
 
 AGENT_NAME = "plan-studio"
-_FAILED = {StepStatus.failed, StepStatus.rejected, StepStatus.cancelled, StepStatus.interrupted}
+# A step's span is made once it has ended: finished, or stopped mid-call (interrupted, cancelled).
+_ENDED = FINISHED | (CUT_OFF - GOING)
+# ... and marked an error when it ended without succeeding for a reason of its own (a skipped
+# step's reason is the step before it).
+_FAILED = frozenset(s for s in _ENDED & EXPLAINED if s is not StepStatus.skipped)
 
 
 def _under_run(run_id: str) -> Any:
@@ -69,7 +73,7 @@ def _decision(decision: StepDecision | None, prefix: str = "plan_studio.decision
 def step_span(tracer: Any, run: Run, step_id: str) -> None:
     """The span of a step that has ended (a step that starts to wait has none yet)."""
     state = run.steps[step_id]
-    if state.status in (StepStatus.waiting, StepStatus.running, StepStatus.pending):
+    if state.status not in _ENDED:
         return
     tool = _tool(run, step_id)
     now = dt.datetime.now(dt.timezone.utc)

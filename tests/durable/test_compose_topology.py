@@ -19,6 +19,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
@@ -202,7 +203,10 @@ def _submit(top: Topology, tag: str) -> tuple[Any, str]:
 def _holder(run_id: str, top: Topology) -> Proc:
     from dbos import DBOS
 
-    executor = DBOS.get_workflow_status(run_id).executor_id  # host:pid:random
+    # DBOS's sync calls refuse a thread where an event loop runs: this one's, once a browser test
+    # ran in this worker process (Playwright's sync API keeps its loop running); a thread has none.
+    with ThreadPoolExecutor(1) as thread:
+        executor = thread.submit(DBOS.get_workflow_status, run_id).result().executor_id  # host:pid:random
     pid = int(executor.split(":")[-2])
     return next(w for w in top.workers if w.process.pid == pid)
 
