@@ -38,7 +38,6 @@ from ..run._model import Run, StepRun
 from ..validation._validator import Validator, first_few
 from . import _runtime
 from ..run._policy import RunLimits
-from .._settings import Settings
 from ._claims import RunClaimer, executor_alive
 from ._holding import WorkerHold, hand_over, worker_hold
 from ._outage import stops_clearly
@@ -81,7 +80,7 @@ class DurableRuns:
                  worker_concurrency: int | None = None, worker: bool = False,
                  approve_writes: bool | None = None) -> None:
         if approve_writes is not None:  # the explicit opt-out of the pause before writes, as ``Executor``'s
-            limits = (limits or RunLimits.from_settings(Settings())).model_copy(update={"approve_writes": approve_writes})
+            limits = RunLimits.chosen(limits, approve_writes=approve_writes)
         self.store = store
         self.registry = registry
         # ``worker``: a ``plan-studio worker``'s runs wait in their workflow for decisions and are logged.

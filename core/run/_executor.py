@@ -50,7 +50,6 @@ from .._limits import check_plan
 from ..plan._model import Plan
 from ..tooling._registry import ToolRegistry
 from ._policy import RunLimits
-from .._settings import Settings
 from ._model import Run, StepRun
 from ..plan._order import run_order
 from ._run_pass import INTERRUPTED_NOTE, RunPass
@@ -81,9 +80,7 @@ class Executor:
         self.grants = grants  # the scoped approvals a step may pass on (``core.run._approval``)
         self.validator = Validator(registry)
         self.synthesizer = synthesizer
-        limits = limits or RunLimits.from_settings(Settings())
-        if approve_writes is not None:
-            limits = limits.model_copy(update={"approve_writes": approve_writes})
+        limits = RunLimits.chosen(limits, approve_writes=approve_writes)
         self.limits = limits if max_parallel is None else limits.model_copy(update={"max_parallel": max_parallel})
         self.recorder = Recorders((recorder, OBSERVING_RECORDER))
         self._lock = threading.Lock()

@@ -52,6 +52,17 @@ class RunLimits(BaseModel):
         return cls(**{name: getattr(settings, name) for name in cls.model_fields
                       if name not in ("policy", "agent") and hasattr(settings, name)})
 
+    @classmethod
+    def chosen(cls, limits: "RunLimits | None", *, approve_writes: bool | None = None) -> "RunLimits":
+        """``limits``, else the user's settings' (a Python caller's default, as the studio's and
+        the CLI's: a step that may write waits for a person), with ``approve_writes`` when given:
+        the explicit opt-out of that pause (``Executor``, ``DurableRuns``)."""
+        if limits is None:
+            from .._settings import Settings
+
+            limits = cls.from_settings(Settings())
+        return limits if approve_writes is None else limits.model_copy(update={"approve_writes": approve_writes})
+
     @property
     def rules(self) -> Policy:
         """The policy in force: the one given, else the default."""
