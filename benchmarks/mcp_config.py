@@ -5,7 +5,9 @@ in <= 1 s, a CLI command with one MCP server starts in <= 1.5 s").
 
 1. The CLI: ``plan-studio validate PLAN`` (a plan with one ``echo`` step) with and without
    ``--mcp "node server-everything stdio"``, ``--repeat`` times each, wall time of the whole
-   process (interpreter start, imports, the server started and listed, the check).
+   process (interpreter start, imports, the check): the server listed afresh
+   (``--refresh-tools``: started, the SDK imported, its tools listed), and its tools from the
+   data folder's cache of that listing (neither started nor imported).
 2. The Tools page with one MCP server of ``--tools`` tools (``_many_tools_server.py``, the SDK's
    own server): drawn through Streamlit's AppTest, first the draw that starts the server, then
    ``--repeat`` redraws (the server's tools cached, as in the studio).
@@ -40,8 +42,10 @@ def _cli(folder: Path, repeat: int) -> None:
     plan.write_text(json.dumps({"goal": "echo", "steps": [{"id": "e", "tool": "echo", "params": {"message": "hi"}}]}))
     script = Path(sys.executable).with_name("plan-studio")
     env = {**os.environ, "PLAN_STUDIO_DATA_DIR": str(folder / "cli")}
+    server = ["--mcp", f"node {EVERYTHING} stdio"]
     for label, extra in (("CLI validate, no MCP server", []),
-                         ("CLI validate, one MCP server", ["--mcp", f"node {EVERYTHING} stdio"])):
+                         ("CLI validate, MCP listed afresh", [*server, "--refresh-tools"]),
+                         ("CLI validate, MCP tools cached", server)):
         times = []
         for _ in range(repeat):
             began = time.perf_counter()

@@ -40,7 +40,8 @@ _MODULE = re.compile(r"^[A-Za-z_][\w.]*$")
 # them over as their variables), so the Settings page can name the option, not the variable.
 FROM_OPTIONS_VARIABLE = "PLAN_STUDIO_FROM_OPTIONS"
 _OPTIONS = {"data_dir": "--data-dir", "today": "--today", "planner": "--planner", "tools": "--tools",
-            "mcp": "--mcp", "mcp_config": "--mcp-config", "allowed_origins": "--allowed-origin", "demo": "--demo"}
+            "mcp": "--mcp", "mcp_config": "--mcp-config", "allowed_origins": "--allowed-origin", "demo": "--demo",
+            "refresh_tools": "--refresh-tools"}
 # Set by ``plan-studio`` for the studio it starts in its own process: the per-start secret of the
 # URL it prints (``?token=``). Taken out of the environment when read, so no child process (a
 # tool, an MCP server) inherits it; a process's environment is readable by its own user only.
@@ -168,6 +169,10 @@ class Settings(BaseSettings):
                           "`{\"mcpServers\": {\"name\": {\"command\", \"args\", \"env\", \"cwd\"} or "
                           "{\"url\", \"headers\"}}}`; each name prefixes its server's tools (`name__tool`), "
                           "`${VAR}` is read from the environment ([your tools](your-tools.md#load-your-claude-desktop-or-cursor-config), `--mcp-config`)")
+    refresh_tools: bool = Field(False, description="List each MCP server's tools afresh (`--refresh-tools`) instead "
+                                "of from the data folder's cache of its last listing; without it a server is "
+                                "started only when one of its tools is called "
+                                "([your tools](your-tools.md#mcp-servers-start-when-a-tool-is-called))")
     tools_timeout: float = Field(15.0, gt=0, description="Seconds one Python tool source may take to load before it "
                                  "is given up on and named")
     mcp_timeout: float = Field(30.0, gt=0, description="Seconds an MCP server may take to start and list its tools, "

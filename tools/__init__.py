@@ -9,7 +9,8 @@ swapped in. The groups' words for the planner come through the ``tool_words`` ho
 
 ``load_tools`` adds the user's own on top: Python files and modules (``settings.tools``,
 see ``_python``) and MCP servers (``settings.mcp`` and the ``mcpServers`` file
-``settings.mcp_config``, see ``_mcp`` and ``_mcp_config``). A source that fails is
+``settings.mcp_config``, see ``_mcp`` and ``_mcp_config``; their tools come from the data
+folder's cache of their last listing unless ``settings.refresh_tools``, see ``_mcp_cache``). A source that fails is
 one problem line, and every other tool still loads. The built-in groups are the demo domain,
 one optional whole (``DEMO_GROUPS``): loaded when the user gives no tools of their own, or when
 asked (``settings.demo``); a name of the user's that one of them has is refused only when both
@@ -113,7 +114,8 @@ def load_tools(settings: Settings, groups: list[str] | None = None) -> tuple[Too
     started: list[McpConnection | PlanStudioError] = []
     for server in servers:  # all start side by side; then each is waited for in order
         try:
-            started.append(start_mcp_server(server, settings.mcp_timeout))
+            started.append(start_mcp_server(server, settings.mcp_timeout, cache=settings.data_dir,
+                                            refresh=settings.refresh_tools))
         except PlanStudioError as exc:
             started.append(exc)
     for connection in started:

@@ -9,11 +9,16 @@ Each server tool becomes a ``Tool`` run by an ``McpRunner``: its description, in
 output schema are exactly the server's, its effects its ``annotations`` (unknown when it gives
 none); arguments go through the one check (``core.tooling._argument_check``) before the call; the
 result is the call's structured content when the server gives it, else its text.
+
+With a data folder (``cache``), a server's listing is kept there (``_mcp_cache``) and the next
+start of the studio or the CLI builds its tools from it, starting the server only when one of
+them is called (``refresh`` lists it afresh instead).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from core import McpServerError, Tool, ToolDefinition, ToolRegistry
@@ -21,6 +26,7 @@ from core.tooling._definition import effects_from_annotations
 from core.schema._untrusted import schema_problem
 
 from ._load_notice import LoadNotice
+from ._mcp_cache import ListedTool, read_listing
 from ._mcp_connection import McpConnection, close_all
 from ._mcp_spec import McpServerSpec, prefixed
 
@@ -35,9 +41,10 @@ class McpRunner:
 
     connection: McpConnection = field(repr=False)
     remote: str = ""
+    schema: dict[str, Any] | None = field(default=None, repr=False, compare=False)  # as listed when loaded
 
     def __call__(self, name: str, args: dict[str, Any]) -> Any:
-        return self.connection.call(self.remote or name, args)
+        return self.connection.call(self.remote or name, args, self.schema)
 
 
 def connection_of(tool: Tool) -> McpConnection | None:
@@ -55,13 +62,25 @@ def _make_tool(listed: Any, group: str, connection: McpConnection) -> Tool:
                                 output_schema=listed.output_schema or None,
                                 effects=effects_from_annotations(getattr(listed, "annotations", None)),
                                 kind="mcp", source=f"MCP server {connection.spec.label}")
-    return Tool(definition, McpRunner(connection, listed.name), group=group)
+    return Tool(definition, McpRunner(connection, listed.name, schema), group=group)
 
 
-def start_mcp_server(server: str | McpServerSpec, timeout: float) -> McpConnection:
-    """Begin connecting to ``server`` (a ``--mcp`` line or a spec); ``add_mcp_server`` waits for it."""
+def _task_support(listed: Any) -> str | None:
+    if isinstance(listed, ListedTool):
+        return listed.task_support
+    return getattr(getattr(listed, "execution", None), "task_support", None)
+
+
+def start_mcp_server(server: str | McpServerSpec, timeout: float, cache: Path | None = None,
+                     refresh: bool = False) -> McpConnection:
+    """Begin connecting to ``server`` (a ``--mcp`` line or a spec); ``add_mcp_server`` waits for
+    it. With a data folder (``cache``) holding the server's listing, and no ``refresh``, the
+    connection holds that listing and is started only when a tool is called."""
     spec = server if isinstance(server, McpServerSpec) else McpServerSpec.parse(server)
-    return McpConnection(spec, timeout).start()
+    kept = None if cache is None or refresh else read_listing(cache, spec)
+    if kept is not None:
+        return McpConnection.listed(spec, timeout, cache, *kept)
+    return McpConnection(spec, timeout, cache).start()
 
 
 def add_mcp_server(registry: ToolRegistry, server: str | McpServerSpec | McpConnection,
@@ -71,7 +90,7 @@ def add_mcp_server(registry: ToolRegistry, server: str | McpServerSpec | McpConn
     purpose is a ``LoadNotice``). Raises
     ``McpServerError`` when the server cannot be used at all."""
     pending = server if isinstance(server, McpConnection) else start_mcp_server(server, timeout)
-    connection = pending.wait_ready()
+    connection = pending.wait_ready() if pending.started else pending  # else listed from the cache
     spec = connection.spec
     group = spec.name or connection.server_name or spec.label
     if group in registry.groups():
@@ -84,7 +103,7 @@ def add_mcp_server(registry: ToolRegistry, server: str | McpServerSpec | McpConn
             problems.append(f"MCP server {spec.label}: tool {prefixed(spec.name, listed.name)!r} refused: a tool with "
                             "that name is already loaded")
             continue
-        if getattr(listed.execution, "task_support", None) == "required":
+        if _task_support(listed) == "required":
             # A task-augmented call answers later, through tasks/get: a plan step cannot wait
             # on that. The server's other tools work without it, so this is only a notice.
             problems.append(LoadNotice(f"MCP server {spec.label}: tool {listed.name!r} skipped: it only runs "

@@ -6,6 +6,10 @@ server gets an event loop of its own in a thread, through anyio's blocking porta
 calls reach it with ``portal.start_task_soon`` and wait with a timeout. A server that does not
 start, dies or hangs becomes an error naming it; the rest of the studio never waits longer than
 the timeout, and a server that died is started again on its next call.
+
+A connection made from the server's cached listing (``McpConnection.listed``, ``_mcp_cache``)
+is not started until a tool is called: then the server lists its tools again (the cache is
+rewritten) and the call is checked against that listing, which decides.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import concurrent.futures
 import contextlib
 import tempfile
 import threading
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -22,6 +27,7 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 
 from core import McpServerError, ToolExecutionError
 
+from ._mcp_cache import ListedTool, changed_since_listed, write_listing
 from ._mcp_spec import McpServerSpec
 
 __all__ = ["McpConnection", "close_all"]
@@ -58,11 +64,12 @@ class _Run:
 class McpConnection:
     """One MCP server: its client session lives on a blocking portal of its own."""
 
-    def __init__(self, spec: McpServerSpec, timeout: float) -> None:
+    def __init__(self, spec: McpServerSpec, timeout: float, cache: Path | None = None) -> None:
         self.spec = spec
         self.timeout = timeout
+        self.cache = cache  # the data folder whose cache keeps this server's listing; None: not kept
         self.server_name = ""
-        self.tools: list[Any] = []  # mcp.types.Tool, as the server listed them
+        self.tools: list[Any] = []  # mcp.types.Tool as the server listed them (ListedTool from the cache)
         self._run: _Run | None = None
         self._http_status: str = ""  # the last HTTP error answer: the SDK's message leaves it out
         self._errlog = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
@@ -71,6 +78,18 @@ class McpConnection:
         self._restarting = threading.Lock()
 
     # -- from the studio's threads ------------------------------------------------------------
+
+    @classmethod
+    def listed(cls, spec: McpServerSpec, timeout: float, cache: Path, server_name: str,
+               tools: list[ListedTool]) -> "McpConnection":
+        """A connection with the server's cached listing, started when a tool is first called."""
+        connection = cls(spec, timeout, cache)
+        connection.server_name, connection.tools = server_name, list(tools)
+        return connection
+
+    @property
+    def started(self) -> bool:
+        return self._run is not None
 
     def open(self) -> "McpConnection":
         """Start the server, initialize the session and list its tools, within the timeout."""
@@ -97,15 +116,24 @@ class McpConnection:
             raise
         if self not in _OPEN:
             _OPEN.append(self)
+        if self.cache is not None:
+            write_listing(self.cache, self.spec, self.server_name, self.tools)
         return self
 
-    def call(self, tool: str, arguments: dict[str, Any]) -> Any:
+    def call(self, tool: str, arguments: dict[str, Any], schema: dict[str, Any] | None = None) -> Any:
         """Call ``tool`` on the server; its result (structured content, else text). A server
-        that died during an earlier call is started again first (the step that saw it die
-        has failed and said so)."""
+        not started yet (its tools came from the cache) is started first, and so is one that
+        died during an earlier call (the step that saw it die has failed and said so). ``schema``
+        is the input schema the arguments were checked against: when the server's listing says
+        otherwise, the call goes ahead only if they fit the server's."""
         with self._restarting:
-            if self._lost is not None and not self._closed:
+            if self._run is None and not self._closed:
+                self._start_for(tool)
+            elif self._lost is not None and not self._closed:
                 self._restart(tool)
+        changed = changed_since_listed(tool, next((t for t in self.tools if t.name == tool), None), schema, arguments)
+        if changed is not None:
+            raise ToolExecutionError(f"{tool} failed: MCP server {self.spec.label}: {changed}")
         run = self._run
         if run is None or run.gone is not None or run.session is None:
             gone = run.gone if run is not None else None
@@ -138,6 +166,13 @@ class McpConnection:
         """Stop the session (and a stdio server's process), even one still starting."""
         self._closed = True
         self._shut_down()
+
+    def _start_for(self, tool: str) -> None:
+        try:
+            self.start().wait_ready()
+        except McpServerError as exc:
+            self._run = None  # tried again on the next call
+            raise ToolExecutionError(f"{tool} failed: {exc}") from None
 
     def _restart(self, tool: str) -> None:
         lost = self._lost

@@ -56,6 +56,9 @@ def _common_options(before_command: bool) -> argparse.ArgumentParser:
     common.add_argument("--demo", action="store_true", default=argparse.SUPPRESS,
                         help="load the demo tools too (default: PLAN_STUDIO_DEMO; they load by themselves only "
                              "when no --tools, --mcp or --mcp-config is given)")
+    common.add_argument("--refresh-tools", action="store_true", default=argparse.SUPPRESS,
+                        help="list the MCP servers' tools afresh, not from the cache of their last listing "
+                             "(default: PLAN_STUDIO_REFRESH_TOOLS)")
     common.add_argument("--mcp-config", type=Path, metavar="FILE", default=argparse.SUPPRESS,
                         help="load the MCP servers of a config file as Claude Desktop and Cursor write "
                              "it ({\"mcpServers\": {...}}); each server's tools are named NAME__tool "

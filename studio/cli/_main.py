@@ -79,6 +79,7 @@ def _settings(args: argparse.Namespace) -> Settings:
                                  planner=getattr(args, "planner", None),
                                  tools=_tool_sources(args), mcp=_listed(args, "mcp"),
                                  demo=True if getattr(args, "demo", False) else None,
+                                 refresh_tools=True if getattr(args, "refresh_tools", False) else None,
                                  mcp_config=_mcp_config(args),
                                  policy_file=getattr(args, "policy", None))
     except ValidationError as exc:
@@ -372,6 +373,7 @@ def _serve(args: argparse.Namespace) -> int:
     handed = {"tools": None if sources is None else os.pathsep.join(sources),
               "mcp": None if servers is None else "\n".join(servers),
               "demo": "true" if getattr(args, "demo", False) else None,
+              "refresh_tools": "true" if getattr(args, "refresh_tools", False) else None,
               "mcp_config": None if config is None else str(config),
               "allowed_origins": None if args.allowed_origins is None else " ".join(args.allowed_origins)}
     for option, value in handed.items():
