@@ -146,6 +146,7 @@ _OIDC_LINE = re.compile(r"Plan Studio: open http://127\.0\.0\.1:\d+/ and sign in
 # ``_browser_signed_in`` fixture): a studio may start before the browser (module fixtures) or after.
 _RUNNING: list[Studio] = []
 _SIGN_IN: list[Callable[[Studio], None]] = []
+_STARTED_IN_TEST: list[Studio] = []  # kept after they stop: a failed test shows their logs
 
 
 @pytest.fixture(autouse=True)
@@ -179,6 +180,23 @@ def _sign_in_context(context: Any, url: str) -> None:
 
 
 browser_helpers.SIGN_IN.append(_sign_in_context)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    _STARTED_IN_TEST.clear()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """A failed test shows the log of every studio it had running: what the server said while
+    the browser or the client waited is the first clue to why (CI keeps nothing else)."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed and call.when == "call":
+        for studio in {s.url: s for s in [*_RUNNING, *_STARTED_IN_TEST]}.values():
+            text = studio.log.read_text(errors="replace") if studio.log.exists() else "(no log)"
+            report.sections.append((f"studio {studio.url} log (last 8,000 characters)", text[-8000:]))
 
 
 def _start_token(log: Path) -> str:
@@ -227,6 +245,7 @@ def start_studio(folder: Path, **env_vars: str) -> Iterator[Studio]:
         assert started.token or _OIDC_LINE.search(log.read_text(errors="replace")), \
             f"the studio printed no address with its token:\n{log.read_text(errors='replace')}"
         _RUNNING.append(started)
+        _STARTED_IN_TEST.append(started)
         for sign_in in list(_SIGN_IN):
             sign_in(started)
         yield started
