@@ -25,7 +25,10 @@ How the wait knows, without guessing (no sleeps, no "wait a little, then poll th
 Why not ``[data-test-script-state="notRunning"]`` alone: right after a click it still reads
 "notRunning" from the run before, since the rerun has not reached the page yet; and a short run
 can go "running" and back between two checks (React may even batch both into one render), so
-waiting to see "running" first can hang. It is still asserted at the end, as a check.
+waiting to see "running" first can hang. Nor at the end, as a check: while a run is live the Plan
+page reruns a fragment every half second, and on a loaded machine those runs follow each other with
+no gap, so the page may read "running" for as long as the run lasts (a test failed so, waiting 30 s
+after Run all). The fragment's runs end with ``FINISHED_FRAGMENT_RUN_SUCCESSFULLY``: not counted.
 
 Use ``open_studio`` instead of ``page.goto`` (the watcher must be in place before the socket
 opens), then ``click``, ``enter`` and ``choose`` for anything that reruns the page. Clicks that
@@ -41,6 +44,7 @@ from typing import Callable, Iterator
 from urllib.parse import urlparse
 
 from playwright.sync_api import BrowserContext, Locator, Page, WebSocket, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 __all__ = ["ARTIFACTS", "TIMEOUT_MS", "arrives", "choose", "click", "enter", "graph", "graph_nodes", "offsite",
@@ -53,7 +57,7 @@ _FINAL = {ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_WITH_COMPILE_ERR
 
 _PAGE_WATCH = """
 (() => {
-  const watch = window.__studioWatch = { frames: 0, root: null };
+  const watch = window.__studioWatch = { frames: 0, root: null, said: [] };
   window.__REACT_DEVTOOLS_GLOBAL_HOOK__ = {
     isDisabled: false, supportsFiber: true, renderers: new Map(),
     inject() { return 1; }, checkDCE() {}, onCommitFiberUnmount() {}, onPostCommitFiberRoot() {},
@@ -68,6 +72,11 @@ _PAGE_WATCH = """
       if (new URL(url, location.href).pathname.endsWith("%s")) {
         watch.frames = 0;
         this.addEventListener("message", () => { watch.frames += 1; });
+        // What the socket did, for the message of a wait that timed out (the last few only).
+        const note = (what) => { watch.said = [...watch.said.slice(-9), `${what} at ${Math.round(performance.now())} ms`]; };
+        this.addEventListener("close", (event) => note(`closed (${event.code})`));
+        const send = this.send.bind(this);
+        this.send = (data) => { note(`sent a message (socket state ${this.readyState})`); return send(data); };
       }
     }
   };
@@ -117,11 +126,24 @@ class _Runs:
         while len(self.ended) <= ended_before:
             assert self.socket is not None, "the studio's websocket never opened"
             # Any frame wakes the loop; the condition is checked before the next wait.
-            self.socket.wait_for_event("framereceived", timeout=timeout_ms)
+            try:
+                self.socket.wait_for_event("framereceived", timeout=timeout_ms)
+            except PlaywrightTimeoutError:
+                raise AssertionError(f"the studio sent nothing for {timeout_ms / 1000:.0f} s while a run was due; "
+                                     f"{self._said()}") from None
         self.page.wait_for_function(_DRAWN, arg=self.ended[-1], timeout=timeout_ms)
-        app = self.page.get_by_test_id("stApp")
-        expect(app).to_have_attribute("data-test-script-state", "notRunning")
         expect(self.page.get_by_test_id("stSkeleton")).to_have_count(0)
+
+
+    def _said(self) -> str:
+        """What the page's socket did last (sent, closed) and what this side saw: whether the
+        action reached the studio, to tell a lost click from a silent studio."""
+        try:
+            said = self.page.evaluate("() => [window.__studioWatch.said, Math.round(performance.now())]")
+        except Exception as exc:  # the page itself is gone
+            return f"the page could not be asked ({exc})"
+        return (f"the page's socket, last: {'; '.join(said[0]) or 'nothing'} (now {said[1]} ms); "
+                f"{self.frames} frames received, {len(self.ended)} runs ended")
 
 
 _RUNS: dict[Page, _Runs] = {}

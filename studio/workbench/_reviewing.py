@@ -164,7 +164,8 @@ def decide_review(bench: Workbench, store: PlanStore, review_id: str, *, approve
         hooks.notify("plan_approved", plan=plan, review_id=review_id)
     if approve and plan is not None and review.plan_id is not None and review.version is not None:
         bench.saved = SavedRef(review.plan_id, review.version, fingerprint(plan))
-        out.say("success", f"Approved and sent back to {review.agent}, with your edits; "
+        edited = any(d.decision != "approved" for d in review.decisions)  # "with your edits" only when there were
+        out.say("success", f"Approved and sent back to {review.agent}{', with your edits' if edited else ' as sent'}; "
                            f"saved as version {review.version} of this plan.")
     else:
         out.say("success", f"Rejected; {review.agent} gets your comment.")

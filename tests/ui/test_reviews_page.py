@@ -57,7 +57,7 @@ def test_a_review_opened_edited_and_approved_goes_back_with_the_edit(app: AppTes
     app.text_input(key="review.comment").input("Leipzig, not Berlin").run()
     app.button(key="review.approve").click().run()
     no_failures(app)
-    assert "Approved and sent back to shipping-bot" in texts(app)
+    assert "Approved and sent back to shipping-bot, with your edits; saved as version 1 of this plan." in texts(app)
 
     review = get_services().store.get_review(review_id)
     assert review.status == "approved" and review.comment == "Leipzig, not Berlin"
@@ -66,6 +66,17 @@ def test_a_review_opened_edited_and_approved_goes_back_with_the_edit(app: AppTes
     assert get_services().store.load_plan(review.plan_id, review.version) == review.approved_plan
     assert app.button(key="review.close")  # decided: only Close is left
     assert not [b for b in app.button if b.key == "review.approve"]
+
+
+def test_a_review_approved_unchanged_is_said_to_go_back_as_sent(app: AppTest) -> None:
+    review_id = _send({"plan": SENT, "agent": "shipping-bot"})
+    app.switch_page(REVIEWS).run()
+    app.button(key=f"reviews.open.{review_id}").click().run()
+    app.switch_page(PLAN).run()
+    app.button(key="review.approve").click().run()
+    no_failures(app)
+    assert "Approved and sent back to shipping-bot as sent; saved as version 1 of this plan." in texts(app)
+    assert not any("with your edits" in text for text in texts(app))
 
 
 def test_a_rejected_review_keeps_the_comment_and_stores_no_version(app: AppTest) -> None:
