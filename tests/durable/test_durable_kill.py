@@ -1,8 +1,12 @@
 """Kill -9 a process in the middle of a durable run, again and again at random points, and
 resume it each time: no step that had finished runs again, and the results are right.
 
-The processes are forked from this one (no import to pay per process) and killed with SIGKILL
-by the test: the real thing, on SQLite and on PostgreSQL, for a chain and a fan-out.
+The processes are started afresh (``start_child``) and killed with SIGKILL by the test: the real
+thing, on SQLite and on PostgreSQL, for a chain and a fan-out. Not forked from this one, though
+that saved each child its imports: a test process has threads (Playwright's, DBOS's, once a
+browser or durable test ran in it), a fork copies the locks they held into a child that never
+gets them back, and the pipes to Playwright's driver with them. In CI a forked child hung so
+before its first step, and the session's ``pw.stop()`` then waited 300 s on the pipe it held.
 """
 
 from __future__ import annotations
@@ -10,6 +14,8 @@ from __future__ import annotations
 import os
 import random
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Callable
@@ -57,28 +63,23 @@ class Pace:
             pass  # the pipe is full: more than enough bytes wait for the calls left
 
 
-def fork_child(argv: list[str], out: Path, pace: Pace | None = None, *,
-               main: Callable[[list[str]], int] = durable_child.main, env: dict[str, str] | None = None) -> int:
-    """Fork a child that runs ``main(argv)`` with its output in ``out`` (``env`` added to its
-    environment, its ``add`` calls paced by ``pace``), then leaves without running this
-    process's cleanup."""
-    pid = os.fork()
-    if pid == 0:
-        code = 1
-        try:
-            os.environ.update(env or {})
-            if pace is not None:
-                durable_child.PACE_FD = pace.read_fd
-            fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            os.dup2(fd, 1)
-            os.dup2(fd, 2)
-            import sys
+def start_child(argv: list[str], out: Path, pace: Pace | None = None, *,
+                main: Callable[[list[str]], int] = durable_child.main, env: dict[str, str] | None = None) -> int:
+    """Start a fresh Python process that runs ``main(argv)`` (a function of a module in tests/)
+    with its output in ``out``, ``env`` added to its environment and its ``add`` calls paced by
+    ``pace``; its pid, for the test to kill and reap (it is this process's child)."""
+    tests = Path(durable_child.__file__).resolve().parent
+    fds = () if pace is None else (pace.read_fd,)
+    code = (f"import sys; sys.path[:0] = {[str(tests), str(tests.parent)]!r}; import durable_child, {main.__module__}; "
+            f"durable_child.PACE_FD = {fds[0] if fds else None!r}; sys.exit({main.__module__}.{main.__name__}({argv!r}))")
+    with open(os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as output:
+        child = subprocess.Popen([sys.executable, "-c", code], stdout=output, stderr=subprocess.STDOUT,
+                                 env={**os.environ, **(env or {})}, pass_fds=fds)
+    _CHILDREN.append(child)  # kept: the test reaps it by pid; a dropped Popen would warn it still runs
+    return child.pid
 
-            sys.stdout = sys.stderr = open(fd, "w", buffering=1, closefd=False)  # not pytest's capture
-            code = main(argv)
-        finally:
-            os._exit(code)
-    return pid
+
+_CHILDREN: list[subprocess.Popen[bytes]] = []
 
 
 def _wait_for(condition, pid: int) -> bool:
@@ -105,7 +106,7 @@ def test_kill_9_at_random_points_then_resume_reruns_no_finished_step(
     rng = random.Random(f"{shape}-{store_location}")
     log, out = tmp_path / "calls.log", tmp_path / "child.out"
     pace = Pace()
-    pid = fork_child(["run", str(store_location), shape, str(log)], out, pace)
+    pid = start_child(["run", str(store_location), shape, str(log)], out, pace)
     assert _wait_for(lambda: out.exists() and out.read_text().strip() != "", pid)
     run_id = out.read_text().split()[0]
     kills = 0
@@ -125,7 +126,7 @@ def test_kill_9_at_random_points_then_resume_reruns_no_finished_step(
         assert finished_before.items() <= finished.items()  # nothing recorded was lost or changed
         finished_before = finished
         checkpoints.append((len(_lines(log)), set(finished)))
-        pid = fork_child(["resume", str(store_location), run_id, str(log)], out, pace)
+        pid = start_child(["resume", str(store_location), run_id, str(log)], out, pace)
     if pid:
         pace.free()
         os.waitpid(pid, 0)

@@ -3,7 +3,7 @@ does, mid-run, at random points; in a new process on the same data folder, openi
 shows it interrupted with Resume, which says what runs again and finishes it: no step that had
 finished runs again, the results are right. A writing step cut off mid-call is asked about.
 
-The processes are forked from this one and killed with SIGKILL, as ``test_durable_kill`` does.
+The processes are started afresh and killed with SIGKILL, as ``test_durable_kill`` does (and says why not forked).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import pytest
 
 import durable_child
 import page_run_child
-from test_durable_kill import Pace, _lines, _wait_for, fork_child
+from test_durable_kill import Pace, _lines, _wait_for, start_child
 from core import Settings
 from core.storage import PlanStore
 from studio import workbench as wb
@@ -49,7 +49,7 @@ def test_kill_9_of_the_page_run_path_then_resume_from_the_page_reruns_no_finishe
     shape = ("chain", "fanout")[seed % 2]
     log, out = tmp_path / "calls.log", tmp_path / "child.out"
     pace = Pace()
-    pid = fork_child([str(tmp_path / "data"), shape, str(log)], out, pace=pace, main=page_run_child.main)
+    pid = start_child([str(tmp_path / "data"), shape, str(log)], out, pace=pace, main=page_run_child.main)
     assert _wait_for(lambda: out.exists() and out.read_text().strip() != "", pid)
     run_id = out.read_text().split()[0]
     target = rng.randint(2, 2 * len(durable_child.expected(shape)) - 4)
@@ -76,7 +76,7 @@ def test_kill_9_of_the_page_run_path_then_resume_from_the_page_reruns_no_finishe
 def test_a_writing_step_killed_mid_call_is_asked_about_and_marked_failed_is_not_called_again(
         tmp_path: Path) -> None:
     log, out = tmp_path / "calls.log", tmp_path / "child.out"
-    pid = fork_child([str(tmp_path / "data"), "writes", str(log)], out, env={durable_child.HOLD: "c3"},
+    pid = start_child([str(tmp_path / "data"), "writes", str(log)], out, env={durable_child.HOLD: "c3"},
                      main=page_run_child.main)
     assert _wait_for(lambda: "start c3" in _lines(log), pid)
     os.kill(pid, signal.SIGKILL)
