@@ -125,6 +125,11 @@ def expected(shape: str) -> dict[str, int]:
 def main(argv: list[str]) -> int:
     command, store_location = argv[0], argv[1]
     store = PlanStore(store_location)
+    if command == "worker":  # as `plan-studio worker` does, until killed
+        from core.durable import serve_queue
+
+        serve_queue(store, registry(Path(argv[2])), concurrency=3, beat=0.2)
+        return 0
     if command == "run":
         shape, log = argv[2], Path(argv[3])
         runs = DurableRuns(store, registry(log))

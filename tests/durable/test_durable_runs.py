@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import durable_child
+from test_durable_kill import start_child
 from core import Plan, PlanStudioError, RetryableError, RetryPolicy, Step, ToolRegistry
 from core.durable import IN_DOUBT, DurableRuns, StepsInDoubt
 from core.storage import PlanStore
@@ -90,18 +91,8 @@ def _saved_whole_and_read_back(store: PlanStore, run):
 
 
 def _run_and_kill_after(line: str, location: str | Path, log: Path, out: Path, shape: str = "writes") -> str:
-    """Run the ``shape`` chain in a forked process and SIGKILL it once ``line`` is logged."""
-    pid = os.fork()
-    if pid == 0:
-        code = 1
-        try:
-            import sys
-
-            sys.stdout = open(out, "w", buffering=1)
-            os.environ[durable_child.HOLD] = line.removeprefix("start ")
-            code = durable_child.main(["run", str(location), shape, str(log)])
-        finally:
-            os._exit(code)
+    """Run the ``shape`` chain in a process of its own and SIGKILL it once ``line`` is logged."""
+    pid = start_child(["run", str(location), shape, str(log)], out, env={durable_child.HOLD: line.removeprefix("start ")})
     deadline = time.monotonic() + 60
     while line not in (log.read_text().splitlines() if log.exists() else []):
         assert os.waitpid(pid, os.WNOHANG)[0] == 0, "the run ended before the kill"

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 import durable_child
-from core.durable import DurableRuns, serve_queue
+from test_durable_kill import start_child
+from core.durable import DurableRuns
 from core.storage import PlanStore
 
 pytestmark = pytest.mark.usefixtures("stop_durable_runs")
@@ -21,14 +22,9 @@ _WAIT_SECONDS = 120
 
 
 def _worker(location: str, log: Path) -> int:
-    pid = os.fork()
-    if pid == 0:
-        try:
-            store = PlanStore(location)
-            serve_queue(store, durable_child.registry(log), concurrency=3, beat=0.2)
-        finally:
-            os._exit(0)
-    return pid
+    """A worker process started afresh (a fork of this threaded process could hang: see
+    ``test_durable_kill``), serving the queue with the children's tools."""
+    return start_child(["worker", location, str(log)], log.with_name(f"worker-{time.monotonic_ns()}.out"))
 
 
 def _lines(log: Path) -> list[str]:
