@@ -134,7 +134,6 @@ class _Runs:
         self.page.wait_for_function(_DRAWN, arg=self.ended[-1], timeout=timeout_ms)
         expect(self.page.get_by_test_id("stSkeleton")).to_have_count(0)
 
-
     def _said(self) -> str:
         """What the page's socket did last (sent, closed) and what this side saw: whether the
         action reached the studio, to tell a lost click from a silent studio."""

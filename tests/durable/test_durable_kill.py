@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import random
-import signal
 import subprocess
 import sys
 import time
@@ -63,31 +62,25 @@ class Pace:
             pass  # the pipe is full: more than enough bytes wait for the calls left
 
 
-def start_child(argv: list[str], out: Path, pace: Pace | None = None, *,
-                main: Callable[[list[str]], int] = durable_child.main, env: dict[str, str] | None = None) -> int:
+def start_child(argv: list[str], out: Path, pace: Pace | None = None, *, main: Callable[[list[str]], int] = durable_child.main,
+                env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
     """Start a fresh Python process that runs ``main(argv)`` (a function of a module in tests/)
     with its output in ``out``, ``env`` added to its environment and its ``add`` calls paced by
-    ``pace``; its pid, for the test to kill and reap (it is this process's child)."""
+    ``pace``; the test kills and reaps it."""
     tests = Path(durable_child.__file__).resolve().parent
     fds = () if pace is None else (pace.read_fd,)
     code = (f"import sys; sys.path[:0] = {[str(tests), str(tests.parent)]!r}; import durable_child, {main.__module__}; "
             f"durable_child.PACE_FD = {fds[0] if fds else None!r}; sys.exit({main.__module__}.{main.__name__}({argv!r}))")
     with open(os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as output:
-        child = subprocess.Popen([sys.executable, "-c", code], stdout=output, stderr=subprocess.STDOUT,
-                                 env={**os.environ, **(env or {})}, pass_fds=fds)
-    _CHILDREN.append(child)  # kept: the test reaps it by pid; a dropped Popen would warn it still runs
-    return child.pid
+        return subprocess.Popen([sys.executable, "-c", code], stdout=output, stderr=subprocess.STDOUT,
+                                env={**os.environ, **(env or {})}, pass_fds=fds)
 
 
-_CHILDREN: list[subprocess.Popen[bytes]] = []
-
-
-def _wait_for(condition, pid: int) -> bool:
+def _wait_for(condition, child: subprocess.Popen[bytes]) -> bool:
     """Wait until ``condition()``; False when the child ended first."""
     deadline = time.monotonic() + _WAIT_SECONDS
     while not condition():
-        done, _status = os.waitpid(pid, os.WNOHANG)
-        if done:
+        if child.poll() is not None:
             return False
         assert time.monotonic() < deadline, "the child neither got there nor ended"
         time.sleep(0.0005)
@@ -106,30 +99,30 @@ def test_kill_9_at_random_points_then_resume_reruns_no_finished_step(
     rng = random.Random(f"{shape}-{store_location}")
     log, out = tmp_path / "calls.log", tmp_path / "child.out"
     pace = Pace()
-    pid = start_child(["run", str(store_location), shape, str(log)], out, pace)
-    assert _wait_for(lambda: out.exists() and out.read_text().strip() != "", pid)
+    child: subprocess.Popen[bytes] | None = start_child(["run", str(store_location), shape, str(log)], out, pace)
+    assert _wait_for(lambda: out.exists() and out.read_text().strip() != "", child)
     run_id = out.read_text().split()[0]
     kills = 0
     finished_before: dict[str, object] = {}
     checkpoints: list[tuple[int, set[str]]] = []  # after each kill: lines logged, steps recorded finished
     while kills < KILLS_PER_SHAPE:
         target = len(_lines(log)) + rng.randint(1, 4)
-        if not _wait_for(lambda: pace.lines(log) >= target, pid):
-            pid = 0  # the run ended first (and the child is reaped)
+        if not _wait_for(lambda: pace.lines(log) >= target, child):
+            child = None  # the run ended first (and the child is reaped)
             break
         for _ in range(rng.randint(0, 3000)):  # land anywhere: in the tool, in a write, between
             pass
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
+        child.kill()
+        child.wait()
         kills += 1
         finished = _finished_steps(store_location, run_id)
         assert finished_before.items() <= finished.items()  # nothing recorded was lost or changed
         finished_before = finished
         checkpoints.append((len(_lines(log)), set(finished)))
-        pid = start_child(["resume", str(store_location), run_id, str(log)], out, pace)
-    if pid:
+        child = start_child(["resume", str(store_location), run_id, str(log)], out, pace)
+    if child is not None:
         pace.free()
-        os.waitpid(pid, 0)
+        child.wait()
     assert out.read_text().split()[-1] == "succeeded", out.read_text()
     assert _finished_steps(store_location, run_id) == durable_child.expected(shape)
     calls = [line.split() for line in _lines(log)]

@@ -3,8 +3,6 @@ it happens; a step of a writing tool cut off mid-call is in doubt, not run again
 
 from __future__ import annotations
 
-import os
-import signal
 import time
 from pathlib import Path
 
@@ -92,14 +90,14 @@ def _saved_whole_and_read_back(store: PlanStore, run):
 
 def _run_and_kill_after(line: str, location: str | Path, log: Path, out: Path, shape: str = "writes") -> str:
     """Run the ``shape`` chain in a process of its own and SIGKILL it once ``line`` is logged."""
-    pid = start_child(["run", str(location), shape, str(log)], out, env={durable_child.HOLD: line.removeprefix("start ")})
+    child = start_child(["run", str(location), shape, str(log)], out, env={durable_child.HOLD: line.removeprefix("start ")})
     deadline = time.monotonic() + 60
     while line not in (log.read_text().splitlines() if log.exists() else []):
-        assert os.waitpid(pid, os.WNOHANG)[0] == 0, "the run ended before the kill"
+        assert child.poll() is None, "the run ended before the kill"
         assert time.monotonic() < deadline
         time.sleep(0.0005)
-    os.kill(pid, signal.SIGKILL)
-    os.waitpid(pid, 0)
+    child.kill()
+    child.wait()
     return out.read_text().split()[0]
 
 

@@ -3,8 +3,7 @@ run by one worker, none twice, and the runs of a worker killed with SIGKILL are 
 
 from __future__ import annotations
 
-import os
-import signal
+import subprocess
 import time
 from pathlib import Path
 
@@ -21,7 +20,7 @@ RUNS = 6
 _WAIT_SECONDS = 120
 
 
-def _worker(location: str, log: Path) -> int:
+def _worker(location: str, log: Path) -> subprocess.Popen[bytes]:
     """A worker process started afresh (a fork of this threaded process could hang: see
     ``test_durable_kill``), serving the queue with the children's tools."""
     return start_child(["worker", location, str(log)], log.with_name(f"worker-{time.monotonic_ns()}.out"))
@@ -50,8 +49,8 @@ def test_two_workers_share_the_queue_and_a_killed_workers_runs_are_taken_over(po
         runs.enqueue(run_id)
         run_ids.append(run_id)
     _wait_for(lambda: len(_lines(log)) >= 20)  # the first worker is well into them
-    os.kill(first, signal.SIGKILL)
-    os.waitpid(first, 0)
+    first.kill()
+    first.wait()
     finished_at_kill = {r: {s.step_id for s in store.load_run(r).steps.values() if s.status.value == "succeeded"}
                         for r in run_ids}
     logged_at_kill = len(_lines(log))
@@ -59,9 +58,9 @@ def test_two_workers_share_the_queue_and_a_killed_workers_runs_are_taken_over(po
     try:
         _wait_for(lambda: all(store.records.recent(RUNS)[n].status == "succeeded" for n in range(RUNS)))
     finally:
-        for pid in (second, third):
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
+        for worker in (second, third):
+            worker.kill()
+            worker.wait()
     starts: dict[str, int] = {}
     for kind, step in (line.split() for line in _lines(log)):
         if kind == "start":

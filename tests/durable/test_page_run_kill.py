@@ -8,9 +8,7 @@ The processes are started afresh and killed with SIGKILL, as ``test_durable_kill
 
 from __future__ import annotations
 
-import os
 import random
-import signal
 from pathlib import Path
 
 import pytest
@@ -49,15 +47,15 @@ def test_kill_9_of_the_page_run_path_then_resume_from_the_page_reruns_no_finishe
     shape = ("chain", "fanout")[seed % 2]
     log, out = tmp_path / "calls.log", tmp_path / "child.out"
     pace = Pace()
-    pid = start_child([str(tmp_path / "data"), shape, str(log)], out, pace=pace, main=page_run_child.main)
-    assert _wait_for(lambda: out.exists() and out.read_text().strip() != "", pid)
+    child = start_child([str(tmp_path / "data"), shape, str(log)], out, pace=pace, main=page_run_child.main)
+    assert _wait_for(lambda: out.exists() and out.read_text().strip() != "", child)
     run_id = out.read_text().split()[0]
     target = rng.randint(2, 2 * len(durable_child.expected(shape)) - 4)
-    assert _wait_for(lambda: pace.lines(log) >= target, pid), "the run ended before the kill"
+    assert _wait_for(lambda: pace.lines(log) >= target, child), "the run ended before the kill"
     for _ in range(rng.randint(0, 3000)):  # land anywhere: in the tool, in a write, between steps
         pass
-    os.kill(pid, signal.SIGKILL)
-    os.waitpid(pid, 0)
+    child.kill()
+    child.wait()
     logged = len(_lines(log))
     with PlanStore(Settings(data_dir=tmp_path / "data").store_path) as store:  # recorded finished at the kill
         recorded = {s.step_id: s.result for s in store.load_run(run_id).steps.values() if s.status.value == "succeeded"}
@@ -76,11 +74,11 @@ def test_kill_9_of_the_page_run_path_then_resume_from_the_page_reruns_no_finishe
 def test_a_writing_step_killed_mid_call_is_asked_about_and_marked_failed_is_not_called_again(
         tmp_path: Path) -> None:
     log, out = tmp_path / "calls.log", tmp_path / "child.out"
-    pid = start_child([str(tmp_path / "data"), "writes", str(log)], out, env={durable_child.HOLD: "c3"},
+    child = start_child([str(tmp_path / "data"), "writes", str(log)], out, env={durable_child.HOLD: "c3"},
                      main=page_run_child.main)
-    assert _wait_for(lambda: "start c3" in _lines(log), pid)
-    os.kill(pid, signal.SIGKILL)
-    os.waitpid(pid, 0)
+    assert _wait_for(lambda: "start c3" in _lines(log), child)
+    child.kill()
+    child.wait()
     run_id = out.read_text().split()[0]
     services = page_run_child.services_for(tmp_path / "data", log)
     plan_id, version = services.store.records.where(run_id)
