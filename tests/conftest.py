@@ -199,6 +199,22 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
             report.sections.append((f"studio {studio.url} log (last 8,000 characters)", text[-8000:]))
 
 
+# The failed and errored tests, recorded where the reports arrive (the xdist controller).
+_NOT_PASSED: list[str] = []
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.failed:
+        _NOT_PASSED.append(f"{report.nodeid} ({report.when})")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Names what failed after pytest's own last line: a CI that keeps only the last line of a
+    red run still says which test to look at."""
+    if _NOT_PASSED and not hasattr(config, "workerinput"):
+        print("not passed: " + "; ".join(_NOT_PASSED), flush=True)
+
+
 def _start_token(log: Path) -> str:
     found = _START_LINE.search(log.read_text(errors="replace"))
     return found.group(2) if found else ""
