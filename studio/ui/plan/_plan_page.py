@@ -193,16 +193,21 @@ def _actions_bar(plan: Plan, errors: list[Problem], blocker: str | None) -> None
     blocked = blocker is not None
     approved = actions.is_approved(plan) and not blocked
     saved: SavedRef | None = bench().saved
+    # While a run goes on (this tab's, or one it watches) the Run buttons wait; while the run
+    # shown waits for a decision or was cut off, deciding or Resume (below) comes first.
+    going = actions.run_in_progress()
+    other_first = going or wb.run_waits(bench()) or bench().run is not None and bench().run.status in (
+        "interrupted", "cancelled")
     approve, run_next, run_all, save, note = st.columns([1.1, 1.3, 1, 1, 3], vertical_alignment="bottom")
     approve.button("Approve", key="plan.approve", on_click=compare.request_approve, icon=":material/verified:",
                    width="stretch", **role_gate(Role.reviewer, "approve the plan to run",
                                                 disabled=blocked or bool(errors) or approved))
     run_next.button("Run next step", key="plan.run_next", on_click=actions.request_run, args=("next",),
                     icon=":material/skip_next:", width="stretch",
-                    **role_gate(Role.reviewer, "run the plan", disabled=not approved))
+                    **role_gate(Role.reviewer, "run the plan", disabled=not approved or going))
     run_all.button("Run all", key="plan.run_all", on_click=actions.request_run, args=("all",),
-                   type="primary" if approved else "secondary", icon=":material/play_arrow:", width="stretch",
-                   **role_gate(Role.reviewer, "run the plan", disabled=not approved))
+                   type="primary" if approved and not other_first else "secondary", icon=":material/play_arrow:",
+                   width="stretch", **role_gate(Role.reviewer, "run the plan", disabled=not approved or going))
     save.button("Save", key="plan.save", on_click=actions.save, icon=":material/save:", width="stretch",
                 **role_gate(Role.reviewer, "save the plan", disabled=blocked))
     note.text_input("Version note", key=Keys.SAVE_MESSAGE, persist_state=PERSIST,
@@ -222,6 +227,8 @@ def _actions_bar(plan: Plan, errors: list[Problem], blocker: str | None) -> None
     elif errors:
         reason = (f"Approve is disabled: the plan has {len(errors)} problem{'s' if len(errors) != 1 else ''}"
                   " to fix first (listed below the graph).")
+    elif going:
+        reason = "A run is going on: watch it above; Stop or Cancel it there."
     elif approved:
         reason = ("Approved. Run it one step at a time or all at once; editing what runs withdraws approval "
                   "(locks and notes do not).")
