@@ -86,6 +86,9 @@ def refused_during_run(bench: Workbench, out: Outcome, action: str) -> bool:
 def json_blocker(bench: Workbench) -> str | None:
     """Why Approve, Run and Save must wait, or None: while the Plan JSON holds text that is not a
     plan, the plan they would act on (the last valid one) is not what the panel shows."""
+    if bench.json_pending and run_waits(bench):
+        return ("Apply or discard the edit waiting below the Plan JSON first (the waiting step's decision, under "
+                "Run, goes on without it)")
     if bench.json_pending:
         return "Apply or discard the edit you made during the run first (below the Plan JSON)"
     return None if bench.json_error is None else f"Fix the Plan JSON first ({bench.json_error})"

@@ -153,7 +153,8 @@ def _run_state(services: Services, run: Run) -> str:
     # Cancelled and waiting are what the run says of itself; one marked running or interrupted
     # was cut off unless this studio runs it (``cut_off``), else it paused between steps.
     said = run.status == StepStatus.cancelled or run.status == StepStatus.waiting
-    status = run.status if said else "interrupted" if cut_off(services, run) else "paused"
+    status = run.status if said else "running" if services.runs.going(run.id) else \
+        "interrupted" if cut_off(services, run) else "paused"
     return f"{status}, {done} of {len(run.steps)} steps done"
 
 
@@ -195,8 +196,11 @@ def open_saved_run(bench: Workbench, services: Services, plan_id: str, version: 
         show_plan(bench, plan, saved=SavedRef(plan_id, version, fingerprint(plan)))
         show_stored_run(bench, services, run)
         state = _run_state(services, run)
-        then = (" Resume (under Run) carries it on; approve the plan to run it again." if state.split(",")[0] in RESUMABLE else " Approve the plan to run it again" + (
-            " or carry on." if not run.finished else "."))
+        shown = state.split(",")[0]
+        then = (" Resume (under Run) carries it on; approve the plan to run it again." if shown in RESUMABLE else
+                " It waits for a decision: approve or reject its waiting step under Run." if shown == "waiting" else
+                " It is running: watch it here." if bench.worker is not None else
+                " Approve the plan to run it again" + (" or carry on." if not run.finished else "."))
         out.done().say("info", f"Opened run {run.id} ({state}) of version {version} of this plan.{then}")
     return out
 

@@ -229,6 +229,11 @@ def _actions_bar(plan: Plan, errors: list[Problem], blocker: str | None) -> None
                   " to fix first (listed below the graph).")
     elif going:
         reason = "A run is going on: watch it above; Stop or Cancel it there."
+    elif wb.run_waits(bench()):
+        reason = "The run shown waits for your decision on a step: approve or reject it under **Run** below."
+    elif other_first:
+        reason = ("The run shown was cut off: **Resume** under **Run** below carries it on (steps that finished "
+                  "are not run again).")
     elif approved:
         reason = ("Approved. Run it one step at a time or all at once; editing what runs withdraws approval "
                   "(locks and notes do not).")
