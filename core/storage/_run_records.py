@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pydantic_core import PydanticSerializationError, to_jsonable_python
-from sqlalchemy import func, text, update
+from sqlalchemy import case, func, text, update
 from sqlmodel import select
 
 from .._errors import StorageError
@@ -179,7 +179,8 @@ class RunRecords:
 
     def stamp(self, run_id: str) -> tuple[Any, ...] | None:
         """Where the run is, cheaply (None: no such run): its status and end, and per step status
-        how many steps, decisions and approvals. It moves whenever a step starts, ends, waits or
+        how many steps, and of the steps waiting the length of their decisions and approvals (never
+        a result: a run's results are most of its bytes). It moves whenever a step starts, ends, waits or
         is decided (a decision is written while its step still waits), so a page can look at it
         every half second instead of loading the whole run."""
         with self._db.session("look at the run") as session:
@@ -187,14 +188,13 @@ class RunRecords:
             if head is None:
                 return None
             steps = session.exec(
-                select(StepRunRow.status, func.count(),
-                       func.sum(func.length(func.coalesce(StepRunRow.decision_json, ""))),
-                       func.sum(func.length(func.coalesce(StepRunRow.approvals_json, ""))),
-                       func.sum(func.length(func.coalesce(StepRunRow.result_json, ""))))
+                select(StepRunRow.status, func.count(), func.sum(case(
+                    (StepRunRow.status == "waiting",  # only there: a row past its result costs its pages
+                     func.length(func.coalesce(StepRunRow.decision_json, ""))
+                     + func.length(func.coalesce(StepRunRow.approvals_json, ""))), else_=0)))
                 .where(StepRunRow.run_id == run_id).group_by(StepRunRow.status)  # type: ignore[arg-type]
                 .order_by(StepRunRow.status)).all()
-        return (head[0], head[1], *((status, int(n), int(d or 0), int(a or 0), int(r or 0))
-                                    for status, n, d, a, r in steps))
+        return (head[0], head[1], *((status, int(n), int(decided or 0)) for status, n, decided in steps))
 
     # -- workers -----------------------------------------------------------------------------
     def worker_seen(self, worker_id: str, at: dt.datetime) -> None:
