@@ -31,8 +31,8 @@ __all__ = [
     "PENDING_EDIT", "RUN_IN_PROGRESS", "act", "approve", "bench", "cancel_new_run", "collect_finished_run",
     "confirm_new_run", "delete_saved_plan", "describe_changes", "edit_json",
     "execution_fingerprint", "failure_message", "fingerprint", "history", "import_plan", "is_approved",
-    "json_blocker", "log", "make_plan", "notify", "open_saved_plan", "open_saved_run", "page_services",
-    "plain_message", "reload_newer_version", "replan", "reported", "request_run", "run_in_progress", "save",
+    "json_blocker", "log", "make_plan", "notify", "open_live_run", "open_saved_plan", "open_saved_run", "page_services",
+    "plain_message", "refresh_run", "reload_newer_version", "replan", "reported", "request_run", "run_in_progress", "save",
     "save_on_top", "set_locks", "settled_run", "show_notices", "show_plan", "shown", "stop_run",
     "write_json_panel",
 ]
@@ -208,6 +208,24 @@ def request_run(kind: RunKind) -> None:
 
 def confirm_new_run() -> None:
     act(lambda b: wb.confirm_new_run(b, get_services()), "run the plan")
+
+
+def open_live_run() -> None:
+    """Open the live run the new-run question is about (watch it, decide, resume), in place of
+    a second run; the editor holds that very version, so nothing unsaved is lost."""
+    live = bench().live_run
+    if live is not None:
+        open_saved_run(live.plan_id, live.version, live.id)
+
+
+def refresh_run() -> bool:
+    """Read the run shown again from the store (it moved there); True when the page changed."""
+    b = bench()
+    try:
+        return wb.refresh_run(b, get_services())
+    except Exception as exc:  # said on the page, never a traceback
+        notify("error", failure_message("read the run again", exc))
+        return True
 
 
 def cancel_new_run() -> None:

@@ -39,6 +39,7 @@ class Keys:
     REVIEW_COMMENT = "review.comment"  # the reviewer's comment (a widget; synced with the workbench)
     DRAFT_ID = "plan.draft_id"  # this tab's draft in the store (and its URL), set on the session's first run
     DRAFT_WORKER = "plan.draft_worker"  # the run handle this tab last told the registry of runs live here about
+    RUN_SEEN = "plan.run_seen"  # (the run shown, its store stamp when first drawn): moved elsewhere, read again
     DRAFT_WRITTEN = "plan.draft_written"  # what the draft last written holds (_drafts.Snapshot), to skip rewrites
     # Plan page: the editor (graph, inspector, history, comparison)
     EDITOR_GRAPH = "plan.graph"  # the (editable) graph component, one identity idle and during a run; its trigger ``action`` carries graph edits
@@ -107,6 +108,7 @@ _DEFAULTS: dict[str, Any] = {
     Keys.LIBRARY_SHOWN: 0,  # 0: the Library's first page
     Keys.DRAFT_ID: None,
     Keys.DRAFT_WRITTEN: None,
+    Keys.RUN_SEEN: None,
     Keys.DRAFT_WORKER: None,
     Keys.SETTINGS_OVERRIDES: None,
     Keys.SETTINGS_MESSAGE: None,

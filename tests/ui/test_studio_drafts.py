@@ -181,7 +181,12 @@ def test_the_library_opens_a_plan_with_its_latest_run_and_any_saved_run(app: App
     run_plan(app, "all")
     finished = app.session_state[Keys.BENCH].run
     assert finished.id == paused.id and finished.status == "succeeded"
-    run_plan(app, "all")  # a new run after the finished one
+    run_plan(app, "all")  # a new run after the finished one: asked first, as Run next step is
+    assert app.session_state[Keys.BENCH].run is finished and app.session_state[Keys.BENCH].confirm_new_run == "all"
+    app.button(key="plan.new_run.confirm").click().run()
+    worker = app.session_state[Keys.BENCH].worker
+    assert worker is not None and worker.join(60)
+    app.run()
     newest = app.session_state[Keys.BENCH].run
     assert newest.id != paused.id
     saved = app.session_state[Keys.BENCH].saved

@@ -36,6 +36,7 @@ from ._review_bar import review_bar
 from ...workbench._services import Services
 from .._state import Keys, PERSIST, SavedRef, bench
 from .._roles import role_gate, role_note
+from .._session import get_services
 from .._text import md_escape
 
 __all__ = ["plan_page"]
@@ -149,6 +150,8 @@ def _plan_view(services: Services, plan: Plan) -> None:
         pause_panel(services, run)
         rerun_panel(run)
         _results(plan, run, lineage)
+        if not run.finished:  # decided, carried on or resumed elsewhere: shown within a second
+            _watch_run()
 
     with graph_slot.container():
         if worker is not None:
@@ -190,16 +193,21 @@ def _actions_bar(plan: Plan, errors: list[Problem], blocker: str | None) -> None
     blocked = blocker is not None
     approved = actions.is_approved(plan) and not blocked
     saved: SavedRef | None = bench().saved
+    # While a run goes on (this tab's, or one it watches) the Run buttons wait; while the run
+    # shown waits for a decision or was cut off, deciding or Resume (below) comes first.
+    going = actions.run_in_progress()
+    other_first = going or wb.run_waits(bench()) or bench().run is not None and bench().run.status in (
+        "interrupted", "cancelled")
     approve, run_next, run_all, save, note = st.columns([1.1, 1.3, 1, 1, 3], vertical_alignment="bottom")
     approve.button("Approve", key="plan.approve", on_click=compare.request_approve, icon=":material/verified:",
                    width="stretch", **role_gate(Role.reviewer, "approve the plan to run",
                                                 disabled=blocked or bool(errors) or approved))
     run_next.button("Run next step", key="plan.run_next", on_click=actions.request_run, args=("next",),
                     icon=":material/skip_next:", width="stretch",
-                    **role_gate(Role.reviewer, "run the plan", disabled=not approved))
+                    **role_gate(Role.reviewer, "run the plan", disabled=not approved or going))
     run_all.button("Run all", key="plan.run_all", on_click=actions.request_run, args=("all",),
-                   type="primary" if approved else "secondary", icon=":material/play_arrow:", width="stretch",
-                   **role_gate(Role.reviewer, "run the plan", disabled=not approved))
+                   type="primary" if approved and not other_first else "secondary", icon=":material/play_arrow:",
+                   width="stretch", **role_gate(Role.reviewer, "run the plan", disabled=not approved or going))
     save.button("Save", key="plan.save", on_click=actions.save, icon=":material/save:", width="stretch",
                 **role_gate(Role.reviewer, "save the plan", disabled=blocked))
     note.text_input("Version note", key=Keys.SAVE_MESSAGE, persist_state=PERSIST,
@@ -219,6 +227,13 @@ def _actions_bar(plan: Plan, errors: list[Problem], blocker: str | None) -> None
     elif errors:
         reason = (f"Approve is disabled: the plan has {len(errors)} problem{'s' if len(errors) != 1 else ''}"
                   " to fix first (listed below the graph).")
+    elif going:
+        reason = "A run is going on: watch it above; Stop or Cancel it there."
+    elif wb.run_waits(bench()):
+        reason = "The run shown waits for your decision on a step: approve or reject it under **Run** below."
+    elif other_first:
+        reason = ("The run shown was cut off: **Resume** under **Run** below carries it on (steps that finished "
+                  "are not run again).")
     elif approved:
         reason = ("Approved. Run it one step at a time or all at once; editing what runs withdraws approval "
                   "(locks and notes do not).")
@@ -232,12 +247,22 @@ def _actions_bar(plan: Plan, errors: list[Problem], blocker: str | None) -> None
 
 
 def _confirm_new_run() -> None:
+    live = bench().live_run
     with st.container(border=True, key="plan.new_run"):
-        st.warning("The last run finished. Start a new run? Its results replace the ones shown below.",
-                   icon=":material/replay:")
-        confirm, cancel, _ = st.columns([1.3, 1, 4.7])
-        confirm.button("Start a new run", key="plan.new_run.confirm", type="primary",
-                       on_click=actions.confirm_new_run, width="stretch")
+        if live is None:
+            st.warning("The last run finished. Start a new run? Its results replace the ones shown below.",
+                       icon=":material/replay:")
+            confirm, cancel, _ = st.columns([1.3, 1, 4.7])
+        else:  # another run of this version is not over: open it, rather than run the plan twice
+            st.warning(md_escape(f"Run {live.id} of this version is {live.state}. Open it to watch it, decide its "
+                                 "waiting step or resume it; a second run calls every tool again."),
+                       icon=":material/content_copy:")
+            opening, confirm, cancel, _ = st.columns([1.3, 1.5, 1, 3.2])
+            opening.button("Open that run", key="plan.new_run.open", type="primary", on_click=actions.open_live_run,
+                           icon=":material/open_in_new:", width="stretch")
+        confirm.button("Start a new run" if live is None else "Start a second run", key="plan.new_run.confirm",
+                       type="primary" if live is None else "secondary", on_click=actions.confirm_new_run,
+                       width="stretch")
         cancel.button("Cancel", key="plan.new_run.cancel", on_click=actions.cancel_new_run, width="stretch")
 
 
@@ -280,6 +305,26 @@ def _live_run(plan: Plan, errors: list[Problem], lineage: str | None) -> None:
     if ended:
         st.caption("Last finished: " + md_escape(" · ".join(
             f"{_step_title(plan, e.step_id or '')}: {e.data['status']}" for e in reversed(ended))))
+
+
+@st.fragment(run_every=_PROGRESS_SECONDS)
+def _watch_run() -> None:
+    """The run shown, not over and carried out by nothing of this tab: its cheap stamp in the
+    store is looked at every half second, and the page reads the run again (or watches it live,
+    carried on here) when it moved: a step decided over the API, MCP or in another tab."""
+    b = bench()
+    run = b.run
+    if run is None or b.worker is not None or run.finished:
+        return
+    try:
+        stamp = wb.run_stamp(get_services(), run.id)
+    except Exception:  # the store away: the page says so on its next full run
+        return
+    seen = st.session_state.get(Keys.RUN_SEEN)
+    if seen is None or seen[0] is not run:  # a run drawn for the first time: as it is now
+        st.session_state[Keys.RUN_SEEN] = (run, stamp)
+    elif seen[1] != stamp and actions.refresh_run():
+        st.rerun()
 
 
 def _progress_run(plan: Plan, progress: RunProgress) -> Run:
