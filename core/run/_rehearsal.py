@@ -98,7 +98,7 @@ def stand_ins(plan: Plan, registry: ToolRegistry, *, recording: Run | None = Non
     if lacking:
         named = ", ".join(plan.label(sid) for sid in lacking)
         raise RehearsalRefused(
-            f"not rehearsed: {len(lacking)} step{'s' if len(lacking) != 1 else ''} of tools that may write "
+            f"{len(lacking)} step{'s' if len(lacking) != 1 else ''} of tools that may write "
             f"{'have' if len(lacking) != 1 else 'has'} no recorded or pinned result: {named}. Pin a result for "
             f"{'each' if len(lacking) != 1 else 'it'}, or pick a real run that recorded {'them' if len(lacking) != 1 else 'it'}.",
             lacking)

@@ -8,7 +8,7 @@ whether they did it, and the notices to show (kind and text). The Streamlit page
 Streamlit (``tests/app/test_application_*`` check it).
 
 Modules: ``_bench`` (the values), ``_editing`` (edits and approval), ``_planning`` (goal,
-re-plan, import), ``_saving`` (save, open, delete), ``_running`` (run, stop, collect),
+re-plan, import), ``_saving`` (save, open, delete), ``_running`` (run, stop, collect), ``_rehearsing`` (rehearsals: pins, recordings, stand-ins),
 ``_deciding`` (a person's decision on a step that waits), ``_grants`` (scoped approvals), ``_rerunning`` (retry and rerun from a step),
 ``_run_handle`` (the one seam to what carries a run out), ``_durable_handle`` (every run from the page
 durable), ``_runs_here`` (the one registry of the runs live in this process, ``Services.runs``), ``_resuming`` and ``_doubts`` (Resume of a run cut off), ``_run_control`` (resume and cancel
@@ -47,6 +47,8 @@ from ._running import (NOT_APPROVED, cancel_new_run, cancel_run, collect_finishe
 from ._saving import (delete_saved_plan, hold_conflict, open_saved_plan, open_saved_run, save, save_on_top,
                       save_run_if_plan_saved, settled_run, store_current)
 from ._unsaved import not_saved
+from ._rehearsing import (RehearsalRun, choose_recording, is_rehearsing, pin_result, read_pins, recordings,
+                          rehearse_plan, request_rehearsal, run_export, unpin_result)
 
 __all__ = [
     "POLICY_TEMPLATE", "submitting_agent", "check_plan_policy", "current_policy", "policy_file", "policy_refusal",
@@ -70,4 +72,6 @@ __all__ = [
     "run_in_progress", "save", "save_on_top", "save_run_if_plan_saved", "services_with_tools", "set_locks",
     "settled_run", "show_plan", "start_empty_plan", "stop_run", "store_current", "submit_review",
     "take_edit", "undo", "work_id", "write_panel", "submission_answer", "withdraw_review",
+    "RehearsalRun", "choose_recording", "is_rehearsing", "pin_result", "read_pins", "recordings", "rehearse_plan",
+    "request_rehearsal", "run_export", "unpin_result",
 ]
