@@ -66,7 +66,7 @@ def pin_result(bench: Workbench, services: Services, step_id: str, text: str) ->
                                 f"(line {exc.lineno}, column {exc.colno}).")
     except RecursionError:
         return out.say("error", f"Not pinned: the result of {label} nests too deeply.")
-    bench.pins[step_id] = value
+    bench.pins = {**bench.pins, step_id: value}  # a new dict: a tab's draft sees it changed
     out.done().say("success", f"Pinned the result of {label}: rehearsals take it instead of calling the tool.")
     misfit = _misfit(services, plan, step_id, value)
     if misfit:
@@ -95,7 +95,7 @@ def unpin_result(bench: Workbench, step_id: str) -> Outcome:
     out = Outcome()
     if refused_for_role(bench.actor, out, Role.reviewer, "unpin a step's result"):
         return out
-    bench.pins.pop(step_id, None)
+    bench.pins = {k: v for k, v in bench.pins.items() if k != step_id}
     return out.done()
 
 
@@ -138,7 +138,9 @@ def request_rehearsal(bench: Workbench, services: Services) -> Outcome:
     with attempt(out, "rehearse the plan"):
         try:
             recording = _recording(services, bench.recording)
-            executor, run, _tools = start_rehearsal(plan, services.registry, recording=recording, pins=bench.pins,
+            ids = {step.id for step in plan.steps}  # pins of steps deleted since are left aside
+            pins = {step_id: value for step_id, value in bench.pins.items() if step_id in ids}
+            executor, run, _tools = start_rehearsal(plan, services.registry, recording=recording, pins=pins,
                                                     limits=services.executor.limits)
         except RehearsalRefused as refused:
             return out.say("error", f"Not rehearsed: {refused}")

@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 from core import ADDITIVE, READ_ONLY
 from studio import Keys, get_services
 
-from apptest_helpers import LIBRARY, edit_json, make_plan, no_failures, plan_text, texts
+from apptest_helpers import APP, LIBRARY, edit_json, make_plan, no_failures, plan_text, texts
 
 
 class Place(BaseModel):
@@ -64,6 +64,13 @@ def test_a_rehearsal_from_the_plan_page(app: AppTest) -> None:
     assert f"Run {run.id} · succeeded · 2 succeeded · saved with the plan · rehearsal: no tool was called" in page
     assert "rehearsal · made from the output schema" in page and "rehearsal · pinned result" in page
     assert any(b.label == "Download the run (JSON)" for b in app.get("download_button"))
+
+    reloaded = AppTest.from_file(str(APP), default_timeout=60)  # the tab reloaded: its pins kept
+    reloaded.query_params["draft"] = app.session_state[Keys.DRAFT_ID]
+    reloaded.run()
+    no_failures(reloaded)
+    assert reloaded.session_state[Keys.BENCH].pins == {"note": {"noted": "pinned"}}
+    assert "rehearsal: no tool was called" in texts(reloaded)
 
     app.switch_page(LIBRARY).run()
     no_failures(app)
