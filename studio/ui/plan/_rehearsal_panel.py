@@ -24,6 +24,7 @@ _NO_RECORDING = ""
 
 
 def _rehearse() -> None:
+    st.session_state["plan.rehearse"] = False  # the popover closes: the run's progress and graph in view
     actions.act(lambda b: wb.request_rehearsal(b, actions.get_services()), "rehearse the plan")
 
 
@@ -46,6 +47,7 @@ def rehearse_control(services: Services, plan: Plan, blocked: bool) -> None:
     """The Rehearse popover: which real run's results stand in, the pins kept, and the start."""
     b = bench()
     with st.popover("Rehearse", icon=":material/theater_comedy:", width="stretch", key="plan.rehearse",
+                    on_change="rerun",
                     help="Run the plan without calling any tool: each step takes a pinned, recorded or made-up "
                          "result.", disabled=blocked or not plan.steps):
         runs = wb.recordings(b, services)
