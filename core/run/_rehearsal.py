@@ -40,7 +40,6 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from .._errors import RehearsalRefused, ToolExecutionError
-from .._limits import check_plan
 from ..plan._model import Plan
 from ..schema._sample import sample_of
 from ..tooling._registry import Tool, ToolRegistry
@@ -50,7 +49,6 @@ from ._executor import Executor
 from ._model import Grant, Rehearsal, Run, StepAttempt
 from ._policy import RunLimits
 from ._status import StepStatus
-from ..validation._validator import Validator
 
 __all__ = ["REHEARSAL_RULE", "StandIn", "StandInTools", "rehearse", "stand_ins", "start_rehearsal"]
 
@@ -82,6 +80,7 @@ def stand_ins(plan: Plan, registry: ToolRegistry, *, recording: Run | None = Non
         recorded = {sid: state.result for sid, state in recording.steps.items()
                     if sid in ids and state.status == StepStatus.succeeded}
     chosen: dict[str, StandIn] = {}
+    samples: dict[str, Any] = {}
     lacking: list[str] = []
     for step in plan.steps:
         tool = registry.get(step.tool) if step.tool in registry else None
@@ -92,7 +91,9 @@ def stand_ins(plan: Plan, registry: ToolRegistry, *, recording: Run | None = Non
         elif tool is None or tool.effects.may_write:
             lacking.append(step.id)
         elif tool.definition.output_schema:
-            chosen[step.id] = StandIn("schema", sample_of(tool.definition.output_schema))
+            if tool.name not in samples:  # one per tool: each call gets a copy of it (``answer``)
+                samples[tool.name] = sample_of(tool.definition.output_schema)
+            chosen[step.id] = StandIn("schema", samples[tool.name])
         else:
             chosen[step.id] = StandIn("none", None)
     if lacking:
@@ -118,8 +119,8 @@ class StandInTools:
     each step's start as a ``RunRecorder`` so a call is answered with its step's stand-in.
     ``answered`` lists the (step id, tool) of every call answered, in order."""
 
-    def __init__(self, registry: ToolRegistry, chosen: Mapping[str, StandIn]) -> None:
-        self._chosen = dict(chosen)
+    def __init__(self, registry: ToolRegistry, chosen: Mapping[str, StandIn] | None = None) -> None:
+        self.chosen = dict(chosen or {})  # each step's stand-in, by step id
         self._lock = threading.Lock()  # calls are answered on pool threads
         self._started: dict[tuple[str, str], deque[str]] = {}
         self.answered: list[tuple[str, str]] = []
@@ -144,7 +145,7 @@ class StandInTools:
                 raise ToolExecutionError(f"{tool} failed: the rehearsal has no step started with these arguments")
             step_id = waiting.popleft()
             self.answered.append((step_id, tool))
-        return copy.deepcopy(self._chosen[step_id].result)
+        return copy.deepcopy(self.chosen[step_id].result)
 
     # -- told as a recorder -------------------------------------------------------------------
     def run_started(self, run: Run) -> None:
@@ -181,15 +182,13 @@ def start_rehearsal(plan: Plan, registry: ToolRegistry, *, recording: Run | None
     """A rehearsal of ``plan`` ready to be driven (``executor.drive(run)``), marked ``run.rehearsal``:
     its executor holds only stand-ins of ``registry``'s tools. Raises ``PlanInvalid`` for a plan
     with errors and ``RehearsalRefused`` as ``stand_ins`` does. ``recorder`` is told every change."""
-    check_plan(plan)
-    Validator(registry).ensure_valid(plan)  # before the stand-ins: they need every step's tool
-    chosen = stand_ins(plan, registry, recording=recording, pins=pins)
-    tools = StandInTools(registry, chosen)
+    tools = StandInTools(registry)
     held_to = RunLimits.chosen(limits, approve_writes=False)
     # The stand-ins are told of a step before its call, then the caller's recorder.
     executor = Executor(tools.registry, limits=held_to, grants=_RehearsalGrants(),
                         recorder=Recorders((tools, recorder)))
-    run = executor.start(plan)
+    run = executor.start(plan)  # checked first (every step's tool is there), as any run
+    chosen = tools.chosen = stand_ins(plan, registry, recording=recording, pins=pins)
     run.rehearsal = Rehearsal(recording=recording.id if recording is not None else None,
                               sources={sid: stand_in.source for sid, stand_in in chosen.items()})
     return executor, run, tools
