@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from core import ADDITIVE, READ_ONLY, Plan, Settings, ToolRegistry
+from core import ADDITIVE, READ_ONLY, Plan, RehearsalRefused, Settings, ToolRegistry
 from studio import workbench as wb
+from studio.workbench._durable_handle import durable_runs
 from studio.workbench._services import Services, build_services
 
 from workbench_helpers import TODAY, texts
@@ -124,6 +125,8 @@ def test_a_real_run_recorded_stands_in_and_run_all_after_a_rehearsal_is_a_real_r
     assert rehearsal.steps["tell"].result == {"sent": "counted", "times": 3}
     assert calls == ["count_shipments", "notify"], "the rehearsal called a real tool"
     assert [r.id for r in wb.recordings(bench, services)] == [real.id]  # a rehearsal is no recording
+    with pytest.raises(RehearsalRefused, match="never carried on with real tools"):
+        durable_runs(services).go_on(rehearsal.id)  # what Resume does: refused before any step
     assert wb.request_run(bench, services, "all").ok  # a new real run, not the rehearsal gone on with
     _finish(bench, services)
     assert bench.run.id not in (real.id, rehearsal.id) and bench.run.rehearsal is None
