@@ -127,14 +127,8 @@ class StandInTools:
         self.registry = ToolRegistry()
         for tool in registry:
             # No timeout or retry of the real tool's: a stand-in answers at once, and once.
-            self.registry.add(Tool(tool.definition, self._runner(tool.name), group=tool.group))
+            self.registry.add(Tool(tool.definition, _StandInRunner(self, tool), group=tool.group))
         self.registry.add_words_of(registry)
-
-    def _runner(self, name: str) -> Callable[[str, dict[str, Any]], Any]:
-        def stand_in(tool: str, arguments: dict[str, Any]) -> Any:
-            return self.answer(tool, arguments)
-
-        return stand_in
 
     def answer(self, tool: str, arguments: dict[str, Any]) -> Any:
         """The stand-in result of the step that started with ``tool`` and ``arguments`` (a copy:
@@ -164,6 +158,21 @@ class StandInTools:
 
     def run_finished(self, run: Run) -> None:
         pass
+
+
+class _StandInRunner:
+    """What runs a stand-in tool: the stand-in's answer. A Python tool's quick check of its
+    arguments (``admits``: its pydantic model, never its function) is kept, so the arguments are
+    checked exactly as a real call checks them, at the same cost; other tools take the one check."""
+
+    def __init__(self, tools: StandInTools, tool: Tool) -> None:
+        self._tools = tools
+        admits = getattr(tool.runner, "admits", None)
+        if admits is not None:
+            self.admits = admits
+
+    def __call__(self, name: str, arguments: dict[str, Any]) -> Any:
+        return self._tools.answer(name, arguments)
 
 
 class _RehearsalGrants:
