@@ -133,3 +133,11 @@ from .hooks import hookimpl  # noqa: E402
 __all__ += ["hooks", "hookimpl"]
 # A plain tools file says what its functions do: @tool(read_only=True) (kept apart to merge cleanly).
 __all__ += ["tool"]
+# Rehearsal runs: every tool call answered by a stand-in (kept apart to merge cleanly).
+from .run._model import Rehearsal  # noqa: E402
+from .run._rehearsal import REHEARSAL_RULE, StandIn, StandInTools, rehearse, stand_ins, start_rehearsal  # noqa: E402
+from ._errors import RehearsalRefused  # noqa: E402
+from .schema._sample import sample_of  # noqa: E402
+
+__all__ += ["Rehearsal", "RehearsalRefused", "REHEARSAL_RULE", "StandIn", "StandInTools", "rehearse", "stand_ins",
+            "start_rehearsal", "sample_of"]

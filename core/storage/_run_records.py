@@ -41,6 +41,7 @@ class RunListing:
     finished_at: dt.datetime | None
     parent_id: str | None
     rerun_from: str | None
+    rehearsal: bool = False  # no tool was called (``core.Rehearsal``)
 
 
 # The two writes every step makes, compiled once (the store's tables, plain SQL both dialects read).
@@ -158,7 +159,8 @@ class RunRecords:
                                 .order_by(RunRow.created_at.desc(), RunRow.id).limit(limit)).all()  # type: ignore[attr-defined]
         return [RunListing(id=r.id, status=r.status, plan_id=r.plan_id, version=r.version, goal=goal,
                            created_at=r.created_at, started_at=r.started_at, finished_at=r.finished_at,
-                           parent_id=r.parent_id, rerun_from=r.rerun_from) for r, goal in rows]
+                           parent_id=r.parent_id, rerun_from=r.rerun_from, rehearsal=r.rehearsal_json is not None)
+                for r, goal in rows]
 
     # -- runs not over: what a tab, the Reviews page and a second Run ask about ---------------------
     def unfinished(self, plan_id: str, version: int, statuses: tuple[str, ...], limit: int = 20) -> list[RunListing]:

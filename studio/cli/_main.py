@@ -4,8 +4,8 @@
     plan-studio plan GOAL [--format seed]       a plan for GOAL
     plan-studio plan --goals-file FILE          one goal per line -> one JSON line per goal
     plan-studio validate FILE [--format F]      exit 1 and the problems, or "valid"
-    plan-studio run FILE                        each step's status and result count; exit 1 if one failed
-                                                (the run is recorded as it goes: see runs, resume)
+    plan-studio run FILE [--rehearse]           each step's status and result count; exit 1 if one failed
+                                                (recorded as it goes: see runs, resume; --rehearse calls no tool)
     plan-studio runs | resume RUN_ID | rerun RUN_ID --from STEP | worker   durable runs (_cli_runs)
     plan-studio replan FILE --feedback TEXT     the changed plan
     plan-studio token                           the shared admin token, 'default' (made if there is none)
@@ -50,7 +50,7 @@ from ._cli_args import parser as _parser
 from ._cli_audit import cmd_audit
 from ._cli_mcp import cmd_mcp_server
 from ._cli_tools import cmd_tools
-from ._cli_runs import cmd_rerun, cmd_resume, cmd_runs, cmd_worker, run_recorded
+from ._cli_runs import cmd_rehearse, cmd_rerun, cmd_resume, cmd_runs, cmd_worker, run_recorded
 from ..workbench._services import Services, build_services
 from ..workbench import plan_for_goal, replanned
 
@@ -233,6 +233,8 @@ def _cmd_run(args: argparse.Namespace, services: Services) -> int:
     if loaded is None:
         return _EXIT_FAILED
     plan, _fmt = loaded
+    if args.rehearse or args.pins or args.recording:
+        return cmd_rehearse(args, services, plan, _step_line, _read)
     plan, limits = approved_up_front(plan, services.executor.limits) if args.approve_writes \
         else (plan, services.executor.limits)
     # The final answer is only worth making when it is printed.

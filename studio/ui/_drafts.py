@@ -80,7 +80,7 @@ class Snapshot:
 
 _KEPT_WIDGETS = (Keys.GOAL, Keys.JSON, Keys.FEEDBACK, Keys.SAVE_MESSAGE, ReviewKeys.COMMENT)
 _KEPT_BENCH = ("json_error", "json_pending", "plan", "approved", "saved", "run", "run_saved", "review_id",
-               "review_tools")
+               "review_tools", "pins", "recording")
 
 
 def _snapshot() -> Snapshot:
@@ -135,6 +135,7 @@ def _content() -> str:
         "feedback": state.get(Keys.FEEDBACK, ""),
         "save_message": state.get(Keys.SAVE_MESSAGE, ""),
         "review": review_work.draft_part(),  # the review held open: its bar, comment and the agent's tools
+        "pins": b.pins, "recording": b.recording,  # a rehearsal's pinned results and recorded run
     }
     return json.dumps(data, ensure_ascii=True, separators=(",", ":"))
 
@@ -304,6 +305,9 @@ def _apply(draft_id: str, content: str, store: PlanStore, worker: RunHandle | No
     if plan is None:
         return False
     review_work.restore_part(data.get("review"))
+    pins, recording = data.get("pins"), data.get("recording")
+    b.pins = {k: v for k, v in pins.items() if isinstance(k, str)} if isinstance(pins, dict) else {}
+    b.recording = recording if isinstance(recording, str) else None
     if data.get("approved") is True:
         b.approved = actions.execution_fingerprint(plan)
     saved = data.get("saved")

@@ -139,8 +139,9 @@ def _run_line(services: Services, run: RunSummary, goal: str, depth: int = 0, re
     pad = "&emsp;" * 2 * min(depth, 5)  # as entities: markdown strips leading spaces, not these
     indent = pad + ("↳ " if depth else "")
     # A stored run never runs: an unfinished one (stored mid-run, or cut off) is paused.
+    rehearsal = " · :violet-badge[rehearsal]" if run.rehearsal else ""  # no tool was called
     text.markdown(f"{indent}Run {md_escape(run.id)} · version {run.version} · {started} · "
-                  f"**{md_escape(status)}** · {md_escape(counts)}")
+                  f"**{md_escape(status)}** · {md_escape(counts)}{rehearsal}")
     came = _came_from(run, reruns or [])
     if came:
         text.caption(pad + ("&emsp;" if depth else "") + md_escape(came))

@@ -9,8 +9,9 @@ Streamlit (``tests/app/test_application_*`` check it).
 
 Modules: ``_bench`` (the values), ``_editing`` (edits and approval), ``_planning`` (goal,
 re-plan, import), ``_saving`` (save, open, delete), ``_running`` (run, stop, collect),
-``_deciding`` (a person's decision on a step that waits), ``_live_runs`` (runs not over, seen from any tab, link or
-interface), ``_grants`` (scoped approvals), ``_rerunning`` (retry and rerun from a step),
+``_rehearsing`` (rehearsals: pins, recordings, stand-ins), ``_deciding`` (a person's decision on a step that
+waits), ``_live_runs`` (runs not over, seen from any tab, link or interface), ``_grants`` (scoped approvals),
+``_rerunning`` (retry and rerun from a step),
 ``_run_handle`` (the one seam to what carries a run out), ``_durable_handle`` (every run from the page
 durable), ``_runs_here`` (the one registry of the runs live in this process, ``Services.runs``), ``_resuming`` and ``_doubts`` (Resume of a run cut off), ``_run_control`` (resume and cancel
 for the review API), ``_reviewing`` and ``_intake``
@@ -49,6 +50,8 @@ from ._live_runs import LIVE_STATUSES, live_runs, run_stamp, waiting_count, wait
 from ._saving import (delete_saved_plan, hold_conflict, open_saved_plan, open_saved_run, refresh_run, save,
                       save_on_top, save_run_if_plan_saved, settled_run, show_stored_run, store_current)
 from ._unsaved import not_saved
+from ._rehearsing import (RehearsalRun, choose_recording, is_rehearsing, pin_result, read_pins, recordings,
+                          rehearse_plan, request_rehearsal, run_export, unpin_result)
 
 __all__ = [
     "POLICY_TEMPLATE", "submitting_agent", "check_plan_policy", "current_policy", "policy_file", "policy_refusal",
@@ -74,4 +77,6 @@ __all__ = [
     "take_edit", "undo", "work_id", "write_panel", "submission_answer", "withdraw_review",
     "LIVE_STATUSES", "LiveRun", "edits_wait", "go_on_with_run", "live_runs", "refresh_run", "run_stamp", "run_waits",
     "show_stored_run", "waiting_count", "waiting_runs", "watch_if_going",
+    "RehearsalRun", "choose_recording", "is_rehearsing", "pin_result", "read_pins", "recordings", "rehearse_plan",
+    "request_rehearsal", "run_export", "unpin_result",
 ]

@@ -128,6 +128,10 @@ class Workbench:
     confirm_new_run: RunKind | None = None  # waits for "start a new run?" after a finished run, or beside a live one
     live_run: LiveRun | None = None  # the live run of this version that new run would run beside, while asked
     rerun: RerunPreview | None = None  # a retry or rerun of the run shown, waiting for the user's confirm
+    # A rehearsal's stand-ins (``_rehearsing``): results pinned by step id, and the real run chosen
+    # to take recorded results from (None: none).
+    pins: dict[str, Any] = field(default_factory=dict)
+    recording: str | None = None
     question: Question | None = None  # another plan waits while the user says what of the edits
     notices: list[Notice] = field(default_factory=list)  # what the last action said
     # Who works on it: every use case checks this actor's role. The UI sets whoever is signed in

@@ -152,6 +152,7 @@ def show_plan(bench: Workbench, plan: Plan, *, saved: SavedRef | None, keeps_rev
     bench.saved = saved
     bench.conflict = None  # about the plan the editor held before
     bench.baseline = fingerprint(plan)  # edits since are unsaved
+    bench.pins, bench.recording = {}, None  # a rehearsal's stand-ins were the plan before's
     bench.opened += 1
     write_panel(bench, dump_plan(plan, "native"))
 

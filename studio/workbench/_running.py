@@ -46,7 +46,8 @@ def _start(bench: Workbench, services: Services, plan: Plan, kind: RunKind, out:
         return out.say("error", f"Not run: {denied}")
     with attempt(out, "run the plan"):
         run = bench.run
-        if run is None or run.finished or not _same_run(run, plan):
+        # A rehearsal is never gone on with: its results stood in, and real tools would build on them.
+        if run is None or run.finished or run.rehearsal is not None or not _same_run(run, plan):
             if not beside_live and _asks_beside_live(bench, services, plan, kind, out):
                 return out
             run = _new_stored_run(bench, services, plan, out)

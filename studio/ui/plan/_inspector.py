@@ -28,6 +28,7 @@ from ._editor import apply_edit
 from ...workbench._services import Services
 from .._state import Keys, bench
 from .._text import md_escape
+from ._rehearsal_panel import pin_panel
 
 __all__ = ["TYPED", "field_kind", "inspector"]
 
@@ -290,6 +291,7 @@ def inspector(services: Services, plan: Plan, run: Run | None) -> None:
         st.toggle("Ask before this step", value=step.ask_first, key=ask_key, on_change=_ask_changed,
                   args=(step_id, ask_key), help="A run waits here until you approve or reject the step with "
                   "its arguments filled in. Steps of tools that may write always ask (a setting).")
+        pin_panel(plan, step_id)
 
 
 def _field(services: Services, plan: Plan, step_id: str, tool: Tool, name: str, earlier: list[str],

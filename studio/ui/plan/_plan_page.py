@@ -30,6 +30,7 @@ from ._planner_log_panel import planner_log_panel
 from ._replan_panel import conflict_panel, replan_panel, versions_panel
 from .._review_actions import review_services
 from ._pause_panel import pause_panel
+from ._rehearsal_panel import rehearsal_caption, rehearse_control, run_download, step_source
 from ._rerun_panel import rerun_panel
 from ._resume_panel import resume_panel
 from ._review_bar import review_bar
@@ -135,7 +136,7 @@ def _plan_view(services: Services, plan: Plan) -> None:
                    "Problems are checked once the Plan JSON parses; until then the graph shows "
                    "the last valid plan.")
     with actions_slot:
-        _actions_bar(plan, errors, blocker)
+        _actions_bar(services, plan, errors, blocker)
     replan_panel(services, plan)
     planner_log_panel(plan)
     versions_panel(services)
@@ -188,7 +189,7 @@ def _problems(problems: list[Problem]) -> None:
                 getattr(st, severity)("  \n".join(lines))
 
 
-def _actions_bar(plan: Plan, errors: list[Problem], blocker: str | None) -> None:
+def _actions_bar(services: Services, plan: Plan, errors: list[Problem], blocker: str | None) -> None:
     """Approve, Run and Save; all wait while ``blocker`` (the JSON does not parse) says why."""
     blocked = blocker is not None
     approved = actions.is_approved(plan) and not blocked
@@ -198,7 +199,8 @@ def _actions_bar(plan: Plan, errors: list[Problem], blocker: str | None) -> None
     going = actions.run_in_progress()
     other_first = going or wb.run_waits(bench()) or bench().run is not None and bench().run.status in (
         "interrupted", "cancelled")
-    approve, run_next, run_all, save, note = st.columns([1.1, 1.3, 1, 1, 3], vertical_alignment="bottom")
+    approve, run_next, run_all, rehearse, save, note = st.columns([1.1, 1.3, 1, 1.15, 1, 2.2],
+                                                                 vertical_alignment="bottom")
     approve.button("Approve", key="plan.approve", on_click=compare.request_approve, icon=":material/verified:",
                    width="stretch", **role_gate(Role.reviewer, "approve the plan to run",
                                                 disabled=blocked or bool(errors) or approved))
@@ -208,6 +210,8 @@ def _actions_bar(plan: Plan, errors: list[Problem], blocker: str | None) -> None
     run_all.button("Run all", key="plan.run_all", on_click=actions.request_run, args=("all",),
                    type="primary" if approved and not other_first else "secondary", icon=":material/play_arrow:",
                    width="stretch", **role_gate(Role.reviewer, "run the plan", disabled=not approved or going))
+    with rehearse:
+        rehearse_control(services, plan, blocked or bool(errors) or going)
     save.button("Save", key="plan.save", on_click=actions.save, icon=":material/save:", width="stretch",
                 **role_gate(Role.reviewer, "save the plan", disabled=blocked))
     note.text_input("Version note", key=Keys.SAVE_MESSAGE, persist_state=PERSIST,
@@ -282,9 +286,10 @@ def _live_run(plan: Plan, errors: list[Problem], lineage: str | None) -> None:
     progress = worker.progress()
     counts = progress.counts()
     done = sum(n for s, n in counts.items() if s in FINISHED)
+    rehearsing = wb.is_rehearsing(bench())
     what = "the next step" if progress.kind == "next" else "the plan"
     # The lineage names a step by its note: the user's text, escaped (the label reads markdown).
-    label = f"Running {what}: {done} of {len(progress.statuses)} steps done" + (f" · {md_escape(lineage)}" if lineage else "")
+    label = f"{'Rehearsing' if rehearsing else 'Running'} {what}: {done} of {len(progress.statuses)} steps done" + (f" · {md_escape(lineage)}" if lineage else "")
     with st.status(label, expanded=True, state="running"):
         if progress.current is not None:
             st.write(md_escape(f"{_step_title(plan, progress.current)}: running"))
@@ -298,7 +303,8 @@ def _live_run(plan: Plan, errors: list[Problem], lineage: str | None) -> None:
                   **role_gate(Role.reviewer, "cancel a run",
                               help="End the run now: steps running are marked cancelled; what finished is kept."))
     note.caption("Stopping after the current step…" if progress.stopping else
-                 "The run is stored as it goes: a restart of the studio loses nothing that finished.")
+                 "A rehearsal: no tool is called; each step takes a pinned, recorded or made-up result."
+                 if rehearsing else "The run is stored as it goes: a restart of the studio loses nothing that finished.")
     if plan.steps:
         editor.editable_graph(plan, _progress_run(plan, progress), errors)
     ended = [e for e in progress.events if e.type == "plan_step_end"][-5:]
@@ -339,14 +345,15 @@ def _results(plan: Plan, run: Run, lineage: str | None) -> None:
     saved_note = " · saved with the plan" if bench().run_saved == run.id else ""
     came = f" · {lineage}" if lineage else ""
     # Between "Run next step" clicks nothing runs: the run is paused, or interrupted if a step was cut off.
-    st.caption(md_escape(f"Run {run.id} · {run.status} · {counts}{saved_note}{came}"))
+    st.caption(md_escape(f"Run {run.id} · {run.status} · {counts}{saved_note}{came}{rehearsal_caption(run)}"))
+    run_download(run)
     done = [s for s in (run.steps.get(step.id) for step in plan.steps)
             if s is not None and s.status != StepStatus.pending]
     if len(done) > _RESULTS_SHOWN and not st.toggle(f"Show all {len(done)} step results", key="plan.results_all"):
         done = [s for n, s in enumerate(done) if n < _RESULTS_SHOWN or s.status != StepStatus.succeeded]
     for state in done:
         with st.container(border=True):
-            _step_result(plan, state)
+            _step_result(plan, state, run)
     for name, value in run.appended_results().items():
         st.markdown(f"**{md_escape(name)}**")
         if isinstance(value, (dict, list)):
@@ -358,10 +365,11 @@ def _results(plan: Plan, run: Run, lineage: str | None) -> None:
         st.markdown(md_escape(run.answer))
 
 
-def _step_result(plan: Plan, state: StepRun) -> None:
+def _step_result(plan: Plan, state: StepRun, run: Run) -> None:
     status = state.status.value
     duration = f" · {state.duration_ms:.1f} ms" if state.duration_ms is not None else ""
     st.markdown(f"**{md_escape(_step_title(plan, state.step_id))}** :{_STATUS_COLOUR[status]}-badge[{status}]{duration}")
+    step_source(run, state.step_id)
     if state.retried_note:
         st.caption(md_escape(state.retried_note.capitalize()))
     if state.status == StepStatus.failed:
