@@ -21,7 +21,8 @@ from typing import Any, Mapping, Sequence
 from .._limits import MAX_INDEX_DIGITS
 from ._references import ID_AT, Reference, id_of, step_reference, walk_strings
 
-__all__ = ["ids_for_positions", "positions_for_ids", "has_positions", "dangling_position", "as_written"]
+__all__ = ["ids_for_positions", "positions_for_ids", "has_positions", "dangling_position", "as_written",
+           "text_with_ids", "text_with_positions"]
 
 # The opening of a positional reference, malformed ones included (``${step[2].data.`` still
 # names step 2), so a conversion never leaves one half read.
@@ -77,3 +78,26 @@ def as_written(ref: Reference) -> str:
     if past is None:
         return ref.text
     return ref.text.replace(step_reference(ref.step)[:-1], f"${{step[{past}]", 1)
+
+
+def text_with_positions(text: str, ids: Sequence[str]) -> str:
+    """A plan's JSON text with each ``${steps.<id>`` of a step in ``ids`` written ``${step[N]``
+    (the seed's form), the rest of the text as it was. Text-level, so a caller checks that the
+    result still reads as the same plan (an id in a note is text, not a reference)."""
+    position = {step_id: n for n, step_id in enumerate(ids)}
+
+    def convert(m: re.Match[str]) -> str:
+        n = position.get(id_of(m))
+        return m.group() if n is None else f"${{step[{n}]"
+
+    return ID_AT.sub(convert, text)
+
+
+def text_with_ids(text: str, ids: Sequence[str]) -> str:
+    """``text_with_positions`` undone: each ``${step[N]`` within ``ids`` written by id."""
+
+    def convert(m: re.Match[str]) -> str:
+        n = int(m.group(1))
+        return step_reference(ids[n])[:-1] if n < len(ids) else m.group()
+
+    return _POSITION.sub(convert, text)
