@@ -16,13 +16,16 @@ reference there keeps naming its step when a step is moved by editing the text.
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from .._limits import MAX_INDEX_DIGITS
 from ._references import ID_AT, Reference, id_of, step_reference, walk_strings
 
+if TYPE_CHECKING:  # pragma: no cover
+    from ._model import Plan
+
 __all__ = ["ids_for_positions", "positions_for_ids", "has_positions", "dangling_position", "as_written",
-           "text_with_ids", "text_with_positions"]
+           "plan_with_positions", "text_with_ids", "text_with_positions"]
 
 # The opening of a positional reference, malformed ones included (``${step[2].data.`` still
 # names step 2), so a conversion never leaves one half read.
@@ -101,3 +104,11 @@ def text_with_ids(text: str, ids: Sequence[str]) -> str:
         return step_reference(ids[n])[:-1] if n < len(ids) else m.group()
 
     return _POSITION.sub(convert, text)
+
+
+def plan_with_positions(plan: "Plan") -> "Plan":
+    """``plan`` with every reference in its params written ``${step[N]`` by the steps' order, for
+    writing out only: not validated again (the model would read the positions back into ids)."""
+    position = {step.id: n for n, step in enumerate(plan.steps)}
+    return plan.model_copy(update={"steps": [
+        step.model_copy(update={"params": positions_for_ids(step.params, position)}) for step in plan.steps]})

@@ -15,7 +15,8 @@ from typing import Any, Callable, Iterator
 
 import streamlit as st
 
-from core import EditHistory, Plan, PlanError, RunKind, Validator, load_plan, text_with_ids, text_with_positions
+from core import (EditHistory, Plan, PlanError, RunKind, Validator, dump_plan, load_plan, plan_with_positions,
+                  text_with_ids, text_with_positions)
 
 from .. import workbench as wb
 from ..workbench._changes import describe_changes
@@ -79,12 +80,20 @@ def _in_reference_form(b: Workbench) -> None:
     shown = text_with_positions(text, ids) if by_position else text_with_ids(text, ids)
     if shown == text:
         return
+    if not _reads_as(shown, plan):
+        # Something else in the text looked like a reference (a note): write the plan afresh,
+        # only its params in the form picked.
+        shown = dump_plan(plan_with_positions(plan) if by_position else plan, "native")
+        if not _reads_as(shown, plan):
+            return
+    wb.write_panel(b, shown)
+
+
+def _reads_as(text: str, plan: Plan) -> bool:
     try:
-        same = load_plan(shown, "native") == plan
+        return load_plan(text, "native") == plan
     except PlanError:
-        same = False
-    if same:
-        wb.write_panel(b, shown)
+        return False
 
 
 def sync_out(b: Workbench, before: _Seen) -> None:
