@@ -16,21 +16,17 @@ reference there keeps naming its step when a step is moved by editing the text.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from .._limits import MAX_INDEX_DIGITS
 from ._references import ID_AT, Reference, id_of, step_reference, walk_strings
 
-if TYPE_CHECKING:  # pragma: no cover
-    from ._model import Plan
-
-__all__ = ["ids_for_positions", "positions_for_ids", "has_positions", "dangling_position", "as_written",
-           "plan_with_positions", "text_with_ids", "text_with_positions"]
+__all__ = ["POSITION_AT", "ids_for_positions", "positions_for_ids", "has_positions", "dangling_position", "as_written"]
 
 # The opening of a positional reference, malformed ones included (``${step[2].data.`` still
 # names step 2), so a conversion never leaves one half read.
 _DANGLING = re.compile(r"step\[([0-9]+)\]")
-_POSITION = re.compile(r"\$\{\s*step\s*\[\s*([0-9]{1,%d})\s*\]" % MAX_INDEX_DIGITS)
+POSITION_AT = re.compile(r"\$\{\s*step\s*\[\s*([0-9]{1,%d})\s*\]" % MAX_INDEX_DIGITS)
 
 
 def has_positions(params: Any) -> bool:
@@ -38,7 +34,7 @@ def has_positions(params: Any) -> bool:
 
     def look(text: str) -> str:
         nonlocal found
-        found = found or _POSITION.search(text) is not None
+        found = found or POSITION_AT.search(text) is not None
         return text
 
     walk_strings(params, look)
@@ -55,7 +51,7 @@ def ids_for_positions(params: Any, ids: Sequence[str]) -> Any:
         n = int(m.group(1))
         return step_reference(ids[n] if n < len(ids) else f"step[{n}]")[:-1]
 
-    return walk_strings(params, lambda text: _POSITION.sub(convert, text))
+    return walk_strings(params, lambda text: POSITION_AT.sub(convert, text))
 
 
 def positions_for_ids(params: Any, position: Mapping[str, int]) -> Any:
@@ -82,33 +78,3 @@ def as_written(ref: Reference) -> str:
         return ref.text
     return ref.text.replace(step_reference(ref.step)[:-1], f"${{step[{past}]", 1)
 
-
-def text_with_positions(text: str, ids: Sequence[str]) -> str:
-    """A plan's JSON text with each ``${steps.<id>`` of a step in ``ids`` written ``${step[N]``
-    (the seed's form), the rest of the text as it was. Text-level, so a caller checks that the
-    result still reads as the same plan (an id in a note is text, not a reference)."""
-    position = {step_id: n for n, step_id in enumerate(ids)}
-
-    def convert(m: re.Match[str]) -> str:
-        n = position.get(id_of(m))
-        return m.group() if n is None else f"${{step[{n}]"
-
-    return ID_AT.sub(convert, text)
-
-
-def text_with_ids(text: str, ids: Sequence[str]) -> str:
-    """``text_with_positions`` undone: each ``${step[N]`` within ``ids`` written by id."""
-
-    def convert(m: re.Match[str]) -> str:
-        n = int(m.group(1))
-        return step_reference(ids[n])[:-1] if n < len(ids) else m.group()
-
-    return _POSITION.sub(convert, text)
-
-
-def plan_with_positions(plan: "Plan") -> "Plan":
-    """``plan`` with every reference in its params written ``${step[N]`` by the steps' order, for
-    writing out only: not validated again (the model would read the positions back into ids)."""
-    position = {step.id: n for n, step in enumerate(plan.steps)}
-    return plan.model_copy(update={"steps": [
-        step.model_copy(update={"params": positions_for_ids(step.params, position)}) for step in plan.steps]})
