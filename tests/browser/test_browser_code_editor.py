@@ -9,7 +9,7 @@ import re
 from typing import Iterator
 
 import pytest
-from browser_helpers import click, enter, graph, graph_nodes, offsite, open_studio, screenshot
+from browser_helpers import ARTIFACTS, click, enter, graph, graph_nodes, offsite, open_studio, screenshot
 from conftest import Studio, start_studio
 from playwright.sync_api import Locator, Page, expect
 
@@ -90,7 +90,9 @@ def test_the_plan_json_is_a_code_editor_that_marks_errors_and_switches_reference
     enter(plan_json, unknown)
     expect(page.get_by_text("unknown tool 'shipment_list'")).to_be_visible()
     expect(plan_json).to_have_attribute("data-ps-marked", str(tool_line))
-    page.get_by_role("button", name=f"Line {tool_line}").hover()
+    page.get_by_role("button", name=f"Line {tool_line}").click()
+    expect(layer.locator(".ps-num-error")).to_have_text(str(tool_line))
+    page.screenshot(path=str(ARTIFACTS / "code-editor-problem-1280x800.png"))  # the first screen only
 
     # References by position at a toggle, and back by id; the graph keeps its edge, and the
     # JSON lists the dependency the reference makes.
@@ -108,6 +110,7 @@ def test_the_plan_json_is_a_code_editor_that_marks_errors_and_switches_reference
     screenshot(page, "code-editor-positions-1280.png")
     page.set_viewport_size({"width": 1920, "height": 1080})
     screenshot(page, "code-editor-positions-1920.png")
+    page.screenshot(path=str(ARTIFACTS / "code-editor-positions-1920x1080.png"))
     click(page.get_by_text("References by position"))
     expect(plan_json).to_have_value(text)
 
