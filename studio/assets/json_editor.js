@@ -166,10 +166,18 @@ class CodeView {
     this.layer.append(this.bands, this.lines, this.gutter);
     holder.insertBefore(this.layer, textarea);
     const draw = () => this.schedule();
+    // Edited since the field took the focus: the Apply button shows (leaving the field applies too).
+    textarea.addEventListener("focus", () => { this.atFocus = textarea.value; this.edited(false); });
+    textarea.addEventListener("input", () => this.edited(textarea.value !== this.atFocus));
+    textarea.addEventListener("blur", () => this.edited(false));
     for (const name of ["input", "scroll", "select", "click", "keyup", "focus", "blur"]) textarea.addEventListener(name, draw);
     document.addEventListener("selectionchange", () => { if (document.activeElement === textarea || this.focused()) draw(); });
     textarea.addEventListener("keydown", (event) => this.onKey(event));
     new ResizeObserver(draw).observe(textarea);
+  }
+
+  edited(yes) {
+    if (this.onEdited) this.onEdited(yes);
   }
 
   focused() {
@@ -183,6 +191,10 @@ class CodeView {
   onKey(event) {
     const ta = this.textarea;
     if (event.key === "Escape") { this.escaped = true; return; }
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {  // Streamlit applies the text
+      this.atFocus = ta.value;
+      this.edited(false);
+    }
     const escaped = this.escaped;
     this.escaped = false;
     if (event.ctrlKey || event.metaKey || event.altKey || ta.readOnly || ta.disabled) return;
@@ -302,6 +314,7 @@ export default function (component) {
   const { data, parentElement } = component;
   const bar = parentElement.querySelector(".ps-code-bar");
   const where = bar.querySelector(".ps-code-where");
+  const apply = bar.querySelector(".ps-code-apply");
   const jumps = bar.querySelector(".ps-code-jumps");
   ensureStyle(data.target);
 
@@ -319,22 +332,32 @@ export default function (component) {
       where.textContent = line >= 0 ? `Ln ${line + 1}, Col ${column + 1} · ${view.starts.length} lines`
                                     : `${view.starts.length} lines`;
     };
+    view.onEdited = (yes) => { apply.hidden = !yes; };
+    // The field keeps the focus until the click, then leaving it applies the text (Streamlit's own).
+    apply.onmousedown = (event) => event.preventDefault();
+    apply.onclick = () => textarea.blur();
     view.setMarks(data.marks);
     // The text may have been set from the server in this same update: draw again once it is in.
     requestAnimationFrame(() => view.schedule());
+    // Drawn again only when the marks change: a rerun must not swap the button under a click.
+    const marks = data.marks || [];
+    const drawn = JSON.stringify(marks);
+    if (jumps.__drawn === drawn) return;
+    jumps.__drawn = drawn;
     jumps.replaceChildren();
-    for (const mark of (data.marks || []).slice(0, 6)) {
+    const current = () => { const now = findTextarea(data.target); return (now && now.__psCode) || view; };
+    for (const mark of marks.slice(0, 6)) {
       const button = document.createElement("button");
       button.type = "button";
       button.className = "ps-code-jump ps-code-jump-" + (mark.severity === "error" ? "error" : "warning");
       button.textContent = `Line ${mark.line}`;
       button.title = mark.message;
-      button.onclick = () => view.goTo(mark.line, mark.column);
+      button.onclick = () => current().goTo(mark.line, mark.column);
       jumps.appendChild(button);
     }
-    if ((data.marks || []).length > 6) {
+    if (marks.length > 6) {
       const more = document.createElement("span");
-      more.textContent = `+${data.marks.length - 6} more`;
+      more.textContent = `+${marks.length - 6} more`;
       jumps.appendChild(more);
     }
   };

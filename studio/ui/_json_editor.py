@@ -23,8 +23,12 @@ _ASSETS = Path(__file__).resolve().parents[1] / "assets"
 # with a comment line, so never one line).
 _CSS = (_ASSETS / "json_editor.css").read_text(encoding="utf-8")
 _JS = (_ASSETS / "json_editor.js").read_text(encoding="utf-8")
+# The jumps to problem lines come first: what changes as the caret moves or the text is edited
+# (the caret's place, Apply) comes after them, so it never moves a button about to be clicked.
 _HTML = ('<div class="ps-code-bar" data-testid="plan-json-editor">'
-         '<span class="ps-code-where"></span><span class="ps-code-jumps"></span></div>')
+         '<span class="ps-code-jumps"></span><span class="ps-code-where"></span>'
+         '<button type="button" class="ps-code-apply" hidden title="Apply the text (Ctrl+Enter; leaving the field '
+         'applies it too)">Apply</button></div>')
 
 _code_editor = st.components.v2.component("plan_studio_json_editor", html=_HTML, css=_CSS, js=_JS)
 

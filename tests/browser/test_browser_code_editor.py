@@ -65,6 +65,12 @@ def test_the_plan_json_is_a_code_editor_that_marks_errors_and_switches_reference
     page.keyboard.press("Enter")
     expect(plan_json).to_have_attribute("data-ps-lines", str(lines + 1))
     assert '"steps": [\n    \n' in plan_json.input_value()
+    # The Apply button shows once the text is edited and applies it (blank lines: the same plan).
+    apply = page.get_by_role("button", name="Apply", exact=True)
+    expect(apply).to_be_visible()
+    click(apply)
+    expect(apply).to_be_hidden()
+    expect(page.get_by_text("No problems found")).to_be_visible()
 
     # A dropped comma: the text is kept, the error names line, column, step and field, and its
     # line is marked in the gutter with a button that takes the caret there.
