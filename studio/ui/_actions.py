@@ -15,7 +15,8 @@ from typing import Any, Callable, Iterator
 
 import streamlit as st
 
-from core import EditHistory, Plan, RunKind, Validator
+from core import (EditHistory, Plan, PlanError, RunKind, Validator, dump_plan, load_plan, plan_with_positions,
+                  text_with_ids, text_with_positions)
 
 from .. import workbench as wb
 from ..workbench._changes import describe_changes
@@ -34,7 +35,7 @@ __all__ = [
     "json_blocker", "log", "make_plan", "notify", "open_live_run", "open_saved_plan", "open_saved_run", "page_services",
     "plain_message", "refresh_run", "reload_newer_version", "replan", "reported", "request_run", "run_in_progress", "save",
     "save_on_top", "set_locks", "settled_run", "show_notices", "show_plan", "shown", "stop_run",
-    "write_json_panel",
+    "switch_reference_form", "write_json_panel",
 ]
 
 
@@ -65,9 +66,40 @@ class _Seen:
         return cls(b.opened, b.revision)
 
 
+def _in_reference_form(b: Workbench) -> None:
+    """The Plan JSON with its references in the form the page shows (by id, or by position as
+    the seed writes them), when the text is the plan: text nobody has read yet, text that does
+    not parse and an edit waiting during a run stay exactly as typed. Only the references
+    change, and only when the text still reads as the same plan (a reference-like text in a
+    note is text)."""
+    text, plan = b.panel_text, b.plan
+    if plan is None or b.json_error is not None or b.json_pending or text != b.json_read:
+        return
+    ids = [s.id for s in plan.steps]
+    by_position = bool(st.session_state.get(Keys.JSON_POSITIONS))
+    shown = text_with_positions(text, ids) if by_position else text_with_ids(text, ids)
+    if shown == text:
+        return
+    if not _reads_as(shown, plan):
+        # Something else in the text looked like a reference (a note): write the plan afresh,
+        # only its params in the form picked.
+        shown = dump_plan(plan_with_positions(plan) if by_position else plan, "native")
+        if not _reads_as(shown, plan):
+            return
+    wb.write_panel(b, shown)
+
+
+def _reads_as(text: str, plan: Plan) -> bool:
+    try:
+        return load_plan(text, "native") == plan
+    except PlanError:
+        return False
+
+
 def sync_out(b: Workbench, before: _Seen) -> None:
     """What the use case changed, into the widgets and the editor's view state."""
     _put(Keys.GOAL, b.goal)
+    _in_reference_form(b)
     _put(Keys.JSON, b.panel_text)
     _put(Keys.REVIEW_COMMENT, b.comment)
     if b.plan is not None:
@@ -159,7 +191,19 @@ def write_json_panel(text: str) -> None:
     """Put ``text`` in the Plan JSON panel from code, noted as read."""
     b = bench()
     wb.write_panel(b, text)
-    _put(Keys.JSON, text)
+    _in_reference_form(b)
+    _put(Keys.JSON, b.panel_text)
+
+
+def switch_reference_form() -> None:
+    """The toggle changed: show the references in the form picked, or say why not yet."""
+    def switch(b: Workbench) -> Outcome:
+        out = Outcome()
+        if b.json_error is not None or b.json_pending or b.panel_text != b.json_read:
+            out.say("info", "The references switch form once the Plan JSON is applied and parses; your text "
+                            "is kept as typed.")
+        return out
+    act(switch, "switch the form of references", clear=False)
 
 
 def show_plan(plan: Plan, *, saved: SavedRef | None, keeps_review: bool = False) -> None:

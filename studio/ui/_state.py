@@ -27,6 +27,9 @@ class Keys:
     # Plan page widgets
     GOAL = "plan.goal"
     JSON = "plan.json"
+    JSON_POSITIONS = "plan.json.positions"  # the toggle: references shown by position (``${step[N]``), not by id
+    JSON_EDITOR = "plan.json.editor"  # the code editor drawn over the Plan JSON (line numbers, marks)
+    JSON_PLACES = "plan.json.places"  # _json_places.Places of the text last marked (a big plan's scan, kept)
     FEEDBACK = "plan.feedback"
     SAVE_MESSAGE = "plan.save_message"
     LOCKS = "plan.locks"  # ids of the steps a re-plan must keep
@@ -97,6 +100,8 @@ _DEFAULTS: dict[str, Any] = {
     Keys.REVIEW_COMMENT: "",
     Keys.GOAL: "",
     Keys.JSON: "",
+    Keys.JSON_POSITIONS: False,
+    Keys.JSON_PLACES: None,
     Keys.FEEDBACK: "",
     Keys.SAVE_MESSAGE: "",
     Keys.LOCKS: [],

@@ -21,11 +21,11 @@ from .. import _actions as actions
 from ._formats_panel import formats_panel
 from . import _compare as compare
 from . import _editor as editor
-from . import _pending_edit as pending_edit
 from .. import _unsaved as unsaved
 from ... import workbench as wb
-from ._graph import GRAPH_MIN_HEIGHT, STATUS_COLOURS
+from ._graph import STATUS_COLOURS
 from ._inspector import inspector
+from ._json_panel import json_marks, json_panel
 from ._planner_log_panel import planner_log_panel
 from ._replan_panel import conflict_panel, replan_panel, versions_panel
 from .._review_actions import review_services
@@ -114,19 +114,13 @@ def _plan_view(services: Services, plan: Plan) -> None:
         with actions.shown("show the step inspector"):
             inspector(services, plan, run)
     with json_column:
-        st.text_area("Plan JSON", key=Keys.JSON, height=GRAPH_MIN_HEIGHT, on_change=actions.edit_json, persist_state=PERSIST,
-                     **role_gate(Role.reviewer, "edit the plan",
-                                 help="Edit the plan here; the graph follows every valid change."))
-        error = bench().json_error
-        if error:
-            st.error(md_escape(f"Not applied: {error}. Your text is kept; the graph shows the last "
-                               "valid plan."), icon=":material/data_object:")
-        pending_edit.pending_bar()
+        marks_slot = json_panel()
 
     # Checked only now: should checking fail, the JSON to fix the plan in is already on the page.
     problems = services.validator.validate(plan)  # with an agent's own tools in a review
     errors = [p for p in problems if p.severity == "error"]
     blocker = actions.json_blocker()
+    json_marks(marks_slot, problems if blocker is None else [])  # the code editor, its problem lines marked
     if blocker is None:
         _problems(problems)
     else:
