@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from core import GOING
+
 from ._bench import LiveRun, Workbench
 from ._services import Services
 
@@ -27,8 +29,9 @@ if TYPE_CHECKING:  # SQLAlchemy is slow to import; the CLI starts without it
 
 __all__ = ["LIVE_STATUSES", "LiveRun", "live_runs", "run_stamp", "waiting_count", "waiting_runs", "watch_if_going"]
 
-# Recorded so, a run is not over: carried out (or cut off by a kill), or waiting for a person.
-LIVE_STATUSES = ("running", "waiting")
+# Recorded so, a run is not over: carried out (or cut off by a kill), or waiting for a person. A
+# run's status is named after its going steps' (``Run.status``).
+LIVE_STATUSES = tuple(sorted(status.value for status in GOING))
 
 
 def live_runs(services: Services, plan_id: str, version: int, *, besides: str | None = None) -> list[LiveRun]:

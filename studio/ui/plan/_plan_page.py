@@ -14,7 +14,7 @@ from typing import Any
 import pyarrow as pa
 import streamlit as st
 
-from core import EXPLAINED, FINISHED, Plan, Problem, Role, Run, RunProgress, StepRun, StepStatus
+from core import EXPLAINED, FINISHED, RESUMABLE, Plan, Problem, Role, Run, RunProgress, StepRun, StepStatus
 from core.formats import SAY_TOOL
 
 from .. import _actions as actions
@@ -191,8 +191,7 @@ def _actions_bar(services: Services, plan: Plan, errors: list[Problem], blocker:
     # While a run goes on (this tab's, or one it watches) the Run buttons wait; while the run
     # shown waits for a decision or was cut off, deciding or Resume (below) comes first.
     going = actions.run_in_progress()
-    other_first = going or wb.run_waits(bench()) or bench().run is not None and bench().run.status in (
-        "interrupted", "cancelled")
+    other_first = going or wb.run_waits(bench()) or bench().run is not None and bench().run.status in RESUMABLE
     approve, run_next, run_all, rehearse, save, note = st.columns([1.1, 1.3, 1, 1.15, 1, 2.2],
                                                                  vertical_alignment="bottom")
     approve.button("Approve", key="plan.approve", on_click=compare.request_approve, icon=":material/verified:",
