@@ -141,7 +141,7 @@ def request_run(bench: Workbench, services: Services, kind: RunKind) -> Outcome:
 
     A paused or interrupted run carries on. After a finished run, either button asks first
     (``bench.confirm_new_run``): the user may expect a next step where there is none, and a new
-    run replaces the results on the page. A new run beside a live run of the same version asks
+    run replaces the results on the page (after a rehearsal it starts, asking nothing). A new run beside a live run of the same version asks
     too (``bench.live_run``)."""
     out = Outcome()
     if refused_for_role(bench.actor, out, Role.reviewer, "run the plan"):
@@ -153,7 +153,8 @@ def request_run(bench: Workbench, services: Services, kind: RunKind) -> Outcome:
     if plan is None or not is_approved(bench, plan):
         return out.say("error", NOT_APPROVED)
     run = bench.run
-    if run is not None and run.finished and _same_run(run, plan):
+    # After a rehearsal the real run is what the button is for: nothing real is replaced.
+    if run is not None and run.finished and run.rehearsal is None and _same_run(run, plan):
         bench.confirm_new_run = kind
         return out
     return _start(bench, services, plan, kind, out)
