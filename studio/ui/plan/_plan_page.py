@@ -105,7 +105,10 @@ def _plan_view(services: Services, plan: Plan) -> None:
         st.markdown(f"**Graph** · {len(plan.steps)} step{'s' if len(plan.steps) != 1 else ''} · "
                     + " ".join(f":{_STATUS_COLOUR[s]}[●] " + s for s in STATUS_COLOURS))
         editor.editor_toolbar(services, plan)
-        graph_slot = st.empty()  # filled last: the graph, or during a run its live progress and graph
+        # Filled last: the graph, or during a run its live progress and graph. A container, not
+        # st.empty: an empty element would replace the graph drawn last at the start of every
+        # full run of the page, and the graph would go blank until the page got this far.
+        graph_slot = st.container()
         if plan.steps:
             st.caption("Click a step to edit it below; **Connect**, then drag from a step to the step that needs "
                        "it; select a step or link and press Delete; Ctrl+Z / Ctrl+Shift+Z undo and redo. Hover a "
@@ -328,9 +331,18 @@ def _watch_run() -> None:
 
 def _progress_run(plan: Plan, progress: RunProgress) -> Run:
     """The run in progress as far as the graph needs it: each step's status, a ``StepStatus``
-    as the live view was told it (``core.run._live_view``), taken as it is."""
-    return Run(id=progress.run_id, plan=plan,
-               steps={step_id: StepRun(step_id=step_id, status=status) for step_id, status in progress.statuses.items()})
+    as the live view was told it (``core.run._live_view``), taken as it is; and for each step
+    that ended, its result, error and duration as its events told them (the node shows them)."""
+    steps = {step_id: StepRun(step_id=step_id, status=status) for step_id, status in progress.statuses.items()}
+    for event in progress.events:
+        state = steps.get(event.step_id or "")
+        if state is None:
+            continue
+        if event.type == "tool_result":
+            state.result, state.error = event.data.get("result"), event.data.get("error")
+        elif event.type == "plan_step_end":
+            state.duration_ms, state.error = event.data.get("duration_ms"), event.data.get("error")
+    return Run(id=progress.run_id, plan=plan, steps=steps)
 
 
 def _results(plan: Plan, run: Run, lineage: str | None) -> None:
