@@ -14,7 +14,7 @@ from core import Ask, Plan, Run, StepRun, StepStatus
 from studio import Keys
 from studio.ui.plan._editor import JUMP_KEY
 from studio.ui.plan._graph import EDGE_LABEL_CHARS, NODE_WIDTH_PX, OVERVIEW_STEPS, graph_data, layout_spacing
-from studio.ui.plan._node_labels import (ERROR_CHARS, PARAM_CHARS, REASON_CHARS, duration_text, key_params,
+from studio.ui.plan._node_labels import (ERROR_CHARS, OUTCOME_CHARS, PARAM_CHARS, REASON_CHARS, duration_text, key_params,
                                          node_label, outcome_line)
 
 from apptest_helpers import edit_json, make_plan, no_failures, plan_text
@@ -31,10 +31,10 @@ def test_a_box_shows_its_tool_and_up_to_two_params_cut_short() -> None:
     assert key_params({"location": "Berlin", "limit": 5}) == "location=Berlin · limit=5"
     # A third param is counted, not shown; a long value is cut with "…".
     three = key_params({"a": "x" * 100, "b": True, "c": None})
-    assert three.startswith("a=" + "x" * 17 + "…") and three.endswith("+1") and "b=true" in three
+    assert three.startswith("a=" + "x" * 13 + "…") and three.endswith("+1") and "b=true" in three
     assert len(three) <= PARAM_CHARS + len(" · +1")
     # A value read from another step is its edge's label already: literal params come first.
-    assert key_params({"ids": "${step[0].data.*.id}", "kind": "hub"}).startswith("kind=hub · ids=")
+    assert key_params({"ids": "${step[0].data.*.id}", "kind": "hub"}).startswith("kind=hub · ")
     # One enormous name and value still make one short line.
     assert len(key_params({"n" * 80: "v" * 80})) <= PARAM_CHARS
     # Newlines in a value never make the box taller.
@@ -58,9 +58,10 @@ def test_after_a_run_a_box_shows_rows_and_duration_or_why_it_waits_or_failed() -
     assert outcome_line(StepStatus.waiting, StepRun(step_id="a", status=StepStatus.waiting)) == "⏸ waits for a person"
 
     failed = StepRun(step_id="a", status=StepStatus.failed, error="Connection refused\n" + "detail " * 50)
-    line = outcome_line(StepStatus.failed, failed)
-    assert line.startswith("✗ failed: Connection refused detail") and line.endswith("…")
-    assert len(line) <= len("✗ failed: ") + ERROR_CHARS
+    lines = outcome_line(StepStatus.failed, failed).split("\n")
+    assert len(lines) == 2 and all(len(line) <= OUTCOME_CHARS for line in lines)  # as wide as the layout allows
+    assert " ".join(lines).startswith("✗ failed: Connection refused detail") and lines[-1].endswith("…")
+    assert len(" ".join(lines)) <= len("✗ failed: ") + ERROR_CHARS
     assert outcome_line(StepStatus.failed, None) == "✗ failed"
 
     assert [duration_text(ms) for ms in (None, 0.4, 999, 59_000, 125_000, 120_000)] == [
@@ -80,7 +81,7 @@ def test_node_labels_are_escaped_and_the_layout_stays_while_a_run_fills_them() -
         "b": StepRun(step_id="b", status=StepStatus.failed, error="<script>no</script>")})
     after = graph_data(plan, run)
     assert after["nodes"][0]["label"].endswith("\n✓ 2 rows · 40 ms")
-    assert after["nodes"][1]["label"].endswith("✗ failed: &lt;script&gt;no&lt;/script&gt;")
+    assert after["nodes"][1]["label"].endswith("✗ failed:\n&lt;script&gt;no&lt;/script&gt;")
     # The boxes grew, the layout did not: the browser updates them in place.
     assert after["layout"] == before["layout"] and after["options"] == before["options"]
 

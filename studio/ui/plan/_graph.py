@@ -27,7 +27,7 @@ from pyvis.network import Network
 
 from core import Plan, Problem, Reference, Run, StepStatus, flow_preview
 
-from ._node_labels import node_label, shorten
+from ._node_labels import OUTCOME_CHARS, node_label, shorten
 
 __all__ = ["CHANGED_BORDER", "EDGE_LABEL_CHARS", "GRAPH_MIN_HEIGHT", "LABEL_FONT_PX", "MIN_LABEL_PX", "NODE_WIDTH_PX",
            "NOTE_CHARS", "OVERVIEW_STEPS", "PROBLEM_BORDER", "STATUS_COLOURS", "VIS_NETWORK_FILE", "draw_graph_data",
@@ -61,14 +61,14 @@ CHANGED_BORDER = "#2563eb"
 _LOCKED_DASHES = [6, 4]
 # Past this many steps the graph offers an overview (a minimap) and jump-to-step.
 OVERVIEW_STEPS = 50
-NODE_WIDTH_PX = 230  # a box's text wraps at this width
-EDGE_LABEL_CHARS = 40  # what flows along an edge, cut (its tooltip has the values that flowed)
+NODE_WIDTH_PX = 210  # a box's text wraps at this width
+EDGE_LABEL_CHARS = 32  # what flows along an edge, cut (its tooltip has the values that flowed)
 _NODE_MARGIN = 12
 _LINE_PX = 19  # one line of a box's text at LABEL_FONT_PX
-_CHAR_PX = 8.4  # the widest average character of a box's text at LABEL_FONT_PX (sans-serif)
-_EDGE_CHAR_PX = 7.0  # the same for an edge's label at 12 px
+_CHAR_PX = 7.6  # an average character of a box's text at LABEL_FONT_PX (sans-serif), measured
+_EDGE_CHAR_PX = 6.6  # the same for an edge's label at 12 px
 _CLEAR_PX = 26  # between a box and an edge label beside it: the arrow head and some air
-_OUTCOME_LINES = 2  # what a run writes in a box: "✓ 12 rows · 35 ms", an error or a reason cut to two lines
+_OUTCOME_LINES = 2  # what a run writes in a box: "✓ 12 rows · 35 ms", an error or a reason, two lines at most
 _LEVEL_GAP = 330  # vis's column and row gaps before the labels size them
 _ROW_GAP = 95
 
@@ -153,13 +153,16 @@ def layout_spacing(labels: Iterable[str], edge_labels: Iterable[str]) -> tuple[i
     ``labels`` are the boxes before a run; each is given ``_OUTCOME_LINES`` more for what a run
     writes in it, so the spacing (and with it the layout) stays the same while a run goes and
     the browser updates the boxes in place."""
+    width = OUTCOME_CHARS * _CHAR_PX  # a line of what a run writes
     height = 0.0
     for label in labels:
+        lines = label.split("\n")
+        width = max(width, max(len(line) for line in lines) * _CHAR_PX)
         # vis wraps a line at the box's width: a long line takes as many lines as it needs.
-        lines = sum(max(1, -(-int(len(line) * _CHAR_PX) // NODE_WIDTH_PX)) for line in label.split("\n"))
-        height = max(height, (lines + _OUTCOME_LINES) * _LINE_PX)
+        wrapped = sum(max(1, -(-int(len(line) * _CHAR_PX) // NODE_WIDTH_PX)) for line in lines)
+        height = max(height, (wrapped + _OUTCOME_LINES) * _LINE_PX)
     edge = max((len(text) * _EDGE_CHAR_PX for text in edge_labels), default=0)
-    column = NODE_WIDTH_PX + 2 * _NODE_MARGIN + edge + 2 * _CLEAR_PX
+    column = min(width, NODE_WIDTH_PX) + 2 * _NODE_MARGIN + edge + 2 * _CLEAR_PX
     row = height + 2 * _NODE_MARGIN + 24
     return round(column), round(row)
 

@@ -10,16 +10,18 @@ The full params, error and reason are in the step's tooltip and the side panel.
 from __future__ import annotations
 
 import json
+import textwrap
 from typing import Any
 
 from core import Step, StepRun, StepStatus
 
-__all__ = ["ERROR_CHARS", "PARAM_CHARS", "REASON_CHARS", "duration_text", "key_params", "node_label", "outcome_line", "shorten"]
+__all__ = ["ERROR_CHARS", "OUTCOME_CHARS", "PARAM_CHARS", "REASON_CHARS", "duration_text", "key_params", "node_label", "outcome_line", "shorten"]
 
-PARAM_CHARS = 34  # the key-params line, both params together
-ERROR_CHARS = 40  # a failed step's error: with "✗ failed: ", two lines of the box at most
-REASON_CHARS = 26  # a waiting step's reason, on the line under "waits for a person"
-_VALUE_CHARS = 18  # one param's value, so a second param still fits
+PARAM_CHARS = 28  # the key-params line, both params together
+OUTCOME_CHARS = 24  # a line of what the run did: a failed step's error takes two of them at most
+ERROR_CHARS = 2 * OUTCOME_CHARS - len("✗ failed: ")  # the error's own text, cut
+REASON_CHARS = OUTCOME_CHARS  # a waiting step's reason, on the line under "waits for a person"
+_VALUE_CHARS = 14  # one param's value, so a second param still fits
 
 
 def shorten(text: str, width: int) -> str:
@@ -84,7 +86,13 @@ def outcome_line(status: StepStatus, state: StepRun | None) -> str:
         return "⏸ waits for a person" + (f"\n{shorten(reason, REASON_CHARS)}" if reason.strip() else "")
     if status == StepStatus.failed:
         error = state.error if state is not None and state.error else ""
-        return "✗ failed" + (f": {shorten(error, ERROR_CHARS)}" if error.strip() else "")
+        if not error.strip():
+            return "✗ failed"
+        # Wrapped here, not by vis, so the box is never wider than the layout made room for.
+        lines = textwrap.wrap(f"✗ failed: {shorten(error, ERROR_CHARS)}", OUTCOME_CHARS)
+        if len(lines) > 2:  # words wrap less tightly than characters count: say it goes on
+            lines = [lines[0], lines[1][:OUTCOME_CHARS - 1].rstrip("…") + "…"]
+        return "\n".join(lines)
     if state is None:
         return status.value
     done = [part for part in (_rows_text(state) if status == StepStatus.succeeded else "",
