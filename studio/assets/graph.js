@@ -281,6 +281,7 @@ function adopt(root, data) {
   for (const field of CARRIED) { root[field] = old[field]; old[field] = undefined; }
   root.__network.__root = root;
   networks().set(data.key, root);
+  window.__planStudioAdopted = (window.__planStudioAdopted || 0) + 1;  // how often: for tests
   root.__network.setSize("100%", "100%");
 }
 
@@ -330,7 +331,7 @@ export default function (component) {
     root.removeAttribute("tabindex");
     root.onkeydown = null;
   }
-  loadVis(data.visUrl).then((vis) => {
+  const draw = (vis) => {
     const nodes = data.nodes.map((n) => ({ ...n, label: unescape(n.label), title: tooltip(n.title) }));
     const edges = data.edges.map((e) => ({ ...e, label: e.label ? unescape(e.label) : undefined,
                                            title: e.title ? tooltip(e.title) : undefined }));
@@ -381,7 +382,13 @@ export default function (component) {
     followRunning(root, data);
     markDrawn(root, data);
     network.redraw();
-  }, () => {
+  };
+  // Once loaded, drawn at once: a new element taking a network over never paints a frame empty.
+  if (window.vis && window.vis.Network) {
+    draw(window.vis);
+    return;
+  }
+  loadVis(data.visUrl).then(draw, () => {
     canvas.replaceChildren();
     const message = document.createElement("div");
     message.className = "ps-graph-message";

@@ -155,7 +155,11 @@ def _plan_view(services: Services, plan: Plan) -> None:
         if worker is not None:
             _live_run(plan, errors, lineage)  # progress and the graph, redrawn as the run goes
         elif plan.steps:
-            editor.editable_graph(plan, run, errors)
+            # The graph where the live run draws it (a fragment is a container of its own, the
+            # progress the first block in it): the same place, so it is updated, never drawn anew.
+            with st.container():
+                st.container()
+                editor.editable_graph(plan, run, errors)
         else:
             st.info("No steps yet: press **Add step** to pick a tool, or add steps in the JSON.",
                     icon=":material/account_tree:")
@@ -286,21 +290,23 @@ def _live_run(plan: Plan, errors: list[Problem], lineage: str | None) -> None:
     what = "the next step" if progress.kind == "next" else "the plan"
     # The lineage names a step by its note: the user's text, escaped (the label reads markdown).
     label = f"{'Rehearsing' if rehearsing else 'Running'} {what}: {done} of {len(progress.statuses)} steps done" + (f" · {md_escape(lineage)}" if lineage else "")
-    with st.status(label, expanded=True, state="running"):
-        if progress.current is not None:
-            st.write(md_escape(f"{_step_title(plan, progress.current)}: running"))
-        if progress.answer:
-            st.markdown(md_escape(progress.answer))
-    stop, cancel, note = st.columns([1, 1, 4], vertical_alignment="center")
-    stop.button("Stop", key="plan.stop", on_click=actions.stop_run, icon=":material/stop:", width="stretch",
-                **role_gate(Role.reviewer, "stop a run", disabled=progress.stopping,
-                            help="Stop after the step running now; the steps not started stay pending."))
-    cancel.button("Cancel", key="plan.cancel", on_click=actions.cancel_run, icon=":material/cancel:", width="stretch",
-                  **role_gate(Role.reviewer, "cancel a run",
-                              help="End the run now: steps running are marked cancelled; what finished is kept."))
-    note.caption("Stopping after the current step…" if progress.stopping else
-                 "A rehearsal: no tool is called; each step takes a pinned, recorded or made-up result."
-                 if rehearsing else "The run is stored as it goes: a restart of the studio loses nothing that finished.")
+    # The progress in a block of its own, the graph second: where _plan_view draws it when no run goes.
+    with st.container():
+        with st.status(label, expanded=True, state="running"):
+            if progress.current is not None:
+                st.write(md_escape(f"{_step_title(plan, progress.current)}: running"))
+            if progress.answer:
+                st.markdown(md_escape(progress.answer))
+        stop, cancel, note = st.columns([1, 1, 4], vertical_alignment="center")
+        stop.button("Stop", key="plan.stop", on_click=actions.stop_run, icon=":material/stop:", width="stretch",
+                    **role_gate(Role.reviewer, "stop a run", disabled=progress.stopping,
+                                help="Stop after the step running now; the steps not started stay pending."))
+        cancel.button("Cancel", key="plan.cancel", on_click=actions.cancel_run, icon=":material/cancel:", width="stretch",
+                      **role_gate(Role.reviewer, "cancel a run",
+                                  help="End the run now: steps running are marked cancelled; what finished is kept."))
+        note.caption("Stopping after the current step…" if progress.stopping else
+                     "A rehearsal: no tool is called; each step takes a pinned, recorded or made-up result."
+                     if rehearsing else "The run is stored as it goes: a restart of the studio loses nothing that finished.")
     if plan.steps:
         editor.editable_graph(plan, _progress_run(plan, progress), errors)
     ended = [e for e in progress.events if e.type == "plan_step_end"][-5:]
