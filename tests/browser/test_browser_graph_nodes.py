@@ -195,7 +195,7 @@ def test_boxes_say_what_steps_do_and_the_graph_stays_drawn_through_a_run(page: P
     failed = " ".join(labels["boom"].split("\n")[2:])
     assert failed.startswith("✗ failed: ") and "explode failed: <b>disk</b>" in failed and failed.endswith("…"), failed
     keep = labels["keep"].split("\n")
-    assert keep[2] == "⏸ waits for a person" and "note_down" in keep[3], keep
+    assert keep[2] == "⚑ waits for a person" and "note_down" in keep[3], keep
     assert _off_screen(drawn) == [] and _labels_on_boxes(drawn) == []
     screenshot(page, f"graph-nodes-run-{size[0]}.png")
 

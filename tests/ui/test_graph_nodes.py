@@ -35,6 +35,9 @@ def test_a_box_shows_its_tool_and_up_to_two_params_cut_short() -> None:
     assert len(three) <= PARAM_CHARS + len(" · +1")
     # A value read from another step is its edge's label already: literal params come first.
     assert key_params({"ids": "${step[0].data.*.id}", "kind": "hub"}).startswith("kind=hub · ")
+    # A param that is one reference says which step it reads; one mixed into text is shown as text.
+    assert key_params({"ids": "${step[0].data.*.id}"}, {"ids": "find"}) == "ids ← find"
+    assert key_params({"m": "after ${step[0].label}"}, {"m": "find"}) == "m=after ${step[…"
     # One enormous name and value still make one short line.
     assert len(key_params({"n" * 80: "v" * 80})) <= PARAM_CHARS
     # Newlines in a value never make the box taller.
@@ -54,8 +57,8 @@ def test_after_a_run_a_box_shows_rows_and_duration_or_why_it_waits_or_failed() -
 
     waits = StepRun(step_id="a", status=StepStatus.waiting, ask=Ask(reason="send_mail is not read-only (writes)"))
     first, reason = outcome_line(StepStatus.waiting, waits).split("\n")
-    assert first == "⏸ waits for a person" and reason.startswith("send_mail is not") and len(reason) <= REASON_CHARS
-    assert outcome_line(StepStatus.waiting, StepRun(step_id="a", status=StepStatus.waiting)) == "⏸ waits for a person"
+    assert first == "⚑ waits for a person" and reason.startswith("send_mail is not") and len(reason) <= REASON_CHARS
+    assert outcome_line(StepStatus.waiting, StepRun(step_id="a", status=StepStatus.waiting)) == "⚑ waits for a person"
 
     failed = StepRun(step_id="a", status=StepStatus.failed, error="Connection refused\n" + "detail " * 50)
     lines = outcome_line(StepStatus.failed, failed).split("\n")
@@ -74,6 +77,7 @@ def test_node_labels_are_escaped_and_the_layout_stays_while_a_run_fills_them() -
     before = graph_data(plan)
     label = before["nodes"][0]["label"]
     assert "<img" not in label and html.unescape(label).split("\n")[1].startswith("location=<img src=x")
+    assert html.unescape(before["nodes"][1]["label"]) == "1 · say\nmessage ← a"
     assert before["nodes"][0]["label"] == html.escape(node_label(0, plan.steps[0], StepStatus.pending, None))
 
     run = Run(id="r", plan=plan, steps={

@@ -36,9 +36,13 @@ def _value_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
-def key_params(params: dict[str, Any]) -> str:
+def key_params(params: dict[str, Any], sources: dict[str, str] | None = None) -> str:
     """One or two params as ``name=value``: literal values first (a value read from another
-    step is already the label of the edge that brings it), in the plan's order."""
+    step is already the label of the edge that brings it), in the plan's order. A param that is
+    one reference and nothing else reads ``name ← step`` (``sources``: param name → the id of
+    the step it reads)."""
+    sources = sources or {}
+
     def reads(value: Any) -> bool:
         return "${" in _value_text(value)
 
@@ -46,6 +50,13 @@ def key_params(params: dict[str, Any]) -> str:
     shown: list[str] = []
     for name, value in ordered[:2]:
         text = _value_text(value)
+        whole = isinstance(value, str) and value.startswith("${") and value.endswith("}") and value.count("${") == 1
+        if whole and name in sources:
+            shown.append(f"{shorten(name, 12)} ← {shorten(sources[name], _VALUE_CHARS)}")
+            if len(" · ".join(shown)) > PARAM_CHARS:
+                shown.pop()
+                break
+            continue
         shown.append(f"{shorten(name, 12)}={shorten(text, _VALUE_CHARS)}")
         if len(" · ".join(shown)) > PARAM_CHARS:
             shown.pop()
@@ -83,7 +94,7 @@ def outcome_line(status: StepStatus, state: StepRun | None) -> str:
         return ""
     if status == StepStatus.waiting:
         reason = state.ask.reason if state is not None and state.ask is not None else ""
-        return "⏸ waits for a person" + (f"\n{shorten(reason, REASON_CHARS)}" if reason.strip() else "")
+        return "⚑ waits for a person" + (f"\n{shorten(reason, REASON_CHARS)}" if reason.strip() else "")
     if status == StepStatus.failed:
         error = state.error if state is not None and state.error else ""
         if not error.strip():
@@ -106,7 +117,7 @@ def node_label(index: int, step: Step, status: StepStatus, state: StepRun | None
                changed: bool = False) -> str:
     """The box's text: ``0 · tool``, its key params, what the run did, and its marks."""
     lines = [("⚠ " if problem else "") + f"{index} · {shorten(step.tool, 40)}"]
-    params = key_params(step.params)
+    params = key_params(step.params, {name: ref.step for name, ref in step.readable_references()})
     if params:
         lines.append(params)
     outcome = outcome_line(status, state)
