@@ -84,7 +84,7 @@ function drawMinimap(root) {
   const spanX = Math.max(right - left, 1), spanY = Math.max(bottom - top, 1);
   const factor = Math.min((width - 2 * pad) / spanX, (height - 2 * pad) / spanY);
   const offsetX = (width - spanX * factor) / 2, offsetY = (height - spanY * factor) / 2;
-  mini.__map = { left, top, factor, offsetX, offsetY };
+  mini.__map = { left, top, right, bottom, factor, offsetX, offsetY };
   const context = mini.getContext("2d");
   context.clearRect(0, 0, width, height);
   for (const id of ids) {
@@ -109,9 +109,16 @@ function minimapClick(root, event) {
   if (!map || !network) return;
   const box = mini.getBoundingClientRect();
   const x = (event.clientX - box.left) * (mini.width / box.width), y = (event.clientY - box.top) * (mini.height / box.height);
-  const position = { x: map.left + (x - map.offsetX) / map.factor, y: map.top + (y - map.offsetY) / map.factor };
+  const scale = Math.max(network.getScale(), root.__legible);
+  const canvas = root.querySelector(".ps-graph-canvas");
+  // Kept within the plan: a click at an end of the map shows that end at the view's edge.
+  const within = (at, low, high, half) => (high - low > 2 * half ? Math.min(Math.max(at, low + half), high - half) : (low + high) / 2);
+  const margin = 160;  // about half a box and some air
+  const position = {
+    x: within(map.left + (x - map.offsetX) / map.factor, map.left - margin, map.right + margin, canvas.clientWidth / (2 * scale)),
+    y: within(map.top + (y - map.offsetY) / map.factor, map.top - margin, map.bottom + margin, canvas.clientHeight / (2 * scale)) };
   root.__userMoved = true;
-  network.moveTo({ position, scale: Math.max(network.getScale(), root.__legible), animation: false });
+  network.moveTo({ position, scale, animation: false });
   showScale(root);
 }
 
