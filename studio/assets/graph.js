@@ -98,8 +98,10 @@ function drawMinimap(root) {
   const viewWidth = canvas.clientWidth / scale, viewHeight = canvas.clientHeight / scale;
   context.strokeStyle = "#1d4ed8";
   context.lineWidth = 1.5;
-  context.strokeRect(offsetX + (view.x - viewWidth / 2 - left) * factor, offsetY + (view.y - viewHeight / 2 - top) * factor,
-                     viewWidth * factor, viewHeight * factor);
+  // Never smaller than a few pixels: in a long plan the view is a sliver of the whole.
+  const rectWidth = Math.max(viewWidth * factor, 8), rectHeight = Math.max(viewHeight * factor, 8);
+  context.strokeRect(offsetX + (view.x - left) * factor - rectWidth / 2, offsetY + (view.y - top) * factor - rectHeight / 2,
+                     rectWidth, rectHeight);
 }
 
 function minimapClick(root, event) {
