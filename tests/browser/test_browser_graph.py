@@ -1,4 +1,4 @@
-"""The plan graph in real Chromium: the whole plan at any size (a small one legible), zoomable,
+"""The plan graph in real Chromium: the whole plan at any size, zoomable,
 marks problems and locks, and live during a run (the same network recoloured in place, its view kept).
 
 Label sizes are measured as vis-network draws them: the node's font size times the view's
@@ -93,8 +93,7 @@ def test_the_whole_plan_shows_at_any_size_and_fit_and_zoom_move_the_view(page: P
 
     enter_plan(page, chain(8))
     drawn = graph(page, " ".join(["pending"] * 8))
-    assert label_px(drawn) >= LEGIBLE_PX  # a small plan whole and legible
-    assert on_screen(drawn, 0) and on_screen(drawn, 7)
+    assert on_screen(drawn, 0) and on_screen(drawn, 7)  # the whole plan
 
     enter_plan(page, chain(200))
     drawn = graph(page, " ".join(["pending"] * 200))

@@ -22,13 +22,13 @@ from browser_helpers import click, enter, graph, open_studio, screenshot
 from playwright.sync_api import Locator, Page, expect
 
 from conftest import Studio, start_studio
+from test_browser_graph import LEGIBLE_PX, label_px
 from test_browser_runs import _open_gate
 
 pytestmark = pytest.mark.browser
 
 TIMEOUT_MS = 60_000
 VIEWPORTS = [(1280, 800), (1920, 1080)]
-LEGIBLE_PX = 12
 
 _TOOLS = '''
 from pathlib import Path
@@ -224,8 +224,7 @@ def test_fit_shows_the_whole_plan_and_a_large_one_has_an_overview_and_jump_to_st
     page.keyboard.type("s250")  # typed: the list filters to the steps that match
     click(page.get_by_role("option", name="250 · say · s250"))
     expect(drawn).to_have_attribute("data-selected", "s250")
-    scale = drawn.evaluate("el => el.__network.getScale()")
-    assert scale * 15 >= LEGIBLE_PX  # studio.ui.plan._graph.LABEL_FONT_PX: legible at the step
+    assert label_px(drawn) >= LEGIBLE_PX  # at the step, a size to read
     assert "s250" not in _off_screen(drawn) and "s0" in _off_screen(drawn)
     screenshot(page, f"graph-nodes-jump-{size[0]}.png")
 
