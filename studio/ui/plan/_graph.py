@@ -52,7 +52,8 @@ STATUS_COLOURS: dict[StepStatus, tuple[str, str, str]] = {
 
 GRAPH_MIN_HEIGHT = 440
 LABEL_FONT_PX = 15
-# The browser never starts a plan's view smaller than this: a large plan pans instead of shrinking.
+# The size labels are shown at when the browser takes the user to a step (jump-to-step, the
+# minimap); the first view and Fit show the whole plan, however small that makes them.
 MIN_LABEL_PX = 12
 # A longer note is cut in the tooltip, so the params below it stay in view.
 NOTE_CHARS = 160
@@ -199,6 +200,10 @@ def _flowed(plan: Plan, run: Run | None, edge: tuple[str, str]) -> str:
 def graph_data(plan: Plan, run: Run | None = None, problems: Iterable[Problem] = (), *,
                changed: Iterable[str] = (), selected: str | None = None, editable: bool = False) -> dict[str, Any]:
     """Nodes, edges and options for vis-network; every text is HTML-escaped.
+
+    Each box says what its step does (``_node_labels.node_label``): tool, key params and,
+    in ``run``, rows and duration, or why it waits or failed. The columns and rows are spaced
+    to the boxes and edge labels (``layout_spacing``).
 
     A step with an error in ``problems`` gets a thick red border and "⚠" before its label; a
     locked step a dashed border and "locked" under its label; a step in ``changed`` (edited
