@@ -192,6 +192,8 @@ def test_boxes_say_what_steps_do_and_the_graph_stays_drawn_through_a_run(page: P
     # Not one blank frame, one network all along, in one element: the page never mounted it anew.
     assert probe["frames"] > 0 and probe["blank"] == 0 and probe["networks"] == 1 and probe["roots"] == 1, probe
 
+    # The live view knows a step waits; the run read from the store says why: wait for that.
+    page.wait_for_function("el => el.__nodes.get('keep').label.split('\\n').length === 4", arg=drawn.element_handle())
     labels = _labels(drawn)
     assert labels["gate"].split("\n")[2].startswith("✓ 1 row · ")
     failed = " ".join(labels["boom"].split("\n")[2:])
