@@ -70,7 +70,7 @@ function bringIntoView(root, id) {
 function drawMinimap(root) {
   const mini = root.querySelector(".ps-graph-minimap");
   const network = root.__network;
-  if (!mini || mini.hidden || !network) return;
+  if (!mini || !network) return;
   const positions = network.getPositions();
   const ids = Object.keys(positions);
   if (!ids.length) return;
@@ -102,6 +102,24 @@ function drawMinimap(root) {
   const rectWidth = Math.max(viewWidth * factor, 8), rectHeight = Math.max(viewHeight * factor, 8);
   context.strokeRect(offsetX + (view.x - left) * factor - rectWidth / 2, offsetY + (view.y - top) * factor - rectHeight / 2,
                      rectWidth, rectHeight);
+}
+
+// The minimap exists only for a plan that needs an overview: a small plan's graph has one canvas.
+function overviewMap(root, wanted) {
+  let mini = root.querySelector(".ps-graph-minimap");
+  if (wanted && !mini) {
+    mini = document.createElement("canvas");
+    mini.className = "ps-graph-minimap";
+    mini.setAttribute("data-testid", "graph-minimap");
+    mini.title = "The whole plan: click to go there";
+    mini.width = 200;
+    mini.height = 110;
+    root.appendChild(mini);
+  } else if (!wanted && mini) {
+    mini.remove();
+    return;
+  }
+  if (mini) mini.onclick = (event) => minimapClick(root, event);
 }
 
 function minimapClick(root, event) {
@@ -344,9 +362,7 @@ export default function (component) {
     const nodes = data.nodes.map((n) => ({ ...n, label: unescape(n.label), title: tooltip(n.title) }));
     const edges = data.edges.map((e) => ({ ...e, label: e.label ? unescape(e.label) : undefined,
                                            title: e.title ? tooltip(e.title) : undefined }));
-    const minimap = root.querySelector(".ps-graph-minimap");
-    minimap.hidden = !data.overview;
-    minimap.onclick = (event) => minimapClick(root, event);
+    overviewMap(root, data.overview);
     if (!root.__network) adopt(root, data);
     if (root.__network && root.__layout === data.layout) {
       // Same steps and edges (a run in progress, a param edited): the boxes change in place,

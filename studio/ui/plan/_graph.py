@@ -291,9 +291,7 @@ _HTML = ('<div class="ps-graph" data-testid="plan-graph">'
          '<button type="button" data-zoom="out" title="Zoom out">Zoom out</button>'
          '<button type="button" data-edit="connect" hidden title="Then drag from the step that comes first '
          'to the step that needs it">Connect</button>'
-         '</div><div class="ps-graph-hint" hidden></div><div class="ps-graph-canvas"></div>'
-         '<canvas class="ps-graph-minimap" data-testid="graph-minimap" width="200" height="110" hidden '
-         'title="The whole plan: click to go there"></canvas></div>')
+         '</div><div class="ps-graph-hint" hidden></div><div class="ps-graph-canvas"></div></div>')
 
 _plan_graph = st.components.v2.component("plan_studio_graph", html=_HTML, css=_CSS, js=_JS)
 
