@@ -105,7 +105,10 @@ def _plan_view(services: Services, plan: Plan) -> None:
         st.markdown(f"**Graph** · {len(plan.steps)} step{'s' if len(plan.steps) != 1 else ''} · "
                     + " ".join(f":{_STATUS_COLOUR[s]}[●] " + s for s in STATUS_COLOURS))
         editor.editor_toolbar(services, plan)
-        graph_slot = st.empty()  # filled last: the graph, or during a run its live progress and graph
+        # Filled last: the graph, or during a run its live progress and graph. A container, not
+        # st.empty: an empty element would replace the graph drawn last at the start of every
+        # full run of the page, and the graph would go blank until the page got this far.
+        graph_slot = st.container()
         if plan.steps:
             st.caption("Click a step to edit it below; **Connect**, then drag from a step to the step that needs "
                        "it; select a step or link and press Delete; Ctrl+Z / Ctrl+Shift+Z undo and redo. Hover a "
@@ -152,7 +155,11 @@ def _plan_view(services: Services, plan: Plan) -> None:
         if worker is not None:
             _live_run(plan, errors, lineage)  # progress and the graph, redrawn as the run goes
         elif plan.steps:
-            editor.editable_graph(plan, run, errors)
+            # The graph where the live run draws it (a fragment is a container of its own, the
+            # progress the first block in it): the same place, so it is updated, never drawn anew.
+            with st.container():
+                st.container()
+                editor.editable_graph(plan, run, errors)
         else:
             st.info("No steps yet: press **Add step** to pick a tool, or add steps in the JSON.",
                     icon=":material/account_tree:")
@@ -283,21 +290,23 @@ def _live_run(plan: Plan, errors: list[Problem], lineage: str | None) -> None:
     what = "the next step" if progress.kind == "next" else "the plan"
     # The lineage names a step by its note: the user's text, escaped (the label reads markdown).
     label = f"{'Rehearsing' if rehearsing else 'Running'} {what}: {done} of {len(progress.statuses)} steps done" + (f" · {md_escape(lineage)}" if lineage else "")
-    with st.status(label, expanded=True, state="running"):
-        if progress.current is not None:
-            st.write(md_escape(f"{_step_title(plan, progress.current)}: running"))
-        if progress.answer:
-            st.markdown(md_escape(progress.answer))
-    stop, cancel, note = st.columns([1, 1, 4], vertical_alignment="center")
-    stop.button("Stop", key="plan.stop", on_click=actions.stop_run, icon=":material/stop:", width="stretch",
-                **role_gate(Role.reviewer, "stop a run", disabled=progress.stopping,
-                            help="Stop after the step running now; the steps not started stay pending."))
-    cancel.button("Cancel", key="plan.cancel", on_click=actions.cancel_run, icon=":material/cancel:", width="stretch",
-                  **role_gate(Role.reviewer, "cancel a run",
-                              help="End the run now: steps running are marked cancelled; what finished is kept."))
-    note.caption("Stopping after the current step…" if progress.stopping else
-                 "A rehearsal: no tool is called; each step takes a pinned, recorded or made-up result."
-                 if rehearsing else "The run is stored as it goes: a restart of the studio loses nothing that finished.")
+    # The progress in a block of its own, the graph second: where _plan_view draws it when no run goes.
+    with st.container():
+        with st.status(label, expanded=True, state="running"):
+            if progress.current is not None:
+                st.write(md_escape(f"{_step_title(plan, progress.current)}: running"))
+            if progress.answer:
+                st.markdown(md_escape(progress.answer))
+        stop, cancel, note = st.columns([1, 1, 4], vertical_alignment="center")
+        stop.button("Stop", key="plan.stop", on_click=actions.stop_run, icon=":material/stop:", width="stretch",
+                    **role_gate(Role.reviewer, "stop a run", disabled=progress.stopping,
+                                help="Stop after the step running now; the steps not started stay pending."))
+        cancel.button("Cancel", key="plan.cancel", on_click=actions.cancel_run, icon=":material/cancel:", width="stretch",
+                      **role_gate(Role.reviewer, "cancel a run",
+                                  help="End the run now: steps running are marked cancelled; what finished is kept."))
+        note.caption("Stopping after the current step…" if progress.stopping else
+                     "A rehearsal: no tool is called; each step takes a pinned, recorded or made-up result."
+                     if rehearsing else "The run is stored as it goes: a restart of the studio loses nothing that finished.")
     if plan.steps:
         editor.editable_graph(plan, _progress_run(plan, progress), errors)
     ended = [e for e in progress.events if e.type == "plan_step_end"][-5:]
@@ -328,9 +337,18 @@ def _watch_run() -> None:
 
 def _progress_run(plan: Plan, progress: RunProgress) -> Run:
     """The run in progress as far as the graph needs it: each step's status, a ``StepStatus``
-    as the live view was told it (``core.run._live_view``), taken as it is."""
-    return Run(id=progress.run_id, plan=plan,
-               steps={step_id: StepRun(step_id=step_id, status=status) for step_id, status in progress.statuses.items()})
+    as the live view was told it (``core.run._live_view``), taken as it is; and for each step
+    that ended, its result, error and duration as its events told them (the node shows them)."""
+    steps = {step_id: StepRun(step_id=step_id, status=status) for step_id, status in progress.statuses.items()}
+    for event in progress.events:
+        state = steps.get(event.step_id or "")
+        if state is None:
+            continue
+        if event.type == "tool_result":
+            state.result, state.error = event.data.get("result"), event.data.get("error")
+        elif event.type == "plan_step_end":
+            state.duration_ms, state.error = event.data.get("duration_ms"), event.data.get("error")
+    return Run(id=progress.run_id, plan=plan, steps=steps)
 
 
 def _results(plan: Plan, run: Run, lineage: str | None) -> None:
