@@ -217,6 +217,16 @@ def choose(page: Page, label: str, option: str) -> None:
     click(page.get_by_role("option", name=option))
 
 
+def drawn_by_an_ended_run(page: Page, element: Locator) -> None:
+    """Wait until ``element`` is on the page and the script run that drew it has ended. For what
+    the page draws on its own, not after an action: a background run that pauses reruns the page
+    to collect it, and a widget used while that run still draws may be drawn anew under the
+    click or key (a selectbox's list shut again). Only where no timer reruns the page back to
+    back (a live run's progress does)."""
+    expect(element).to_be_visible()
+    expect(page.get_by_test_id("stApp")).to_have_attribute("data-test-script-state", "notRunning")
+
+
 def graph(page: Page, statuses: str) -> Locator:
     """The drawn graph once its steps show ``statuses`` (space-separated, in plan order)."""
     drawn = page.locator("[data-testid=plan-graph][data-ready=true]")

@@ -75,8 +75,11 @@ class PostgresServer:
         """Stop the server as an outage does: clients lose their connections at once, and the
         server is gone until ``start_again``. (``fast``, not ``immediate``: this server does not
         wait for its log to reach the disk at commit, so a crash would lose the last commits.)"""
-        subprocess.run(self._as_owner(str(self.binaries / "pg_ctl"), "-D", str(self.folder / "data"),
-                                      "-m", "fast", "-w", "stop"), check=True, capture_output=True)
+        subprocess.run(self.halt_command(), check=True, capture_output=True)
+
+    def halt_command(self) -> list[str]:
+        """``halt`` as a command line, for another process to run."""
+        return self._as_owner(str(self.binaries / "pg_ctl"), "-D", str(self.folder / "data"), "-m", "fast", "-w", "stop")
 
     def stop(self) -> None:
         subprocess.run(self._as_owner(str(self.binaries / "pg_ctl"), "-D", str(self.folder / "data"),

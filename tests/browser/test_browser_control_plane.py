@@ -20,7 +20,7 @@ from typing import Any, Iterator
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from browser_helpers import ARTIFACTS, click, enter, graph, open_studio, reload, screenshot
+from browser_helpers import ARTIFACTS, click, drawn_by_an_ended_run, enter, graph, open_studio, reload, screenshot
 from conftest import Studio, start_studio
 from core import LOCAL_ACTOR
 from core.storage import PlanStore
@@ -80,6 +80,9 @@ def _run_until_it_waits(page: Page, steps: list[dict[str, Any]], statuses: str) 
     click(page.get_by_role("button", name="Approve"))
     click(page.get_by_role("button", name="Run all"))
     graph(page, statuses)
+    # The graph can show the pause from the run's progress before the page's rerun that collects
+    # the run has drawn the pause panel: the panel's widgets are used once that rerun ended.
+    drawn_by_an_ended_run(page, page.locator(".st-key-plan-pause"))
 
 
 def _only_run(studio: Studio) -> str:

@@ -22,10 +22,13 @@ from core import Plan, PlanStudioError, Step, ToolRegistry
 from core.durable import DurableRuns
 from core.storage import PlanStore
 
+import outage_child
+from outage_child import STEPS
+from outage_child import chain as _chain
+from test_durable_kill import start_child
+
 pytestmark = pytest.mark.usefixtures("stop_durable_runs")
 
-STEPS = 6
-OUTAGE_AT = "c3"
 _BOUND_SECONDS = 60  # a stuck run fails the test instead of hanging it
 
 
@@ -39,28 +42,6 @@ def own_postgres() -> Iterator[object]:
         yield server
     finally:
         server.stop()
-
-
-def _chain(calls: list[str], outage: Callable[[], None], effects: str = "idempotent") -> tuple[ToolRegistry, Plan]:
-    tools = ToolRegistry()
-
-    @tools.register(effects=effects)
-    def add(step: str, value: int) -> int:
-        """Add one.
-
-        Args:
-            step: The step's name.
-            value: A number.
-        """
-        calls.append(step)
-        if step == OUTAGE_AT and calls.count(step) == 1:
-            outage()  # the database goes away while this step runs
-        return value + 1
-
-    steps = [Step(id="c0", tool="add", params={"step": "c0", "value": 0})]
-    steps += [Step(id=f"c{n}", tool="add", params={"step": f"c{n}", "value": f"${{step[{n - 1}]}}"})
-              for n in range(1, STEPS)]
-    return tools, Plan(goal="a chain through an outage", steps=steps)
 
 
 def _bounded(call: Callable[[], object]) -> object:
@@ -195,35 +176,17 @@ def test_the_cli_says_in_one_line_that_the_database_went_away_and_resume_finishe
 
 def test_a_worker_whose_runs_stopped_for_an_outage_carries_them_on_once_the_database_is_back(
         own_postgres, tmp_path: Path) -> None:
-    import signal
+    import json
     import time
-
-    from core.durable import serve_queue
 
     location = own_postgres.new_database()
     log = tmp_path / "calls.log"
-
-    def note(line: str) -> None:
-        with open(log, "a", encoding="utf-8") as out:
-            out.write(line + "\n")
-
-    def outage() -> None:
-        own_postgres.halt()
-        note("halted")
-
-    calls: list[str] = []
-    tools, plan = _chain(calls, outage)
-    original = tools.get("add").runner.func
-    tools.get("add").runner = dataclasses.replace(tools.get("add").runner,
-                                                  func=lambda **kw: (note(f"call {kw['step']}"), original(**kw))[1])
+    tools, plan = _chain([], lambda: None)  # the worker's own, with the outage, is in its process
     with PlanStore(location) as store:
         run_id = DurableRuns(store, tools).start(plan)
-        pid = os.fork()
-        if pid == 0:  # the worker: a process of its own, as `plan-studio worker` is
-            try:
-                serve_queue(PlanStore(location), tools, concurrency=2, beat=0.2)
-            finally:
-                os._exit(0)
+        halt = own_postgres.halt_command()
+        worker = start_child(["worker", location, str(log), json.dumps(halt)], tmp_path / "worker.out",
+                             main=outage_child.main)
         try:
             DurableRuns(store, tools).enqueue(run_id)
             deadline = time.monotonic() + _BOUND_SECONDS
@@ -232,6 +195,7 @@ def test_a_worker_whose_runs_stopped_for_an_outage_carries_them_on_once_the_data
                 return log.read_text().splitlines() if log.exists() else []
 
             while "halted" not in lines():
+                assert worker.poll() is None, (tmp_path / "worker.out").read_text()
                 assert time.monotonic() < deadline, "the worker never got to the outage"
                 time.sleep(0.02)
             own_postgres.start_again()
@@ -239,8 +203,8 @@ def test_a_worker_whose_runs_stopped_for_an_outage_carries_them_on_once_the_data
                 assert time.monotonic() < deadline, f"the run was not carried on: {store.load_run(run_id).status}"
                 time.sleep(0.05)
         finally:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
+            worker.kill()
+            worker.wait()
         assert {k: s.result for k, s in store.load_run(run_id).steps.items()} == {f"c{n}": n + 1 for n in range(STEPS)}
         calls_logged = [line for line in lines() if line.startswith("call ")]
         assert calls_logged == [f"call c{n}" for n in range(4)] + [f"call c{n}" for n in range(3, STEPS)]

@@ -133,7 +133,12 @@ def _check_catastrophic() -> list[tuple[str, str]]:
 
 def test_a_catastrophic_pattern_from_an_agents_tool_is_checked_in_bounded_time() -> None:
     # Python's re would take hours on this and hold the GIL: run it in a child with a liveness bound.
-    with multiprocessing.get_context("fork").Pool(1) as pool:
+    # A child from a fork server, not a fork of this worker: a fork copies the locks its threads
+    # (Playwright's, DBOS's, from earlier tests) hold, and the child can hang on one.
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload([__name__])
+    with context.Pool(1) as pool:
+        pool.apply(len, ((),))  # the bound is for the check, not for starting the child on a loaded machine
         problems = pool.apply_async(_check_catastrophic).get(timeout=20)
     *found, (_, seconds) = problems
     assert [field for field, _ in found] == ["text"]
