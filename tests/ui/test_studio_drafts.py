@@ -74,11 +74,11 @@ def test_a_reload_brings_back_goal_plan_unsaved_broken_edit_approval_and_run(app
 
 
 def test_a_goal_typed_but_not_planned_comes_back_alone(app: AppTest) -> None:
-    app.text_area(key=Keys.GOAL).input("Get facilities in Munich").run()
+    app.text_input(key=Keys.GOAL).input("Get facilities in Munich").run()
     back = _reload(_url(app))
     assert back.session_state[Keys.GOAL] == "Get facilities in Munich"
     assert back.session_state[Keys.BENCH].plan is None
-    assert back.text_area(key=Keys.GOAL).value == "Get facilities in Munich"
+    assert back.text_input(key=Keys.GOAL).value == "Get facilities in Munich"
 
 
 def test_a_rerun_that_changed_nothing_writes_no_draft(app: AppTest, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -88,7 +88,7 @@ def test_a_draft_names_its_run_by_id_and_never_copies_its_result(
 
     written.clear()
     for n in range(3):
-        app.text_area(key=Keys.GOAL).input(f"edited goal {n}").run()
+        app.text_input(key=Keys.GOAL).input(f"edited goal {n}").run()
         no_failures(app)
     assert len(written) >= 3, written  # each change is kept...
     assert max(size for _, size in written) < 20_000, written  # ...without the run's result
