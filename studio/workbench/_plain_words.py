@@ -1,7 +1,7 @@
 """What a plan's steps and a finished run say in plain language, for people who never wrote code.
 
 ``step_sentence`` is one sentence per step from the tool's own description (its first sentence)
-and the step's key params ("List sites: city Berlin, kind big."); a reference reads "the ids from
+and the step's key params ("List sites: city Paris, kind big."); a reference reads "site id from
 step 0". The step inspector shows it; the graph may put it on a node (call it with the plan and
 the step's id). ``summarize_run`` is the offline answer as a reader wants it after a run: how many
 steps did what, how many rows came back, the top rows of the final result, and what failed and
@@ -27,10 +27,10 @@ _TEXT_CHARS = 2_000    # characters of a final result that is not rows
 
 
 def step_sentence(registry: ToolRegistry, plan: Plan, step_id: str) -> str:
-    """One plain sentence saying what the step does: "List sites: city Berlin, kind big."."""
+    """One plain sentence saying what the step does: "List sites: city Paris, kind big."."""
     step = plan.step(step_id)
     what = first_sentence(registry.get(step.tool).description) if step.tool in registry else ""
-    what = what.rstrip(".") or _humanized(step.tool)
+    what = what.rstrip(".") or _humanized(step.tool).capitalize()
     said = [f"{_humanized(name)} {_value(plan, value)}" for name, value in step.params.items()
             if value not in (None, "", [], {})]
     if not said:
@@ -41,7 +41,7 @@ def step_sentence(registry: ToolRegistry, plan: Plan, step_id: str) -> str:
 
 
 def _humanized(name: str) -> str:
-    """``facility_id`` → "facility id", ``addItem`` → "add item"."""
+    """``site_id`` → "site id", ``addItem`` → "add item"."""
     spaced = "".join(f" {c.lower()}" if c.isupper() else c for c in name).replace("_", " ")
     return " ".join(spaced.split()) or name
 

@@ -24,8 +24,8 @@ __all__ = ["ExampleGoal", "example_goals", "first_sentence"]
 
 # The verbs a goal may start with; a description starting with another word gets "List".
 _GOAL_VERBS = {"list", "get", "find", "show", "search", "fetch", "read", "look"}
-# Enum parameters whose value reads as an adjective of the rows ("recycling facilities").
-_SORTING_PARAMS = {"type", "kind", "category", "status", "state", "result"}
+# Enum parameters whose value reads as an adjective of the rows ("big sites", "open tickets").
+_SORTING_PARAMS = {"type", "kind", "category", "status", "state", "result", "genre", "topic", "format"}
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s|\n\s*\n")
 
 

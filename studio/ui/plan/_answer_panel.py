@@ -10,7 +10,8 @@ Every text here comes from tools, plans or the model: escaped.
 
 from __future__ import annotations
 
-from typing import Iterator
+import json
+from typing import Any, Iterator
 
 import streamlit as st
 
@@ -49,7 +50,7 @@ def answer_panel(run: Run) -> None:
                     st.dataframe(_rows_table(summary.top_rows), hide_index=True, key="plan.summary.rows")
             elif summary.final_text is not None:
                 st.caption(md_escape(f"The final result, {summary.final}:"))
-                st.markdown(md_escape(summary.final_text))
+                st.text(summary.final_text)  # plain text: nothing in it is read as markdown
         else:
             st.caption("No step succeeded, so there is no result to show.")
         if summary.failures:
@@ -92,3 +93,11 @@ def answer_pieces(start: str, worker) -> Iterator[str]:  # noqa: ANN001 - a work
     text = worker.progress().answer or text
     if len(text) > shown:
         yield md_escape(text[shown:])
+
+
+def _rows_table(rows: list[Any]) -> list[dict[str, Any]]:
+    """A few rows as a table: nested values as JSON text, a bare value in a ``value`` column."""
+    def cell(value: Any) -> Any:
+        return json.dumps(value, ensure_ascii=False, default=str) if isinstance(value, (dict, list)) else value
+    return [{str(k): cell(v) for k, v in row.items()} if isinstance(row, dict) else {"value": cell(row)}
+            for row in rows]
