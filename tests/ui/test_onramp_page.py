@@ -85,3 +85,33 @@ def test_a_failed_step_is_named_with_its_reason_in_the_summary(app: AppTest) -> 
     run = app.session_state[Keys.BENCH].run
     assert f"- Step 0 · removeItem: {run.steps['gone'].error}" in said and "<b>none</b>" in run.steps["gone"].error
     assert "- Step 1 · " in said and "skipped" in said
+
+
+def test_with_a_model_the_example_goes_to_the_model_and_its_answer_is_shown_after_the_run(
+        tmp_path, monkeypatch, llm_server) -> None:
+    import json
+
+    from apptest_helpers import APP
+
+    monkeypatch.setenv("PLAN_STUDIO_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("PLAN_STUDIO_TODAY", "2025-10-12")
+    monkeypatch.setenv("PLAN_STUDIO_PLANNER", "llm")
+    monkeypatch.setenv("PLAN_STUDIO_MODEL", "test-model")
+    monkeypatch.delenv("PLAN_STUDIO_DB", raising=False)
+    at = AppTest.from_file(str(APP), default_timeout=60).run()
+    shown = examples(at)
+    assert shown  # from the tools, whichever planner plans
+    first_tool = at.session_state[EXAMPLES_KEY][2][0].tools[0]
+    llm_server.reply(json.dumps({"steps": [{"tool": first_tool, "params": {}, "depends_on": [], "parallel": False}]}))
+    shown[0].click().run()
+    no_failures(at)
+    assert shown[0].label in llm_server.text_of(0)  # the example goal, sent to the model
+    at.button(key="plan.approve").click().run()
+    answer = "There are *several* rows; see [this](https://x.example)."
+    llm_server.reply(answer)
+    run_plan(at)
+    said = texts(at)
+    # Escaped: no emphasis, and the address as code, never a link.
+    assert "**Answer**\nThere are *several* rows; see `[this](https://x.example).`" in said
+    assert "**Summary** · 1 step: 1 succeeded" in said
+    assert not [e for e in at.expander if e.label == "Step by step"]  # the model's answer, not the offline one
