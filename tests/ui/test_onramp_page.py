@@ -47,8 +47,8 @@ def test_an_example_goal_plans_on_a_click_and_the_guide_follows_to_done(app: App
     assert f"**Summary** · {len(plan.steps)} steps: {len(plan.steps)} succeeded · {rows} rows" in said
     assert f"The final result, Step {len(plan.steps) - 1} · {plan.steps[-1].tool}" in said
     with_rows = [s for s in run.steps.values() if s.rows]
-    assert len(app.dataframe) == len(with_rows) + 1  # each step's table, and the summary's top rows
-    assert len(app.dataframe[-1].value) == min(5, len(run.steps[plan.steps[-1].id].rows))
+    assert len(app.dataframe) == len(with_rows) + 1  # the summary's top rows first, then each step's table
+    assert len(app.dataframe[0].value) == min(5, len(run.steps[plan.steps[-1].id].rows))
     assert app.expander(key="plan.summary.steps") is not None  # the offline answer, step by step
 
     app.button(key="onramp.guide.hide").click().run()

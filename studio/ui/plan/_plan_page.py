@@ -344,6 +344,7 @@ def _results(plan: Plan, run: Run, lineage: str | None) -> None:
     # Between "Run next step" clicks nothing runs: the run is paused, or interrupted if a step was cut off.
     st.caption(md_escape(f"Run {run.id} · {run.status} · {counts}{saved_note}{came}{rehearsal_caption(run)}"))
     run_download(run)
+    answer_panel(run)  # what the run came to, first: the summary, and the model's answer or the step-by-step one
     done = [s for s in (run.steps.get(step.id) for step in plan.steps)
             if s is not None and s.status != StepStatus.pending]
     if len(done) > _RESULTS_SHOWN and not st.toggle(f"Show all {len(done)} step results", key="plan.results_all"):
@@ -357,13 +358,13 @@ def _results(plan: Plan, run: Run, lineage: str | None) -> None:
             st.json(value, expanded=1)
         else:
             st.markdown(md_escape(value))
-    answer_panel(run)  # the summary, and the model's answer or the step-by-step one
 
 
 def _step_result(plan: Plan, state: StepRun, run: Run) -> None:
     status = state.status.value
     duration = f" · {state.duration_ms:.1f} ms" if state.duration_ms is not None else ""
     st.markdown(f"**{md_escape(_step_title(plan, state.step_id))}** :{_STATUS_COLOUR[status]}-badge[{status}]{duration}")
+    st.caption(md_escape(wb.step_sentence(get_services().registry, plan, state.step_id)))  # what it did, in words
     step_source(run, state.step_id)
     if state.retried_note:
         st.caption(md_escape(state.retried_note.capitalize()))
