@@ -68,11 +68,9 @@ def plan_page() -> None:
     guide(plan)
     if plan is None:
         example_goals_panel(services)
-        st.info("Type a goal and press **Plan**, or import a plan below, or build one step by step from an "
-                "empty plan. The plan appears as a graph beside its JSON; review or edit it, approve it, then "
-                "run it step by step.")
-        st.button("Start an empty plan", key="editor.empty", icon=":material/add_circle:",
-                  on_click=editor.start_empty_plan, **role_gate(Role.reviewer, "start a plan"))
+        st.info("Type a goal and press **Enter** (or **Plan**), pick an example, import a plan below, or "
+                "**Start an empty plan** to build one step by step. The plan appears as a graph beside its JSON; "
+                "review or edit it, approve it, then run it step by step.")
         formats_panel(services, None)
         return
     services = review_services(services)  # reviewing an agent's plan: its own tools count too
@@ -86,9 +84,12 @@ def _goal_form(services: Services) -> None:
     # A form so that Enter in the goal box plans, as the Plan button does.
     form = st.form("plan.goal_form", border=False, enter_to_submit=True)
     form.text_input("Goal", key=Keys.GOAL, persist_state=PERSIST, placeholder=goal_placeholder(services))
-    button, about = form.columns([1, 8], vertical_alignment="center")
+    button, empty, about = form.columns([1, 2, 6], vertical_alignment="center")
     button.form_submit_button("Plan", key="plan.make", type="primary", on_click=unsaved.plan_goal,
                               icon=":material/auto_awesome:", **role_gate(Role.reviewer, "make a plan"))
+    if bench().plan is None:  # in the form too: the goal typed so far names the empty plan
+        empty.form_submit_button("Start an empty plan", key="editor.empty", icon=":material/add_circle:",
+                                 on_click=editor.start_empty_plan, **role_gate(Role.reviewer, "start a plan"))
     planner = services.planner_name
     if planner == "llm":
         planner += f" ({services.settings.model})"
