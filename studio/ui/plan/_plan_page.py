@@ -365,7 +365,6 @@ def _step_result(plan: Plan, state: StepRun, run: Run) -> None:
     status = state.status.value
     duration = f" · {state.duration_ms:.1f} ms" if state.duration_ms is not None else ""
     st.markdown(f"**{md_escape(_step_title(plan, state.step_id))}** :{_STATUS_COLOUR[status]}-badge[{status}]{duration}")
-    st.caption(md_escape(wb.step_sentence(get_services().registry, plan, state.step_id)))  # what it did, in words
     step_source(run, state.step_id)
     if state.retried_note:
         st.caption(md_escape(state.retried_note.capitalize()))
