@@ -26,7 +26,7 @@ def no_failures(at: AppTest) -> None:
 
 
 def make_plan(at: AppTest, goal: str = GOAL) -> Plan:
-    at.text_area(key=Keys.GOAL).input(goal)
+    at.text_input(key=Keys.GOAL).input(goal)
     at.button(key="plan.make").click().run()
     no_failures(at)
     return at.session_state[Keys.BENCH].plan

@@ -16,7 +16,8 @@ waits), ``_live_runs`` (runs not over, seen from any tab, link or interface), ``
 durable), ``_runs_here`` (the one registry of the runs live in this process, ``Services.runs``), ``_resuming`` and ``_doubts`` (Resume of a run cut off), ``_run_control`` (resume and cancel
 for the review API), ``_reviewing`` and ``_intake``
 (agents' reviews), ``_links`` (signed links: open one, answer it once; made by ``_link_making``, signed by
-``_link_signing``), ``_webhooks`` (the webhook's notifier and sender; its config in ``_webhook_config``), ``_unsaved`` (is the work saved?), ``_messages`` (how failures read).
+``_link_signing``), ``_webhooks`` (the webhook's notifier and sender; its config in ``_webhook_config``), ``_unsaved`` (is the work saved?), ``_plain_words`` (steps and runs in plain language), ``_onramp``
+(example goals from the tools loaded), ``_messages`` (how failures read).
 """
 
 from ._bench import Conflict, LiveRun, Notice, NoticeKind, Outcome, Question, SavedRef, Workbench
@@ -50,10 +51,13 @@ from ._live_runs import LIVE_STATUSES, live_runs, run_stamp, waiting_count, wait
 from ._saving import (delete_saved_plan, hold_conflict, open_saved_plan, open_saved_run, refresh_run, save,
                       save_on_top, save_run_if_plan_saved, settled_run, show_stored_run, store_current)
 from ._unsaved import not_saved
+from ._plain_words import RunSummary, StepFailure, step_sentence, summarize_run
+from ._onramp import example_goals
 from ._rehearsing import (RehearsalRun, choose_recording, is_rehearsing, pin_result, read_pins, recordings,
                           rehearse_plan, request_rehearsal, run_export, unpin_result)
 
 __all__ = [
+    "RunSummary", "StepFailure", "step_sentence", "summarize_run", "example_goals",
     "POLICY_TEMPLATE", "submitting_agent", "check_plan_policy", "current_policy", "policy_file", "policy_refusal",
     "policy_text", "read_policy", "replay_policy", "save_policy",
     "RerunPreview", "RerunStep", "ask_rerun", "cancel_rerun", "confirm_rerun", "join_rerun", "preview_rerun",

@@ -44,7 +44,7 @@ def add_step(app: AppTest, tool: str) -> str:
 
 
 def start_empty(app: AppTest) -> None:
-    app.text_area(key=Keys.GOAL).input("Get facilities in Berlin, then their shipments, then check for contaminants")
+    app.text_input(key=Keys.GOAL).input("Get facilities in Berlin, then their shipments, then check for contaminants")
     app.button(key="editor.empty").click().run()
     no_failures(app)
     assert plan(app).steps == []

@@ -180,7 +180,7 @@ def test_save_makes_versions_and_the_library_opens_them(app: AppTest) -> None:
     no_failures(app)
     assert app.session_state[Keys.BENCH].plan == first
     assert load_plan(app.text_area(key=Keys.JSON).value, "native") == first
-    assert app.text_area(key=Keys.GOAL).value == GOAL
+    assert app.text_input(key=Keys.GOAL).value == GOAL
     assert "Saved as version 1" in texts(app)
 
     app.switch_page(LIBRARY).run()

@@ -25,6 +25,7 @@ from core import (Plan, PlanStudioError, ReferenceSyntaxError, Run, Tool, check_
                   set_ask_first, set_locked, set_note, set_param, set_reference)
 
 from ._editor import apply_edit
+from ...workbench import step_sentence
 from ...workbench._services import Services
 from .._state import Keys, bench
 from .._text import md_escape
@@ -269,8 +270,9 @@ def inspector(services: Services, plan: Plan, run: Run | None) -> None:
             return
         step = plan.step(step_id)
         tool: Tool | None = services.registry.get(step.tool) if step.tool in services.registry else None
-        st.markdown(f"**{md_escape(plan.label(step_id))}**" +
-                    (f" · {md_escape(tool.description.splitlines()[0])}" if tool else ""))
+        st.markdown(f"**{md_escape(plan.label(step_id))}**")
+        # What the step does in plain words: its tool's first sentence and its key params.
+        st.markdown(md_escape(step_sentence(services.registry, plan, step_id)))
         if tool is None:
             st.error(md_escape(f"Unknown tool {step.tool!r}: its params cannot be edited here. Change the "
                                "tool in the Plan JSON, or delete the step."))

@@ -26,6 +26,8 @@ from ... import workbench as wb
 from ._graph import STATUS_COLOURS
 from ._inspector import inspector
 from ._json_panel import json_marks, json_panel
+from ._answer_panel import answer_panel, streamed_answer
+from ._onramp import example_goals_panel, goal_placeholder, guide
 from ._planner_log_panel import planner_log_panel
 from ._replan_panel import conflict_panel, replan_panel, versions_panel
 from .._review_actions import review_services
@@ -63,12 +65,12 @@ def plan_page() -> None:
     actions.show_notices()
     unsaved.replace_question()
     plan: Plan | None = bench().plan
+    guide(plan)
     if plan is None:
-        st.info("Type a goal and press **Plan**, or import a plan below, or build one step by step from an "
-                "empty plan. The plan appears as a graph beside its JSON; review or edit it, approve it, then "
-                "run it step by step.")
-        st.button("Start an empty plan", key="editor.empty", icon=":material/add_circle:",
-                  on_click=editor.start_empty_plan, **role_gate(Role.reviewer, "start a plan"))
+        example_goals_panel(services)
+        st.info("Type a goal and press **Enter** (or **Plan**), pick an example, import a plan below, or "
+                "**Start an empty plan** to build one step by step. The plan appears as a graph beside its JSON; "
+                "review or edit it, approve it, then run it step by step.")
         formats_panel(services, None)
         return
     services = review_services(services)  # reviewing an agent's plan: its own tools count too
@@ -79,11 +81,15 @@ def plan_page() -> None:
 
 
 def _goal_form(services: Services) -> None:
-    st.text_area("Goal", key=Keys.GOAL, height=80, persist_state=PERSIST,
-                 placeholder="e.g. Get contaminated shipments from Berlin facilities")
-    button, about = st.columns([1, 8], vertical_alignment="center")
-    button.button("Plan", key="plan.make", type="primary", on_click=unsaved.plan_goal,
-                  icon=":material/auto_awesome:", **role_gate(Role.reviewer, "make a plan"))
+    # A form so that Enter in the goal box plans, as the Plan button does.
+    form = st.form("plan.goal_form", border=False, enter_to_submit=True)
+    form.text_input("Goal", key=Keys.GOAL, persist_state=PERSIST, placeholder=goal_placeholder(services))
+    button, empty, about = form.columns([1, 2, 6], vertical_alignment="center")
+    button.form_submit_button("Plan", key="plan.make", type="primary", on_click=unsaved.plan_goal,
+                              icon=":material/auto_awesome:", **role_gate(Role.reviewer, "make a plan"))
+    if bench().plan is None:  # in the form too: the goal typed so far names the empty plan
+        empty.form_submit_button("Start an empty plan", key="editor.empty", icon=":material/add_circle:",
+                                 on_click=editor.start_empty_plan, **role_gate(Role.reviewer, "start a plan"))
     planner = services.planner_name
     if planner == "llm":
         planner += f" ({services.settings.model})"
@@ -295,8 +301,7 @@ def _live_run(plan: Plan, errors: list[Problem], lineage: str | None) -> None:
         with st.status(label, expanded=True, state="running"):
             if progress.current is not None:
                 st.write(md_escape(f"{_step_title(plan, progress.current)}: running"))
-            if progress.answer:
-                st.markdown(md_escape(progress.answer))
+            streamed_answer(progress, worker)  # the model's answer streamed as it is written
         stop, cancel, note = st.columns([1, 1, 4], vertical_alignment="center")
         stop.button("Stop", key="plan.stop", on_click=actions.stop_run, icon=":material/stop:", width="stretch",
                     **role_gate(Role.reviewer, "stop a run", disabled=progress.stopping,
@@ -358,6 +363,7 @@ def _results(plan: Plan, run: Run, lineage: str | None) -> None:
     # Between "Run next step" clicks nothing runs: the run is paused, or interrupted if a step was cut off.
     st.caption(md_escape(f"Run {run.id} · {run.status} · {counts}{saved_note}{came}{rehearsal_caption(run)}"))
     run_download(run)
+    answer_panel(run)  # what the run came to, first: the summary, and the model's answer or the step-by-step one
     done = [s for s in (run.steps.get(step.id) for step in plan.steps)
             if s is not None and s.status != StepStatus.pending]
     if len(done) > _RESULTS_SHOWN and not st.toggle(f"Show all {len(done)} step results", key="plan.results_all"):
@@ -371,9 +377,6 @@ def _results(plan: Plan, run: Run, lineage: str | None) -> None:
             st.json(value, expanded=1)
         else:
             st.markdown(md_escape(value))
-    if run.answer:
-        st.markdown("**Answer**")
-        st.markdown(md_escape(run.answer))
 
 
 def _step_result(plan: Plan, state: StepRun, run: Run) -> None:
