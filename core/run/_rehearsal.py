@@ -43,7 +43,7 @@ from .._errors import RehearsalRefused, ToolExecutionError
 from ..plan._model import Plan
 from ..schema._sample import sample_of
 from ..tooling._registry import Tool, ToolRegistry
-from ._engine import NO_RECORDER, Recorders, RunRecorder, StopReason
+from ._engine import NO_RECORDER, NoRecorder, Recorders, RunRecorder
 from ._events import Event
 from ._executor import Executor
 from ._model import Grant, Rehearsal, Run, StepAttempt
@@ -113,7 +113,7 @@ def _key(tool: str, arguments: Any) -> tuple[str, str]:
         return tool, repr(arguments)
 
 
-class StandInTools:
+class StandInTools(NoRecorder):
     """The stand-in toolset of one rehearsal: ``registry`` holds a stand-in of every tool of the
     real registry (its definition, group and words; never its runner), and this object is told
     each step's start as a ``RunRecorder`` so a call is answered with its step's stand-in.
@@ -141,23 +141,11 @@ class StandInTools:
             self.answered.append((step_id, tool))
         return copy.deepcopy(self.chosen[step_id].result)
 
-    # -- told as a recorder -------------------------------------------------------------------
-    def run_started(self, run: Run) -> None:
-        pass
-
+    # -- told as a recorder (of the rest, nothing) ---------------------------------------------
     def step_started(self, run: Run, step_id: str, attempt: StepAttempt, arguments: dict[str, Any]) -> None:
         tool = run.plan.steps[run.plan.index_of(step_id)].tool
         with self._lock:
             self._started.setdefault(_key(tool, arguments), deque()).append(step_id)
-
-    def step_ended(self, run: Run, step_id: str) -> None:
-        pass
-
-    def run_stopped(self, run: Run, reason: StopReason) -> None:
-        pass
-
-    def run_finished(self, run: Run) -> None:
-        pass
 
 
 class _StandInRunner:
