@@ -194,7 +194,7 @@ class _StepLabels:
 
 def _counts(tallies: Any) -> dict[str, dict[str, int]]:
     """(run id, status, count) rows as each run's counts, in the order of ``StepStatus``."""
-    order = {status.value: n for n, status in enumerate(StepStatus)}
+    order = {status: n for n, status in enumerate(StepStatus)}  # a str enum: looked up by the name stored
     counts: dict[str, dict[str, int]] = {}
     for run_id, status, count in sorted(tallies, key=lambda t: order.get(t[1], len(order))):
         counts.setdefault(run_id, {})[status] = count

@@ -112,7 +112,8 @@ def test_a_failing_tool_fails_its_step_skips_dependents_and_the_page_keeps_worki
     assert "explode failed: the tool broke" in page
     assert "depends on step 0 (explode), which did not succeed" in page
     assert ":red-badge[failed]" in page and ":orange-badge[skipped]" in page
-    assert len(app.dataframe) == 1  # the rows of the step that succeeded
+    # The rows of the step that succeeded, under its result and in the run's summary (the final result).
+    assert len(app.dataframe) == 2
     assert graph_data(app.session_state[Keys.BENCH].plan, run)["statuses"] == ["failed", "skipped", "succeeded"]
 
     # Still usable: a new goal plans as before (running saved the plan typed above: nothing to ask).

@@ -104,13 +104,12 @@ def outcome_line(status: StepStatus, state: StepRun | None) -> str:
         if len(lines) > 2:  # words wrap less tightly than characters count: say it goes on
             lines = [lines[0], lines[1][:OUTCOME_CHARS - 1].rstrip("…") + "…"]
         return "\n".join(lines)
-    if state is None:
-        return status.value
-    done = [part for part in (_rows_text(state) if status == StepStatus.succeeded else "",
-                              duration_text(state.duration_ms)) if part]
-    if status == StepStatus.succeeded:
+    # A str enum joined as its own text: a poll of a live run reads no ``.value`` per step.
+    done = [] if state is None else [part for part in (_rows_text(state) if status == StepStatus.succeeded else "",
+                                                       duration_text(state.duration_ms)) if part]
+    if status == StepStatus.succeeded and state is not None:
         return "✓ " + (" · ".join(done) if done else "succeeded")
-    return " · ".join([status.value, *done])
+    return " · ".join([status, *done])
 
 
 def node_label(index: int, step: Step, status: StepStatus, state: StepRun | None, *, problem: bool = False,
