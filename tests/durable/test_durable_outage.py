@@ -9,7 +9,6 @@ from inside a step, then started again. SQLite: another program holding the file
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import sqlite3
 import threading
@@ -18,7 +17,7 @@ from typing import Callable, Iterator
 
 import pytest
 
-from core import Plan, PlanStudioError, Step, ToolRegistry
+from core import PlanStudioError
 from core.durable import DurableRuns
 from core.storage import PlanStore
 

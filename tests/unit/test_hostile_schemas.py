@@ -1,17 +1,13 @@
 """Schemas from outside (an agent's declared tools, an MCP server's tools) are checked in bounded
 time and depth: a backtracking pattern, a pattern RE2 cannot run, a schema nested 100 levels.
 
-Each check runs in a child process awaited with a generous liveness bound, so a regression
-fails the test instead of hanging it: the patterns below take hours with Python's ``re``, which
-holds the GIL all along (a thread could not even be timed out). The children are forked from a
-fork server, a process of their own with no other threads: a child forked from the test process
-itself could inherit a lock one of its many threads (durable runs, tool pools) held at that
-moment, and wait on it forever."""
+Each check runs in a fresh Python process awaited with a generous liveness bound, so a
+regression fails the test instead of hanging it: the patterns below take hours with Python's
+``re``, which holds the GIL all along (a thread could not even be timed out). See
+``tests/child_calls.py`` for why a new interpreter rather than a fork or a fork server."""
 
 from __future__ import annotations
 
-import multiprocessing
-import time
 from types import SimpleNamespace
 from typing import Any, Callable, Iterator
 
@@ -21,52 +17,46 @@ from core import Plan, PlanStudioError, ToolRegistry, Validator, parse_tool_defi
 from core.validation._schema_fit import may_fit
 from tools._mcp import _make_tool
 
+from child_calls import ChildProcess
+
 # The fixed code answers in a second or two on an idle machine, the broken one in hours; on a
 # machine shared by a loaded suite a child may get a tenth of a core, so the bound is generous.
 LIVENESS_SECONDS = 120.0
+STARTING_SECONDS = 240.0
 HOSTILE = "^(a+)+$"  # RE2 runs it in linear time
 HOSTILE_LOOKAHEAD = "^(?=(a|aa)+$)"  # RE2 refuses lookaround: the fallback's timeout bounds it
 VALUE = "a" * 40 + "!"
 
 
-_children: list[Any] = []  # the module's one pool of a child, made by the fixture below
+_children: list[ChildProcess] = []  # the module's one child, closed by the fixture below
 
 
 @pytest.fixture(scope="module", autouse=True)
 def _child_process() -> Iterator[None]:
-    """One child for the whole module: starting it imports the project (seconds on a loaded
-    machine), which each check would otherwise pay again."""
     yield
-    for pool in _children:
-        pool.terminate()
-        pool.join()
+    for child in _children:
+        child.close()
     _children.clear()
 
 
-def _pool() -> Any:
+def _child() -> ChildProcess:
+    """One child for the whole module (a new one after a check timed out): starting it imports
+    the project (seconds on a loaded machine), which each check would otherwise pay again."""
+    if _children and not _children[0].alive:
+        _children.pop().close()
     if not _children:
-        context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload([__name__])
-        pool = context.Pool(1)
-        # The bound is for the check, not for starting the child and importing the project in it,
-        # which on a loaded machine alone can take longer (bounded by the test's own timeout).
-        pool.apply(len, ((),))
-        _children.append(pool)
+        child = ChildProcess()
+        # The bound is for the checks, not for starting the child and importing the project in
+        # it, which on a loaded machine alone can take longer (bounded by the test's own timeout).
+        child.call(text_schema, "", timeout=STARTING_SECONDS)
+        _children.append(child)
     return _children[0]
 
 
 def within_bound(work: Callable[..., Any], *args: Any) -> Any:
     """``work(*args)``'s value (``work`` a function of this module, ``args`` plain data),
-    computed in a child process that must answer within the bound."""
-    answer = _pool().apply_async(work, args)
-    try:
-        return answer.get(LIVENESS_SECONDS)
-    except multiprocessing.TimeoutError:
-        # The child is still at it: it goes, and the next check gets a new one.
-        stuck = _children.pop()
-        stuck.terminate()
-        stuck.join()
-        raise AssertionError(f"still checking after {LIVENESS_SECONDS} s") from None
+    computed in a child process, which must answer within the bound."""
+    return _child().call(work, *args, timeout=LIVENESS_SECONDS)
 
 
 def refusal(work: Callable[..., Any], *args: Any) -> tuple[str, str | None, str]:

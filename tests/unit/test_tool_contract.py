@@ -5,7 +5,6 @@ are overridden for a session without touching the source."""
 
 from __future__ import annotations
 
-import multiprocessing
 import time
 from types import SimpleNamespace
 from typing import Annotated, Any
@@ -20,6 +19,8 @@ from core import (ADDITIVE, DESTRUCTIVE, IDEMPOTENT, READ_ONLY, UNKNOWN, NonBlan
 from core.planners import render_manual
 from tools import build_registry
 from tools._mcp import _make_tool
+
+from child_calls import ChildProcess
 
 
 def _pick(n: Annotated[int, Field(ge=1, le=5)], label: NonBlank, when: str | None = None) -> int:
@@ -122,6 +123,10 @@ def test_an_agent_declares_effects_with_mcp_annotations() -> None:
     assert refused.value.field == "tools[0].annotations"
 
 
+def _imported() -> bool:
+    return True
+
+
 def _check_catastrophic() -> list[tuple[str, str]]:
     schema = {"type": "object", "properties": {"text": {"type": "string", "pattern": "^(?=(a|aa)+$)"}}}
     [definition] = parse_tool_definitions([{"name": "echo", "inputSchema": schema}])
@@ -132,14 +137,14 @@ def _check_catastrophic() -> list[tuple[str, str]]:
 
 
 def test_a_catastrophic_pattern_from_an_agents_tool_is_checked_in_bounded_time() -> None:
-    # Python's re would take hours on this and hold the GIL: run it in a child with a liveness bound.
-    # A child from a fork server, not a fork of this worker: a fork copies the locks its threads
-    # (Playwright's, DBOS's, from earlier tests) hold, and the child can hang on one.
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload([__name__])
-    with context.Pool(1) as pool:
-        pool.apply(len, ((),))  # the bound is for the check, not for starting the child on a loaded machine
-        problems = pool.apply_async(_check_catastrophic).get(timeout=20)
+    # Python's re would take hours on this and hold the GIL: run it in a fresh process with a
+    # liveness bound (tests/child_calls.py says why not a fork or a fork server).
+    child = ChildProcess()
+    try:
+        child.call(_imported, timeout=240)  # the bound is for the check, not for starting the child and importing
+        problems = child.call(_check_catastrophic, timeout=60)
+    finally:
+        child.close()
     *found, (_, seconds) = problems
     assert [field for field, _ in found] == ["text"]
     assert "not checked" in found[0][1] and "^(?=(a|aa)+$)" in found[0][1]
