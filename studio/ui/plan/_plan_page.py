@@ -337,6 +337,9 @@ def _watch_run() -> None:
     if seen is None or seen[0] is not run:  # a run drawn for the first time: as it is now
         st.session_state[Keys.RUN_SEEN] = (run, stamp)
     elif seen[1] != stamp and actions.refresh_run():
+        # Paired with the stamp read before the run was read again: should the run move on while
+        # the page draws it (a decided step carried on in ms), the next look still sees it moved.
+        st.session_state[Keys.RUN_SEEN] = (bench().run, stamp)
         st.rerun()
 
 
