@@ -154,10 +154,11 @@ def shown(action: str) -> Iterator[None]:
         st.error(failure_message(action, exc))
 
 
-def page_services(title: str, action: str) -> Services | None:
-    """A page's title, then the services for it; None once the page shows why they could not
-    be had (``action`` says what the page was about to do)."""
-    st.title(title)
+def page_services(title: str, action: str, *, heading: bool = True) -> Services | None:
+    """A page's title (unless not ``heading``), then the services for it; None once the page
+    shows why they could not be had (``action`` says what the page was about to do)."""
+    if heading:
+        st.title(title)
     with shown(action):
         return get_services()
     return None

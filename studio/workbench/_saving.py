@@ -197,8 +197,8 @@ def open_saved_run(bench: Workbench, services: Services, plan_id: str, version: 
         show_stored_run(bench, services, run)
         state = _run_state(services, run)
         shown = state.split(",")[0]
-        then = (" Resume (under Run) carries it on; approve the plan to run it again." if shown in RESUMABLE else
-                " It waits for a decision: approve or reject its waiting step under Run." if shown == "waiting" else
+        then = (" Resume (beside the graph) carries it on; approve the plan to run it again." if shown in RESUMABLE else
+                " It waits for a decision: approve or reject its waiting step beside the graph." if shown == "waiting" else
                 " It is running: watch it here." if bench.worker is not None else
                 " Approve the plan to run it again" + (" or carry on." if not run.finished else "."))
         out.done().say("info", f"Opened run {run.id} ({state}) of version {version} of this plan.{then}")

@@ -10,8 +10,7 @@ Every text here comes from tools, plans or the model: escaped.
 
 from __future__ import annotations
 
-import json
-from typing import Any, Iterator
+from typing import Iterator
 
 import streamlit as st
 
@@ -21,6 +20,7 @@ from ... import workbench as wb
 from ...workbench._services import Services
 from .._session import get_services
 from .._text import md_escape
+from ._step_results import rows_table
 
 __all__ = ["answer_panel", "model_answers", "streamed_answer"]
 
@@ -47,7 +47,7 @@ def answer_panel(run: Run) -> None:
                                      f"row{'s' if summary.final_rows != 1 else ''}"
                                      + (f", the first {shown} shown" if shown < summary.final_rows else "")))
                 if summary.top_rows:
-                    st.dataframe(_rows_table(summary.top_rows), hide_index=True, key="plan.summary.rows")
+                    st.dataframe(rows_table(summary.top_rows), hide_index=True, key="plan.summary.rows")
             elif summary.final_text is not None:
                 st.caption(md_escape(f"The final result, {summary.final}:"))
                 st.text(summary.final_text)  # plain text: nothing in it is read as markdown
@@ -93,11 +93,3 @@ def answer_pieces(start: str, worker) -> Iterator[str]:  # noqa: ANN001 - a work
     text = worker.progress().answer or text
     if len(text) > shown:
         yield md_escape(text[shown:])
-
-
-def _rows_table(rows: list[Any]) -> list[dict[str, Any]]:
-    """A few rows as a table: nested values as JSON text, a bare value in a ``value`` column."""
-    def cell(value: Any) -> Any:
-        return json.dumps(value, ensure_ascii=False, default=str) if isinstance(value, (dict, list)) else value
-    return [{str(k): cell(v) for k, v in row.items()} if isinstance(row, dict) else {"value": cell(row)}
-            for row in rows]

@@ -20,7 +20,7 @@ from typing import Any
 
 import streamlit as st
 
-from core import (Plan, PlanStudioError, ReferenceSyntaxError, Run, Tool, check_param, output_paths,
+from core import (Plan, PlanStudioError, ReferenceSyntaxError, Run, StepStatus, Tool, check_param, output_paths,
                   param_schema, parse_reference, preview_reference, remove_param, schema_alternatives,
                   set_ask_first, set_locked, set_note, set_param, set_reference)
 
@@ -30,6 +30,7 @@ from ...workbench._services import Services
 from .._state import Keys, bench
 from .._text import md_escape
 from ._rehearsal_panel import pin_panel
+from ._step_results import step_result
 
 __all__ = ["TYPED", "field_kind", "inspector"]
 
@@ -273,6 +274,9 @@ def inspector(services: Services, plan: Plan, run: Run | None) -> None:
         st.markdown(f"**{md_escape(plan.label(step_id))}**")
         # What the step does in plain words: its tool's first sentence and its key params.
         st.markdown(md_escape(step_sentence(services.registry, plan, step_id)))
+        state = run.steps.get(step_id) if run is not None else None
+        if state is not None and state.status != StepStatus.pending:  # what it came to in the run shown
+            step_result(plan, state, run, key="editor.inspector.result")
         if tool is None:
             st.error(md_escape(f"Unknown tool {step.tool!r}: its params cannot be edited here. Change the "
                                "tool in the Plan JSON, or delete the step."))

@@ -109,7 +109,7 @@ def _next(stage: int, run: Run | None) -> str:
         return ("Check the steps: click one in the graph to see what it does. Then press **Approve**: only an "
                 "approved plan runs.")
     if stage == 2 and run is not None and run.status == "waiting":
-        return "A step waits for you: approve or reject it under **Run** below."
+        return "A step waits for you: approve or reject it beside the graph."
     if stage == 2 and run is not None and run.started_at is not None:
         return md_escape(f"The run is {run.status}: watch it above, or carry it on with the buttons.")
     if stage == 2:

@@ -114,8 +114,7 @@ def pause_panel(services: Services, run: Run) -> None:
                              height=160, **role_gate(Role.approver, doing,
                                                      help="What you approve is what runs: the edit is checked "
                                                           "against the tool's schema and recorded beside the original."))
-            scope, _rest = st.columns([3, 2])  # the longest scope fits; no select across a wide screen
-            scope.selectbox("Scope", list(_SCOPES), format_func=_SCOPES.__getitem__,
+            st.selectbox("Scope", list(_SCOPES), format_func=_SCOPES.__getitem__,
                             key=f"plan.pause.{step.step_id}.scope", **role_gate(Role.approver, doing))
             mine = _approved_by_me(step)
             # The two choices side by side, not half a screen apart.

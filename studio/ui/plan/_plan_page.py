@@ -8,14 +8,9 @@ A ``${step[N]...}`` typed in is read by position (``core.plan._positions``) and 
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
-import pyarrow as pa
 import streamlit as st
 
-from core import EXPLAINED, FINISHED, RESUMABLE, Plan, Problem, Role, Run, RunProgress, StepRun, StepStatus
-from core.formats import SAY_TOOL
+from core import FINISHED, RESUMABLE, Plan, Problem, Role, Run, RunProgress, StepRun, StepStatus
 
 from .. import _actions as actions
 from ._formats_panel import formats_panel
@@ -32,8 +27,9 @@ from ._planner_log_panel import planner_log_panel
 from ._replan_panel import conflict_panel, replan_panel, versions_panel
 from .._review_actions import review_services
 from ._pause_panel import pause_panel
-from ._rehearsal_panel import rehearsal_caption, rehearse_control, run_download, step_source
+from ._rehearsal_panel import rehearsal_caption, rehearse_control, run_download
 from ._rerun_panel import rerun_panel
+from ._step_results import STATUS_COLOUR, step_result, step_title
 from ._resume_panel import resume_panel
 from ._review_bar import review_bar
 from ...workbench._services import Services
@@ -45,11 +41,6 @@ from .._text import md_escape
 __all__ = ["plan_page"]
 
 
-# Streamlit's markdown colour names, matching the graph's status colours.
-_STATUS_COLOUR = {"pending": "gray", "running": "blue", "succeeded": "green", "failed": "red",
-                  "skipped": "orange", "interrupted": "violet",
-                  "cancelled": "gray", "waiting": "yellow", "rejected": "red"}
-
 # How often the page looks at a run in progress.
 _PROGRESS_SECONDS = 0.5
 # A run's succeeded steps drawn before "Show all": each is a table, and a 200-step run's
@@ -58,7 +49,8 @@ _RESULTS_SHOWN = 20
 
 
 def plan_page() -> None:
-    services = actions.page_services("Plan", "start the studio")
+    # Once a plan exists the page starts with its goal: the navigation already says "Plan".
+    services = actions.page_services("Plan", "start the studio", heading=bench().plan is None)
     if services is None:
         return
     _goal_form(services)
@@ -75,7 +67,6 @@ def plan_page() -> None:
         return
     services = review_services(services)  # reviewing an agent's plan: its own tools count too
     conflict_panel(plan)
-    review_bar(services)
     with actions.shown("show the plan"):
         _plan_view(services, plan)
 
@@ -83,9 +74,14 @@ def plan_page() -> None:
 def _goal_form(services: Services) -> None:
     # A form so that Enter in the goal box plans, as the Plan button does.
     form = st.form("plan.goal_form", border=False, enter_to_submit=True)
-    form.text_input("Goal", key=Keys.GOAL, persist_state=PERSIST, placeholder=goal_placeholder(services))
-    button, empty, about = form.columns([1, 2, 6], vertical_alignment="center")
-    button.form_submit_button("Plan", key="plan.make", type="primary", on_click=unsaved.plan_goal,
+    if bench().plan is None:
+        form.text_input("Goal", key=Keys.GOAL, persist_state=PERSIST, placeholder=goal_placeholder(services))
+        button, empty, about = form.columns([1, 2, 6], vertical_alignment="center")
+    else:  # one row: the goal, Plan, and what plans
+        goal, button, about = form.columns([6, 1, 3], vertical_alignment="center")
+        goal.text_input("Goal", key=Keys.GOAL, persist_state=PERSIST, placeholder=goal_placeholder(services),
+                        label_visibility="collapsed")
+    button.form_submit_button("Plan", key="plan.make", type="primary", on_click=unsaved.plan_goal, width="stretch",
                               icon=":material/auto_awesome:", **role_gate(Role.reviewer, "make a plan"))
     if bench().plan is None:  # in the form too: the goal typed so far names the empty plan
         empty.form_submit_button("Start an empty plan", key="editor.empty", icon=":material/add_circle:",
@@ -102,27 +98,33 @@ def _goal_form(services: Services) -> None:
 
 def _plan_view(services: Services, plan: Plan) -> None:
     run: Run | None = bench().run
+    worker = bench().worker
 
     # Approve, Run and Save sit above the graph, filled once the plan is checked: a click on
     # Run all leaves the page where the run's progress and the graph are in view.
     actions_slot = st.container()
-    graph_column, json_column = st.columns([3, 2], gap="large")
+    # One view: the graph, and beside it what needs a person now (a waiting step, a run to
+    # resume, an agent's review), the selected step (params, result, note) and the JSON.
+    graph_column, side_column = st.columns([3, 2], gap="medium")
     with graph_column:
-        st.markdown(f"**Graph** · {len(plan.steps)} step{'s' if len(plan.steps) != 1 else ''} · "
-                    + " ".join(f":{_STATUS_COLOUR[s]}[●] " + s for s in STATUS_COLOURS))
+        st.markdown(_graph_heading(plan, run))
         editor.editor_toolbar(services, plan)
         # Filled last: the graph, or during a run its live progress and graph. A container, not
         # st.empty: an empty element would replace the graph drawn last at the start of every
         # full run of the page, and the graph would go blank until the page got this far.
         graph_slot = st.container()
         if plan.steps:
-            st.caption("Click a step to edit it below; **Connect**, then drag from a step to the step that needs "
-                       "it; select a step or link and press Delete; Ctrl+Z / Ctrl+Shift+Z undo and redo. Hover a "
-                       "step for its params, a link for what flowed along it. ⚠ and a red border: the step has a "
-                       "problem; a dashed border: locked; a blue border: changed since approval.")
+            st.caption("Click a step to see and edit it beside the graph; **Connect**, then drag from a step to the "
+                       "step that needs it; select a step or link and press Delete; Ctrl+Z / Ctrl+Shift+Z undo and "
+                       "redo. Hover a step for its params, a link for what flowed along it. ⚠ and a red border: the "
+                       "step has a problem; a dashed border: locked; a blue border: changed since approval.")
+    with side_column:
+        review_bar(services)
+        if worker is None and run is not None:
+            resume_panel(services)
+            pause_panel(services, run)
         with actions.shown("show the step inspector"):
             inspector(services, plan, run)
-    with json_column:
         marks_slot = json_panel()
 
     # Checked only now: should checking fail, the JSON to fix the plan in is already on the page.
@@ -146,12 +148,9 @@ def _plan_view(services: Services, plan: Plan) -> None:
     compare.compare_panel(services, plan)
     formats_panel(services, plan)
 
-    worker = bench().worker
     lineage = _lineage(services, plan)
     if worker is None and run is not None:
         st.subheader("Run")
-        resume_panel(services)
-        pause_panel(services, run)
         rerun_panel(run)
         _results(plan, run, lineage)
         if not run.finished:  # decided, carried on or resumed elsewhere: shown within a second
@@ -169,6 +168,14 @@ def _plan_view(services: Services, plan: Plan) -> None:
         else:
             st.info("No steps yet: press **Add step** to pick a tool, or add steps in the JSON.",
                     icon=":material/account_tree:")
+
+
+def _graph_heading(plan: Plan, run: Run | None) -> str:
+    """``Graph · 3 steps`` and the colours of the statuses its steps are in (pending before a run)."""
+    shown = set(run.counts()) if run is not None else set()
+    legend = [s for s in STATUS_COLOURS if s in shown] or ["pending"]
+    return (f"**Graph** · {len(plan.steps)} step{'s' if len(plan.steps) != 1 else ''} · "
+            + " ".join(f":{STATUS_COLOUR[s]}[●] " + s for s in legend))
 
 
 def _lineage(services: Services, plan: Plan) -> str | None:
@@ -240,9 +247,9 @@ def _actions_bar(services: Services, plan: Plan, errors: list[Problem], blocker:
     elif going:
         reason = "A run is going on: watch it above; Stop or Cancel it there."
     elif wb.run_waits(bench()):
-        reason = "The run shown waits for your decision on a step: approve or reject it under **Run** below."
+        reason = "The run shown waits for your decision on a step: approve or reject it beside the graph."
     elif other_first:
-        reason = ("The run shown was cut off: **Resume** under **Run** below carries it on (steps that finished "
+        reason = ("The run shown was cut off: **Resume** beside the graph carries it on (steps that finished "
                   "are not run again).")
     elif approved:
         reason = ("Approved. Run it one step at a time or all at once; editing what runs withdraws approval "
@@ -254,6 +261,10 @@ def _actions_bar(services: Services, plan: Plan, errors: list[Problem], blocker:
         reason += f" · Saved as version {saved.version}" + (" (edited since: Save makes a new version)"
                                                              if edited else "")
     st.caption(reason)
+    run = bench().run
+    if run is not None and not going:  # what the run shown came to, by the buttons that run it
+        st.markdown(md_escape(f"The run shown ({run.status}): {wb.summarize_run(run).headline}"),
+                    help="The run's results are beside the graph for the selected step, and all of them under **Run**.")
 
 
 def _confirm_new_run() -> None:
@@ -276,11 +287,6 @@ def _confirm_new_run() -> None:
         cancel.button("Cancel", key="plan.new_run.cancel", on_click=actions.cancel_new_run, width="stretch")
 
 
-def _step_title(plan: Plan, step_id: str) -> str:
-    index = plan.index_of(step_id)
-    return f"Step {index} · {plan.steps[index].tool}"
-
-
 @st.fragment(run_every=_PROGRESS_SECONDS)
 def _live_run(plan: Plan, errors: list[Problem], lineage: str | None) -> None:
     """The run in progress above its graph, redrawn on its own while the worker runs (the graph
@@ -300,7 +306,7 @@ def _live_run(plan: Plan, errors: list[Problem], lineage: str | None) -> None:
     with st.container():
         with st.status(label, expanded=True, state="running"):
             if progress.current is not None:
-                st.write(md_escape(f"{_step_title(plan, progress.current)}: running"))
+                st.write(md_escape(f"{step_title(plan, progress.current)}: running"))
             streamed_answer(progress, worker)  # the model's answer streamed as it is written
         stop, cancel, note = st.columns([1, 1, 4], vertical_alignment="center")
         stop.button("Stop", key="plan.stop", on_click=actions.stop_run, icon=":material/stop:", width="stretch",
@@ -317,7 +323,7 @@ def _live_run(plan: Plan, errors: list[Problem], lineage: str | None) -> None:
     ended = [e for e in progress.events if e.type == "plan_step_end"][-5:]
     if ended:
         st.caption("Last finished: " + md_escape(" · ".join(
-            f"{_step_title(plan, e.step_id or '')}: {e.data['status']}" for e in reversed(ended))))
+            f"{step_title(plan, e.step_id or '')}: {e.data['status']}" for e in reversed(ended))))
 
 
 @st.fragment(run_every=_PROGRESS_SECONDS)
@@ -373,78 +379,10 @@ def _results(plan: Plan, run: Run, lineage: str | None) -> None:
         done = [s for n, s in enumerate(done) if n < _RESULTS_SHOWN or s.status != StepStatus.succeeded]
     for state in done:
         with st.container(border=True):
-            _step_result(plan, state, run)
+            step_result(plan, state, run)
     for name, value in run.appended_results().items():
         st.markdown(f"**{md_escape(name)}**")
         if isinstance(value, (dict, list)):
             st.json(value, expanded=1)
         else:
             st.markdown(md_escape(value))
-
-
-def _step_result(plan: Plan, state: StepRun, run: Run) -> None:
-    status = state.status.value
-    duration = f" · {state.duration_ms:.1f} ms" if state.duration_ms is not None else ""
-    st.markdown(f"**{md_escape(_step_title(plan, state.step_id))}** :{_STATUS_COLOUR[status]}-badge[{status}]{duration}")
-    step_source(run, state.step_id)
-    if state.retried_note:
-        st.caption(md_escape(state.retried_note.capitalize()))
-    if state.status == StepStatus.failed:
-        st.error(md_escape(state.error or "failed"))
-    elif state.status in EXPLAINED:  # not failed: skipped or cut off
-        st.warning(md_escape(state.error or status))
-    elif state.status == StepStatus.succeeded and _said(plan, state) is not None:
-        with st.chat_message("assistant"):
-            st.markdown(md_escape(_said(plan, state)))
-            for n, source in enumerate(_citations(state), start=1):
-                st.caption(md_escape(f"[{n}] " + " · ".join(str(source[k]) for k in ("title", "url", "filepath")
-                                                            if isinstance(source.get(k), str) and source[k])))
-    elif state.status == StepStatus.succeeded:
-        rows = state.rows
-        if rows is not None:
-            st.caption(f"{len(rows)} row{'s' if len(rows) != 1 else ''}")
-            if rows:
-                st.dataframe(_table(rows), hide_index=True, key=f"plan.result.{state.step_id}.rows")
-        elif isinstance(state.result, str):
-            # st.json reads a string as JSON text ("Json Parse Error"): a plain string is text.
-            st.markdown(md_escape(state.result))
-        else:
-            st.json(state.result, expanded=2)
-    if state.arguments:
-        with st.expander("Arguments sent to the tool", key=f"plan.result.{state.step_id}.arguments"):
-            st.json(state.arguments, expanded=False)
-
-
-def _said(plan: Plan, state: StepRun) -> str | None:
-    """The message of a SAY step (Teams AI), which reads best as a chat message."""
-    if plan.step(state.step_id).tool != SAY_TOOL or not isinstance(state.result, dict):
-        return None
-    message = state.result.get("message")
-    return message if isinstance(message, str) else None
-
-
-def _citations(state: StepRun) -> list[dict[str, Any]]:
-    """The sources a SAY step cites (a Teams AI message's context), shown under its message."""
-    cited = state.result.get("citations") if isinstance(state.result, dict) else None
-    return [c for c in cited if isinstance(c, dict)] if isinstance(cited, list) else []
-
-
-def _table(rows: list[Any]) -> Any:
-    """Rows a table can show: nested values as JSON text, bare values in a ``value`` column.
-
-    An Arrow table when Arrow can type every column: Streamlit sends it as it is, where a
-    list of dicts goes through pandas first (ten times the time, paid for every result on
-    every rerun). Columns Arrow cannot type (mixed values) go the pandas way as before.
-    """
-    def cell(value: Any) -> Any:
-        return json.dumps(value, ensure_ascii=False) if isinstance(value, (dict, list)) else value
-    records = [{k: cell(v) for k, v in row.items()} if isinstance(row, dict) else {"value": cell(row)}
-               for row in rows]
-    columns = dict.fromkeys(k for record in records for k in record)  # in order of appearance, as pandas
-    if not all(isinstance(k, str) for k in columns):
-        return records
-    try:
-        table = pa.table({k: [record.get(k) for record in records] for k in columns})
-    except (pa.ArrowException, TypeError, ValueError, OverflowError):
-        return records
-    return records if any(pa.types.is_null(t) for t in table.schema.types) else table
