@@ -61,7 +61,10 @@ ENTRY_SCRIPT = Path(__file__).resolve().parents[1] / "asgi.py"  # the app (app.p
 # Streamlit options the studio needs wherever it is started; .streamlit/config.toml holds the
 # same, for `streamlit run` from the project folder (a test keeps the two equal).
 STUDIO_OPTIONS: dict[str, dict[str, Any]] = {
-    "server": {"headless": True, "address": "127.0.0.1", "enableStaticServing": True},
+    # No file watcher: the studio is an installed app, not a script being written. Watching walks
+    # every imported module's path on the server's event loop after each script run (seen under
+    # py-spy while a second window waited for its page) and keeps polling threads busy.
+    "server": {"headless": True, "address": "127.0.0.1", "enableStaticServing": True, "fileWatcherType": "none"},
     "browser": {"gatherUsageStats": False},
     "client": {"showErrorDetails": "type", "toolbarMode": "minimal"},
     "theme": {"base": "light", "primaryColor": "#2563eb"},
