@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import pickle
-import select
+import selectors
 import signal
 import struct
 import subprocess
@@ -69,18 +69,20 @@ class ChildProcess:
     def _read(self, size: int, deadline: float, timeout: float) -> bytes:
         assert self._process.stdout is not None
         fd, chunks, wanted = self._process.stdout.fileno(), [], size
-        while wanted:
-            ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
-            if not ready:
-                self._process.send_signal(signal.SIGABRT)  # faulthandler writes every thread's stack
-                self._process.wait()
-                raise AssertionError(f"no answer after {timeout} s; the child's stderr:\n{self._said()}")
-            chunk = os.read(fd, wanted)
-            if not chunk:
-                self._process.wait()
-                raise AssertionError(f"the child ended ({self._process.returncode}); its stderr:\n{self._said()}")
-            chunks.append(chunk)
-            wanted -= len(chunk)
+        # A selector, not select(): a worker deep in the suite may hold descriptors past 1024.
+        with selectors.DefaultSelector() as selector:
+            selector.register(fd, selectors.EVENT_READ)
+            while wanted:
+                if not selector.select(max(0.0, deadline - time.monotonic())):
+                    self._process.send_signal(signal.SIGABRT)  # faulthandler writes every thread's stack
+                    self._process.wait()
+                    raise AssertionError(f"no answer after {timeout} s; the child's stderr:\n{self._said()}")
+                chunk = os.read(fd, wanted)
+                if not chunk:
+                    self._process.wait()
+                    raise AssertionError(f"the child ended ({self._process.returncode}); its stderr:\n{self._said()}")
+                chunks.append(chunk)
+                wanted -= len(chunk)
         return b"".join(chunks)
 
     def _said(self) -> str:
