@@ -25,6 +25,8 @@ from studio.ui._sign_in import sign_in_gate  # noqa: E402
 # A file, not a ":material/…:" icon: Streamlit fetches those favicons from Google's servers.
 st.set_page_config(page_title="Plan Studio", page_icon=str(Path(__file__).resolve().parent / "assets" / "icon.png"),
                    layout="wide")
+# Less room above the page than Streamlit leaves (a style only: it takes no place on the page).
+st.html("<style>[data-testid=stMainBlockContainer] { padding-top: 4rem; }</style>")
 init_state()
 sign_in_gate()  # who is here (the local user, a proxy's, an OIDC sign-in); under OIDC, nobody: stops here
 restore_draft()  # the session's first run: the work this tab's URL names comes back

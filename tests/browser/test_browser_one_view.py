@@ -57,8 +57,9 @@ def _each_size(page: Page, name: str, check) -> None:  # noqa: ANN001 - check(pa
     for width, height in SIZES:
         page.set_viewport_size({"width": width, "height": height})
         expect(page.locator("[data-testid=plan-graph][data-ready=true]")).to_be_visible()
-        check(page, height)
+        _to_top(page)
         page.screenshot(path=str(ARTIFACTS / f"one-view-{name}-{width}.png"))
+        check(page, height)
     page.set_viewport_size({"width": 1280, "height": 800})
 
 

@@ -50,7 +50,8 @@ STATUS_COLOURS: dict[StepStatus, tuple[str, str, str]] = {
     StepStatus.rejected: ("#7f1d1d", "#450a0a", "#ffffff"),
 }
 
-GRAPH_MIN_HEIGHT = 440
+# A plan of one row fits with room for the zoom buttons: the graph leaves the first screen to the rest.
+GRAPH_MIN_HEIGHT = 320
 LABEL_FONT_PX = 15
 # The size labels are shown at when the browser takes the user to a step (jump-to-step, the
 # minimap); the first view and Fit show the whole plan, however small that makes them.

@@ -21,10 +21,11 @@ from .._json_places import Places, field_path, json_places, where_said
 from .._roles import role_gate
 from .._state import Keys, PERSIST, bench
 from .._text import md_escape
-from ._graph import GRAPH_MIN_HEIGHT
 from . import _pending_edit as pending_edit
 
 __all__ = ["describe_path", "json_marks", "json_panel", "located_error"]
+
+_HEIGHT_PX = 440  # about 20 lines of a plan's JSON
 
 # At most this many problems are marked (each is one line of the text found again).
 _MARKED = 200
@@ -83,7 +84,7 @@ def json_panel() -> Any:
                    "seed JSON and README examples write them. Off: `${steps.<id>.path}`, by the step's id, "
                    "which keeps naming its step when steps move. Either form may be typed; the text shows "
                    "the form picked once it is applied.")
-    st.text_area("Plan JSON", key=Keys.JSON, height=GRAPH_MIN_HEIGHT, on_change=actions.edit_json, persist_state=PERSIST,
+    st.text_area("Plan JSON", key=Keys.JSON, height=_HEIGHT_PX, on_change=actions.edit_json, persist_state=PERSIST,
                  **role_gate(Role.reviewer, "edit the plan",
                              help="Edit the plan here; Ctrl+Enter (or leaving the field) applies it and the graph "
                                   "follows every valid change."))

@@ -107,12 +107,12 @@ def _plan_view(services: Services, plan: Plan) -> None:
     # resume, an agent's review), the selected step (params, result, note) and the JSON.
     graph_column, side_column = st.columns([3, 2], gap="medium")
     with graph_column:
-        st.markdown(_graph_heading(plan, run))
         editor.editor_toolbar(services, plan)
         # Filled last: the graph, or during a run its live progress and graph. A container, not
         # st.empty: an empty element would replace the graph drawn last at the start of every
         # full run of the page, and the graph would go blank until the page got this far.
         graph_slot = st.container()
+        st.markdown(_graph_heading(plan, run))  # under the graph: the graph itself comes first
         if plan.steps:
             st.caption("Click a step to see and edit it beside the graph; **Connect**, then drag from a step to the "
                        "step that needs it; select a step or link and press Delete; Ctrl+Z / Ctrl+Shift+Z undo and "
@@ -260,11 +260,12 @@ def _actions_bar(services: Services, plan: Plan, errors: list[Problem], blocker:
         edited = saved.fingerprint != actions.fingerprint(plan)
         reason += f" · Saved as version {saved.version}" + (" (edited since: Save makes a new version)"
                                                              if edited else "")
-    st.caption(reason)
     run = bench().run
     if run is not None and not going:  # what the run shown came to, by the buttons that run it
         st.markdown(md_escape(f"The run shown ({run.status}): {wb.summarize_run(run).headline}"),
-                    help="The run's results are beside the graph for the selected step, and all of them under **Run**.")
+                    help=f"{reason}\n\nThe selected step's result is beside the graph; every step's under **Run**.")
+    else:
+        st.caption(reason)
 
 
 def _confirm_new_run() -> None:
