@@ -256,16 +256,16 @@ def _actions_bar(services: Services, plan: Plan, errors: list[Problem], blocker:
                   "(locks and notes do not).")
     else:
         reason = "Review the plan, then approve it to run it."
+    kept = ""
     if saved is not None:
         edited = saved.fingerprint != actions.fingerprint(plan)
-        reason += f" · Saved as version {saved.version}" + (" (edited since: Save makes a new version)"
-                                                             if edited else "")
+        kept = f" · Saved as version {saved.version}" + (" (edited since: Save makes a new version)" if edited else "")
     run = bench().run
     if run is not None and not going:  # what the run shown came to, by the buttons that run it
-        st.markdown(md_escape(f"The run shown ({run.status}): {wb.summarize_run(run).headline}"),
+        st.markdown(md_escape(f"The run shown ({run.status}): {wb.summarize_run(run).headline}") + kept,
                     help=f"{reason}\n\nThe selected step's result is beside the graph; every step's under **Run**.")
     else:
-        st.caption(reason)
+        st.caption(reason + kept)
 
 
 def _confirm_new_run() -> None:
