@@ -30,7 +30,7 @@ from ._bounded_regex import pattern_search
 from .._limits import shown
 from ._time_budget import budget_spent, time_budget
 
-__all__ = ["CHECK_SECONDS", "PLAN_CHECK_SECONDS", "MAX_SCHEMA_NESTING", "NotCheckedAt", "bounded_validator", "check_against",
+__all__ = ["CHECK_SECONDS", "PLAN_CHECK_SECONDS", "STEP_CHECK_SECONDS", "MAX_SCHEMA_NESTING", "NotCheckedAt", "bounded_validator", "check_against",
            "schema_problem"]
 
 # JSON levels (objects and lists) in one schema: ``{"properties": {"x": {}}}`` is 3. A tool's
@@ -40,6 +40,10 @@ CHECK_SECONDS = 1.0  # one tool's arguments, unless an outer budget (a whole pla
 # A whole plan's checks against untrusted schemas (each page run and API view pays it for a
 # hostile plan); a legitimate 1000-step plan with declared tools needs ~0.05 s.
 PLAN_CHECK_SECONDS = 2.0
+# ... and so much more per step: checking an honest plan's steps costs ~0.1 ms of CPU each, but
+# under a loaded machine's contention 10,000 of them passed 2 s and came out "not checked". A
+# hostile plan of ``MAX_STEPS`` steps still ends within a few seconds.
+STEP_CHECK_SECONDS = 0.001
 
 
 class _CutShort(Exception):

@@ -34,7 +34,7 @@ from ._schema_fit import describe_value, may_fit, value_schema
 from ..plan._path_schemas import check_path, schema_at_path
 from ..plan._references import Reference, find_references
 from ..schema._time_budget import time_budget
-from ..schema._untrusted import PLAN_CHECK_SECONDS
+from ..schema._untrusted import PLAN_CHECK_SECONDS, STEP_CHECK_SECONDS
 
 __all__ = ["Problem", "Validator", "PlanCheck", "first_few"]
 
@@ -70,8 +70,9 @@ class Validator:
 
     def validate(self, plan: Plan) -> list[Problem]:
         # Agents' and MCP servers' schemas share one budget per plan, so a slow schema on
-        # every step cannot multiply its cost by the number of steps.
-        with time_budget(PLAN_CHECK_SECONDS):
+        # every step cannot multiply its cost by the number of steps; the 1 ms a step on top
+        # is ten times what an honest step's check costs.
+        with time_budget(PLAN_CHECK_SECONDS + STEP_CHECK_SECONDS * len(plan.steps)):
             return self._validate(plan)
 
     def _validate(self, plan: Plan) -> list[Problem]:
