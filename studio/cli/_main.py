@@ -31,7 +31,7 @@ import os
 import secrets
 import sys
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence, TextIO
+from typing import Iterable, Iterator, Sequence, TextIO
 
 from pydantic import ValidationError
 
@@ -50,25 +50,12 @@ from ._cli_args import parser as _parser
 from ._cli_audit import cmd_audit
 from ._cli_mcp import cmd_mcp_server
 from ._cli_tools import cmd_tools
+from ._studio_options import STUDIO_OPTIONS, studio_argv
 from ._cli_runs import cmd_rehearse, cmd_rerun, cmd_resume, cmd_runs, cmd_worker, run_recorded
 from ..workbench._services import Services, build_services
 from ..workbench import plan_for_goal, replanned
 
 __all__ = ["STUDIO_OPTIONS", "detect_and_load", "main"]
-
-ENTRY_SCRIPT = Path(__file__).resolve().parents[1] / "asgi.py"  # the app (app.py) with the review API
-
-# Streamlit options the studio needs wherever it is started; .streamlit/config.toml holds the
-# same, for `streamlit run` from the project folder (a test keeps the two equal).
-STUDIO_OPTIONS: dict[str, dict[str, Any]] = {
-    # No file watcher: the studio is an installed app, not a script being written. Watching walks
-    # every imported module's path on the server's event loop after each script run (seen under
-    # py-spy while a second window waited for its page) and keeps polling threads busy.
-    "server": {"headless": True, "address": "127.0.0.1", "enableStaticServing": True, "fileWatcherType": "none"},
-    "browser": {"gatherUsageStats": False},
-    "client": {"showErrorDetails": "type", "toolbarMode": "minimal"},
-    "theme": {"base": "light", "primaryColor": "#2563eb"},
-}
 
 _EXIT_FAILED = 1
 _EXIT_ERROR = 2
@@ -354,15 +341,6 @@ _COMMANDS = {"plan": _cmd_plan, "policy": _cmd_policy, "validate": _cmd_validate
              "rerun": lambda args, services: cmd_rerun(args, services, _step_line, _summary)}
 
 
-def _studio_argv(port: int, allowed_origins: Sequence[str] = (), host: str = "127.0.0.1") -> list[str]:
-    served = {**STUDIO_OPTIONS, "server": {**STUDIO_OPTIONS["server"], "address": host}}
-    flags = [f"--{section}.{name}={str(value).lower() if isinstance(value, bool) else value}"
-             for section, options in served.items() for name, value in options.items()]
-    # Streamlit checks a WebSocket's origin too, after the studio's guard (_origin_guard.py).
-    cors = [f"--server.corsAllowedOrigins={origin}" for origin in allowed_origins]
-    return ["run", str(ENTRY_SCRIPT), f"--server.port={port}", *flags, *cors]
-
-
 def _serve(args: argparse.Namespace) -> int:
     import streamlit.web.cli as streamlit_cli
 
@@ -395,7 +373,7 @@ def _serve(args: argparse.Namespace) -> int:
     # process's own environment (the server takes it out again), never written to a file. The
     # server prints the address to open: only it knows whether people sign in with OIDC instead.
     os.environ[START_SECRET_VARIABLE] = secrets.token_urlsafe(32)
-    streamlit_cli.main(args=_studio_argv(args.port, settings.allowed_origins, args.host), prog_name="plan-studio")
+    streamlit_cli.main(args=studio_argv(args.port, settings.allowed_origins, args.host), prog_name="plan-studio")
     return 0
 
 
