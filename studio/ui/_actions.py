@@ -247,12 +247,27 @@ def approve(validator: Validator) -> None:
         st.session_state[Keys.EDITOR_CONFIRM_APPROVE] = False
 
 
+# A run this short (the demo plan's two steps) ends before the click's own rerun would draw its
+# progress: waiting that long draws it finished at once, where watching it took a poll of the
+# progress view and a rerun more (about a second). A longer run shows its progress that much later.
+QUICK_RUN_SECONDS = 0.3
+
+
+def _settle() -> None:
+    """Give a run just started ``QUICK_RUN_SECONDS`` to end (``collect_finished_run`` takes it)."""
+    worker = bench().worker
+    if worker is not None:
+        worker.join(QUICK_RUN_SECONDS)
+
+
 def request_run(kind: RunKind) -> None:
     act(lambda b: wb.request_run(b, get_services(), kind), "run the plan")
+    _settle()
 
 
 def confirm_new_run() -> None:
     act(lambda b: wb.confirm_new_run(b, get_services()), "run the plan")
+    _settle()
 
 
 def open_live_run() -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from apptest_helpers import LIBRARY, edit_json, no_failures, open_library, texts
+from apptest_helpers import edit_json, no_failures, open_library, texts
 from apptest_helpers import PLAN as PLAN_PAGE
 from rerun_helpers import shopping_plan
 from streamlit.testing.v1 import AppTest
