@@ -34,8 +34,6 @@ from pathlib import Path
 from typing import Callable
 
 _ROOT = Path(__file__).resolve().parents[1]
-# This folder holds a studio.py of its own, which would shadow the studio package.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 sys.path[:0] = [str(_ROOT), str(_ROOT / "tests")]
 
 from playwright.sync_api import Locator, Page, sync_playwright  # noqa: E402
