@@ -62,6 +62,7 @@ def test_a_rehearsal_from_the_plan_page(app: AppTest) -> None:
     run = app.session_state[Keys.BENCH].run
     assert run.rehearsal is not None and run.status == "succeeded" and calls == []
     assert f"Run {run.id} · succeeded · 2 succeeded · saved with the plan · rehearsal: no tool was called" in page
+    assert "The rehearsal shown (succeeded): " in page  # by the run buttons too: no tool was called
     assert "rehearsal · made from the output schema" in page and "rehearsal · pinned result" in page
     assert any(b.label == "Download the run (JSON)" for b in app.get("download_button"))
 

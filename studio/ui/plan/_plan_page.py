@@ -262,7 +262,8 @@ def _actions_bar(services: Services, plan: Plan, errors: list[Problem], blocker:
         kept = f" · Saved as version {saved.version}" + (" (edited since: Save makes a new version)" if edited else "")
     run = bench().run
     if run is not None and not going:  # what the run shown came to, by the buttons that run it
-        st.markdown(md_escape(f"The run shown ({run.status}): {wb.summarize_run(run).headline}") + kept,
+        shown = "The rehearsal shown" if run.rehearsal is not None else "The run shown"  # no tool was called
+        st.markdown(md_escape(f"{shown} ({run.status}): {wb.summarize_run(run).headline}") + kept,
                     help=f"{reason}\n\nThe selected step's result is beside the graph; every step's under **Run**.")
     else:
         st.caption(reason + kept)
