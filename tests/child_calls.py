@@ -89,6 +89,12 @@ class ChildProcess:
         self._stderr.seek(0)
         return self._stderr.read()[-8000:].decode(errors="replace")
 
+    def __enter__(self) -> "ChildProcess":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
     @property
     def alive(self) -> bool:
         return self._process.poll() is None

@@ -139,12 +139,9 @@ def _check_catastrophic() -> list[tuple[str, str]]:
 def test_a_catastrophic_pattern_from_an_agents_tool_is_checked_in_bounded_time() -> None:
     # Python's re would take hours on this and hold the GIL: run it in a fresh process with a
     # liveness bound (tests/child_calls.py says why not a fork or a fork server).
-    child = ChildProcess()
-    try:
+    with ChildProcess() as child:
         child.call(_imported, timeout=240)  # the bound is for the check, not for starting the child and importing
         problems = child.call(_check_catastrophic, timeout=60)
-    finally:
-        child.close()
     *found, (_, seconds) = problems
     assert [field for field, _ in found] == ["text"]
     assert "not checked" in found[0][1] and "^(?=(a|aa)+$)" in found[0][1]
