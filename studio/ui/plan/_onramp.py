@@ -16,7 +16,7 @@ from typing import Any
 
 import streamlit as st
 
-from core import Plan, Role, Run
+from core import RESUMABLE, Plan, Role, Run
 from core.planners import ExampleGoal
 
 from .. import _actions as actions
@@ -110,6 +110,9 @@ def _next(stage: int, run: Run | None) -> str:
                 "approved plan runs.")
     if stage == 2 and run is not None and run.status == "waiting":
         return "A step waits for you: approve or reject it beside the graph."
+    if stage == 2 and run is not None and run.status in RESUMABLE:
+        return md_escape(f"The run is {run.status}: beside the graph, say what becomes of the steps it cut off "
+                         "and Resume it (what finished does not run again).")
     if stage == 2 and run is not None and run.started_at is not None:
         return md_escape(f"The run is {run.status}: watch it above, or carry it on with the buttons.")
     if stage == 2:
