@@ -47,7 +47,9 @@ def test_a_token_made_on_settings_is_shown_once_works_and_is_revoked(page: Page,
     # Opened from the keyboard (a click on this box, focused already, leaves its list shut).
     box = page.get_by_role("combobox", name="Token to revoke")
     box.focus()
+    expect(box).to_be_focused()  # the key goes to the box drawn now (the screenshot's resizes redraw the page)
     page.keyboard.press("ArrowDown")
+    expect(box).to_have_attribute("aria-expanded", "true")
     click(page.locator("[role=option]", has_text="nightly-bot"))
     expect(tokens).not_to_contain_text(token)  # the next run no longer shows it
     click(page.get_by_role("button", name="Revoke"))
