@@ -249,7 +249,7 @@ def approve(validator: Validator) -> None:
 
 # A run this short (the demo plan's two steps) ends before the click's own rerun would draw its
 # progress: waiting that long draws it finished at once, where watching it took a poll of the
-# progress view and a rerun more (about a second). A longer run shows its progress that much later.
+# progress view (every 0.5 s) and a rerun more. A longer run shows its progress that much later.
 QUICK_RUN_SECONDS = 0.3
 
 
