@@ -30,10 +30,6 @@ class RunHandle(Protocol):
 
     def stop(self) -> None: ...
 
-    def join(self, timeout: float | None = None) -> bool:
-        """Wait at most ``timeout`` seconds for the run's part to end; True when it has."""
-        ...
-
     def cancel(self) -> None:
         """End the run now: running steps are cancelled (or abandoned) and marked so."""
         ...
