@@ -58,6 +58,7 @@ from .run._background import BackgroundRun, RunThread
 from .run._live_view import LiveView, RunKind, RunProgress
 from .editing._output_paths import OutputPath, output_paths
 from .plan._references import path_text
+from .plan._position_form import plan_with_positions, text_with_ids, text_with_positions
 from .run._previews import Preview, flow_preview, preview_reference
 from .editing._param_edits import (check_param, param_schema, reference_text, remove_param, set_ask_first, set_locked, set_note,
                            set_param, set_reference)
@@ -126,6 +127,7 @@ __all__ += ["STATUS_TABLE", "StatusTraits", "FINISHED", "RUNNABLE", "BLOCKING", 
             "RESUMABLE", "REPORT_ORDER"]
 # A plan's content identity: what runs, and its review notes (kept apart to merge cleanly).
 __all__ += ["PlanIdentity", "plan_identity"]
+__all__ += ["plan_with_positions", "text_with_ids", "text_with_positions"]
 # The one list of extension points, and the marker plugins put on their hooks (kept apart to merge cleanly).
 from . import hooks  # noqa: E402
 from .hooks import hookimpl  # noqa: E402
@@ -133,3 +135,11 @@ from .hooks import hookimpl  # noqa: E402
 __all__ += ["hooks", "hookimpl"]
 # A plain tools file says what its functions do: @tool(read_only=True) (kept apart to merge cleanly).
 __all__ += ["tool"]
+# Rehearsal runs: every tool call answered by a stand-in (kept apart to merge cleanly).
+from .run._model import Rehearsal  # noqa: E402
+from .run._rehearsal import REHEARSAL_RULE, StandIn, StandInTools, rehearse, stand_ins, start_rehearsal  # noqa: E402
+from ._errors import RehearsalRefused  # noqa: E402
+from .schema._sample import sample_of  # noqa: E402
+
+__all__ += ["Rehearsal", "RehearsalRefused", "REHEARSAL_RULE", "StandIn", "StandInTools", "rehearse", "stand_ins",
+            "start_rehearsal", "sample_of"]

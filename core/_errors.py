@@ -24,6 +24,7 @@
     ├── DescriptionRefused       a Lab edit of a tool's words the manual cannot take
     ├── RunStillGoing            a durable run is being run by a process still alive
     ├── StepsInDoubt             writing steps were cut off mid-call: a person decides
+    ├── RehearsalRefused         a rehearsal cannot start: writing steps lack a result (names them)
     ├── DatabaseGone             a durable run stopped: its database could not be reached
     ├── ReviewRequestError       a review submission is malformed (names the field)
     ├── AuditQueryError          a query of the audit is malformed (names the filter)
@@ -219,6 +220,15 @@ class DescriptionRefused(PlanStudioError):
 
 class RunStillGoing(PlanStudioError):
     """The run is being run by a process that is still alive."""
+
+
+class RehearsalRefused(PlanStudioError):
+    """A rehearsal cannot start (or go on): steps of tools that may write have no recorded or
+    pinned result (``steps`` names them), a pin names no step, or a real tool would be reached."""
+
+    def __init__(self, message: str, steps: Sequence[str] = ()) -> None:
+        self.steps = list(steps)
+        super().__init__(message)
 
 
 class StepsInDoubt(PlanStudioError):

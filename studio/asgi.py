@@ -32,6 +32,7 @@ from studio.api._grants_api import grant_routes  # noqa: E402
 from studio.api._health_api import health_routes  # noqa: E402
 from studio.api._sign_in_guard import sign_in_guard  # noqa: E402
 from studio.ui._session import get_services, oidc_configured  # noqa: E402
+from studio.ui._warm_up import warm_up  # noqa: E402
 
 
 def _start_secret() -> str | None:
@@ -56,6 +57,7 @@ def _start_secret() -> str | None:
 
 
 _SETTINGS = Settings.from_env()
+warm_up()  # before the address is printed: the first page finds the studio ready
 # The API answers with the pages' own cached services: one store and one set of tools.
 _API = [*api_routes(get_services), *run_routes(get_services), *run_control_routes(get_services),
         *rerun_routes(get_services), *grant_routes(get_services), *audit_routes(get_services)]

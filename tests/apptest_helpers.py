@@ -26,7 +26,7 @@ def no_failures(at: AppTest) -> None:
 
 
 def make_plan(at: AppTest, goal: str = GOAL) -> Plan:
-    at.text_area(key=Keys.GOAL).input(goal)
+    at.text_input(key=Keys.GOAL).input(goal)
     at.button(key="plan.make").click().run()
     no_failures(at)
     return at.session_state[Keys.BENCH].plan
@@ -65,3 +65,19 @@ def run_plan(at: AppTest, kind: str = "all") -> None:
         assert worker.join(60), "the run did not finish"
         at.run()
         no_failures(at)
+
+
+def open_library(at: AppTest) -> None:
+    """Go to the Library and open every card's "Versions and runs" (drawn only while open; the
+    browser opens one with a click, which reruns the page)."""
+    at.switch_page(LIBRARY).run()
+    open_cards(at)
+
+
+def open_cards(at: AppTest) -> None:
+    """Open every Library card drawn (a card gone from the page, by a search, closes)."""
+    plan_ids = [b.key.split(".", 2)[2] for b in at.button if b.key and b.key.startswith("library.open.")
+                and b.key.count(".") == 2]
+    for plan_id in plan_ids:
+        at.session_state[f"library.history.{plan_id}"] = True
+    at.run()

@@ -202,7 +202,11 @@ def click(target: Locator) -> None:
 def enter(field: Locator, text: str) -> None:
     """Type ``text`` and commit it as Streamlit does on Enter (Ctrl+Enter in a text area), then
     wait until the rerun it causes is drawn. ``text`` must differ from the field's value: an
-    unchanged value commits nothing, so no run would come."""
+    unchanged value commits nothing, so no run would come. A field in a form (the goal box) is
+    only filled: the form's button pressed next (Plan) sends it, as Enter there would."""
+    if field.evaluate("e => e.closest('[data-testid=stForm]') !== null"):
+        field.fill(text)
+        return
     with reruns(field.page):
         field.fill(text)
         field.press("Enter" if field.evaluate("e => e.tagName") == "INPUT" else "Control+Enter")

@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Mapping, TypeVar
 
 from ..access._actor import Actor
-from .._errors import PlanStudioError, RunStillGoing, StepsInDoubt
+from .._errors import PlanStudioError, RehearsalRefused, RunStillGoing, StepsInDoubt
 from ..run._engine import RunRecorder
 from ..run._executor import Event, Executor
 from ..plan._model import Plan
@@ -301,6 +301,9 @@ class DurableRuns:
         (``_started_with``), saying what: its steps would run other code. ``run``: as stored, if
         the caller has it."""
         run = run if run is not None else self.store.load_run(run_id)
+        if run.rehearsal is not None:  # its results stood in: carried on here, real tools would run
+            raise RehearsalRefused(f"run {run_id!r} is a rehearsal: it is never carried on with real tools; "
+                                   "rehearse the plan again, or run it for real")
         changes = what_changed(self.store, run_id, run.plan, self.registry)
         if changes:
             raise PlanStudioError(f"run {run_id!r} cannot go on: {first_few(changes)}")

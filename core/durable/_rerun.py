@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .._errors import PlanStudioError
+from .._errors import PlanStudioError, RehearsalRefused
 from ..plan._model import Plan
 from ..tooling._registry import ToolRegistry
 from ..run._model import Run, StepRun
@@ -67,6 +67,9 @@ def rerun_choice(parent: Run, *, from_step: str | None = None, retry: bool = Fal
                  registry: ToolRegistry | None = None) -> RerunChoice:
     """The rerun of ``parent`` from ``from_step`` (a step id or number), or its retry."""
     plan = parent.plan
+    if parent.rehearsal is not None:  # its results stood in: reused, real steps would build on them
+        raise RehearsalRefused(f"run {parent.id!r} is a rehearsal: its results are not reused by a real run; "
+                               "rehearse the plan again, or run it for real")
     if retry:
         # Failed, or cut off (in doubt, say): the steps a retry is for.
         chosen = [s.id for s in plan.steps

@@ -1,5 +1,9 @@
 """Edits of one step's fields, addressed by step id: params, references, note and lock.
 
+Both keep ``depends_on`` in step with the references they write: a step whose param now uses
+another step's output lists that step in ``depends_on`` too, so the JSON says what the graph
+draws (a reference alone draws the edge; ``depends_on: []`` beside it read as "no dependency").
+
 ``set_param`` stores what it is given, as the JSON panel does: the validator reports a value
 that does not fit on its field, and approval waits until it does. The step form asks
 ``check_param`` first, so a wrong value is shown on the field and never applied silently.
@@ -18,7 +22,7 @@ from ..plan._model import Plan
 from ..tooling._registry import ToolRegistry, describe_schema
 from ..validation._schema_fit import may_fit
 from ..plan._path_schemas import check_path, schema_at_path
-from ..plan._references import parse_reference, step_reference
+from ..plan._references import parse_reference, referenced_step_ids, step_reference
 from ..validation._validator import Validator
 
 __all__ = ["set_param", "remove_param", "set_reference", "reference_text", "set_note", "set_locked", "set_ask_first",
@@ -39,7 +43,7 @@ def set_param(plan: Plan, step_id: str, name: str, value: Any) -> Plan:
     name = _param_name(name)
     step = plan.steps[index]
     try:
-        return with_step(plan, index, params={**step.params, name: value})
+        return _with_needs(with_step(plan, index, params={**step.params, name: value}), index, name)
     except PlanError as exc:  # not JSON, too deep, too long: say which step and field
         raise EditRefused(f"{plan.label(step_id)} · params.{name}: {exc}", step_ids=[step_id],
                           fields=[f"params.{name}"]) from exc
@@ -151,7 +155,17 @@ def set_reference(plan: Plan, step_id: str, name: str, from_id: str, path: str, 
     chain = path_between(plan, step_id, from_id)
     if chain is not None:
         raise refuse(f"that would make a cycle: {chain_text(plan, [from_id, *chain])}", *chain[1:])
-    return with_step(plan, index, params={**step.params, name: text})
+    return _with_needs(with_step(plan, index, params={**step.params, name: text}), index, name)
+
+
+def _with_needs(plan: Plan, index: int, name: str) -> Plan:
+    """``plan`` where step ``index`` also depends on the steps its param ``name`` references, as
+    stored (a ``${step[N]`` typed is an id by now), in plan order after the ones listed already;
+    unknown ids are left to the validator."""
+    step = plan.steps[index]
+    used = referenced_step_ids(step.params.get(name))
+    added = [s.id for s in plan.steps if s.id in used and s.id != step.id and s.id not in step.depends_on]
+    return with_step(plan, index, depends_on=[*step.depends_on, *added]) if added else plan
 
 
 def check_param(registry: ToolRegistry, plan: Plan, step_id: str, name: str, value: Any) -> str | None:

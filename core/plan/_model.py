@@ -177,15 +177,24 @@ class Plan(BaseModel):
         # works its identity out afresh.
         copied = super().model_copy(update=update, deep=deep)
         copied.__dict__.pop("identity", None)
+        copied.__dict__.pop("_places", None)
         return copied
 
     # -- lookups ---------------------------------------------------------------------------
     def index_of(self, step_id: str) -> int:
-        # The ids listed and searched in C: labels look steps up one by one, and a Python
-        # loop here made drawing a long plan cost its square.
+        # Looked up in a dict kept on the plan: labels, diffs and tooltips look steps up one by
+        # one, and a search of the list made drawing a long plan cost its square. A hit is checked
+        # against the list and a miss looks again, so a step list changed in place (a deep copy a
+        # test changes) is never answered from a stale dict.
+        places = self.__dict__.get("_places")
+        at = places.get(step_id) if places is not None else None
+        if at is not None and at < len(self.steps) and self.steps[at].id == step_id:
+            return at
+        places = {step.id: n for n, step in enumerate(self.steps)}
+        self.__dict__["_places"] = places
         try:
-            return list(map(_step_id, self.steps)).index(step_id)
-        except ValueError:
+            return places[step_id]
+        except KeyError:
             raise KeyError(step_id) from None
 
     def step(self, step_id: str) -> Step:

@@ -21,12 +21,12 @@ from typing import Any, Mapping, Sequence
 from .._limits import MAX_INDEX_DIGITS
 from ._references import ID_AT, Reference, id_of, step_reference, walk_strings
 
-__all__ = ["ids_for_positions", "positions_for_ids", "has_positions", "dangling_position", "as_written"]
+__all__ = ["POSITION_AT", "ids_for_positions", "positions_for_ids", "has_positions", "dangling_position", "as_written"]
 
 # The opening of a positional reference, malformed ones included (``${step[2].data.`` still
 # names step 2), so a conversion never leaves one half read.
 _DANGLING = re.compile(r"step\[([0-9]+)\]")
-_POSITION = re.compile(r"\$\{\s*step\s*\[\s*([0-9]{1,%d})\s*\]" % MAX_INDEX_DIGITS)
+POSITION_AT = re.compile(r"\$\{\s*step\s*\[\s*([0-9]{1,%d})\s*\]" % MAX_INDEX_DIGITS)
 
 
 def has_positions(params: Any) -> bool:
@@ -34,7 +34,7 @@ def has_positions(params: Any) -> bool:
 
     def look(text: str) -> str:
         nonlocal found
-        found = found or _POSITION.search(text) is not None
+        found = found or POSITION_AT.search(text) is not None
         return text
 
     walk_strings(params, look)
@@ -51,7 +51,7 @@ def ids_for_positions(params: Any, ids: Sequence[str]) -> Any:
         n = int(m.group(1))
         return step_reference(ids[n] if n < len(ids) else f"step[{n}]")[:-1]
 
-    return walk_strings(params, lambda text: _POSITION.sub(convert, text))
+    return walk_strings(params, lambda text: POSITION_AT.sub(convert, text))
 
 
 def positions_for_ids(params: Any, position: Mapping[str, int]) -> Any:
@@ -77,3 +77,4 @@ def as_written(ref: Reference) -> str:
     if past is None:
         return ref.text
     return ref.text.replace(step_reference(ref.step)[:-1], f"${{step[{past}]", 1)
+

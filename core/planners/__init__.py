@@ -15,6 +15,7 @@ from .._settings import Settings
 from ._base import ObservedPlanner, PlanContext, Planner, PlannerSpec
 from .embedded._planner import MAX_GOAL_LENGTH, EmbeddedPlanner
 from .embedded._notices import planner_notices
+from .embedded._starters import ExampleGoal, example_goals, first_sentence
 from .embedded._unread import unread_notice
 from .llm._planner import LLMPlanner
 from ._manual import render_manual
@@ -25,7 +26,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["MAX_GOAL_LENGTH", "EmbeddedPlanner", "LLMPlanner", "PlanContext", "Planner", "PlannerSpec",
            "ObservedPlanner", "make_planner", "planner_specs",
-           "planner_notices", "render_manual", "unread_notice", "planner_log", "log_lines"]
+           "ExampleGoal", "example_goals", "first_sentence", "planner_notices", "render_manual", "unread_notice", "planner_log", "log_lines"]
 
 
 def planner_specs() -> dict[str, PlannerSpec]:

@@ -16,7 +16,7 @@ from pydantic import AliasChoices, BaseModel, Field
 from ..plan._model import Plan
 from ._status import StepStatus
 
-__all__ = ["Ask", "Grant", "Run", "StepAttempt", "StepDecision", "StepRun", "StepStatus"]
+__all__ = ["Ask", "Grant", "Rehearsal", "Run", "StepAttempt", "StepDecision", "StepRun", "StepStatus"]
 
 
 class StepAttempt(BaseModel):
@@ -157,6 +157,22 @@ class StepRun(BaseModel):
         return None
 
 
+class Rehearsal(BaseModel):
+    """What marks a run as a rehearsal (``core.run._rehearsal``): no tool was called, each step's
+    result stood in from ``sources[step_id]``: "pin" (a result the user pinned), "recording" (the
+    step's result in run ``recording``, a real one), "schema" (a value made from the tool's output
+    schema) or "none" (a read-only tool with neither: its result is null)."""
+
+    recording: str | None = None
+    sources: dict[str, str] = Field(default_factory=dict)
+
+    def source_of(self, step_id: str) -> str:
+        """Where the step's result came from, in words: "rehearsal · pinned result"."""
+        words = {"pin": "pinned result", "recording": f"recorded in run {self.recording}",
+                 "schema": "made from the output schema", "none": "no result (null)"}
+        return "rehearsal · " + words.get(self.sources.get(step_id, ""), "no tool called")
+
+
 class Run(BaseModel):
     """One execution of a plan, with every step's status and result."""
 
@@ -169,6 +185,8 @@ class Run(BaseModel):
     # The actor id of whoever submitted the plan this run carries out (an agent's owner, a
     # review's submitter), when known: they may not approve its waiting steps themselves.
     submitted_by: str | None = None
+    # Set on a rehearsal (no tool called; each step's result stood in): ``Rehearsal``. None: a real run.
+    rehearsal: Rehearsal | None = None
 
     @classmethod
     def for_plan(cls, plan: Plan) -> "Run":

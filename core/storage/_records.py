@@ -52,6 +52,7 @@ class RunSummary:
     parent_id: str | None = None
     rerun_from: str | None = None
     rerun_from_label: str | None = None
+    rehearsal: bool = False  # a rehearsal: no tool was called (``core.Rehearsal``)
 
     @property
     def paused(self) -> bool:

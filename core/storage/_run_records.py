@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pydantic_core import PydanticSerializationError, to_jsonable_python
-from sqlalchemy import text, update
+from sqlalchemy import case, func, text, update
 from sqlmodel import select
 
 from .._errors import StorageError
@@ -41,6 +41,7 @@ class RunListing:
     finished_at: dt.datetime | None
     parent_id: str | None
     rerun_from: str | None
+    rehearsal: bool = False  # no tool was called (``core.Rehearsal``)
 
 
 # The two writes every step makes, compiled once (the store's tables, plain SQL both dialects read).
@@ -150,12 +151,52 @@ class RunRecords:
 
     def recent(self, limit: int = 50) -> list[RunListing]:
         """The latest runs of every plan, newest first."""
-        with self._db.session("list the runs") as session:
-            rows = session.exec(select(RunRow, PlanRow.goal).join(PlanRow, PlanRow.id == RunRow.plan_id)
+        return self._listed("list the runs", limit=limit)
+
+    def _listed(self, action: str, *where: Any, limit: int) -> list[RunListing]:
+        with self._db.session(action) as session:
+            rows = session.exec(select(RunRow, PlanRow.goal).join(PlanRow, PlanRow.id == RunRow.plan_id).where(*where)
                                 .order_by(RunRow.created_at.desc(), RunRow.id).limit(limit)).all()  # type: ignore[attr-defined]
         return [RunListing(id=r.id, status=r.status, plan_id=r.plan_id, version=r.version, goal=goal,
                            created_at=r.created_at, started_at=r.started_at, finished_at=r.finished_at,
-                           parent_id=r.parent_id, rerun_from=r.rerun_from) for r, goal in rows]
+                           parent_id=r.parent_id, rerun_from=r.rerun_from, rehearsal=r.rehearsal_json is not None)
+                for r, goal in rows]
+
+    # -- runs not over: what a tab, the Reviews page and a second Run ask about ---------------------
+    def unfinished(self, plan_id: str, version: int, statuses: tuple[str, ...], limit: int = 20) -> list[RunListing]:
+        """The runs of that version recorded in one of ``statuses`` and not finished, newest first."""
+        return self._listed("list the version's runs not over", RunRow.plan_id == plan_id, RunRow.version == version,
+                            RunRow.status.in_(statuses), RunRow.finished_at.is_(None), limit=limit)  # type: ignore[attr-defined,union-attr]
+
+    def waiting(self, limit: int = 50) -> list[RunListing]:
+        """The runs recorded waiting for a person, newest first."""
+        return self._listed("list the runs waiting", RunRow.status == "waiting", RunRow.finished_at.is_(None),  # type: ignore[union-attr]
+                            limit=limit)
+
+    def waiting_count(self) -> int:
+        """How many runs are recorded waiting for a person."""
+        with self._db.session("count the runs waiting") as session:
+            return int(session.exec(select(func.count()).select_from(RunRow).where(
+                RunRow.status == "waiting", RunRow.finished_at.is_(None))).one())  # type: ignore[union-attr]
+
+    def stamp(self, run_id: str) -> tuple[Any, ...] | None:
+        """Where the run is, cheaply (None: no such run): its status and end, and per step status
+        how many steps, and of the steps waiting the length of their decisions and approvals (never
+        a result: a run's results are most of its bytes). It moves whenever a step starts, ends, waits or
+        is decided (a decision is written while its step still waits), so a page can look at it
+        every half second instead of loading the whole run."""
+        with self._db.session("look at the run") as session:
+            head = session.exec(select(RunRow.status, RunRow.finished_at).where(RunRow.id == run_id)).first()
+            if head is None:
+                return None
+            steps = session.exec(
+                select(StepRunRow.status, func.count(), func.sum(case(
+                    (StepRunRow.status == "waiting",  # only there: a row past its result costs its pages
+                     func.length(func.coalesce(StepRunRow.decision_json, ""))
+                     + func.length(func.coalesce(StepRunRow.approvals_json, ""))), else_=0)))
+                .where(StepRunRow.run_id == run_id).group_by(StepRunRow.status)  # type: ignore[arg-type]
+                .order_by(StepRunRow.status)).all()
+        return (head[0], head[1], *((status, int(n), int(decided or 0)) for status, n, decided in steps))
 
     # -- workers -----------------------------------------------------------------------------
     def worker_seen(self, worker_id: str, at: dt.datetime) -> None:

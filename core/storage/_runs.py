@@ -16,7 +16,7 @@ from sqlmodel import select
 
 from .._errors import NotFound, StorageError
 from ..plan._model import Step
-from ..run._model import Run, StepRun, StepStatus
+from ..run._model import Rehearsal, Run, StepRun, StepStatus
 from ..plan._labels import step_label
 from ._engine import Database
 from ._plans import plan_row
@@ -69,6 +69,7 @@ class Runs:
             row.status = run.status
             row.answer = run.answer
             row.submitted_by = getattr(run, "submitted_by", None)
+            row.rehearsal_json = None if run.rehearsal is None else run.rehearsal.model_dump_json()
             row.plan_json = text
             session.add(row)
             session.exec(delete(StepRunRow).where(StepRunRow.run_id == run.id))  # type: ignore[call-overload]
@@ -89,7 +90,8 @@ class Runs:
                 .group_by(StepRunRow.run_id, StepRunRow.status)).all()
         counts = _counts(tallies)
         return [RunSummary(id=r.id, plan_id=r.plan_id, version=r.version, started_at=r.started_at,
-                           finished_at=r.finished_at, status=r.status, counts=counts.get(r.id, {}))
+                           finished_at=r.finished_at, status=r.status, counts=counts.get(r.id, {}),
+                           rehearsal=r.rehearsal_json is not None)
                 for r in runs]
 
     def load(self, run_id: str) -> Run:
@@ -114,7 +116,9 @@ class Runs:
             # just read and checked.
             return Run.model_construct(id=row.id, plan=plan, steps=steps, started_at=row.started_at,
                                        finished_at=row.finished_at, answer=row.answer,
-                                       submitted_by=row.submitted_by)
+                                       submitted_by=row.submitted_by,
+                                       rehearsal=None if row.rehearsal_json is None
+                                       else Rehearsal.model_validate_json(row.rehearsal_json))
         except (ValueError, ValidationError) as exc:
             raise StorageError(f"{where} in {self._db.path} is unreadable: {exc}") from exc
 
@@ -138,7 +142,8 @@ class Runs:
                 .where(PlanVersionRow.plan_id.in_(ids))  # type: ignore[attr-defined]
                 .order_by(PlanVersionRow.plan_id, PlanVersionRow.version)).all()
             runs = session.exec(select(RunRow.id, RunRow.plan_id, RunRow.version, RunRow.started_at,
-                                       RunRow.finished_at, RunRow.status, RunRow.parent_id, RunRow.rerun_from)
+                                       RunRow.finished_at, RunRow.status, RunRow.parent_id, RunRow.rerun_from,
+                                       RunRow.rehearsal_json.is_not(None))  # type: ignore[union-attr]
                                 .where(RunRow.plan_id.in_(ids))  # type: ignore[attr-defined]
                                 .order_by(RunRow.created_at.desc(), RunRow.id)).all()
             reruns = [r[0] for r in runs if r[7] is not None]
@@ -157,11 +162,12 @@ class Runs:
                                                           message=message, step_count=steps or 0))
         plans = {run_id: text for run_id, text in rerun_plans}
         labels = _StepLabels()
-        for run_id, plan_id, number, started, finished, status, parent_id, rerun_from in runs:
+        for run_id, plan_id, number, started, finished, status, parent_id, rerun_from, rehearsal in runs:
             label = labels(plans[run_id], rerun_from) if rerun_from is not None else None
             found[plan_id].runs.append(RunSummary(id=run_id, plan_id=plan_id, version=number, started_at=started,
                                                   finished_at=finished, status=status, counts=counts.get(run_id, {}),
-                                                  parent_id=parent_id, rerun_from=rerun_from, rerun_from_label=label))
+                                                  parent_id=parent_id, rerun_from=rerun_from, rerun_from_label=label,
+                                                  rehearsal=bool(rehearsal)))
         return found
 
 
@@ -188,7 +194,7 @@ class _StepLabels:
 
 def _counts(tallies: Any) -> dict[str, dict[str, int]]:
     """(run id, status, count) rows as each run's counts, in the order of ``StepStatus``."""
-    order = {status.value: n for n, status in enumerate(StepStatus)}
+    order = {status: n for n, status in enumerate(StepStatus)}  # a str enum: looked up by the name stored
     counts: dict[str, dict[str, int]] = {}
     for run_id, status, count in sorted(tallies, key=lambda t: order.get(t[1], len(order))):
         counts.setdefault(run_id, {})[status] = count

@@ -88,6 +88,8 @@ class RunRow(SQLModel, table=True):
     parent_id: str | None = Field(default=None, description="The run a retry or rerun came from.")
     rerun_from: str | None = Field(default=None, description="The step a rerun starts again from.")
     submitted_by: str | None = Field(default=None, description="Who submitted the plan run (may not approve it).")
+    rehearsal_json: str | None = Field(default=None, description="What marks a rehearsal (no tool called): the run "
+                                       "its results were recorded in and each step's source; NULL for a real run.")
 
 
 class StepRunRow(SQLModel, table=True):

@@ -32,33 +32,114 @@ function showScale(root) {
   root.setAttribute("data-scale", root.__network.getScale().toFixed(4));
 }
 
-// The whole plan if its labels stay legible so; else the legible scale, starting at the
-// first steps (top left), and the user pans or zooms to the rest.
-function firstView(root, canvas, data) {
+// The whole plan, whatever its size: a large one is an overview to zoom into (the minimap
+// and the jump-to-step list take the user to a step at a legible size).
+function firstView(root) {
   const network = root.__network;
   network.fit({ animation: false });
-  const legible = data.minLabelPx / data.labelPx;
-  if (network.getScale() < legible) {
-    const ids = data.nodes.map((n) => n.id);
-    let left = Infinity, top = Infinity;
-    for (const id of ids) {
-      const box = network.getBoundingBox(id);
-      left = Math.min(left, box.left);
-      top = Math.min(top, box.top);
-    }
-    const margin = 44 / legible;  // clear of the zoom buttons in the top right
-    network.moveTo({ scale: legible, animation: false, position: {
-      x: left - margin + canvas.clientWidth / (2 * legible),
-      y: top - margin + canvas.clientHeight / (2 * legible) } });
-  }
+  // Zooming out stops a little past the whole plan; zooming in to legible is always possible.
+  root.__minScale = Math.min(network.getScale(), root.__legible) * 0.8;
   showScale(root);
 }
 
-// Labels never go below the legible size: Fit shows as much of the plan as stays legible
-// (all of a small one), and neither the buttons nor the mouse wheel zoom out further.
-function keepLegible(root) {
+// Neither the buttons nor the mouse wheel zoom out past the whole plan.
+function keepMinimum(root) {
   const network = root.__network;
-  if (network.getScale() < root.__legible) network.moveTo({ scale: root.__legible, animation: false });
+  if (network.getScale() < root.__minScale) network.moveTo({ scale: root.__minScale, animation: false });
+}
+
+// A step selected from outside the graph (jump-to-step, a new step) is brought into view at a
+// legible size; the view is then the user's, so a run's progress no longer moves it.
+function bringIntoView(root, id) {
+  const network = root.__network;
+  const position = network.getPositions([id])[id];
+  if (!position) return;
+  const scale = Math.max(network.getScale(), root.__legible);
+  const canvas = root.querySelector(".ps-graph-canvas");
+  const view = network.getViewPosition();
+  const inside = Math.abs(position.x - view.x) < canvas.clientWidth / (2 * scale) * 0.8
+    && Math.abs(position.y - view.y) < canvas.clientHeight / (2 * scale) * 0.8;
+  if (inside && scale === network.getScale()) return;
+  root.__userMoved = true;
+  network.moveTo({ position, scale, animation: false });
+  showScale(root);
+}
+
+// The overview of a large plan: every step a dot in its status colour, the view a rectangle;
+// a click there centres the view on that point (at a legible size).
+function drawMinimap(root) {
+  const mini = root.querySelector(".ps-graph-minimap");
+  const network = root.__network;
+  if (!mini || !network) return;
+  const positions = network.getPositions();
+  const ids = Object.keys(positions);
+  if (!ids.length) return;
+  let left = Infinity, top = Infinity, right = -Infinity, bottom = -Infinity;
+  for (const id of ids) {
+    const p = positions[id];
+    left = Math.min(left, p.x); right = Math.max(right, p.x);
+    top = Math.min(top, p.y); bottom = Math.max(bottom, p.y);
+  }
+  const pad = 8, width = mini.width, height = mini.height;
+  const spanX = Math.max(right - left, 1), spanY = Math.max(bottom - top, 1);
+  const factor = Math.min((width - 2 * pad) / spanX, (height - 2 * pad) / spanY);
+  const offsetX = (width - spanX * factor) / 2, offsetY = (height - spanY * factor) / 2;
+  mini.__map = { left, top, right, bottom, factor, offsetX, offsetY };
+  const context = mini.getContext("2d");
+  context.clearRect(0, 0, width, height);
+  for (const id of ids) {
+    const node = root.__nodes.get(id);
+    context.fillStyle = (node && node.color && node.color.background) || "#9ca3af";
+    const x = offsetX + (positions[id].x - left) * factor, y = offsetY + (positions[id].y - top) * factor;
+    context.fillRect(x - 2, y - 2, 4, 4);
+  }
+  const canvas = root.querySelector(".ps-graph-canvas");
+  const scale = network.getScale(), view = network.getViewPosition();
+  const viewWidth = canvas.clientWidth / scale, viewHeight = canvas.clientHeight / scale;
+  context.strokeStyle = "#1d4ed8";
+  context.lineWidth = 1.5;
+  // Never smaller than a few pixels: in a long plan the view is a sliver of the whole.
+  const rectWidth = Math.max(viewWidth * factor, 8), rectHeight = Math.max(viewHeight * factor, 8);
+  context.strokeRect(offsetX + (view.x - left) * factor - rectWidth / 2, offsetY + (view.y - top) * factor - rectHeight / 2,
+                     rectWidth, rectHeight);
+}
+
+// The minimap exists only for a plan that needs an overview: a small plan's graph has one canvas.
+function overviewMap(root, wanted) {
+  let mini = root.querySelector(".ps-graph-minimap");
+  if (wanted && !mini) {
+    mini = document.createElement("canvas");
+    mini.className = "ps-graph-minimap";
+    mini.setAttribute("data-testid", "graph-minimap");
+    mini.title = "The whole plan: click to go there";
+    mini.width = 200;
+    mini.height = 110;
+    root.appendChild(mini);
+  } else if (!wanted && mini) {
+    mini.remove();
+    return;
+  }
+  if (mini) mini.onclick = (event) => minimapClick(root, event);
+}
+
+function minimapClick(root, event) {
+  const mini = root.querySelector(".ps-graph-minimap");
+  const map = mini.__map;
+  const network = root.__network;
+  if (!map || !network) return;
+  const box = mini.getBoundingClientRect();
+  const x = (event.clientX - box.left) * (mini.width / box.width), y = (event.clientY - box.top) * (mini.height / box.height);
+  const scale = Math.max(network.getScale(), root.__legible);
+  const canvas = root.querySelector(".ps-graph-canvas");
+  // Kept within the plan: a click at an end of the map shows that end at the view's edge.
+  const within = (at, low, high, half) => (high - low > 2 * half ? Math.min(Math.max(at, low + half), high - half) : (low + high) / 2);
+  const margin = 160;  // about half a box and some air
+  const position = {
+    x: within(map.left + (x - map.offsetX) / map.factor, map.left - margin, map.right + margin, canvas.clientWidth / (2 * scale)),
+    y: within(map.top + (y - map.offsetY) / map.factor, map.top - margin, map.bottom + margin, canvas.clientHeight / (2 * scale)) };
+  root.__userMoved = true;
+  network.moveTo({ position, scale, animation: false });
+  showScale(root);
 }
 
 // During a run the view follows the running step while it would leave the view, until the
@@ -81,10 +162,10 @@ function followRunning(root, data) {
 function zoom(root, how) {
   const network = root.__network;
   if (!network) return;
-  root.__userMoved = true;
+  root.__userMoved = how !== "fit";  // Fit hands the view back: a run's progress may move it again
   if (how === "fit") network.fit({ animation: false });
   else network.moveTo({ scale: network.getScale() * (how === "in" ? ZOOM_STEP : 1 / ZOOM_STEP), animation: false });
-  keepLegible(root);
+  keepMinimum(root);
   showScale(root);
 }
 
@@ -107,6 +188,7 @@ function keepSelection(root, data) {
 
 function markDrawn(root, data) {
   root.__network.once("afterDrawing", () => {
+    if (!root.isConnected) return;  // a root the page replaced: its successor says when it is drawn
     root.setAttribute("data-statuses", data.statuses.join(" "));
     root.setAttribute("data-ready", "true");
   });
@@ -171,9 +253,11 @@ function keepFocus(root, event) {
 }
 
 // Clicks, keys and drawn edges become edits; wired once per network.
-function wireEditing(root, vis) {
-  const network = root.__network;
+// Every handler finds its root through the network: a network the page moved to a new root
+// (``adopt``) acts for that one.
+function wireEditing(network) {
   network.on("click", (params) => {
+    const root = network.__root;
     if (!root.__editable) return;
     root.focus({ preventScroll: true });
     if (params.nodes.length) {
@@ -203,6 +287,29 @@ function editorApi(root) {
     selectEdge: (source, target) => select(root, { edge: [source, target] }),
     deleteSelection: () => deleteSelection(root),
   };
+}
+
+// The network drawn last under each key. Streamlit mounts a new element when the graph moves
+// on the page (a run's live view ends and the page draws the graph again); the new element
+// takes the network over, canvas and view and all, instead of drawing from blank.
+function networks() {
+  if (!window.__planStudioNetworks) window.__planStudioNetworks = new Map();
+  return window.__planStudioNetworks;
+}
+
+const CARRIED = ["__network", "__nodes", "__edges", "__layout", "__legible", "__minScale", "__userMoved",
+                 "__selection", "__lastSelected"];
+
+function adopt(root, data) {
+  const old = data.key ? networks().get(data.key) : null;
+  if (!old || old === root || !old.__network || old.__layout !== data.layout) return;
+  const canvas = old.querySelector(".ps-graph-canvas");
+  root.querySelector(".ps-graph-canvas").replaceWith(canvas);
+  for (const field of CARRIED) { root[field] = old[field]; old[field] = undefined; }
+  root.__network.__root = root;
+  networks().set(data.key, root);
+  window.__planStudioAdopted = (window.__planStudioAdopted || 0) + 1;  // how often: for tests
+  root.__network.setSize("100%", "100%");
 }
 
 export default function (component) {
@@ -251,15 +358,20 @@ export default function (component) {
     root.removeAttribute("tabindex");
     root.onkeydown = null;
   }
-  loadVis(data.visUrl).then((vis) => {
+  const draw = (vis) => {
     const nodes = data.nodes.map((n) => ({ ...n, label: unescape(n.label), title: tooltip(n.title) }));
     const edges = data.edges.map((e) => ({ ...e, label: e.label ? unescape(e.label) : undefined,
                                            title: e.title ? tooltip(e.title) : undefined }));
+    overviewMap(root, data.overview);
+    if (!root.__network) adopt(root, data);
     if (root.__network && root.__layout === data.layout) {
-      // Same steps and edges (a run in progress): recolour in place, keep the user's view.
+      // Same steps and edges (a run in progress, a param edited): the boxes change in place,
+      // the user's view is kept, and the canvas never goes blank.
       root.__nodes.update(nodes);
       root.__edges.update(edges);
       keepSelection(root, data);
+      if (data.selected && data.selected !== root.__lastSelected) bringIntoView(root, data.selected);
+      root.__lastSelected = data.selected;
       followRunning(root, data);
       markDrawn(root, data);
       root.__network.redraw();
@@ -271,25 +383,37 @@ export default function (component) {
     root.__nodes = new vis.DataSet(nodes);
     root.__edges = new vis.DataSet(edges);
     root.__layout = data.layout;
+    let network = null;
     const options = { ...data.options, manipulation: { enabled: false, initiallyActive: false,
       addEdge: (edge, done) => {
         done(null);  // Python adds it (or says why not) and draws the plan again
-        connectMode(root, false);
-        if (edge.from !== edge.to) send(root, "connect", { source: edge.from, target: edge.to });
+        connectMode(network.__root, false);
+        if (edge.from !== edge.to) send(network.__root, "connect", { source: edge.from, target: edge.to });
       } } };
-    root.__network = new vis.Network(canvas, { nodes: root.__nodes, edges: root.__edges }, options);
-    wireEditing(root, vis);
+    network = new vis.Network(canvas, { nodes: root.__nodes, edges: root.__edges }, options);
+    network.__root = root;
+    root.__network = network;
+    if (data.key) networks().set(data.key, root);
+    wireEditing(network);
     connectMode(root, false);
     keepSelection(root, data);
+    root.__lastSelected = data.selected;
     root.__legible = data.minLabelPx / data.labelPx;
     root.__userMoved = false;
-    root.__network.on("zoom", () => { root.__userMoved = true; keepLegible(root); showScale(root); });
-    root.__network.on("dragEnd", (event) => { if (!event.nodes.length) root.__userMoved = true; });
-    firstView(root, canvas, data);
+    network.on("zoom", () => { const at = network.__root; at.__userMoved = true; keepMinimum(at); showScale(at); });
+    network.on("dragEnd", (event) => { if (!event.nodes.length) network.__root.__userMoved = true; });
+    network.on("afterDrawing", () => drawMinimap(network.__root));
+    firstView(root);
     followRunning(root, data);
     markDrawn(root, data);
-    root.__network.redraw();
-  }, () => {
+    network.redraw();
+  };
+  // Once loaded, drawn at once: a new element taking a network over never paints a frame empty.
+  if (window.vis && window.vis.Network) {
+    draw(window.vis);
+    return;
+  }
+  loadVis(data.visUrl).then(draw, () => {
     canvas.replaceChildren();
     const message = document.createElement("div");
     message.className = "ps-graph-message";

@@ -109,6 +109,13 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--policy", type=Path, metavar="FILE",
                      help="the policy for this run: rules in a TOML or YAML file (default: PLAN_STUDIO_POLICY, "
                           "else policy.toml in the data folder, else the default policy)")
+    run.add_argument("--rehearse", action="store_true",
+                     help="rehearse: call no tool; each step's result stands in from --pins, the --recording run, "
+                          "or the tool's output schema (a tool that may write needs one of the first two)")
+    run.add_argument("--pins", type=Path, metavar="FILE",
+                     help="with --rehearse: pinned results, a JSON object of step id to result")
+    run.add_argument("--recording", metavar="RUN_ID",
+                     help="with --rehearse: take results from this stored real run (see plan-studio runs)")
     policy = commands.add_parser("policy", parents=[common], help="check a policy file")
     policy_commands = policy.add_subparsers(dest="policy_command", metavar="ACTION", required=True)
     check = policy_commands.add_parser("check", parents=[common],

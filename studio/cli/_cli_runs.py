@@ -1,6 +1,7 @@
 """The command line's durable runs: ``run FILE`` records its run, ``runs`` lists them,
 ``resume RUN_ID`` carries one on after its process stopped, ``worker`` takes runs from the
-shared queue (PostgreSQL), ``rerun RUN_ID --from STEP`` / ``--retry`` starts a linked new run.
+shared queue (PostgreSQL), ``rerun RUN_ID --from STEP`` / ``--retry`` starts a linked new run;
+``run FILE --rehearse`` rehearses the plan (no tool called) and stores it marked.
 
 Each run is in the store from its first step (``core.durable``): a killed ``plan-studio run``
 leaves a run that ``plan-studio runs`` lists and ``plan-studio resume`` finishes. The runs are
@@ -15,14 +16,16 @@ import argparse
 import sys
 from typing import Any, Callable, Collection
 
-from core import FINISHED, Event, Plan, Run, RunLimits, StepRun, StepStatus, waiting_steps
+from core import (FINISHED, Event, NotFound, Plan, PlanInvalid, RehearsalRefused, Run, RunLimits, StepRun, StepStatus,
+                  waiting_steps)
+from core._errors import CliError
 
 from ._cli_approval import approve_all, approve_on_terminal, refusal, steps_that_ask
-from ..workbench import _carrying
+from ..workbench import _carrying, read_pins, rehearse_plan
 from ..workbench._durable_handle import durable_runs
 from ..workbench._services import Services
 
-__all__ = ["add_commands", "run_recorded"]
+__all__ = ["add_commands", "cmd_rehearse", "run_recorded"]
 
 _EXIT_FAILED = 1
 
@@ -149,6 +152,32 @@ def _live(plan: Plan, step_line: Callable[[Plan, StepRun], str],
     return on_event
 
 
+def cmd_rehearse(args: argparse.Namespace, services: Services, plan: Plan,
+                 step_line: Callable[[Plan, StepRun], str], read: Callable[[Any], str]) -> int:
+    """``run FILE --rehearse [--pins FILE] [--recording RUN_ID]``: each step's line says where its
+    result came from; the rehearsal is stored marked (``plan-studio runs`` says "rehearsal")."""
+    if not args.rehearse:
+        raise CliError("--pins and --recording go with --rehearse (a real run calls the tools)")
+    try:
+        pins = read_pins(read(args.pins), str(args.pins)) if args.pins is not None else {}
+        run = rehearse_plan(services, plan, pins=pins, recording_id=args.recording,
+                            message=f"plan-studio run --rehearse {args.file.name}")
+    except PlanInvalid as exc:
+        for problem in exc.problems:
+            print(f"{args.file}: {problem.severity}: {_one_line(problem)}", file=sys.stderr)
+        return _EXIT_FAILED
+    except (RehearsalRefused, NotFound) as exc:
+        print(f"{args.file}: not rehearsed: {_one_line(exc)}", file=sys.stderr)
+        return _EXIT_FAILED
+    rehearsal = run.rehearsal
+    assert rehearsal is not None  # made by rehearse_plan
+    for step in plan.steps:
+        print(f"{step_line(plan, run.steps[step.id])} [{rehearsal.source_of(step.id)}]")
+    counts = ", ".join(f"{n} {s}" for s, n in run.counts().items())
+    print(f"rehearsal {run.status}: {counts} (run {run.id}; no tool was called)")
+    return _EXIT_FAILED if run.status == "failed" else 0
+
+
 def cmd_runs(args: argparse.Namespace, services: Services) -> int:
     listing = services.store.records.recent()
     if not listing:
@@ -157,7 +186,9 @@ def cmd_runs(args: argparse.Namespace, services: Services) -> int:
     for run in listing:
         started = run.started_at.strftime("%Y-%m-%d %H:%M:%S") if run.started_at else "not started"
         came = f"  (from {run.parent_id}{f' at {run.rerun_from}' if run.rerun_from else ''})" if run.parent_id else ""
-        print(f"{run.id}  {run.status:<11}  {started}  {run.plan_id} v{run.version}  {_one_line(run.goal)[:60]}{came}")
+        marked = "  (rehearsal)" if run.rehearsal else ""
+        print(f"{run.id}  {run.status:<11}  {started}  {run.plan_id} v{run.version}  {_one_line(run.goal)[:60]}"
+              f"{came}{marked}")
     return 0
 
 

@@ -4,8 +4,8 @@
     plan-studio plan GOAL [--format seed]       a plan for GOAL
     plan-studio plan --goals-file FILE          one goal per line -> one JSON line per goal
     plan-studio validate FILE [--format F]      exit 1 and the problems, or "valid"
-    plan-studio run FILE                        each step's status and result count; exit 1 if one failed
-                                                (the run is recorded as it goes: see runs, resume)
+    plan-studio run FILE [--rehearse]           each step's status and result count; exit 1 if one failed
+                                                (recorded as it goes: see runs, resume; --rehearse calls no tool)
     plan-studio runs | resume RUN_ID | rerun RUN_ID --from STEP | worker   durable runs (_cli_runs)
     plan-studio replan FILE --feedback TEXT     the changed plan
     plan-studio token                           the shared admin token, 'default' (made if there is none)
@@ -31,7 +31,7 @@ import os
 import secrets
 import sys
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence, TextIO
+from typing import Iterable, Iterator, Sequence, TextIO
 
 from pydantic import ValidationError
 
@@ -50,22 +50,12 @@ from ._cli_args import parser as _parser
 from ._cli_audit import cmd_audit
 from ._cli_mcp import cmd_mcp_server
 from ._cli_tools import cmd_tools
-from ._cli_runs import cmd_rerun, cmd_resume, cmd_runs, cmd_worker, run_recorded
+from ._studio_options import STUDIO_OPTIONS, studio_argv
+from ._cli_runs import cmd_rehearse, cmd_rerun, cmd_resume, cmd_runs, cmd_worker, run_recorded
 from ..workbench._services import Services, build_services
 from ..workbench import plan_for_goal, replanned
 
 __all__ = ["STUDIO_OPTIONS", "detect_and_load", "main"]
-
-ENTRY_SCRIPT = Path(__file__).resolve().parents[1] / "asgi.py"  # the app (app.py) with the review API
-
-# Streamlit options the studio needs wherever it is started; .streamlit/config.toml holds the
-# same, for `streamlit run` from the project folder (a test keeps the two equal).
-STUDIO_OPTIONS: dict[str, dict[str, Any]] = {
-    "server": {"headless": True, "address": "127.0.0.1", "enableStaticServing": True},
-    "browser": {"gatherUsageStats": False},
-    "client": {"showErrorDetails": "type", "toolbarMode": "minimal"},
-    "theme": {"base": "light", "primaryColor": "#2563eb"},
-}
 
 _EXIT_FAILED = 1
 _EXIT_ERROR = 2
@@ -233,6 +223,8 @@ def _cmd_run(args: argparse.Namespace, services: Services) -> int:
     if loaded is None:
         return _EXIT_FAILED
     plan, _fmt = loaded
+    if args.rehearse or args.pins or args.recording:
+        return cmd_rehearse(args, services, plan, _step_line, _read)
     plan, limits = approved_up_front(plan, services.executor.limits) if args.approve_writes \
         else (plan, services.executor.limits)
     # The final answer is only worth making when it is printed.
@@ -349,15 +341,6 @@ _COMMANDS = {"plan": _cmd_plan, "policy": _cmd_policy, "validate": _cmd_validate
              "rerun": lambda args, services: cmd_rerun(args, services, _step_line, _summary)}
 
 
-def _studio_argv(port: int, allowed_origins: Sequence[str] = (), host: str = "127.0.0.1") -> list[str]:
-    served = {**STUDIO_OPTIONS, "server": {**STUDIO_OPTIONS["server"], "address": host}}
-    flags = [f"--{section}.{name}={str(value).lower() if isinstance(value, bool) else value}"
-             for section, options in served.items() for name, value in options.items()]
-    # Streamlit checks a WebSocket's origin too, after the studio's guard (_origin_guard.py).
-    cors = [f"--server.corsAllowedOrigins={origin}" for origin in allowed_origins]
-    return ["run", str(ENTRY_SCRIPT), f"--server.port={port}", *flags, *cors]
-
-
 def _serve(args: argparse.Namespace) -> int:
     import streamlit.web.cli as streamlit_cli
 
@@ -390,7 +373,7 @@ def _serve(args: argparse.Namespace) -> int:
     # process's own environment (the server takes it out again), never written to a file. The
     # server prints the address to open: only it knows whether people sign in with OIDC instead.
     os.environ[START_SECRET_VARIABLE] = secrets.token_urlsafe(32)
-    streamlit_cli.main(args=_studio_argv(args.port, settings.allowed_origins, args.host), prog_name="plan-studio")
+    streamlit_cli.main(args=studio_argv(args.port, settings.allowed_origins, args.host), prog_name="plan-studio")
     return 0
 
 

@@ -15,7 +15,8 @@ from typing import Any, Callable, Iterator
 
 import streamlit as st
 
-from core import EditHistory, Plan, RunKind, Validator
+from core import (EditHistory, Plan, PlanError, RunKind, Validator, dump_plan, load_plan, plan_with_positions,
+                  text_with_ids, text_with_positions)
 
 from .. import workbench as wb
 from ..workbench._changes import describe_changes
@@ -31,10 +32,10 @@ __all__ = [
     "PENDING_EDIT", "RUN_IN_PROGRESS", "act", "approve", "bench", "cancel_new_run", "collect_finished_run",
     "confirm_new_run", "delete_saved_plan", "describe_changes", "edit_json",
     "execution_fingerprint", "failure_message", "fingerprint", "history", "import_plan", "is_approved",
-    "json_blocker", "log", "make_plan", "notify", "open_saved_plan", "open_saved_run", "page_services",
-    "plain_message", "reload_newer_version", "replan", "reported", "request_run", "run_in_progress", "save",
+    "json_blocker", "log", "make_plan", "notify", "open_live_run", "open_saved_plan", "open_saved_run", "page_services",
+    "plain_message", "refresh_run", "reload_newer_version", "replan", "reported", "request_run", "run_in_progress", "save",
     "save_on_top", "set_locks", "settled_run", "show_notices", "show_plan", "shown", "stop_run",
-    "write_json_panel",
+    "switch_reference_form", "write_json_panel",
 ]
 
 
@@ -65,9 +66,40 @@ class _Seen:
         return cls(b.opened, b.revision)
 
 
+def _in_reference_form(b: Workbench) -> None:
+    """The Plan JSON with its references in the form the page shows (by id, or by position as
+    the seed writes them), when the text is the plan: text nobody has read yet, text that does
+    not parse and an edit waiting during a run stay exactly as typed. Only the references
+    change, and only when the text still reads as the same plan (a reference-like text in a
+    note is text)."""
+    text, plan = b.panel_text, b.plan
+    if plan is None or b.json_error is not None or b.json_pending or text != b.json_read:
+        return
+    ids = [s.id for s in plan.steps]
+    by_position = bool(st.session_state.get(Keys.JSON_POSITIONS))
+    shown = text_with_positions(text, ids) if by_position else text_with_ids(text, ids)
+    if shown == text:
+        return
+    if not _reads_as(shown, plan):
+        # Something else in the text looked like a reference (a note): write the plan afresh,
+        # only its params in the form picked.
+        shown = dump_plan(plan_with_positions(plan) if by_position else plan, "native")
+        if not _reads_as(shown, plan):
+            return
+    wb.write_panel(b, shown)
+
+
+def _reads_as(text: str, plan: Plan) -> bool:
+    try:
+        return load_plan(text, "native") == plan
+    except PlanError:
+        return False
+
+
 def sync_out(b: Workbench, before: _Seen) -> None:
     """What the use case changed, into the widgets and the editor's view state."""
     _put(Keys.GOAL, b.goal)
+    _in_reference_form(b)
     _put(Keys.JSON, b.panel_text)
     _put(Keys.REVIEW_COMMENT, b.comment)
     if b.plan is not None:
@@ -122,10 +154,11 @@ def shown(action: str) -> Iterator[None]:
         st.error(failure_message(action, exc))
 
 
-def page_services(title: str, action: str) -> Services | None:
-    """A page's title, then the services for it; None once the page shows why they could not
-    be had (``action`` says what the page was about to do)."""
-    st.title(title)
+def page_services(title: str, action: str, *, heading: bool = True) -> Services | None:
+    """A page's title (unless not ``heading``), then the services for it; None once the page
+    shows why they could not be had (``action`` says what the page was about to do)."""
+    if heading:
+        st.title(title)
     with shown(action):
         return get_services()
     return None
@@ -159,7 +192,19 @@ def write_json_panel(text: str) -> None:
     """Put ``text`` in the Plan JSON panel from code, noted as read."""
     b = bench()
     wb.write_panel(b, text)
-    _put(Keys.JSON, text)
+    _in_reference_form(b)
+    _put(Keys.JSON, b.panel_text)
+
+
+def switch_reference_form() -> None:
+    """The toggle changed: show the references in the form picked, or say why not yet."""
+    def switch(b: Workbench) -> Outcome:
+        out = Outcome()
+        if b.json_error is not None or b.json_pending or b.panel_text != b.json_read:
+            out.say("info", "The references switch form once the Plan JSON is applied and parses; your text "
+                            "is kept as typed.")
+        return out
+    act(switch, "switch the form of references", clear=False)
 
 
 def show_plan(plan: Plan, *, saved: SavedRef | None, keeps_review: bool = False) -> None:
@@ -202,12 +247,45 @@ def approve(validator: Validator) -> None:
         st.session_state[Keys.EDITOR_CONFIRM_APPROVE] = False
 
 
+# A run this short (the demo plan's two steps) ends before the click's own rerun would draw its
+# progress: waiting that long draws it finished at once, where watching it took a poll of the
+# progress view (every 0.5 s) and a rerun more. A longer run shows its progress that much later.
+QUICK_RUN_SECONDS = 0.3
+
+
+def _settle() -> None:
+    """Give a run just started ``QUICK_RUN_SECONDS`` to end (``collect_finished_run`` takes it)."""
+    worker = bench().worker
+    if worker is not None:
+        worker.join(QUICK_RUN_SECONDS)
+
+
 def request_run(kind: RunKind) -> None:
     act(lambda b: wb.request_run(b, get_services(), kind), "run the plan")
+    _settle()
 
 
 def confirm_new_run() -> None:
     act(lambda b: wb.confirm_new_run(b, get_services()), "run the plan")
+    _settle()
+
+
+def open_live_run() -> None:
+    """Open the live run the new-run question is about (watch it, decide, resume), in place of
+    a second run; the editor holds that very version, so nothing unsaved is lost."""
+    live = bench().live_run
+    if live is not None:
+        open_saved_run(live.plan_id, live.version, live.id)
+
+
+def refresh_run() -> bool:
+    """Read the run shown again from the store (it moved there); True when the page changed."""
+    b = bench()
+    try:
+        return wb.refresh_run(b, get_services())
+    except Exception as exc:  # said on the page, never a traceback
+        notify("error", failure_message("read the run again", exc))
+        return True
 
 
 def cancel_new_run() -> None:

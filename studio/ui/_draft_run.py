@@ -23,9 +23,9 @@ __all__ = ["DraftRun", "read_run", "run_reference"]
 _PART = ".run"
 
 
-def run_reference(run: Run | None) -> dict[str, str] | None:
-    """What the draft holds for its run: its id (the run is in the store)."""
-    return None if run is None else {"id": run.id}
+def run_reference(run_id: str | None) -> dict[str, str] | None:
+    """What the draft holds for its run (shown, or going on): its id (the run is in the store)."""
+    return None if run_id is None else {"id": run_id}
 
 
 @dataclass(frozen=True)

@@ -4,9 +4,11 @@ Each tab (browser session) has a draft id, in its URL as ``?draft=…``; the ent
 the Plan page's state to that draft in the store whenever it changed (``keep_draft``: one
 upsert, only when the state differs from what was last written, compared by reference first,
 so a rerun that changed nothing costs a few comparisons, not a serialisation). The draft names
-the tab's run by id: the run is in the store, once (``_draft_run``). Once the plan is
-saved, the URL also names it (``plan``, ``version``, and ``run`` when its run is stored), so the
-URL alone brings the saved plan back where the draft is gone.
+the tab's run by id: the run is in the store, once (``_draft_run``), from its first step, and
+the draft names it while it goes on too. Once the plan is saved, the URL also names it
+(``plan``, ``version``, and ``run``: the run shown or going on), so the URL alone brings the
+saved plan and its run back where the draft is gone, and a kill -9 of the studio leaves a URL
+that opens the run cut off, for Resume.
 
 On a session's first run (``restore_draft``):
 
@@ -14,7 +16,8 @@ On a session's first run (``restore_draft``):
   that draft (a duplicated tab, or the link pasted into another browser), this tab gets a copy
   under a new id, so the two never write over each other. A run that was going on in the
   draft's tab, which a reload left behind, is picked up from the registry of runs live in this
-  process (``Services.runs``) and shown live.
+  process (``Services.runs``) and shown live; so is a run the draft names that another tab (or
+  the review API) carries out here now (``workbench.watch_if_going``): watched, never run again.
 - otherwise ``plan`` (and ``version``, ``run``) open the saved plan with its run, as the
   Library does.
 - otherwise the tab starts empty, with a new draft id.
@@ -48,7 +51,7 @@ from ._review_work import ReviewKeys
 from ._unsaved import unsaved_edits
 from ._session import get_services
 from ._state import Keys, SavedRef, bench
-from ..workbench import RunHandle, store_current
+from ..workbench import RunHandle, store_current, watch_if_going
 
 __all__ = ["DRAFT_MAX_AGE", "DRAFT_PARAM", "PLAN_PARAM", "RUN_PARAM", "VERSION_PARAM", "keep_draft",
            "restore_draft", "sync_url"]
@@ -77,7 +80,7 @@ class Snapshot:
 
 _KEPT_WIDGETS = (Keys.GOAL, Keys.JSON, Keys.FEEDBACK, Keys.SAVE_MESSAGE, ReviewKeys.COMMENT)
 _KEPT_BENCH = ("json_error", "json_pending", "plan", "approved", "saved", "run", "run_saved", "review_id",
-               "review_tools")
+               "review_tools", "pins", "recording")
 
 
 def _snapshot() -> Snapshot:
@@ -106,10 +109,18 @@ def _new_id() -> str:
 
 # -- writing -------------------------------------------------------------------------------------
 
+def _run_id() -> str | None:
+    """The id of the run this tab shows, or watches going on."""
+    b = bench()
+    if b.run is not None:
+        return b.run.id
+    return None if b.worker is None else b.worker.run_id
+
+
 def _content() -> str:
     state = st.session_state
     b = bench()
-    plan, run, saved = b.plan, b.run, b.saved
+    plan, run_id, saved = b.plan, _run_id(), b.saved
     data = {
         "format": _FORMAT,
         "goal": state.get(Keys.GOAL, ""),
@@ -119,11 +130,12 @@ def _content() -> str:
         "plan": None if plan is None else plan.model_dump(mode="json"),
         "approved": plan is not None and actions.is_approved(plan),
         "saved": None if saved is None else {"plan_id": saved.plan_id, "version": saved.version},
-        "run": draft_run.run_reference(run),  # by id: the run is in the store
-        "run_saved": run is not None and b.run_saved == run.id,
+        "run": draft_run.run_reference(run_id),  # by id: the run is in the store
+        "run_saved": run_id is not None and b.run_saved == run_id,
         "feedback": state.get(Keys.FEEDBACK, ""),
         "save_message": state.get(Keys.SAVE_MESSAGE, ""),
         "review": review_work.draft_part(),  # the review held open: its bar, comment and the agent's tools
+        "pins": b.pins, "recording": b.recording,  # a rehearsal's pinned results and recorded run
     }
     return json.dumps(data, ensure_ascii=True, separators=(",", ":"))
 
@@ -162,9 +174,9 @@ def _wanted_params() -> dict[str, str]:
     if saved is not None:
         wanted[PLAN_PARAM] = saved.plan_id
         wanted[VERSION_PARAM] = str(saved.version)
-        run: Run | None = bench().run
-        if run is not None and bench().run_saved == run.id:
-            wanted[RUN_PARAM] = run.id
+        run_id = _run_id()
+        if run_id is not None and bench().run_saved == run_id:
+            wanted[RUN_PARAM] = run_id
     return wanted
 
 
@@ -293,6 +305,9 @@ def _apply(draft_id: str, content: str, store: PlanStore, worker: RunHandle | No
     if plan is None:
         return False
     review_work.restore_part(data.get("review"))
+    pins, recording = data.get("pins"), data.get("recording")
+    b.pins = {k: v for k, v in pins.items() if isinstance(k, str)} if isinstance(pins, dict) else {}
+    b.recording = recording if isinstance(recording, str) else None
     if data.get("approved") is True:
         b.approved = actions.execution_fingerprint(plan)
     saved = data.get("saved")
@@ -311,6 +326,8 @@ def _apply(draft_id: str, content: str, store: PlanStore, worker: RunHandle | No
             rewrite = kept.upgraded
             b.run = actions.settled_run(kept.run)
             b.run_saved = kept.run.id if kept.stored or _stored_now(store, kept.run, lost) else None
+            if kept.stored:  # carried out here now (from another tab, or after a decision): watched
+                watch_if_going(b, get_services(), kept.run.id)
         except (ValueError, PlanError) as exc:
             lost.append(f"its run no longer loads ({_why(exc)})")
     if lost:

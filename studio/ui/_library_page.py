@@ -2,7 +2,9 @@
 
 A library can hold thousands of plans: the page draws the first ``PAGE_SIZE`` cards and a
 "Show more" button adds the next ones, and it asks the store for a fixed number of queries
-whatever it shows (the summaries, then the drawn cards' versions and runs in one batch).
+whatever it shows (the summaries, then the versions and runs of the cards opened, in one batch).
+A card's versions and runs are drawn only while it is open: 50 closed cards are a few hundred
+elements for the browser to lay out, where their contents drawn too were thousands.
 """
 
 from __future__ import annotations
@@ -43,9 +45,10 @@ def library_page() -> None:
         else:
             st.caption(f"{total} saved plan{'s' if total != 1 else ''}, most recently changed first")
         shown = services.store.list_plans(search, limit=st.session_state[Keys.LIBRARY_SHOWN] or PAGE_SIZE)
-        histories = services.store.histories([summary.id for summary in shown])
+        opened = [summary.id for summary in shown if st.session_state.get(_history_key(summary.id))]
+        histories = services.store.histories(opened) if opened else {}
         for summary in shown:
-            _plan_card(services, summary, histories[summary.id])
+            _plan_card(services, summary, histories.get(summary.id))
         if len(shown) < total:
             st.button(f"Show more ({total - len(shown)} not shown)", key="library.more",
                       on_click=_show_more, args=(len(shown),), icon=":material/expand_more:")
@@ -66,7 +69,12 @@ def _open(summary: PlanSummary, version: int | None = None) -> None:
     actions.show_notices()  # why it could not be opened
 
 
-def _plan_card(services: Services, summary: PlanSummary, history: PlanHistory) -> None:
+def _history_key(plan_id: str) -> str:
+    """The key of a card's "Versions and runs": its open state is in session state under it."""
+    return f"library.history.{plan_id}"
+
+
+def _plan_card(services: Services, summary: PlanSummary, history: PlanHistory | None) -> None:
     with st.container(border=True, key=f"library.card.{summary.id}"):
         about, button = st.columns([6, 1], vertical_alignment="center")
         about.markdown(f"**{md_escape(summary.goal or '(no goal)')}**")
@@ -78,7 +86,10 @@ def _plan_card(services: Services, summary: PlanSummary, history: PlanHistory) -
         if button.button("Open", key=f"library.open.{summary.id}", icon=":material/open_in_new:",
                          width="stretch"):
             _open(summary)
-        with st.expander("Versions and runs", key=f"library.history.{summary.id}"):
+        box = st.expander("Versions and runs", key=_history_key(summary.id), on_change="rerun")
+        if not box.open or history is None:  # read and drawn once opened (the click reruns the page)
+            return
+        with box:
             for version in reversed(history.versions):
                 text, action = st.columns([6, 1], vertical_alignment="center")
                 message = f" · {md_escape(version.message)}" if version.message else ""
@@ -139,8 +150,9 @@ def _run_line(services: Services, run: RunSummary, goal: str, depth: int = 0, re
     pad = "&emsp;" * 2 * min(depth, 5)  # as entities: markdown strips leading spaces, not these
     indent = pad + ("↳ " if depth else "")
     # A stored run never runs: an unfinished one (stored mid-run, or cut off) is paused.
+    rehearsal = " · :violet-badge[rehearsal]" if run.rehearsal else ""  # no tool was called
     text.markdown(f"{indent}Run {md_escape(run.id)} · version {run.version} · {started} · "
-                  f"**{md_escape(status)}** · {md_escape(counts)}")
+                  f"**{md_escape(status)}** · {md_escape(counts)}{rehearsal}")
     came = _came_from(run, reruns or [])
     if came:
         text.caption(pad + ("&emsp;" if depth else "") + md_escape(came))

@@ -41,7 +41,9 @@ DECIDE_PAGE = PageSpec("decide.py", "Decide", ":material/gavel:", "decide", hidd
 NAVIGATION = [PLAN_PAGE, LIBRARY_PAGE, REVIEWS_PAGE, TOOLS_PAGE, LAB_PAGE, AUDIT_PAGE, SETTINGS_PAGE, DECIDE_PAGE]
 
 
-def page(spec: PageSpec) -> st.Page:
-    """The ``st.Page`` for ``spec``; equal specs give pages Streamlit treats as the same."""
-    return st.Page(PAGES_DIR / spec.script, title=spec.title, icon=spec.icon,
+def page(spec: PageSpec, count: int = 0) -> st.Page:
+    """The ``st.Page`` for ``spec``; equal specs give pages Streamlit treats as the same (its URL
+    path names it, so ``count``, shown after the title as "(N)" when not 0, changes nothing else)."""
+    title = f"{spec.title} ({count:,})" if count else spec.title
+    return st.Page(PAGES_DIR / spec.script, title=title, icon=spec.icon,
                    url_path=spec.url_path, default=spec.default, visibility="hidden" if spec.hidden else "visible")

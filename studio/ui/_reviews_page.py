@@ -1,8 +1,11 @@
-"""The Reviews page: plans agents sent for review, pending ones first; open one into the Plan
-page to edit it, then approve or reject it there.
+"""The Reviews page: runs waiting for a person to decide a step, then plans agents sent for
+review, pending ones first; open one into the Plan page to decide, edit, approve or reject it
+there. The navigation names how many wait (``waiting_for_people``: pending reviews and waiting
+runs), as "Reviews (N)".
 
 Agents send plans over HTTP (``POST /api/reviews``) or MCP while the page is open, so a small
-fragment looks at the counts every ``WATCH_SECONDS`` and redraws the page when they change.
+fragment looks at the counts (reviews and waiting runs) every ``WATCH_SECONDS`` and redraws the
+page when they change.
 A link ``/reviews?review=ID`` (what the API answers) opens that review straight away.
 
 The list is paged (``PAGE_SIZE`` a page, pending first, newest first; filtered by status and
@@ -23,11 +26,13 @@ from ._review_actions import ReviewKeys
 from ..workbench._services import Services
 from ._session import get_services
 from ._text import md_escape
+from ..workbench import waiting_count, waiting_runs
 
-__all__ = ["PAGE_SIZE", "WATCH_SECONDS", "reviews_page"]
+__all__ = ["PAGE_SIZE", "WAITING_LISTED", "WATCH_SECONDS", "reviews_page", "waiting_for_people"]
 
 WATCH_SECONDS = 1.0
 PAGE_SIZE = 50
+WAITING_LISTED = 50  # waiting runs listed, newest first; the count says how many in all
 AGENTS_LISTED = 500  # the agent filter's choices, at most
 _STATUSES = ("all", "pending", "approved", "rejected", "withdrawn")
 _STATUS_COLOUR = {"pending": "orange", "approved": "green", "rejected": "red", "withdrawn": "gray"}
@@ -45,10 +50,12 @@ def reviews_page() -> None:
     st.session_state[ReviewKeys.MESSAGE] = None  # said once
     if message is not None:
         getattr(st, message[0])(md_escape(message[1]))
+    with actions.shown("list the runs waiting"):
+        _waiting_runs(services)
     with actions.shown("list the reviews"):
         tally = services.store.review_tally()
         counts = _totals(tally)
-        st.session_state[ReviewKeys.SEEN] = counts
+        st.session_state[ReviewKeys.SEEN] = (*counts, waiting_count(services))
         total, pending = counts
         if not total:
             st.info("No reviews yet. When an agent sends a plan, it appears here.")
@@ -62,8 +69,42 @@ def _totals(tally: dict[str, int]) -> tuple[int, int]:
     return sum(tally.values()), tally.get("pending", 0)
 
 
-def _counts(services: Services) -> tuple[int, int]:
-    return _totals(services.store.review_tally())
+def _counts(services: Services) -> tuple[int, int, int]:
+    return (*_totals(services.store.review_tally()), waiting_count(services))
+
+
+def waiting_for_people() -> int:
+    """How many wait for a person: pending reviews and runs waiting for a decision (the
+    navigation's count; 0 when the store cannot say)."""
+    try:
+        services = get_services()
+        return services.store.review_tally().get("pending", 0) + waiting_count(services)
+    except Exception:  # the pages say what is wrong with the store
+        return 0
+
+
+def _waiting_runs(services: Services) -> None:
+    """The runs waiting for a person to decide a step: each opens in the Plan page to decide."""
+    count = waiting_count(services)
+    if not count:
+        return
+    st.subheader(f"Runs waiting for you · {count:,}")
+    st.caption("A step of each waits for a person to approve or reject it (a rule, or the reviewer, asked). "
+               "Open one to see its arguments and decide in the Plan page.")
+    for run in waiting_runs(services, WAITING_LISTED):
+        with st.container(border=True, key=f"reviews.run.{run.id}"):
+            about, button = st.columns([6, 1], vertical_alignment="center")
+            about.markdown(f"**{md_escape(run.goal or '(no goal)')}**")
+            about.markdown(f":yellow-badge[waiting] run {md_escape(run.id)} of version {run.version} · started "
+                           f"{(run.started_at or run.created_at):%Y-%m-%d %H:%M:%S} UTC")
+            if button.button("Decide", key=f"reviews.open_run.{run.id}", icon=":material/gavel:", type="primary",
+                             width="stretch"):
+                if unsaved.open_run(run.plan_id, run.version, run.id, run.goal):
+                    st.switch_page(page(PLAN_PAGE))
+                actions.show_notices()
+    if count > WAITING_LISTED:
+        st.caption(f"The {WAITING_LISTED} newest of {count:,} are listed.")
+    st.subheader("Reviews")
 
 
 def _to_page(page: int) -> None:

@@ -27,6 +27,9 @@ class Keys:
     # Plan page widgets
     GOAL = "plan.goal"
     JSON = "plan.json"
+    JSON_POSITIONS = "plan.json.positions"  # the toggle: references shown by position (``${step[N]``), not by id
+    JSON_EDITOR = "plan.json.editor"  # the code editor drawn over the Plan JSON (line numbers, marks)
+    JSON_PLACES = "plan.json.places"  # _json_places.Places of the text last marked (a big plan's scan, kept)
     FEEDBACK = "plan.feedback"
     SAVE_MESSAGE = "plan.save_message"
     LOCKS = "plan.locks"  # ids of the steps a re-plan must keep
@@ -39,6 +42,7 @@ class Keys:
     REVIEW_COMMENT = "review.comment"  # the reviewer's comment (a widget; synced with the workbench)
     DRAFT_ID = "plan.draft_id"  # this tab's draft in the store (and its URL), set on the session's first run
     DRAFT_WORKER = "plan.draft_worker"  # the run handle this tab last told the registry of runs live here about
+    RUN_SEEN = "plan.run_seen"  # (the run shown, its store stamp when first drawn): moved elsewhere, read again
     DRAFT_WRITTEN = "plan.draft_written"  # what the draft last written holds (_drafts.Snapshot), to skip rewrites
     # Plan page: the editor (graph, inspector, history, comparison)
     EDITOR_GRAPH = "plan.graph"  # the (editable) graph component, one identity idle and during a run; its trigger ``action`` carries graph edits
@@ -96,6 +100,8 @@ _DEFAULTS: dict[str, Any] = {
     Keys.REVIEW_COMMENT: "",
     Keys.GOAL: "",
     Keys.JSON: "",
+    Keys.JSON_POSITIONS: False,
+    Keys.JSON_PLACES: None,
     Keys.FEEDBACK: "",
     Keys.SAVE_MESSAGE: "",
     Keys.LOCKS: [],
@@ -107,6 +113,7 @@ _DEFAULTS: dict[str, Any] = {
     Keys.LIBRARY_SHOWN: 0,  # 0: the Library's first page
     Keys.DRAFT_ID: None,
     Keys.DRAFT_WRITTEN: None,
+    Keys.RUN_SEEN: None,
     Keys.DRAFT_WORKER: None,
     Keys.SETTINGS_OVERRIDES: None,
     Keys.SETTINGS_MESSAGE: None,

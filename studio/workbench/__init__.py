@@ -9,18 +9,21 @@ Streamlit (``tests/app/test_application_*`` check it).
 
 Modules: ``_bench`` (the values), ``_editing`` (edits and approval), ``_planning`` (goal,
 re-plan, import), ``_saving`` (save, open, delete), ``_running`` (run, stop, collect),
-``_deciding`` (a person's decision on a step that waits), ``_grants`` (scoped approvals), ``_rerunning`` (retry and rerun from a step),
+``_rehearsing`` (rehearsals: pins, recordings, stand-ins), ``_deciding`` (a person's decision on a step that
+waits), ``_live_runs`` (runs not over, seen from any tab, link or interface), ``_grants`` (scoped approvals),
+``_rerunning`` (retry and rerun from a step),
 ``_run_handle`` (the one seam to what carries a run out), ``_durable_handle`` (every run from the page
 durable), ``_runs_here`` (the one registry of the runs live in this process, ``Services.runs``), ``_resuming`` and ``_doubts`` (Resume of a run cut off), ``_run_control`` (resume and cancel
 for the review API), ``_reviewing`` and ``_intake``
 (agents' reviews), ``_links`` (signed links: open one, answer it once; made by ``_link_making``, signed by
-``_link_signing``), ``_webhooks`` (the webhook's notifier and sender; its config in ``_webhook_config``), ``_unsaved`` (is the work saved?), ``_messages`` (how failures read).
+``_link_signing``), ``_webhooks`` (the webhook's notifier and sender; its config in ``_webhook_config``), ``_unsaved`` (is the work saved?), ``_plain_words`` (steps and runs in plain language), ``_onramp``
+(example goals from the tools loaded), ``_messages`` (how failures read).
 """
 
-from ._bench import Conflict, Notice, NoticeKind, Outcome, Question, SavedRef, Workbench
+from ._bench import Conflict, LiveRun, Notice, NoticeKind, Outcome, Question, SavedRef, Workbench
 from ._editing import (PENDING_EDIT, RUN_IN_PROGRESS, apply_edit, apply_pending_edit, approval_problem, approve,
                        discard_pending_edit, edit_history,
-                       edit_json, edit_refused, execution_fingerprint, fingerprint, is_approved, json_blocker,
+                       edit_json, edit_refused, edits_wait, execution_fingerprint, run_waits, fingerprint, is_approved, json_blocker,
                        redo, refused_during_run, refused_for_json, run_in_progress, set_locks, show_plan,
                        start_empty_plan, take_edit, undo, write_panel)
 from ._deciding import DecisionOutcome, WaitingStep, approval_json, decide_step, set_ask_first, waiting_run, waiting_view
@@ -42,13 +45,19 @@ from ._rerunning import (ask_rerun, cancel_rerun, confirm_rerun, join_rerun, pre
                          rerun_lineage, rerun_of, start_rerun)
 from ._resuming import ResumeLine, ResumeView, listed_status, resume_run, resume_view, run_again_lines
 from ._run_control import cancel_stored_run, join_stored_run, resume_stored_run
-from ._running import (NOT_APPROVED, cancel_new_run, cancel_run, collect_finished_run, confirm_new_run, request_run,
-                       stop_run)
-from ._saving import (delete_saved_plan, hold_conflict, open_saved_plan, open_saved_run, save, save_on_top,
-                      save_run_if_plan_saved, settled_run, store_current)
+from ._running import (NOT_APPROVED, cancel_new_run, cancel_run, collect_finished_run, confirm_new_run, go_on_with_run,
+                       request_run, stop_run)
+from ._live_runs import LIVE_STATUSES, live_runs, run_stamp, waiting_count, waiting_runs, watch_if_going
+from ._saving import (delete_saved_plan, hold_conflict, open_saved_plan, open_saved_run, refresh_run, save,
+                      save_on_top, save_run_if_plan_saved, settled_run, show_stored_run, store_current)
 from ._unsaved import not_saved
+from ._plain_words import RunSummary, StepFailure, step_sentence, summarize_run
+from ._onramp import example_goals
+from ._rehearsing import (RehearsalRun, choose_recording, is_rehearsing, pin_result, read_pins, recordings,
+                          rehearse_plan, request_rehearsal, run_export, unpin_result)
 
 __all__ = [
+    "RunSummary", "StepFailure", "step_sentence", "summarize_run", "example_goals",
     "POLICY_TEMPLATE", "submitting_agent", "check_plan_policy", "current_policy", "policy_file", "policy_refusal",
     "policy_text", "read_policy", "replay_policy", "save_policy",
     "RerunPreview", "RerunStep", "ask_rerun", "cancel_rerun", "confirm_rerun", "join_rerun", "preview_rerun",
@@ -70,4 +79,8 @@ __all__ = [
     "run_in_progress", "save", "save_on_top", "save_run_if_plan_saved", "services_with_tools", "set_locks",
     "settled_run", "show_plan", "start_empty_plan", "stop_run", "store_current", "submit_review",
     "take_edit", "undo", "work_id", "write_panel", "submission_answer", "withdraw_review",
+    "LIVE_STATUSES", "LiveRun", "edits_wait", "go_on_with_run", "live_runs", "refresh_run", "run_stamp", "run_waits",
+    "show_stored_run", "waiting_count", "waiting_runs", "watch_if_going",
+    "RehearsalRun", "choose_recording", "is_rehearsing", "pin_result", "read_pins", "recordings", "rehearse_plan",
+    "request_rehearsal", "run_export", "unpin_result",
 ]

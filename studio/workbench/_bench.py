@@ -19,7 +19,7 @@ from core import LOCAL_ACTOR, Actor, EditHistory, Plan, PlanIdentity, Run, RunKi
 from ._rerun_preview import RerunPreview
 from ._run_handle import RunHandle
 
-__all__ = ["Conflict", "Notice", "NoticeKind", "Outcome", "Question", "SavedRef", "Workbench"]
+__all__ = ["Conflict", "LiveRun", "Notice", "NoticeKind", "Outcome", "Question", "SavedRef", "Workbench"]
 
 NoticeKind = Literal["error", "warning", "success", "info"]
 
@@ -77,6 +77,19 @@ class Conflict:
 
 
 @dataclass(frozen=True)
+class LiveRun:
+    """A run of a plan version not over (``_live_runs``); ``state`` says where it is, in words."""
+
+    id: str
+    plan_id: str
+    version: int
+    state: str
+
+    def as_json(self) -> dict[str, Any]:
+        return {"run_id": self.id, "plan_id": self.plan_id, "version": self.version, "state": self.state}
+
+
+@dataclass(frozen=True)
 class Question:
     """What waits for the user's answer before another plan takes the editor's place: the
     action (``go``, the very call the click would have made), in words (``what``), and why the
@@ -112,8 +125,13 @@ class Workbench:
     run: Run | None = None  # the run of the plan, while no worker holds it
     run_saved: str | None = None  # the run's id once it is stored with its plan
     worker: RunHandle | None = None  # the run going on, until it is collected
-    confirm_new_run: RunKind | None = None  # waits for "start a new run?" after a finished run
+    confirm_new_run: RunKind | None = None  # waits for "start a new run?" after a finished run, or beside a live one
+    live_run: LiveRun | None = None  # the live run of this version that new run would run beside, while asked
     rerun: RerunPreview | None = None  # a retry or rerun of the run shown, waiting for the user's confirm
+    # A rehearsal's stand-ins (``_rehearsing``): results pinned by step id, and the real run chosen
+    # to take recorded results from (None: none).
+    pins: dict[str, Any] = field(default_factory=dict)
+    recording: str | None = None
     question: Question | None = None  # another plan waits while the user says what of the edits
     notices: list[Notice] = field(default_factory=list)  # what the last action said
     # Who works on it: every use case checks this actor's role. The UI sets whoever is signed in

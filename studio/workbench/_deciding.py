@@ -30,7 +30,7 @@ from ._grants import GrantRequest, make_grant
 from ._handing import Carrier, handed_over, who_carries
 from ._messages import attempt
 from ._run_control import resume_stored_run
-from ._running import request_run
+from ._running import go_on_with_run
 
 __all__ = ["DecisionOutcome", "WaitingStep", "approval_json", "decide_step", "set_ask_first", "waiting_run",
            "waiting_view"]
@@ -238,7 +238,7 @@ def decide_step(services: Services, run_id: str, step_id: str, approve: bool, *,
             out.say("success", f"{verb} {label}; the run goes on in {worker}.")
     elif bench is not None and bench.run is run and not carrier.worker:
         with attempt(out, "go on with the run"):
-            going = request_run(bench, services, "all")
+            going = go_on_with_run(bench, services)  # with the run's own plan, whatever the Plan JSON holds
             out.notices.extend(going.notices)
         out.say("success", f"{verb} {label}; the run goes on.")
     elif any(run.steps[s].decision is None for s in waiting_steps(run)):  # approved ones wait until run

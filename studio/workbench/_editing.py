@@ -4,8 +4,9 @@ graph, inspector, locks, undo and redo), and approval.
 Every edit goes through ``take_edit``: the plan is replaced, the edit is one undo step,
 approval is withdrawn when what runs changed (locks and notes are review metadata, so they
 keep it: ``core.plan._identity``), and ``revision`` moves so a front end draws its fields afresh.
-While a run goes on, an edit waits in the Plan JSON as pending text (``hold_edit``), never
-thrown away; while the Plan JSON holds text that is not a plan, actions that would act on the
+While a run goes on, or the run shown waits for a person's decision (``edits_wait``), an edit
+waits in the Plan JSON as pending text (``hold_edit``), never thrown away, so the run stays in
+view and its decision apart from the edit; while the Plan JSON holds text that is not a plan, actions that would act on the
 last valid plan wait (``json_blocker``).
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
 
-from core import Role, hooks, EditHistory, Plan, PlanError, PlanIdentity, PlanStudioError, Validator, dump_plan, load_plan, \
+from core import Role, hooks, waiting_steps, EditHistory, Plan, PlanError, PlanIdentity, PlanStudioError, Validator, dump_plan, load_plan, \
     plan_identity
 
 from ._roles import refused_for_role
@@ -26,7 +27,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "PENDING_EDIT", "RUN_IN_PROGRESS", "apply_edit", "apply_pending_edit", "approval_problem", "approve", "discard_pending_edit", "edit_history", "edit_json",
-    "edit_refused", "execution_fingerprint", "fingerprint", "is_approved", "json_blocker", "redo",
+    "edit_refused", "edits_wait", "execution_fingerprint", "run_waits", "fingerprint", "is_approved", "json_blocker", "redo",
     "refused_during_run", "refused_for_json", "run_in_progress", "set_locks", "show_plan", "start_empty_plan",
     "take_edit", "undo", "write_panel",
 ]
@@ -34,6 +35,9 @@ __all__ = [
 RUN_IN_PROGRESS = "A run is in progress: wait for it to finish or press Stop"
 PENDING_EDIT = ("Your edit is kept in the Plan JSON, not applied yet: a run is in progress, and it goes on with "
                 "the plan it started. Apply it (or discard it) below the Plan JSON once the run has ended.")
+PENDING_WHILE_WAITING = ("Your edit is kept in the Plan JSON, not applied yet: the run shown waits for a decision, "
+                         "and goes on with the plan it started. Decide its waiting steps first; applying the edit "
+                         "now takes the run off this page (it stays waiting, listed on Reviews).")
 
 
 def fingerprint(plan: Plan) -> PlanIdentity:
@@ -56,6 +60,21 @@ def run_in_progress(bench: Workbench) -> bool:
     return bench.worker is not None and bench.worker.alive
 
 
+def run_waits(bench: Workbench) -> bool:
+    """The run shown (no handle carries it) waits for a person's decision on a step."""
+    return bench.worker is None and bench.run is not None and not bench.run.finished and bool(waiting_steps(bench.run))
+
+
+def edits_wait(bench: Workbench) -> bool:
+    """An edit of what runs is held as pending text, not applied: it would take the run off the
+    page (a run in progress, or one waiting for a decision)."""
+    return run_in_progress(bench) or run_waits(bench)
+
+
+def _pending_note(bench: Workbench) -> str:
+    return PENDING_EDIT if run_in_progress(bench) else PENDING_WHILE_WAITING
+
+
 def refused_during_run(bench: Workbench, out: Outcome, action: str) -> bool:
     """True, with a notice saying why, when a run is in progress and ``action`` must wait."""
     if not run_in_progress(bench):
@@ -67,6 +86,9 @@ def refused_during_run(bench: Workbench, out: Outcome, action: str) -> bool:
 def json_blocker(bench: Workbench) -> str | None:
     """Why Approve, Run and Save must wait, or None: while the Plan JSON holds text that is not a
     plan, the plan they would act on (the last valid one) is not what the panel shows."""
+    if bench.json_pending and run_waits(bench):
+        return ("Apply or discard the edit waiting below the Plan JSON first (the waiting step's decision, under "
+                "Run, goes on without it)")
     if bench.json_pending:
         return "Apply or discard the edit you made during the run first (below the Plan JSON)"
     return None if bench.json_error is None else f"Fix the Plan JSON first ({bench.json_error})"
@@ -113,6 +135,7 @@ def _review(bench: Workbench, plan: Plan) -> None:
     bench.run = None
     bench.run_saved = None
     bench.confirm_new_run = None
+    bench.live_run = None
     bench.goal = plan.goal
 
 
@@ -129,6 +152,7 @@ def show_plan(bench: Workbench, plan: Plan, *, saved: SavedRef | None, keeps_rev
     bench.saved = saved
     bench.conflict = None  # about the plan the editor held before
     bench.baseline = fingerprint(plan)  # edits since are unsaved
+    bench.pins, bench.recording = {}, None  # a rehearsal's stand-ins were the plan before's
     bench.opened += 1
     write_panel(bench, dump_plan(plan, "native"))
 
@@ -156,23 +180,26 @@ def take_edit(bench: Workbench, out: Outcome, plan: Plan, label: str, *, record:
     if run is not None and run.started_at is not None:
         # The results disappear with the run; say so, or it looks like they were lost.
         stored = " (it stays stored with the saved version)" if bench.run_saved == run.id else ""
+        if bench.run_saved == run.id and run_waits(bench):
+            stored = " (it still waits for a decision: find it on Reviews)"
         out.say("info", f"The plan changed, so its run was cleared{stored}. Approve the plan to run it again.")
     _review(bench, plan)
     return True
 
 
-def edit_json(bench: Workbench) -> Outcome:
-    """The Plan JSON changed: take the plan if it parses, else keep the text and say why."""
+def edit_json(bench: Workbench, *, hold: bool = True) -> Outcome:
+    """The Plan JSON changed: take the plan if it parses, else keep the text and say why.
+    ``hold``: while ``edits_wait``, keep it pending instead (Apply gives False)."""
     out = Outcome()
     if refused_for_role(bench.actor, out, Role.reviewer, "edit the plan"):
         return out
     text = bench.panel_text
     bench.json_read = text
-    if bench.plan is not None and run_in_progress(bench):
+    if bench.plan is not None and (run_in_progress(bench) or (hold and run_waits(bench))):
         # The run goes on with the plan it started; the edit waits in the panel, as typed.
         bench.json_pending = text != dump_plan(bench.plan, "native")
         if bench.json_pending:
-            out.say("info", PENDING_EDIT)
+            out.say("info", _pending_note(bench))
         return out
     bench.json_pending = False
     try:
@@ -195,7 +222,7 @@ def apply_pending_edit(bench: Workbench) -> Outcome:
         return out
     if run_in_progress(bench):
         return out.say("warning", f"{RUN_IN_PROGRESS} before you apply your edit.")
-    out = edit_json(bench)  # the edit is the text in the panel, read afresh
+    out = edit_json(bench, hold=False)  # the edit is the text in the panel, read afresh
     if bench.json_error is None:
         out.say("success", "Your edit made during the run is applied. Approve the plan to run it.")
     return out
@@ -236,7 +263,7 @@ def hold_edit(bench: Workbench, out: Outcome, label: str, change: Callable[[Plan
         return None
     write_panel(bench, dump_plan(edited, "native"))
     bench.json_pending = True
-    out.say("info", PENDING_EDIT)
+    out.say("info", _pending_note(bench))
     return edited
 
 
@@ -249,7 +276,7 @@ def apply_edit(bench: Workbench, label: str, change: Callable[[Plan], Plan]) -> 
         return (out, None)
     if bench.plan is None:
         return out, None
-    if run_in_progress(bench):
+    if edits_wait(bench):
         return out, hold_edit(bench, out, label, change)
     if edit_refused(bench, out, label):
         return out, None
@@ -266,6 +293,9 @@ def _move(bench: Workbench, label: str, step: Callable[[EditHistory], Plan | Non
     out = Outcome()
     if refused_for_role(bench.actor, out, Role.reviewer, label) or edit_refused(bench, out, label):
         return out
+    if run_waits(bench):  # undo past the run's plan would take the waiting run off the page
+        return out.say("warning", f"The run shown waits for a decision: decide its waiting steps before you {label} "
+                                  "(or edit the plan: your edit is kept apart until you apply it).")
     plan = step(edit_history(bench))
     if plan is None:
         return out.say("info", f"Nothing to {label}.")

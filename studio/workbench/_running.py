@@ -4,7 +4,9 @@ runs, from its first step (a plan with edits not saved is saved as a new version
 
 While a run handle (``_run_handle``) is alive it owns the run (``bench.run`` is None); the
 workbench takes the run back when the handle is done. Clicks that would change the plan or
-start another run meanwhile are refused.
+start another run meanwhile are refused. A new run of a stored version while another run of it
+is not over (running here or elsewhere, waiting for a person: ``_live_runs``) is asked about
+first (``bench.live_run``), from whatever tab or interface: never started silently beside it.
 """
 
 from __future__ import annotations
@@ -21,13 +23,14 @@ from ._messages import attempt, failure_message
 from ._doubts import undecided_doubts
 from ._policy import policy_refusal
 from ._durable_handle import DurableRunHandle, durable_runs
+from ._live_runs import live_runs
 from ._saving import hold_conflict, save_run_if_plan_saved, settled_run, store_current
 
 if TYPE_CHECKING:  # SQLAlchemy is slow to import; the CLI starts without it
     from core.storage import PlanStore
 
-__all__ = ["NOT_APPROVED", "cancel_new_run", "cancel_run", "collect_finished_run", "confirm_new_run", "hand_over",
-           "request_run", "stop_run"]
+__all__ = ["NOT_APPROVED", "cancel_new_run", "cancel_run", "collect_finished_run", "confirm_new_run", "go_on_with_run",
+           "hand_over", "request_run", "stop_run"]
 
 NOT_APPROVED = "Could not run the plan: approve this version of it first."
 
@@ -36,13 +39,17 @@ def _same_run(run: Run, plan: Plan) -> bool:
     return execution_fingerprint(run.plan) == execution_fingerprint(plan)
 
 
-def _start(bench: Workbench, services: Services, plan: Plan, kind: RunKind, out: Outcome) -> Outcome:
+def _start(bench: Workbench, services: Services, plan: Plan, kind: RunKind, out: Outcome, *,
+           beside_live: bool = False) -> Outcome:
     denied = policy_refusal(services, plan)  # the policy may have changed since the plan was approved
     if denied is not None:
         return out.say("error", f"Not run: {denied}")
     with attempt(out, "run the plan"):
         run = bench.run
-        if run is None or run.finished or not _same_run(run, plan):
+        # A rehearsal is never gone on with: its results stood in, and real tools would build on them.
+        if run is None or run.finished or run.rehearsal is not None or not _same_run(run, plan):
+            if not beside_live and _asks_beside_live(bench, services, plan, kind, out):
+                return out
             run = _new_stored_run(bench, services, plan, out)
             if run is None:
                 return out
@@ -54,6 +61,22 @@ def _start(bench: Workbench, services: Services, plan: Plan, kind: RunKind, out:
         hand_over(bench, services, run, kind)
         out.done()
     return out
+
+
+def _asks_beside_live(bench: Workbench, services: Services, plan: Plan, kind: RunKind, out: Outcome) -> bool:
+    """True, with the question held (``bench.live_run``), when a new run of ``plan`` would run
+    beside a run of the same stored version that is not over. A plan with edits not saved is a
+    new version: nothing runs it yet."""
+    saved = bench.saved
+    if saved is None or saved.fingerprint != fingerprint(plan):
+        return False
+    live = live_runs(services, saved.plan_id, saved.version)
+    if not live:
+        return False
+    bench.confirm_new_run, bench.live_run = kind, live[0]
+    out.say("warning", f"Not started: run {live[0].id} of version {saved.version} is {live[0].state}. Open it, or "
+                       "confirm to start a second run beside it (its tools are called again).")
+    return True
 
 
 def hand_over(bench: Workbench, services: Services, run: Run, kind: RunKind,
@@ -116,20 +139,22 @@ def _stored_to_go_on(bench: Workbench, services: Services, run: Run) -> Run:
 def request_run(bench: Workbench, services: Services, kind: RunKind) -> Outcome:
     """Start running the next step or the rest of the approved plan in the background.
 
-    A paused or interrupted run carries on. After a finished run, "Run next step" asks first
+    A paused or interrupted run carries on. After a finished run, either button asks first
     (``bench.confirm_new_run``): the user may expect a next step where there is none, and a new
-    run replaces the results on the page; "Run all" is plainly a new run."""
+    run replaces the results on the page (after a rehearsal it starts, asking nothing). A new run beside a live run of the same version asks
+    too (``bench.live_run``)."""
     out = Outcome()
     if refused_for_role(bench.actor, out, Role.reviewer, "run the plan"):
         return out
-    bench.confirm_new_run = None
+    bench.confirm_new_run, bench.live_run = None, None
     if refused_during_run(bench, out, "start another run") or refused_for_json(bench, out, "run the plan"):
         return out
     plan = bench.plan
     if plan is None or not is_approved(bench, plan):
         return out.say("error", NOT_APPROVED)
     run = bench.run
-    if kind == "next" and run is not None and run.finished and _same_run(run, plan):
+    # After a rehearsal the real run is what the button is for: nothing real is replaced.
+    if run is not None and run.finished and run.rehearsal is None and _same_run(run, plan):
         bench.confirm_new_run = kind
         return out
     return _start(bench, services, plan, kind, out)
@@ -140,19 +165,45 @@ def confirm_new_run(bench: Workbench, services: Services) -> Outcome:
     out = Outcome()
     if refused_for_role(bench.actor, out, Role.reviewer, "run the plan"):
         return out
-    kind, plan = bench.confirm_new_run, bench.plan
-    bench.confirm_new_run = None
+    kind, plan, beside = bench.confirm_new_run, bench.plan, bench.live_run is not None
+    bench.confirm_new_run, bench.live_run = None, None
     if kind is None or plan is None or refused_during_run(bench, out, "start another run") \
             or refused_for_json(bench, out, "run the plan"):
         return out
     if not is_approved(bench, plan):
         return out.say("error", NOT_APPROVED)
-    return _start(bench, services, plan, kind, out)
+    return _start(bench, services, plan, kind, out, beside_live=beside)
 
 
 def cancel_new_run(bench: Workbench) -> Outcome:
-    bench.confirm_new_run = None
+    bench.confirm_new_run, bench.live_run = None, None
     return Outcome().done()
+
+
+def go_on_with_run(bench: Workbench, services: Services) -> Outcome:
+    """Carry on the run shown once its waiting steps were decided on the page. It was approved
+    when it started, and each waiting step by its decision, so it goes on with its own plan
+    whatever the Plan JSON holds meanwhile: an edit kept there stays kept, and is said to be."""
+    out = Outcome()
+    if refused_for_role(bench.actor, out, Role.reviewer, "run the plan"):
+        return out
+    run = bench.run
+    if run is None or run.finished or refused_during_run(bench, out, "go on with the run"):
+        return out
+    denied = policy_refusal(services, run.plan)  # the policy may have changed since the run started
+    if denied is not None:
+        return out.say("error", f"Not run: {denied}")
+    with attempt(out, "go on with the run"):
+        stored = _stored_to_go_on(bench, services, run)
+        blocked = undecided_doubts(services, stored)
+        if blocked:
+            return out.say("warning", f"Could not go on with the run: {blocked} Choose for each under *Resume* below.")
+        hand_over(bench, services, stored, "all")
+        out.done()
+        if bench.json_pending or bench.json_error is not None:
+            out.say("info", "Your edit stays in the Plan JSON, not applied: the run goes on with the plan it started. "
+                            "Apply or discard it below the Plan JSON once the run has ended.")
+    return out
 
 
 def stop_run(bench: Workbench) -> Outcome:

@@ -16,6 +16,7 @@ from ._changes import describe_changes
 from ._roles import refused_for_role
 from ._bench import Conflict, Outcome, SavedRef, Workbench
 from ._doubts import cut_off
+from ._live_runs import watch_if_going
 from ._editing import fingerprint, refused_during_run, refused_for_json, run_in_progress, show_plan
 from ._messages import attempt, failure_message
 from ._services import Services
@@ -23,8 +24,8 @@ from ._services import Services
 if TYPE_CHECKING:  # SQLAlchemy is slow to import; the CLI starts without it
     from core.storage import PlanStore
 
-__all__ = ["delete_saved_plan", "hold_conflict", "open_saved_plan", "open_saved_run", "save", "save_on_top",
-           "save_run_if_plan_saved", "settled_run", "store_current"]
+__all__ = ["delete_saved_plan", "hold_conflict", "open_saved_plan", "open_saved_run", "refresh_run", "save", "save_on_top",
+           "save_run_if_plan_saved", "settled_run", "show_stored_run", "store_current"]
 
 
 def store_current(bench: Workbench, store: PlanStore, plan: Plan, *, message: str,
@@ -119,9 +120,30 @@ def settled_run(run: Run) -> Run:
     return run.model_copy(update={"steps": {**run.steps, **cut}}) if cut else run
 
 
-def _show_stored_run(bench: Workbench, run: Run) -> None:
+def show_stored_run(bench: Workbench, services: Services, run: Run) -> None:
+    """Show ``run`` as stored; or, while a handle of this process carries it out (another tab's,
+    the review API's), watch it live (``watch_if_going``): never a stale copy to run again."""
+    if watch_if_going(bench, services, run.id):
+        return
     bench.run = settled_run(run)
     bench.run_saved = run.id
+
+
+def refresh_run(bench: Workbench, services: Services) -> bool:
+    """Read the run shown again from the store (it moved there: a step decided over the API, in
+    MCP or another tab; carried on or resumed elsewhere). True when the bench changed."""
+    run = bench.run
+    if run is None or bench.worker is not None:
+        return False
+    try:
+        stored = services.store.load_run(run.id)
+    except Exception:  # gone (its plan deleted), or the store away: the page keeps what it shows
+        return False
+    if not stored.steps.keys() == run.steps.keys():
+        return False  # another plan's run under that id: never shown over this one
+    # The plan as this page has it (locks and notes it set since); what runs is the same.
+    show_stored_run(bench, services, stored.model_copy(update={"plan": run.plan}))
+    return True
 
 
 def _run_state(services: Services, run: Run) -> str:
@@ -131,7 +153,8 @@ def _run_state(services: Services, run: Run) -> str:
     # Cancelled and waiting are what the run says of itself; one marked running or interrupted
     # was cut off unless this studio runs it (``cut_off``), else it paused between steps.
     said = run.status == StepStatus.cancelled or run.status == StepStatus.waiting
-    status = run.status if said else "interrupted" if cut_off(services, run) else "paused"
+    status = run.status if said else "running" if services.runs.going(run.id) else \
+        "interrupted" if cut_off(services, run) else "paused"
     return f"{status}, {done} of {len(run.steps)} steps done"
 
 
@@ -153,7 +176,7 @@ def open_saved_plan(bench: Workbench, services: Services, plan_id: str, version:
         show_plan(bench, plan, saved=SavedRef(plan_id, version, fingerprint(plan)))
         said = f"Opened version {version} of this plan."
         if run is not None:
-            _show_stored_run(bench, run)
+            show_stored_run(bench, services, run)
             said += f" Its latest run is shown below ({_run_state(services, run)})."
         out.done().say("info", said)
     return out
@@ -171,10 +194,13 @@ def open_saved_run(bench: Workbench, services: Services, plan_id: str, version: 
         plan = store.load_plan(plan_id, version)
         run = store.load_run(run_id)
         show_plan(bench, plan, saved=SavedRef(plan_id, version, fingerprint(plan)))
-        _show_stored_run(bench, run)
+        show_stored_run(bench, services, run)
         state = _run_state(services, run)
-        then = (" Resume (under Run) carries it on; approve the plan to run it again." if state.split(",")[0] in RESUMABLE else " Approve the plan to run it again" + (
-            " or carry on." if not run.finished else "."))
+        shown = state.split(",")[0]
+        then = (" Resume (beside the graph) carries it on; approve the plan to run it again." if shown in RESUMABLE else
+                " It waits for a decision: approve or reject its waiting step beside the graph." if shown == "waiting" else
+                " It is running: watch it here." if bench.worker is not None else
+                " Approve the plan to run it again" + (" or carry on." if not run.finished else "."))
         out.done().say("info", f"Opened run {run.id} ({state}) of version {version} of this plan.{then}")
     return out
 

@@ -205,7 +205,7 @@ def test_a_bad_allowed_origin_is_a_setup_error_before_the_studio_starts(monkeypa
 
 def test_an_allowed_origin_reaches_the_setting_and_streamlits_own_check(monkeypatch) -> None:
     from core import Settings
-    from studio.cli._main import _studio_argv
+    from studio.cli._studio_options import studio_argv as _studio_argv
 
     monkeypatch.setenv("PLAN_STUDIO_ALLOWED_ORIGINS", "https://studio.example.com, http://10.0.0.5:8501/")
     origins = Settings.from_env().allowed_origins

@@ -39,7 +39,7 @@ def test_journey_from_goal_to_library(page: Page, studio) -> None:
     expect(drawn.locator("canvas")).to_be_visible()
     nodes = graph_nodes(drawn)
     assert [n["id"] for n in nodes] == [s["id"] for s in plan["steps"]]
-    assert [n["label"] for n in nodes] == ["0 · facilities_list", "1 · shipments_list"]
+    assert [n["label"].split("\n")[0] for n in nodes] == ["0 · facilities_list", "1 · shipments_list"]
 
     # Approve, then Run all
     run_all = page.get_by_role("button", name="Run all")
@@ -49,7 +49,9 @@ def test_journey_from_goal_to_library(page: Page, studio) -> None:
     click(run_all)
     expect(page.get_by_text(re.compile(r"^Run \w+ · succeeded · 2 succeeded"))).to_be_visible()
     expect(page.get_by_text("succeeded", exact=True)).to_have_count(2)
-    expect(page.locator("[data-testid=stDataFrame]")).to_have_count(2)
+    # Each step's table, and the summary's: the final result's top rows.
+    expect(page.locator("[data-testid=stDataFrame]")).to_have_count(3)
+    expect(page.locator(".st-key-plan-summary [data-testid=stDataFrame]")).to_have_count(1)
     assert {n["color"]["background"] for n in graph_nodes(graph(page, "succeeded succeeded"))} == {SUCCEEDED_FILL}
 
     # Running saved it (a run is stored with the version it ran): Save has nothing new to store

@@ -66,9 +66,11 @@ def test_reload_brings_everything_back_and_the_saved_plans_url_opens_it_elsewher
     expect(page.get_by_text(re.compile(r"^Run \w+ · paused · 1 succeeded, 1 pending"))).to_be_visible()
     graph(page, "succeeded pending")
     screenshot(page, "drafts-reloaded.png")
-    # Fixed back to the approved plan: still approved, and the run carries on.
+    # Fixed back to the approved plan: still approved (the run shown says so by the buttons, and
+    # Run all is open), and the run carries on.
     enter(plan_json, edited)
-    expect(page.get_by_text(re.compile(r"^Approved\."))).to_be_visible()
+    expect(page.get_by_text(re.compile(r"Not applied"))).to_have_count(0)
+    expect(page.get_by_role("button", name="Run all")).to_be_enabled()
     click(page.get_by_role("button", name="Run all"))
     graph(page, "succeeded succeeded")
     expect(page.get_by_text(re.compile(r"^Run \w+ · succeeded · 2 succeeded"))).to_be_visible()
@@ -119,7 +121,7 @@ def test_the_library_opens_a_saved_run_and_a_plans_latest_run(studio, new_tab) -
 
     click(page.get_by_role("link", name="Library"))
     card = page.locator("[class*=st-key-library-card]").filter(has_text=GOAL)
-    card.get_by_text("Versions and runs").click()
+    click(card.get_by_text("Versions and runs"))
     expect(card.get_by_text(re.compile(rf"Run {second_run} · version 1 · .* · paused \(1 of 2 steps done\)"))).to_be_visible()
     expect(card.get_by_text(re.compile(rf"Run {first_run} · version 1 · .* · succeeded"))).to_be_visible()
     screenshot(page, "drafts-library-runs.png")

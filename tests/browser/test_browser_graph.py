@@ -1,5 +1,5 @@
-"""The plan graph in real Chromium: legible at any plan size, zoomable, marks problems and locks,
-and live during a run (the same network recoloured in place, its view kept).
+"""The plan graph in real Chromium: the whole plan at any size, zoomable,
+marks problems and locks, and live during a run (the same network recoloured in place, its view kept).
 
 Label sizes are measured as vis-network draws them: the node's font size times the view's
 scale is the label's height in CSS pixels on screen.
@@ -88,40 +88,38 @@ def enter_plan(page: Page, text: str) -> None:
     enter(page.get_by_role("textbox", name="Plan JSON"), text)
 
 
-def test_labels_stay_legible_at_any_plan_size_and_fit_and_zoom_move_the_view(page: Page, studio) -> None:
+def test_the_whole_plan_shows_at_any_size_and_fit_and_zoom_move_the_view(page: Page, studio) -> None:
     open_studio(page, studio.url)
 
     enter_plan(page, chain(8))
     drawn = graph(page, " ".join(["pending"] * 8))
-    assert label_px(drawn) >= LEGIBLE_PX
-    assert on_screen(drawn, 0)  # the view starts at the first step
+    assert on_screen(drawn, 0) and on_screen(drawn, 7)  # the whole plan
 
     enter_plan(page, chain(200))
     drawn = graph(page, " ".join(["pending"] * 200))
-    assert label_px(drawn) >= LEGIBLE_PX
-    assert on_screen(drawn, 0) and not on_screen(drawn, 199)  # the rest is a pan away
+    assert on_screen(drawn, 0) and on_screen(drawn, 199)  # the whole plan: an overview to zoom into
     expect(drawn).to_have_attribute("data-scale", f"{scale(drawn):.4f}")
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "graph-200-steps.png"))
 
-    start = scale(drawn)
+    whole = scale(drawn)
     press(page.get_by_role("button", name="Zoom in"))
     press(page.get_by_role("button", name="Zoom in"))
-    assert scale(drawn) > start
+    assert scale(drawn) > whole
     press(page.get_by_role("button", name="Zoom out"))
-    assert start < scale(drawn)
-    # Zooming out stops at the legible size, from the buttons and from the mouse wheel.
-    for _ in range(3):
+    assert whole < scale(drawn)
+    # Zooming out stops a little past the whole plan, from the buttons and from the mouse wheel.
+    for _ in range(5):
         press(page.get_by_role("button", name="Zoom out"))
-    assert label_px(drawn) >= LEGIBLE_PX and scale(drawn) == pytest.approx(start, rel=1e-3)
+    floor = scale(drawn)
+    assert whole * 0.7 < floor < whole
     box = drawn.bounding_box()
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     page.mouse.wheel(0, 2000)
-    expect(drawn).to_have_attribute("data-scale", f"{start:.4f}")
-    assert label_px(drawn) >= LEGIBLE_PX
+    expect(drawn).to_have_attribute("data-scale", f"{floor:.4f}")
     press(page.get_by_role("button", name="Zoom in"))
     press(page.get_by_role("button", name="Fit"))
-    assert label_px(drawn) >= LEGIBLE_PX  # as much of the plan as stays legible
+    assert scale(drawn) == pytest.approx(whole, rel=1e-3)  # the whole plan again
     expect(drawn).to_have_attribute("data-scale", f"{scale(drawn):.4f}")
 
     enter_plan(page, chain(3))

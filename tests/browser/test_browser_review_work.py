@@ -88,7 +88,7 @@ def test_a_review_in_progress_survives_reload_and_reopening_and_waits_for_a_plan
         with reruns(page):
             page.mouse.click(box["x"] + at["x"], box["y"] + at["y"])
         inspector = page.locator(".st-key-editor-inspector")
-        expect(inspector).to_contain_text("Refund a customer.")
+        expect(inspector).to_contain_text("Refund a customer: customer ada")  # its tool's own words, in a sentence
         expect(inspector.get_by_role("combobox", name="reason", exact=True)).to_be_visible()
         enter(inspector.get_by_role("spinbutton", name="amount_eur", exact=True), "450")
         assert _amount(page) == 450

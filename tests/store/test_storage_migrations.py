@@ -64,9 +64,10 @@ def test_head_is_the_newest_revision() -> None:
 def _upgraded(schema: set[tuple[str, str, str | None]]) -> set[tuple[str, str, str | None]]:
     """Main's schema with what the revisions after 0001 add: the run's lineage (0004), the
     steps' decisions (0005), the calls retried (0006), people and agents' tokens (0007), every
-    approver's record, the run's submitter and the grants (0008), what the policy asks (0009), the signed links used (0011), the agent's callback on a review (0012)."""
+    approver's record, the run's submitter and the grants (0008), what the policy asks (0009), the signed links used (0011), the agent's callback on a review (0012), what marks a rehearsal (0013)."""
     before = "plan_json VARCHAR NOT NULL, \n"
-    after = "plan_json VARCHAR NOT NULL, parent_id VARCHAR, rerun_from VARCHAR, submitted_by VARCHAR, \n"
+    after = ("plan_json VARCHAR NOT NULL, parent_id VARCHAR, rerun_from VARCHAR, submitted_by VARCHAR, "
+             "rehearsal_json VARCHAR, \n")
     worker = ("table", "run_worker", "CREATE TABLE run_worker (\n\tid VARCHAR NOT NULL, \n\tseen_at DATETIME NOT NULL, "
               "\n\ttaken_over_by VARCHAR, \n\tPRIMARY KEY (id)\n)")
     decided = ("duration_ms FLOAT, \n",  # 0005, 0006, 0008, 0009

@@ -9,6 +9,8 @@ handler the graph's callback calls.
 
 from __future__ import annotations
 
+import json
+
 import datetime as dt
 
 from streamlit.testing.v1 import AppTest
@@ -42,7 +44,7 @@ def add_step(app: AppTest, tool: str) -> str:
 
 
 def start_empty(app: AppTest) -> None:
-    app.text_area(key=Keys.GOAL).input("Get facilities in Berlin, then their shipments, then check for contaminants")
+    app.text_input(key=Keys.GOAL).input("Get facilities in Berlin, then their shipments, then check for contaminants")
     app.button(key="editor.empty").click().run()
     no_failures(app)
     assert plan(app).steps == []
@@ -68,6 +70,8 @@ def test_example_7_is_built_from_an_empty_plan_with_the_form(app: AppTest) -> No
     app.selectbox(key=field_key(app, shipments, "facility_id", "source")).set_value(facilities).run()
     no_failures(app)
     assert plan(app).step(shipments).params == {"facility_id": f"${{steps.{facilities}.data.*.id}}"}
+    # The picked reference is a dependency in the JSON too, as the graph draws it.
+    assert json.loads(app.text_area(key=Keys.JSON).value)["steps"][1]["depends_on"] == [facilities]
     # The path picker offers only paths that exist and fit: lists of text, or one text.
     paths = app.selectbox(key=field_key(app, shipments, "facility_id")).options
     assert "data.*.id" in paths and "data.*.capacity_tonnes" not in paths and "count" not in paths
@@ -151,6 +155,8 @@ def test_compare_versions_shows_added_removed_and_changed_steps_param_by_param(a
     add_step(app, "inspections_list")
     app.button(key="plan.save").click().run()
     no_failures(app)
+    app.session_state["editor.compare_panel"] = True  # opened: drawn only while open
+    app.run()
     # Version 1 against the plan being edited (version 2).
     app.selectbox(key=Keys.EDITOR_COMPARE_OLD).set_value(1).run()
     app.selectbox(key=Keys.EDITOR_COMPARE_NEW).set_value("current").run()

@@ -55,12 +55,12 @@ def test_steps_with_errors_and_locked_steps_are_marked_in_the_graph(app: AppTest
     assert "problem: tool: unknown tool &#x27;shipment_list&#x27;" in broken["title"]
 
     locked = node(data, "a")
-    assert locked["label"] == "0 · facilities_list\nlocked"
+    assert locked["label"] == "0 · facilities_list\nlocation=Berlin\nlocked"
     assert locked["shapeProperties"]["borderDashes"]
     assert "locked: a re-plan keeps this step" in locked["title"]
 
     plain = node(data, "c")
-    assert plain["label"] == "2 · facilities_list"
+    assert plain["label"] == "2 · facilities_list\nlocation=Munich"
     assert plain["color"]["border"] == STATUS_COLOURS["pending"][1]
     assert "borderWidth" not in plain and "shapeProperties" not in plain
 

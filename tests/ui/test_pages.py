@@ -19,7 +19,7 @@ from studio import Keys, get_services
 from studio.ui.plan._graph import VIS_NETWORK_FILE, graph_data
 from studio.ui._text import md_escape
 
-from apptest_helpers import GOAL, LIBRARY, PLAN, edit_json, make_plan, no_failures, plan_text, run_plan, texts
+from apptest_helpers import GOAL, LIBRARY, PLAN, edit_json, make_plan, no_failures, open_cards, open_library, plan_text, run_plan, texts
 
 def test_a_goal_becomes_a_plan_in_state_and_in_the_json_panel(app: AppTest) -> None:
     plan = make_plan(app)
@@ -112,7 +112,8 @@ def test_a_failing_tool_fails_its_step_skips_dependents_and_the_page_keeps_worki
     assert "explode failed: the tool broke" in page
     assert "depends on step 0 (explode), which did not succeed" in page
     assert ":red-badge[failed]" in page and ":orange-badge[skipped]" in page
-    assert len(app.dataframe) == 1  # the rows of the step that succeeded
+    # The rows of the step that succeeded, under its result and in the run's summary (the final result).
+    assert len(app.dataframe) == 2
     assert graph_data(app.session_state[Keys.BENCH].plan, run)["statuses"] == ["failed", "skipped", "succeeded"]
 
     # Still usable: a new goal plans as before (running saved the plan typed above: nothing to ask).
@@ -169,18 +170,19 @@ def test_save_makes_versions_and_the_library_opens_them(app: AppTest) -> None:
     [run] = store.list_runs(summary.id)
     assert (run.version, run.status) == (1, "succeeded")
 
-    app.switch_page(LIBRARY).run()
+    open_library(app)
     no_failures(app)
     assert GOAL in texts(app) and "2 versions · 1 run" in texts(app)
     app.text_input(key=Keys.SEARCH).input("no such goal").run()
     assert "No saved plan matches." in texts(app)
     app.text_input(key=Keys.SEARCH).input("berlin").run()
+    open_cards(app)
 
     app.button(key=f"library.open.{summary.id}.1").click().run()
     no_failures(app)
     assert app.session_state[Keys.BENCH].plan == first
     assert load_plan(app.text_area(key=Keys.JSON).value, "native") == first
-    assert app.text_area(key=Keys.GOAL).value == GOAL
+    assert app.text_input(key=Keys.GOAL).value == GOAL
     assert "Saved as version 1" in texts(app)
 
     app.switch_page(LIBRARY).run()
@@ -203,7 +205,7 @@ def test_deleting_a_saved_plan_removes_it_and_leaves_the_editor_copy_unsaved(app
     store = get_services().store
     [summary] = store.list_plans()
 
-    app.switch_page(LIBRARY).run()
+    open_library(app)
     app.button(key=f"library.delete.{summary.id}").click().run()
     no_failures(app)
     assert f"Deleted “{GOAL}” with its versions and runs." in texts(app)
@@ -231,7 +233,7 @@ def test_graph_labels_and_tooltips_are_escaped_and_coloured_by_status() -> None:
     for item in data["nodes"] + data["edges"]:
         for field in ("label", "title"):
             assert "<" not in str(item.get(field, "")) and '"' not in str(item.get(field, ""))
-    assert data["nodes"][0]["label"] == "0 · &lt;img src=x onerror=&quot;alert(1)&quot;&gt;"
+    assert data["nodes"][0]["label"].split("\n")[0] == "0 · &lt;img src=x onerror=&quot;alert(1)&quot;&gt;"
     assert [n["color"]["background"] for n in data["nodes"]] == ["#e5e7eb", "#e5e7eb"]
     # Each edge says what flows along it, into which param.
     assert data["edges"] == [{"from": "a", "to": "b", "id": "a>b", "label": "data.*.id → location", "arrows": "to"}]

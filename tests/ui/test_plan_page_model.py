@@ -45,7 +45,7 @@ def test_a_model_timeout_says_so_and_keeps_the_goal_and_the_plan(app: AppTest, l
     make_plan(app, "Show me failed inspections in Hamburg")
     [error] = error_texts(app)
     assert error.startswith("Could not make a plan:") and "timed out after 1 s" in error
-    assert app.text_area(key=Keys.GOAL).value == "Show me failed inspections in Hamburg"
+    assert app.text_input(key=Keys.GOAL).value == "Show me failed inspections in Hamburg"
     assert app.session_state[Keys.BENCH].plan == plan
     assert json.loads(app.text_area(key=Keys.JSON).value)["goal"] == GOAL
 
@@ -54,23 +54,23 @@ def test_a_model_sending_its_headers_slowly_is_cut_off_and_the_plan_says_so(app:
                                                                             llm_server: LLMServer) -> None:
     # One header line every 0.3 s never trips a per-read timeout of 1 s; the whole answer's does.
     llm_server.slow_headers(every=0.3)
-    app.text_area(key=Keys.GOAL).input(GOAL)
+    app.text_input(key=Keys.GOAL).input(GOAL)
     app.button(key="plan.make").click().run()
     assert llm_server.hung_up() < 1 + 15  # on the server's clock: the limit, and a margin for a loaded machine
     no_failures(app)
     [error] = error_texts(app)
     assert error.startswith("Could not make a plan:") and "timed out after 1 s" in error
-    assert app.text_area(key=Keys.GOAL).value == GOAL
+    assert app.text_input(key=Keys.GOAL).value == GOAL
 
 
 def test_an_http_500_says_so_and_keeps_what_the_user_had(app: AppTest, llm_server: LLMServer) -> None:
     llm_server.fail(500, "model overloaded")
-    app.text_area(key=Keys.GOAL).input(GOAL)
+    app.text_input(key=Keys.GOAL).input(GOAL)
     app.button(key="plan.make").click().run()
     no_failures(app)
     [error] = error_texts(app)
     assert error.startswith("Could not make a plan:") and "500" in error and "model overloaded" in error
-    assert app.text_area(key=Keys.GOAL).value == GOAL
+    assert app.text_input(key=Keys.GOAL).value == GOAL
     assert app.session_state[Keys.BENCH].plan is None
 
 

@@ -134,7 +134,7 @@ def test_an_exported_plan_imports_back_unchanged(app: AppTest) -> None:
     app.session_state[PANEL_KEY] = True
     app.selectbox(key=Keys.EXPORT_FORMAT).set_value("seed").run()
     exported = app.code[0].value
-    app.text_area(key=Keys.GOAL).input("something else entirely")
+    app.text_input(key=Keys.GOAL).input("something else entirely")
     import_text(app, "seed", exported)
     again = app.session_state[Keys.BENCH].plan
     assert [(s.tool, s.params) for s in again.steps] == [(s.tool, s.params) for s in plan.steps]

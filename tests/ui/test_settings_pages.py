@@ -111,7 +111,7 @@ def choose(at: AppTest, *, planner: str | None = None, model: str | None = None,
 
 
 def make_plan(at: AppTest, goal: str = GOAL) -> None:
-    at.text_area(key=Keys.GOAL).input(goal)
+    at.text_input(key=Keys.GOAL).input(goal)
     at.button(key="plan.make").click().run()
     no_failures(at)
 

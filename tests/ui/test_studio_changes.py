@@ -41,8 +41,10 @@ def test_deleting_a_step_another_reads_lists_that_one_changed_by_param() -> None
 def test_a_change_is_named_param_by_param_and_a_noted_step_by_its_note() -> None:
     plan = set_note(_chain(5), "s3", "Remind the team")
     edited = set_param(set_param(plan, "s3", "days", 9), "s3", "previous", "${steps.s1.text}")
+    # s3 now reads s1: depends_on lists it too (core.editing._param_edits), and the change says so.
     assert describe_changes(plan, edited) == (
-        "changed: send_mail “Remind the team” (days 3 → 9, previous '${steps.s2.text}' → '${steps.s1.text}')")
+        "changed: send_mail “Remind the team” (days 3 → 9, previous '${steps.s2.text}' → '${steps.s1.text}', "
+        "depends_on)")
 
 
 def test_a_move_is_named_and_the_steps_it_passed_are_not() -> None:

@@ -293,8 +293,9 @@ def test_hostile_text_shows_as_written_in_the_browser(page: Page, studio) -> Non
     said = page.get_by_test_id("stChatMessage").inner_text()
     for line in HOSTILE_LINES:
         assert line in said
-    # "Step" heads the step inspector, the page's own heading, not the plan's text.
-    assert _markup_in_main(page) == {"links": [], "images": [], "headings": ["Plan", "Step", "Run"], "maths": [],
+    # "Step" heads the step inspector and "Run" the results (once a plan exists the page has no title):
+    # none comes from the plan's text.
+    assert _markup_in_main(page) == {"links": [], "images": [], "headings": ["Step", "Run"], "maths": [],
                                      "bold": []}
 
     # A long note wraps inside the tooltip instead of running off its edge.
@@ -311,7 +312,7 @@ def test_hostile_text_shows_as_written_in_the_browser(page: Page, studio) -> Non
     # The goal is a Library card's title and the note a version's message.
     click(page.get_by_role("link", name="Library"))
     card = page.locator("[class*=st-key-library-card]")
-    card.get_by_text("Versions and runs").click()  # no rerun
+    click(card.get_by_text("Versions and runs"))  # drawn once open: the click reruns the page
     expect(card.get_by_role("button", name="Open v1")).to_be_visible()
     shown = card.inner_text()
     for line in HOSTILE_LINES:

@@ -89,6 +89,22 @@ def test_set_reference_writes_the_source_by_id(registry):
     assert reference_text("s3", "") == "${steps.s3}" and reference_text("a b", "[0].x") == '${steps["a b"][0].x}'
 
 
+def test_a_picked_or_typed_reference_adds_its_step_to_depends_on_so_the_json_says_what_the_graph_draws(registry):
+    plan = Plan(goal="g", steps=[Step(id="f", tool="facilities_list"), Step(id="x", tool="facilities_list"),
+                                 Step(id="s", tool="shipments_list", depends_on=["x"])])
+    picked = set_reference(plan, "s", "facility_id", "f", "data.*.id", registry=registry)
+    assert picked.step("s").depends_on == ["x", "f"]  # kept first, added after
+    assert sorted(picked.edges()) == [("f", "s"), ("x", "s")]  # the graph draws what depends_on lists
+    again = set_reference(picked, "s", "facility_id", "f", "data.*.name", registry=registry)
+    assert again.step("s").depends_on == ["x", "f"]  # never twice
+    typed = set_param(plan, "s", "facility_id", "${step[0].data.*.id}")  # as a user types it: by position
+    assert typed.step("s").depends_on == ["x", "f"]
+    dangling = set_param(plan, "s", "facility_id", "${steps.nowhere.data}")
+    assert dangling.step("s").depends_on == ["x"]  # an unknown step is the validator's to name
+    literal = set_param(plan, "s", "limit", 3)
+    assert literal.step("s").depends_on == ["x"]
+
+
 @pytest.mark.parametrize("name, from_id, path, fragment", [
     ("facility_id", "f", "data.*.ident", "output cannot have the path 'data.*.ident': .data.* has no field 'ident' (it has: capacity_tonnes, id,"),
     ("facility_id", "f", "rows", "has no field 'rows' (it has: count, data)"),

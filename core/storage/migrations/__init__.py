@@ -17,4 +17,4 @@ to it (a test checks the two agree): opening a store reads the file's revision a
 Alembic only when it is not ``HEAD``.
 """
 
-HEAD = "0012"
+HEAD = "0013"

@@ -18,14 +18,16 @@ from core import (Plan, Role, Problem, Run, add_dependency, add_step, delete_ste
 
 from .. import _actions as actions
 from ... import workbench as wb
-from ._graph import show_graph
+from ._graph import OVERVIEW_STEPS, show_graph
 from ...workbench._services import Services
 from .._state import Keys, bench
 from .._roles import role_gate
 from .._text import md_escape
 from ...workbench import Outcome, Workbench
 
-__all__ = ["apply_edit", "changed_since_approval", "editable_graph", "editor_toolbar", "handle_graph_event",
+JUMP_KEY = "editor.jump"  # the jump-to-step list under a large plan's graph
+
+__all__ = ["JUMP_KEY", "apply_edit", "changed_since_approval", "editable_graph", "editor_toolbar", "handle_graph_event",
            "on_graph_action", "redo", "request_delete", "start_empty_plan",
            "undo"]
 
@@ -171,9 +173,23 @@ def changed_since_approval(plan: Plan) -> list[str]:
 
 
 def editable_graph(plan: Plan, run: Run | None, errors: list[Problem]) -> None:
-    """The plan's graph as the editor: the selected step, and the steps changed since approval."""
+    """The plan's graph as the editor: the selected step, and the steps changed since approval;
+    past ``OVERVIEW_STEPS`` steps, a list to jump to a step (the graph centres on it)."""
+    selected = st.session_state[Keys.EDITOR_SELECTED]
     show_graph(plan, run, key=Keys.EDITOR_GRAPH, problems=errors, changed=changed_since_approval(plan),
-               selected=st.session_state[Keys.EDITOR_SELECTED], on_action=on_graph_action)
+               selected=selected, on_action=on_graph_action)
+    if len(plan.steps) > OVERVIEW_STEPS:
+        index = {s.id: n for n, s in enumerate(plan.steps)}
+        # The list shows the step selected in the graph, however it was selected.
+        st.session_state[JUMP_KEY] = selected if selected in index else None
+        st.selectbox("Jump to step", list(index), key=JUMP_KEY, on_change=_jump,
+                     placeholder="Type a step's number, tool or id",
+                     format_func=lambda step_id: f"{index[step_id]} · {plan.steps[index[step_id]].tool} · {step_id}",
+                     help="The graph centres on the step and selects it; the minimap in its corner shows where.")
+
+
+def _jump() -> None:
+    st.session_state[Keys.EDITOR_SELECTED] = st.session_state[JUMP_KEY]
 
 
 def editor_toolbar(services: Services, plan: Plan) -> None:

@@ -27,7 +27,11 @@ from pyvis.network import Network
 
 from core import Plan, Problem, Reference, Run, StepStatus, flow_preview
 
-__all__ = ["CHANGED_BORDER", "GRAPH_MIN_HEIGHT", "LABEL_FONT_PX", "MIN_LABEL_PX", "NOTE_CHARS", "PROBLEM_BORDER", "STATUS_COLOURS", "VIS_NETWORK_FILE", "draw_graph_data", "graph_data", "show_graph", "vis_network_url"]
+from ._node_labels import OUTCOME_CHARS, node_label, shorten
+
+__all__ = ["CHANGED_BORDER", "EDGE_LABEL_CHARS", "GRAPH_MIN_HEIGHT", "LABEL_FONT_PX", "MIN_LABEL_PX", "NODE_WIDTH_PX",
+           "NOTE_CHARS", "OVERVIEW_STEPS", "PROBLEM_BORDER", "STATUS_COLOURS", "VIS_NETWORK_FILE", "draw_graph_data",
+           "graph_data", "layout_spacing", "show_graph", "vis_network_url"]
 
 _HERE = Path(__file__).resolve().parents[2]  # studio/, which holds static/ and assets/
 VIS_NETWORK_FILE = _HERE / "static" / "vis-network.min.js"
@@ -46,16 +50,28 @@ STATUS_COLOURS: dict[StepStatus, tuple[str, str, str]] = {
     StepStatus.rejected: ("#7f1d1d", "#450a0a", "#ffffff"),
 }
 
-GRAPH_MIN_HEIGHT = 440
+# A plan of one row fits with room for the zoom buttons: the graph leaves the first screen to the rest.
+GRAPH_MIN_HEIGHT = 320
 LABEL_FONT_PX = 15
-# The browser never starts a plan's view smaller than this: a large plan pans instead of shrinking.
+# The size labels are shown at when the browser takes the user to a step (jump-to-step, the
+# minimap); the first view and Fit show the whole plan, however small that makes them.
 MIN_LABEL_PX = 12
 # A longer note is cut in the tooltip, so the params below it stay in view.
 NOTE_CHARS = 160
 PROBLEM_BORDER = "#dc2626"
 CHANGED_BORDER = "#2563eb"
 _LOCKED_DASHES = [6, 4]
-_LEVEL_GAP = 330  # room for the label of what flows along an edge between two steps
+# Past this many steps the graph offers an overview (a minimap) and jump-to-step.
+OVERVIEW_STEPS = 50
+NODE_WIDTH_PX = 210  # a box's text wraps at this width
+EDGE_LABEL_CHARS = 32  # what flows along an edge, cut (its tooltip has the values that flowed)
+_NODE_MARGIN = 12
+_LINE_PX = 19  # one line of a box's text at LABEL_FONT_PX
+_CHAR_PX = 7.0  # an average character of a box's text at LABEL_FONT_PX (sans-serif), as drawn
+_EDGE_CHAR_PX = 6.6  # the same for an edge's label at 12 px
+_CLEAR_PX = 26  # between a box and an edge label beside it: the arrow head and some air
+_OUTCOME_LINES = 2  # what a run writes in a box: "✓ 12 rows · 35 ms", an error or a reason, two lines at most
+_LEVEL_GAP = 330  # vis's column and row gaps before the labels size them
 _ROW_GAP = 95
 
 _OPTIONS: dict[str, Any] = {
@@ -69,11 +85,12 @@ _OPTIONS: dict[str, Any] = {
                     "dragView": True},
     "nodes": {"shape": "box", "margin": 12, "borderWidth": 2,
               "font": {"size": LABEL_FONT_PX, "face": "sans-serif", "multi": False},
-              "shapeProperties": {"borderRadius": 6}, "widthConstraint": {"maximum": 230}},
+              "shapeProperties": {"borderRadius": 6}, "widthConstraint": {"maximum": NODE_WIDTH_PX}},
     "edges": {"arrows": {"to": {"enabled": True, "scaleFactor": 0.7}},
               "color": {"color": "#6b7280", "highlight": "#111827", "hover": "#111827"},
+              # The label sits on a white box of its own: its edge stops at the box, never crosses it.
               "font": {"size": 12, "face": "sans-serif", "align": "middle", "color": "#374151",
-                       "strokeWidth": 4, "strokeColor": "#ffffff"},
+                       "strokeWidth": 0, "background": "#ffffff"},
               "smooth": {"enabled": True, "type": "cubicBezier", "forceDirection": "horizontal",
                          "roundness": 0.5},
               "width": 1.5},
@@ -130,12 +147,26 @@ def _problems_by_step(problems: Iterable[Problem]) -> dict[str, list[str]]:
     return out
 
 
-def _label(index: int, tool: str, status: StepStatus, problem: bool, locked: bool, changed: bool = False) -> str:
-    first = ("⚠ " if problem else "") + f"{index} · {tool}"
-    second: list[str] = [status] if status != StepStatus.pending else []
-    second += ["locked"] if locked else []
-    second += ["changed"] if changed else []
-    return first + ("\n" + " · ".join(second) if second else "")
+def layout_spacing(labels: Iterable[str], edge_labels: Iterable[str]) -> tuple[int, int]:
+    """(column gap, row gap) in canvas px, sized to what is drawn: a column is as far from the
+    next as a box at its widest plus the longest edge label between them and room for the
+    arrows, so no edge label lies on a box; rows as far apart as the tallest box and some air.
+
+    ``labels`` are the boxes before a run; each is given ``_OUTCOME_LINES`` more for what a run
+    writes in it, so the spacing (and with it the layout) stays the same while a run goes and
+    the browser updates the boxes in place."""
+    width = OUTCOME_CHARS * _CHAR_PX  # a line of what a run writes
+    height = 0.0
+    for label in labels:
+        lines = label.split("\n")
+        width = max(width, max(len(line) for line in lines) * _CHAR_PX)
+        # vis wraps a line at the box's width: a long line takes as many lines as it needs.
+        wrapped = sum(max(1, -(-int(len(line) * _CHAR_PX) // NODE_WIDTH_PX)) for line in lines)
+        height = max(height, (wrapped + _OUTCOME_LINES) * _LINE_PX)
+    edge = max((len(text) * _EDGE_CHAR_PX for text in edge_labels), default=0)
+    column = min(width, NODE_WIDTH_PX) + 2 * _NODE_MARGIN + edge + 2 * _CLEAR_PX
+    row = height + 2 * _NODE_MARGIN + 24
+    return round(column), round(row)
 
 
 def _edge_flows(plan: Plan) -> dict[tuple[str, str], list[tuple[str, Reference]]]:
@@ -153,7 +184,8 @@ def _edge_flows(plan: Plan) -> dict[tuple[str, str], list[tuple[str, Reference]]
 
 def _edge_labels(plan: Plan) -> dict[tuple[str, str], str]:
     """What flows along each edge, into which param, e.g. ``data.*.id → facility_id``."""
-    return {edge: ", ".join(f"{ref.path_text.lstrip('.') or 'result'} → {name}" for name, ref in pairs)
+    return {edge: shorten(", ".join(f"{ref.path_text.lstrip('.') or 'result'} → {name}" for name, ref in pairs),
+                          EDGE_LABEL_CHARS)
             for edge, pairs in _edge_flows(plan).items()}
 
 
@@ -170,6 +202,10 @@ def graph_data(plan: Plan, run: Run | None = None, problems: Iterable[Problem] =
                changed: Iterable[str] = (), selected: str | None = None, editable: bool = False) -> dict[str, Any]:
     """Nodes, edges and options for vis-network; every text is HTML-escaped.
 
+    Each box says what its step does (``_node_labels.node_label``): tool, key params and,
+    in ``run``, rows and duration, or why it waits or failed. The columns and rows are spaced
+    to the boxes and edge labels (``layout_spacing``).
+
     A step with an error in ``problems`` gets a thick red border and "⚠" before its label; a
     locked step a dashed border and "locked" under its label; a step in ``changed`` (edited
     since the approved version) "changed" under its label and a thick blue border. Each edge
@@ -180,6 +216,7 @@ def graph_data(plan: Plan, run: Run | None = None, problems: Iterable[Problem] =
     levels = _levels(plan)
     flagged = _problems_by_step(problems)
     statuses = []
+    unrun_labels: list[str] = []
     for index, step in enumerate(plan.steps):
         state = run.steps.get(step.id) if run else None
         status = state.status if state is not None else StepStatus.pending
@@ -195,7 +232,9 @@ def graph_data(plan: Plan, run: Run | None = None, problems: Iterable[Problem] =
             marks["borderWidth"] = 4
         if step.locked:
             marks["shapeProperties"] = {"borderDashes": _LOCKED_DASHES, "borderRadius": 6}
-        label = _label(index, step.tool, status, step.id in flagged, step.locked, step.id in changed)
+        label = node_label(index, step, status, state, problem=step.id in flagged, changed=step.id in changed)
+        unrun_labels.append(node_label(index, step, StepStatus.pending, None, problem=step.id in flagged,
+                                       changed=step.id in changed))
         net.add_node(step.id, label=html.escape(label), shape="box",
                      color={"background": fill, "border": border,
                             "highlight": {"background": fill, "border": focus},
@@ -219,6 +258,9 @@ def graph_data(plan: Plan, run: Run | None = None, problems: Iterable[Problem] =
     nodes, edges, _heading, _height, _width, options = net.get_network_data()
     rows = max([list(levels.values()).count(level) for level in set(levels.values())], default=1)
     options_data = json.loads(options)
+    column_gap, row_gap = layout_spacing(unrun_labels, labels.values())
+    hierarchical = options_data["layout"]["hierarchical"]
+    hierarchical.update(levelSeparation=column_gap, nodeSpacing=row_gap, treeSpacing=row_gap)
     # What vis lays out: while it stays the same, the browser recolours the nodes it has in
     # place (keeping the user's view) instead of drawing a new network.
     shape = json.dumps([[(n["id"], n["level"]) for n in nodes], [(e["from"], e["to"]) for e in edges],
@@ -227,7 +269,8 @@ def graph_data(plan: Plan, run: Run | None = None, problems: Iterable[Problem] =
             "layout": hashlib.sha256(shape.encode()).hexdigest()[:16],
             "labelPx": LABEL_FONT_PX, "minLabelPx": MIN_LABEL_PX, "editable": editable,
             "selected": selected if selected in levels else None,
-            "height": min(640, max(GRAPH_MIN_HEIGHT, 90 + rows * _ROW_GAP))}
+            "overview": len(plan.steps) > OVERVIEW_STEPS,
+            "height": min(640, max(GRAPH_MIN_HEIGHT, 90 + rows * row_gap))}
 
 
 def vis_network_url() -> str:
@@ -244,7 +287,7 @@ _JS = (_ASSETS / "graph.js").read_text(encoding="utf-8")
 
 _HTML = ('<div class="ps-graph" data-testid="plan-graph">'
          '<div class="ps-graph-tools">'
-         '<button type="button" data-zoom="fit" title="Show as much of the plan as stays legible">Fit</button>'
+         '<button type="button" data-zoom="fit" title="Show the whole plan">Fit</button>'
          '<button type="button" data-zoom="in" title="Zoom in">Zoom in</button>'
          '<button type="button" data-zoom="out" title="Zoom out">Zoom out</button>'
          '<button type="button" data-edit="connect" hidden title="Then drag from the step that comes first '
@@ -267,6 +310,7 @@ def show_graph(plan: Plan, run: Run | None = None, *, key: str, problems: Iterab
     "redo", ...}``) that ``on_action`` reads from ``st.session_state[key].action``."""
     data = graph_data(plan, run, problems, changed=changed, selected=selected, editable=on_action is not None)
     data["visUrl"] = vis_network_url()
+    data["key"] = key  # drawn again elsewhere on the page (a run ends), the browser keeps its network
     if on_action is None:
         _plan_graph(key=key, data=data, height=data["height"])
     else:

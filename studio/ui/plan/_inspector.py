@@ -20,14 +20,17 @@ from typing import Any
 
 import streamlit as st
 
-from core import (Plan, PlanStudioError, ReferenceSyntaxError, Run, Tool, check_param, output_paths,
+from core import (Plan, PlanStudioError, ReferenceSyntaxError, Run, StepStatus, Tool, check_param, output_paths,
                   param_schema, parse_reference, preview_reference, remove_param, schema_alternatives,
                   set_ask_first, set_locked, set_note, set_param, set_reference)
 
 from ._editor import apply_edit
+from ...workbench import step_sentence
 from ...workbench._services import Services
 from .._state import Keys, bench
 from .._text import md_escape
+from ._rehearsal_panel import pin_panel
+from ._step_results import step_result
 
 __all__ = ["TYPED", "field_kind", "inspector"]
 
@@ -268,8 +271,12 @@ def inspector(services: Services, plan: Plan, run: Run | None) -> None:
             return
         step = plan.step(step_id)
         tool: Tool | None = services.registry.get(step.tool) if step.tool in services.registry else None
-        st.markdown(f"**{md_escape(plan.label(step_id))}**" +
-                    (f" · {md_escape(tool.description.splitlines()[0])}" if tool else ""))
+        st.markdown(f"**{md_escape(plan.label(step_id))}**")
+        # What the step does in plain words: its tool's first sentence and its key params.
+        st.markdown(md_escape(step_sentence(services.registry, plan, step_id)))
+        state = run.steps.get(step_id) if run is not None else None
+        if state is not None and state.status != StepStatus.pending:  # what it came to in the run shown
+            step_result(plan, state, run, key="editor.inspector.result")
         if tool is None:
             st.error(md_escape(f"Unknown tool {step.tool!r}: its params cannot be edited here. Change the "
                                "tool in the Plan JSON, or delete the step."))
@@ -290,6 +297,7 @@ def inspector(services: Services, plan: Plan, run: Run | None) -> None:
         st.toggle("Ask before this step", value=step.ask_first, key=ask_key, on_change=_ask_changed,
                   args=(step_id, ask_key), help="A run waits here until you approve or reject the step with "
                   "its arguments filled in. Steps of tools that may write always ask (a setting).")
+        pin_panel(plan, step_id)
 
 
 def _field(services: Services, plan: Plan, step_id: str, tool: Tool, name: str, earlier: list[str],

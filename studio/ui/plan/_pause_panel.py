@@ -97,7 +97,7 @@ def pause_panel(services: Services, run: Run) -> None:
     with st.container(border=True, key="plan.pause"):
         count = len(waiting)
         st.markdown(f":yellow-badge[waiting] **The run waits for you:** {count} step{'s' if count != 1 else ''} "
-                    "to approve or reject. Steps that do not depend on them have run.")
+                    "to approve or reject", help="Steps that do not depend on them have run.")
         for step in waiting:
             st.markdown(f"**{md_escape(step.label)}** · effects: {md_escape(step.effects)}")
             st.caption(md_escape(f"Why it waits: {step.reason}"))
@@ -109,14 +109,10 @@ def pause_panel(services: Services, run: Run) -> None:
             else:
                 st.caption("No arguments.")
             doing = "approve or reject a waiting step"
-            with st.expander("Edit the arguments before approving", key=f"plan.pause.{step.step_id}.editing"):
-                st.text_area("Arguments (JSON)", value=_shown_json(step.arguments), key=_edit_key(step.step_id),
-                             height=160, **role_gate(Role.approver, doing,
-                                                     help="What you approve is what runs: the edit is checked "
-                                                          "against the tool's schema and recorded beside the original."))
-            scope, _rest = st.columns([3, 2])  # the longest scope fits; no select across a wide screen
-            scope.selectbox("Scope", list(_SCOPES), format_func=_SCOPES.__getitem__,
-                            key=f"plan.pause.{step.step_id}.scope", **role_gate(Role.approver, doing))
+            # Scope and the two choices right under the arguments (a laptop's first screen holds
+            # them beside the graph); editing the arguments, the rarer path, folded under them.
+            st.selectbox("Scope", list(_SCOPES), format_func=_SCOPES.__getitem__, label_visibility="collapsed",
+                         key=f"plan.pause.{step.step_id}.scope", **role_gate(Role.approver, doing))
             mine = _approved_by_me(step)
             # The two choices side by side, not half a screen apart.
             buttons = st.container(horizontal=True, key=f"plan.pause.{step.step_id}.buttons")
@@ -133,3 +129,8 @@ def pause_panel(services: Services, run: Run) -> None:
             needs = role_note(Role.approver, doing) or mine
             if needs is not None:
                 st.caption(md_escape(needs))
+            with st.expander("Edit the arguments before approving", key=f"plan.pause.{step.step_id}.editing"):
+                st.text_area("Arguments (JSON)", value=_shown_json(step.arguments), key=_edit_key(step.step_id),
+                             height=160, **role_gate(Role.approver, doing,
+                                                     help="What you approve is what runs: the edit is checked "
+                                                          "against the tool's schema and recorded beside the original."))

@@ -43,18 +43,19 @@ def review_bar(services: Services) -> None:
                       placeholder="Optional: why you approved or rejected it, what you changed", **decide_gate)
         # The gate of Approve; decide() checks it again, for a click sent before this was drawn.
         blocker = approval_blocker(services)
-        approve, reject, close, note = st.columns([1.4, 1, 1, 3], vertical_alignment="center")
-        approve.button("Approve review", key="review.approve", type="primary", on_click=decide,
+        # The choices side by side (the bar sits beside the graph), what Approve sends under them.
+        buttons = st.container(horizontal=True, key="review.buttons")
+        buttons.button("Approve review", key="review.approve", type="primary", on_click=decide,
                        args=(review.id, True), icon=":material/task_alt:", width="stretch",
                        **role_gate(Role.approver, "approve or reject a review", disabled=blocker is not None))
-        reject.button("Reject", key="review.reject", on_click=decide, args=(review.id, False),
-                      icon=":material/block:", width="stretch", **decide_gate)
-        close.button("Later", key="review.close", on_click=close_review, icon=":material/schedule:",
-                     width="stretch", help="Leave the review pending; it stays in Reviews.")
+        buttons.button("Reject", key="review.reject", on_click=decide, args=(review.id, False),
+                       icon=":material/block:", width="stretch", **decide_gate)
+        buttons.button("Later", key="review.close", on_click=close_review, icon=":material/schedule:",
+                       width="stretch", help="Leave the review pending; it stays in Reviews.")
         needs = role_note(Role.approver, "approve or reject a review")
-        note.caption(md_escape(needs) if needs is not None else
-                     "Approve sends the plan as it is in the editor, your edits included, and saves it "
-                     "as a version." + (md_escape(f" {blocker}.") if blocker is not None else ""))
+        st.caption(md_escape(needs) if needs is not None else
+                   "Approve sends the plan as it is in the editor, your edits included, and saves it "
+                   "as a version." + (md_escape(f" {blocker}.") if blocker is not None else ""))
         _changes(review)
 
 
