@@ -362,4 +362,27 @@ export default function (component) {
     }
   };
   attach(60);
+  watchForNewTextarea(data.target, () => attach(0));
+}
+
+// Streamlit may put a new text area in the old one's place after this component was drawn (a
+// rerun that remounts the widget): with nothing to draw again here, the editor would stay off
+// until the next change of its marks. Any text area of the target without its editor gets it,
+// looked for at most once an animation frame however much the page changes.
+function watchForNewTextarea(target, attachNow) {
+  window.__psCodeWatch = window.__psCodeWatch || {};
+  const watch = window.__psCodeWatch[target] || (window.__psCodeWatch[target] = { attach: null, queued: false });
+  watch.attach = attachNow;  // the latest component's, with its marks
+  if (watch.observer) return;
+  watch.observer = new MutationObserver(() => {
+    if (watch.queued) return;
+    watch.queued = true;
+    requestAnimationFrame(() => {
+      watch.queued = false;
+      const textarea = findTextarea(target);
+      const view = textarea && textarea.__psCode;
+      if (textarea && (!view || view.layer.parentElement !== textarea.parentElement)) watch.attach();
+    });
+  });
+  watch.observer.observe(document.body, { childList: true, subtree: true });
 }
