@@ -2,9 +2,7 @@
 
 A library can hold thousands of plans: the page draws the first ``PAGE_SIZE`` cards and a
 "Show more" button adds the next ones, and it asks the store for a fixed number of queries
-whatever it shows (the summaries, then the versions and runs of the cards opened, in one batch).
-A card's versions and runs are drawn only while it is open: 50 closed cards are a few hundred
-elements for the browser to lay out, where their contents drawn too were thousands.
+whatever it shows (the summaries, then the drawn cards' versions and runs in one batch).
 """
 
 from __future__ import annotations
@@ -45,10 +43,9 @@ def library_page() -> None:
         else:
             st.caption(f"{total} saved plan{'s' if total != 1 else ''}, most recently changed first")
         shown = services.store.list_plans(search, limit=st.session_state[Keys.LIBRARY_SHOWN] or PAGE_SIZE)
-        opened = [summary.id for summary in shown if st.session_state.get(_history_key(summary.id))]
-        histories = services.store.histories(opened) if opened else {}
+        histories = services.store.histories([summary.id for summary in shown])
         for summary in shown:
-            _plan_card(services, summary, histories.get(summary.id))
+            _plan_card(services, summary, histories[summary.id])
         if len(shown) < total:
             st.button(f"Show more ({total - len(shown)} not shown)", key="library.more",
                       on_click=_show_more, args=(len(shown),), icon=":material/expand_more:")
@@ -69,12 +66,7 @@ def _open(summary: PlanSummary, version: int | None = None) -> None:
     actions.show_notices()  # why it could not be opened
 
 
-def _history_key(plan_id: str) -> str:
-    """The key of a card's "Versions and runs": its open state is in session state under it."""
-    return f"library.history.{plan_id}"
-
-
-def _plan_card(services: Services, summary: PlanSummary, history: PlanHistory | None) -> None:
+def _plan_card(services: Services, summary: PlanSummary, history: PlanHistory) -> None:
     with st.container(border=True, key=f"library.card.{summary.id}"):
         about, button = st.columns([6, 1], vertical_alignment="center")
         about.markdown(f"**{md_escape(summary.goal or '(no goal)')}**")
@@ -86,10 +78,7 @@ def _plan_card(services: Services, summary: PlanSummary, history: PlanHistory | 
         if button.button("Open", key=f"library.open.{summary.id}", icon=":material/open_in_new:",
                          width="stretch"):
             _open(summary)
-        box = st.expander("Versions and runs", key=_history_key(summary.id), on_change="rerun")
-        if not box.open or history is None:  # read and drawn once opened (the click reruns the page)
-            return
-        with box:
+        with st.expander("Versions and runs", key=f"library.history.{summary.id}"):
             for version in reversed(history.versions):
                 text, action = st.columns([6, 1], vertical_alignment="center")
                 message = f" · {md_escape(version.message)}" if version.message else ""

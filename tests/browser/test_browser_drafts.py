@@ -121,7 +121,7 @@ def test_the_library_opens_a_saved_run_and_a_plans_latest_run(studio, new_tab) -
 
     click(page.get_by_role("link", name="Library"))
     card = page.locator("[class*=st-key-library-card]").filter(has_text=GOAL)
-    click(card.get_by_text("Versions and runs"))
+    card.get_by_text("Versions and runs").click()
     expect(card.get_by_text(re.compile(rf"Run {second_run} · version 1 · .* · paused \(1 of 2 steps done\)"))).to_be_visible()
     expect(card.get_by_text(re.compile(rf"Run {first_run} · version 1 · .* · succeeded"))).to_be_visible()
     screenshot(page, "drafts-library-runs.png")

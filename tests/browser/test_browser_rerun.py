@@ -45,7 +45,7 @@ def test_retry_a_failed_step_with_a_preview_and_see_the_lineage_in_the_library(p
     screenshot(page, "rerun-done.png")
 
     click(page.get_by_role("link", name="Library"))
-    click(page.get_by_text("Versions and runs"))
+    page.get_by_text("Versions and runs").click()
     expect(page.get_by_text(re.compile(r"reruns: \w+ \(from removeItem"))).to_be_visible()
     child = page.get_by_text(re.compile(r"^\W*rerun of run \w+ from removeItem"))
     expect(child).to_be_visible()

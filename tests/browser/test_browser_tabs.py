@@ -76,7 +76,7 @@ def test_the_second_tab_to_save_sees_the_first_tabs_change_and_saves_on_top(new_
     click(second.get_by_role("link", name="Library"))
     card = second.locator("[class*=st-key-library-card]").filter(has_text=GOAL)
     expect(card.get_by_text(re.compile(r"3 versions"))).to_be_visible()
-    click(card.get_by_text("Versions and runs"))
+    card.get_by_text("Versions and runs").click()
     expect(card.get_by_text(re.compile(r"Version 3 · .* · saved over version 2 \(edited from version 1\)"))).to_be_visible()
     expect(card.get_by_text(re.compile(r"^Version 2 · "))).to_be_visible()
     expect(card.get_by_text(re.compile(r"^Version 1 · "))).to_be_visible()

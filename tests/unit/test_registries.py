@@ -28,6 +28,8 @@ DOCUMENTED = {
     "core.schema._untrusted:_BOUNDED": "the jsonschema validator classes built once per draft and options",
     "core.schema._untrusted:_RECENT_SCHEMAS": "the last 256 schemas' answers, so a schema is checked once",
     "core.llm._client:_WARM": "the model servers this process has reached: the first call waits longer",
+    "studio.workbench._onramp:_KEPT": "the example goals of each tool set (weakly kept, for a day): planned once for "
+                                      "every session, and at start by the warm-up",
     # One per process by nature.
     "core.storage._values:_last_time": "the store's clock: stamps stay in order across every store in the process",
     "tools._load_deadline:_stuck": "tool-group loads that overran: a thread cannot be killed, only not started again",

@@ -106,12 +106,7 @@ def _version_options(services: Services, saved: SavedRef | None) -> dict[Any, tu
 def compare_panel(services: Services, plan: Plan) -> None:
     """"Compare versions": pick two, see what changed between them."""
     saved: SavedRef | None = bench().saved
-    # Read and drawn only while open (opening it reruns the page): two versions of a long plan
-    # diffed and drawn as a second graph cost every draw of the page as much as its own graph.
-    box = st.expander("Compare versions", key="editor.compare_panel", icon=":material/compare:", on_change="rerun")
-    if not box.open:
-        return
-    with box:
+    with st.expander("Compare versions", key="editor.compare_panel", icon=":material/compare:"):
         with actions.shown("compare versions"):
             options = _version_options(services, saved)
             choices = list(options)
