@@ -65,19 +65,3 @@ def run_plan(at: AppTest, kind: str = "all") -> None:
         assert worker.join(60), "the run did not finish"
         at.run()
         no_failures(at)
-
-
-def open_library(at: AppTest) -> None:
-    """Go to the Library and open every card's "Versions and runs" (drawn only while open; the
-    browser opens one with a click, which reruns the page)."""
-    at.switch_page(LIBRARY).run()
-    open_cards(at)
-
-
-def open_cards(at: AppTest) -> None:
-    """Open every Library card drawn (a card gone from the page, by a search, closes)."""
-    plan_ids = [b.key.split(".", 2)[2] for b in at.button if b.key and b.key.startswith("library.open.")
-                and b.key.count(".") == 2]
-    for plan_id in plan_ids:
-        at.session_state[f"library.history.{plan_id}"] = True
-    at.run()

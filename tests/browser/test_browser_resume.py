@@ -51,7 +51,7 @@ def test_a_studio_killed_mid_run_shows_the_run_interrupted_and_resume_finishes_i
         open_studio(page, studio.url)
         click(page.get_by_role("link", name="Library"))
         card = page.locator("[class*=st-key-library-card]")
-        card.get_by_text("Versions and runs").click()  # an expander opens in the page: no rerun
+        card.get_by_text("Versions and runs").click()  # no rerun
         expect(card.get_by_text(re.compile(r"interrupted \(1 of 3 steps done\)"))).to_be_visible()
         click(card.get_by_role("button", name="Open run"))
 

@@ -155,8 +155,6 @@ def test_compare_versions_shows_added_removed_and_changed_steps_param_by_param(a
     add_step(app, "inspections_list")
     app.button(key="plan.save").click().run()
     no_failures(app)
-    app.session_state["editor.compare_panel"] = True  # opened: drawn only while open
-    app.run()
     # Version 1 against the plan being edited (version 2).
     app.selectbox(key=Keys.EDITOR_COMPARE_OLD).set_value(1).run()
     app.selectbox(key=Keys.EDITOR_COMPARE_NEW).set_value("current").run()

@@ -19,7 +19,7 @@ from studio import Keys, get_services
 from studio.ui.plan._graph import VIS_NETWORK_FILE, graph_data
 from studio.ui._text import md_escape
 
-from apptest_helpers import GOAL, LIBRARY, PLAN, edit_json, make_plan, no_failures, open_cards, open_library, plan_text, run_plan, texts
+from apptest_helpers import GOAL, LIBRARY, PLAN, edit_json, make_plan, no_failures, plan_text, run_plan, texts
 
 def test_a_goal_becomes_a_plan_in_state_and_in_the_json_panel(app: AppTest) -> None:
     plan = make_plan(app)
@@ -170,13 +170,12 @@ def test_save_makes_versions_and_the_library_opens_them(app: AppTest) -> None:
     [run] = store.list_runs(summary.id)
     assert (run.version, run.status) == (1, "succeeded")
 
-    open_library(app)
+    app.switch_page(LIBRARY).run()
     no_failures(app)
     assert GOAL in texts(app) and "2 versions · 1 run" in texts(app)
     app.text_input(key=Keys.SEARCH).input("no such goal").run()
     assert "No saved plan matches." in texts(app)
     app.text_input(key=Keys.SEARCH).input("berlin").run()
-    open_cards(app)
 
     app.button(key=f"library.open.{summary.id}.1").click().run()
     no_failures(app)
@@ -205,7 +204,7 @@ def test_deleting_a_saved_plan_removes_it_and_leaves_the_editor_copy_unsaved(app
     store = get_services().store
     [summary] = store.list_plans()
 
-    open_library(app)
+    app.switch_page(LIBRARY).run()
     app.button(key=f"library.delete.{summary.id}").click().run()
     no_failures(app)
     assert f"Deleted “{GOAL}” with its versions and runs." in texts(app)

@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 from core import ADDITIVE, READ_ONLY
 from studio import Keys, get_services
 
-from apptest_helpers import APP, edit_json, make_plan, no_failures, open_library, plan_text, texts
+from apptest_helpers import APP, LIBRARY, edit_json, make_plan, no_failures, plan_text, texts
 
 
 class Place(BaseModel):
@@ -73,6 +73,6 @@ def test_a_rehearsal_from_the_plan_page(app: AppTest) -> None:
     assert reloaded.session_state[Keys.BENCH].pins == {"note": {"noted": "pinned"}}
     assert "rehearsal: no tool was called" in texts(reloaded)
 
-    open_library(app)
+    app.switch_page(LIBRARY).run()
     no_failures(app)
     assert f"Run {run.id}" in texts(app) and ":violet-badge[rehearsal]" in texts(app)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from apptest_helpers import edit_json, no_failures, open_library, texts
+from apptest_helpers import LIBRARY, edit_json, no_failures, texts
 from apptest_helpers import PLAN as PLAN_PAGE
 from rerun_helpers import shopping_plan
 from streamlit.testing.v1 import AppTest
@@ -59,7 +59,7 @@ def test_retry_previews_then_runs_the_failed_step_linked_to_its_parent(app: AppT
     assert child.steps["show"].result["items"] == ["milk"]  # addItem kept its result: no second milk
     assert f"rerun of run {parent.id} from removeItem “Take the **eggs** off”" in texts(at)
 
-    open_library(at)
+    at.switch_page(LIBRARY).run()
     no_failures(at)
     said = texts(at)
     assert f"rerun of run {parent.id} from removeItem" in said and f"reruns: {child.id}" in said
@@ -86,7 +86,7 @@ def test_a_failed_run_opened_from_the_library_can_be_retried(app: AppTest) -> No
     at = _failed_run(app)
     at.button(key="plan.save").click().run()
     parent = at.session_state[Keys.BENCH].run
-    open_library(at)
+    at.switch_page(LIBRARY).run()
     at.button(key=f"library.open_run.{parent.id}").click().run()
     at.switch_page(PLAN_PAGE).run()
     no_failures(at)

@@ -14,7 +14,7 @@ from core.storage import PlanStore
 from studio import Keys
 from studio.ui import _drafts
 
-from apptest_helpers import APP, LIBRARY, PLAN, edit_json, make_plan, no_failures, open_library, run_plan, texts
+from apptest_helpers import APP, LIBRARY, PLAN, edit_json, make_plan, no_failures, run_plan, texts
 
 
 def _reload(params: dict[str, str]) -> AppTest:
@@ -208,7 +208,7 @@ def test_the_library_opens_a_plan_with_its_latest_run_and_any_saved_run(app: App
     assert app.session_state[Keys.BENCH].run.id == newest.id
     assert "Its latest run is shown below (succeeded)" in texts(app)
 
-    open_library(app)
+    app.switch_page(LIBRARY).run()
     app.button(key=f"library.open_run.{paused.id}").click().run()
     app.switch_page(PLAN).run()
     no_failures(app)
@@ -227,7 +227,7 @@ def test_a_run_stored_mid_run_is_interrupted_in_the_library_and_opens_as_interru
     with _store() as store:
         store.save_run(run, plan_id=saved.plan_id, version=saved.version)
 
-    open_library(app)
+    app.switch_page(LIBRARY).run()
     no_failures(app)
     said = texts(app)
     assert f"Run {run.id} · version 1" in said

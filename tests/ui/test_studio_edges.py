@@ -312,7 +312,7 @@ def test_hostile_text_shows_as_written_in_the_browser(page: Page, studio) -> Non
     # The goal is a Library card's title and the note a version's message.
     click(page.get_by_role("link", name="Library"))
     card = page.locator("[class*=st-key-library-card]")
-    card.get_by_text("Versions and runs").click()  # an expander opens in the page: no rerun
+    card.get_by_text("Versions and runs").click()  # no rerun
     expect(card.get_by_role("button", name="Open v1")).to_be_visible()
     shown = card.inner_text()
     for line in HOSTILE_LINES:

@@ -13,7 +13,7 @@ from core import Plan, StepStatus, dump_plan
 from studio import Keys, get_services
 from studio.ui._actions import PENDING_EDIT, RUN_IN_PROGRESS
 
-from apptest_helpers import PLAN, edit_json, make_plan, no_failures, open_library, plan_text, run_plan, texts
+from apptest_helpers import LIBRARY, PLAN, edit_json, make_plan, no_failures, plan_text, run_plan, texts
 
 
 class Gate:
@@ -192,7 +192,7 @@ def test_an_interrupted_step_shows_as_interrupted_and_runs_again(app: AppTest) -
     assert ":violet-badge[interrupted]" in page
     assert "it runs again on the next run" in page
 
-    open_library(app)
+    app.switch_page(LIBRARY).run()
     no_failures(app)
     app_text = texts(app)
     # Stored cut off, and nothing runs it now: listed as interrupted (open it to resume).

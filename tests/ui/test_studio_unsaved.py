@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 from core import dump_plan
 from studio import Keys, get_services
 
-from apptest_helpers import LIBRARY, PLAN, edit_json, import_text, make_plan, no_failures, open_library, texts
+from apptest_helpers import LIBRARY, PLAN, edit_json, import_text, make_plan, no_failures, texts
 from test_studio_drafts import _reload, _url
 from test_editor_forms import field_key
 from test_studio_runs import Gate, finish, gate, start_gated_run  # noqa: F401  (gate: a fixture)
@@ -160,7 +160,7 @@ def test_opening_a_saved_run_over_unsaved_edits_asks_too(app: AppTest) -> None:
     app.button(key="plan.save").click().run()
     run = app.session_state[Keys.BENCH].run
     edited = _edit(app)
-    open_library(app)
+    app.switch_page(LIBRARY).run()
     app.button(key=f"library.open_run.{run.id}").click().run()
     no_failures(app)
     app.switch_page(PLAN).run()
